@@ -1,0 +1,47 @@
+//! The errata ledger, spec/errata.yaml: every place where the witnesses disagree.
+
+use serde::Deserialize;
+
+use crate::source::Source;
+
+/// Who disagrees with whom.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErratumKind {
+    /// The doc misprints something it states correctly elsewhere.
+    DocTypo,
+    /// The doc contradicts itself: an example or table against its own syntax.
+    DocSelfContradiction,
+    /// Two seeds say different things.
+    SeedsDisagree,
+    /// The doc and ptxas disagree.
+    DocVsPtxas,
+    /// The doc and silicon disagree.
+    DocVsSilicon,
+}
+
+/// One finding, with its evidence.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Erratum {
+    /// Stable id, `E` and a number.
+    pub id: String,
+    /// The instructions concerned.
+    pub instructions: Vec<String>,
+    /// Who disagrees with whom.
+    pub kind: ErratumKind,
+    /// One sentence.
+    pub summary: String,
+    /// The doc's words, ptxas's messages, silicon's bits.
+    pub evidence: Vec<Source>,
+    /// What the spec does about it.
+    pub resolution: String,
+}
+
+/// spec/errata.yaml.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Ledger {
+    /// Every finding.
+    pub errata: Vec<Erratum>,
+}

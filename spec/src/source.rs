@@ -1,0 +1,82 @@
+//! Where a fact in the spec comes from: a seed document, the full PTX ISA, or ptxas.
+
+use serde::Deserialize;
+
+/// The witness a fact rests on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Origin {
+    /// A seed document in spec/seeds, by its number ("001").
+    Seed(String),
+    /// The full PTX ISA documentation, by its version ("PTX ISA 9.1").
+    Doc(String),
+    /// An observation of ptxas, by its release ("13.5").
+    Ptxas(String),
+}
+
+/// A citation: the witness, plus where in it and what it says.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(try_from = "RawSource")]
+pub struct Source {
+    /// The witness.
+    pub origin: Origin,
+    /// The section or heading, e.g. "Target ISA Notes".
+    pub section: Option<String>,
+    /// The witness's own words, verbatim.
+    pub quote: Option<String>,
+    /// Our remark on it.
+    pub note: Option<String>,
+}
+
+/// The on-disk shape: exactly one of `seed`, `doc`, `ptxas`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSource {
+    seed: Option<String>,
+    doc: Option<String>,
+    ptxas: Option<String>,
+    section: Option<String>,
+    quote: Option<String>,
+    note: Option<String>,
+}
+
+impl TryFrom<RawSource> for Source {
+    type Error = String;
+
+    fn try_from(raw: RawSource) -> Result<Self, String> {
+        let origin = match (raw.seed, raw.doc, raw.ptxas) {
+            (Some(s), None, None) => Origin::Seed(s),
+            (None, Some(d), None) => Origin::Doc(d),
+            (None, None, Some(p)) => Origin::Ptxas(p),
+            _ => {
+                return Err("a source names exactly one of `seed` (a seed number such as \"001\"), \
+                            `doc` (\"PTX ISA 9.1\") or `ptxas` (a release such as \"13.5\")"
+                    .to_owned())
+            }
+        };
+        Ok(Source { origin, section: raw.section, quote: raw.quote, note: raw.note })
+    }
+}
+
+impl Source {
+    /// The seed number, when the witness is a seed document.
+    pub fn seed(&self) -> Option<&str> {
+        match &self.origin {
+            Origin::Seed(s) => Some(s),
+            _ => None,
+        }
+    }
+}
+
+impl std::fmt::Display for Source {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.origin {
+            Origin::Seed(s) => write!(f, "seed {s}")?,
+            Origin::Doc(d) => write!(f, "{d}")?,
+            Origin::Ptxas(p) => write!(f, "ptxas {p}")?,
+        }
+        if let Some(section) = &self.section {
+            write!(f, ", {section}")?;
+        }
+        Ok(())
+    }
+}
