@@ -149,6 +149,9 @@ pub struct OperandSpec {
     /// The operand may be present only together with this qualifier.
     #[serde(default)]
     pub requires: Option<Qualifier>,
+    /// This qualifier may be present only together with the operand.
+    #[serde(default)]
+    pub required_by: Option<Qualifier>,
     /// An immediate must be a multiple of this.
     #[serde(default)]
     pub multiple_of: Option<u32>,

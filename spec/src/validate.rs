@@ -93,11 +93,13 @@ pub(crate) fn instruction(ins: &Instruction, cx: &Context<'_>) -> Vec<Problem> {
             }
         }
     };
+    // `when` is a field of rules and notes, while a table entry is itself the list.
     let check_quals = |p: &mut Problems, path: String, when: &[AnyOf], unless: &[Qualifier], can: &BTreeSet<Qualifier>| {
+        let group_path = |i: usize| if path.contains(".entries[") { format!("{path}[{i}]") } else { format!("{path}.when[{i}]") };
         for (i, g) in when.iter().enumerate() {
             for q in &g.0 {
                 if !can.contains(q) {
-                    p.push(format!("{path}.when[{i}]"), format!("no form it applies to can hold `{q}`, so this can never match"));
+                    p.push(group_path(i), format!("no form it applies to can hold `{q}`, so this can never match"));
                 }
             }
         }
@@ -289,9 +291,11 @@ fn syntax_groups(ins: &Instruction, cx: &Context<'_>, p: &mut Problems) {
                         p.push(format!("{op}.vector"), format!("`{v}` is not a vector placeholder (`.v2`, `.v4`, ...) of this line"));
                     }
                 }
-                if let Some(q) = spec.requires {
-                    if !form.possible_qualifiers(group).contains(&q) {
-                        p.push(format!("{op}.requires"), format!("the line can never hold `{q}`"));
+                for (field, q) in [("requires", spec.requires), ("required_by", spec.required_by)] {
+                    if let Some(q) = q {
+                        if !form.possible_qualifiers(group).contains(&q) {
+                            p.push(format!("{op}.{field}"), format!("the line can never hold `{q}`"));
+                        }
                     }
                 }
                 if let Some(s) = &spec.source {
