@@ -9,3 +9,7 @@ mod spec_presence;
 pub fn spec_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../spec")
 }
+mod cli;
+mod ptxas_targets;
+mod spec_errors;
+mod target_model;

@@ -57,9 +57,8 @@ fn heading(line: &str) -> Option<Section> {
         "Syntax" => Some(Section::Syntax),
         "Examples" | "Example" => Some(Section::Examples),
         _ if line.starts_with('#') => Some(Section::Other),
-        "Description" | "Semantics" | "PTX ISA Notes" | "Target ISA Notes" | "Release Notes" | "Note" => {
-            Some(Section::Other)
-        }
+        "Description" | "Semantics" | "PTX ISA Notes" | "Target ISA Notes" | "Release Notes"
+        | "Note" => Some(Section::Other),
         _ => None,
     }
 }
@@ -90,7 +89,11 @@ pub fn parse(text: &str) -> SeedText {
             i = end + 1;
             continue;
         }
-        if line.starts_with('|') && lines.get(i + 1).is_some_and(|l| l.starts_with("| ---") || l.starts_with("|---")) {
+        if line.starts_with('|')
+            && lines
+                .get(i + 1)
+                .is_some_and(|l| l.starts_with("| ---") || l.starts_with("|---"))
+        {
             let header = line.to_owned();
             let mut rows = Vec::new();
             let mut j = i + 2;
@@ -164,7 +167,10 @@ fn set_line(l: &str) -> Option<(String, Vec<String>)> {
             _ => item.push(c),
         }
     }
-    Some((name.trim().to_owned(), values.into_iter().filter(|v| !v.is_empty()).collect()))
+    Some((
+        name.trim().to_owned(),
+        values.into_iter().filter(|v| !v.is_empty()).collect(),
+    ))
 }
 
 /// `.shared{::cta, ::cluster}` → `.shared`, `.shared::cta`, `.shared::cluster`.
@@ -190,7 +196,8 @@ fn example_block(block: &[&str], examples: &mut Vec<String>) {
             continue;
         }
         // cp.reduce.async.bulk's examples carry their operands on an indented next line.
-        let continues = l.starts_with(char::is_whitespace) && logical.last().is_some_and(|p| !p.ends_with(';'));
+        let continues =
+            l.starts_with(char::is_whitespace) && logical.last().is_some_and(|p| !p.ends_with(';'));
         if continues {
             let last = logical.last_mut().expect("checked non-empty");
             last.push(' ');
@@ -209,7 +216,10 @@ mod tests {
     #[test]
     fn expands_nested_sub_qualifiers_and_joins_multi_line_sets() {
         let g = &parse("Syntax\n\n```\nred.op [a], b;\n.space = { .global, .shared{::cta, ::cluster} };\n.op = { .and,\n        .or };\n```\n").groups[0];
-        assert_eq!(g.sets["space"], [".global", ".shared", ".shared::cta", ".shared::cluster"]);
+        assert_eq!(
+            g.sets["space"],
+            [".global", ".shared", ".shared::cta", ".shared::cluster"]
+        );
         assert_eq!(g.sets["op"], [".and", ".or"]);
         assert_eq!(g.lines, ["red.op [a], b;"]);
     }

@@ -37,7 +37,9 @@ pub fn form_counts(ins: &Instruction) -> Vec<FormCounts> {
                 .iter()
                 .map(|s| match &s.token {
                     SlotToken::Fixed(_) => 1,
-                    SlotToken::Placeholder(p) => group.sets.get(p).map_or(0, |set| set.values.len()),
+                    SlotToken::Placeholder(p) => {
+                        group.sets.get(p).map_or(0, |set| set.values.len())
+                    }
                 })
                 .sum(),
             spellings: form.template_spellings(group),

@@ -81,7 +81,12 @@ impl fmt::Display for SpecErrors {
             }
             write!(f, "error: {e}")?;
         }
-        write!(f, "\n{} error{} in the spec", self.0.len(), if self.0.len() == 1 { "" } else { "s" })
+        write!(
+            f,
+            "\n{} error{} in the spec",
+            self.0.len(),
+            if self.0.len() == 1 { "" } else { "s" }
+        )
     }
 }
 

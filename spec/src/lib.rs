@@ -6,6 +6,9 @@
 //! every problem it finds, each with its file, line and column. This crate knows
 //! nothing of what the instructions compute: that is the oracle's business.
 
+// Tests unwrap freely: a panic there is the failure report.
+#![cfg_attr(test, allow(clippy::unwrap_used))]
+
 pub mod errata;
 pub mod error;
 pub mod model;
@@ -75,7 +78,8 @@ impl Spec {
         let seed_ids: BTreeSet<String> = seeds.keys().cloned().collect();
 
         let targets = load_checked(&root.join("targets.yaml"), &mut errors, validate::targets);
-        let ledger: Option<Ledger> = load_checked(&root.join("errata.yaml"), &mut errors, |_| Vec::new());
+        let ledger: Option<Ledger> =
+            load_checked(&root.join("errata.yaml"), &mut errors, |_| Vec::new());
         let errata_ids: BTreeSet<String> = ledger
             .iter()
             .flat_map(|l| l.errata.iter().map(|e| e.id.clone()))
@@ -87,13 +91,24 @@ impl Spec {
             Err(e) => errors.push(e),
             Ok(files) => {
                 for path in files {
-                    let Some(text) = read(&path, &mut errors) else { continue };
+                    let Some(text) = read(&path, &mut errors) else {
+                        continue;
+                    };
                     match yaml::from_str::<Instruction>(&path, &text) {
                         Err(e) => errors.push(e),
                         Ok(instruction) => {
                             if let Some(targets) = &targets {
-                                let cx = validate::Context { seeds: &seed_ids, errata: &errata_ids, targets };
-                                report(&path, &text, validate::instruction(&instruction, &cx), &mut errors);
+                                let cx = validate::Context {
+                                    seeds: &seed_ids,
+                                    errata: &errata_ids,
+                                    targets,
+                                };
+                                report(
+                                    &path,
+                                    &text,
+                                    validate::instruction(&instruction, &cx),
+                                    &mut errors,
+                                );
                             }
                             instructions.push(InstructionFile { path, instruction });
                         }
@@ -105,19 +120,30 @@ impl Spec {
         for f in &instructions {
             if !names.insert(f.instruction.instruction.as_str()) {
                 let text = fs::read_to_string(&f.path).unwrap_or_default();
-                let problem = ("instruction".to_owned(), format!("`{}` is defined by two files", f.instruction.instruction));
+                let problem = (
+                    "instruction".to_owned(),
+                    format!("`{}` is defined by two files", f.instruction.instruction),
+                );
                 report(&f.path, &text, vec![problem], &mut errors);
             }
         }
         if let Some(ledger) = &ledger {
             let path = root.join("errata.yaml");
             let text = fs::read_to_string(&path).unwrap_or_default();
-            report(&path, &text, validate::ledger(ledger, &names, &seed_ids), &mut errors);
+            report(
+                &path,
+                &text,
+                validate::ledger(ledger, &names, &seed_ids),
+                &mut errors,
+            );
         }
         match (targets, ledger) {
-            (Some(targets), Some(errata)) if errors.is_empty() => {
-                Ok(Spec { instructions, targets, errata, seeds })
-            }
+            (Some(targets), Some(errata)) if errors.is_empty() => Ok(Spec {
+                instructions,
+                targets,
+                errata,
+                seeds,
+            }),
             _ => Err(SpecErrors(errors)),
         }
     }
@@ -133,7 +159,12 @@ impl Spec {
 
 fn read(path: &Path, errors: &mut Vec<SpecError>) -> Option<String> {
     fs::read_to_string(path)
-        .map_err(|source| errors.push(SpecError::Io { path: path.to_owned(), source }))
+        .map_err(|source| {
+            errors.push(SpecError::Io {
+                path: path.to_owned(),
+                source,
+            })
+        })
         .ok()
 }
 
@@ -163,13 +194,23 @@ fn report(path: &Path, text: &str, problems: Vec<validate::Problem>, errors: &mu
     let locator = yaml::Locator::new(text);
     for (node, message) in problems {
         let (line, column) = locator.find(&node);
-        let message = if node.is_empty() { message } else { format!("{node}: {message}") };
-        errors.push(SpecError::Invalid { at: yaml::location(path, text, line, column), message });
+        let message = if node.is_empty() {
+            message
+        } else {
+            format!("{node}: {message}")
+        };
+        errors.push(SpecError::Invalid {
+            at: yaml::location(path, text, line, column),
+            message,
+        });
     }
 }
 
 fn yaml_files(dir: &Path) -> Result<Vec<PathBuf>, SpecError> {
-    let io = |source| SpecError::Io { path: dir.to_owned(), source };
+    let io = |source| SpecError::Io {
+        path: dir.to_owned(),
+        source,
+    };
     let mut files = Vec::new();
     for entry in fs::read_dir(dir).map_err(io)? {
         let path = entry.map_err(io)?.path();
@@ -182,18 +223,36 @@ fn yaml_files(dir: &Path) -> Result<Vec<PathBuf>, SpecError> {
 }
 
 fn read_seeds(dir: &Path) -> Result<BTreeMap<String, Seed>, SpecError> {
-    let io = |source| SpecError::Io { path: dir.to_owned(), source };
+    let io = |source| SpecError::Io {
+        path: dir.to_owned(),
+        source,
+    };
     let mut seeds = BTreeMap::new();
     for entry in fs::read_dir(dir).map_err(io)? {
         let path = entry.map_err(io)?.path();
-        let Some(file_name) = path.file_name().and_then(|n| n.to_str()).map(str::to_owned) else { continue };
+        let Some(file_name) = path.file_name().and_then(|n| n.to_str()).map(str::to_owned) else {
+            continue;
+        };
         // Seeds are named NNN_<hash>.txt; the number is how the spec cites them.
-        let Some((id, _)) = file_name.split_once('_') else { continue };
-        if !file_name.ends_with(".txt") || id.len() != 3 || !id.bytes().all(|b| b.is_ascii_digit()) {
+        let Some((id, _)) = file_name.split_once('_') else {
+            continue;
+        };
+        if !file_name.ends_with(".txt") || id.len() != 3 || !id.bytes().all(|b| b.is_ascii_digit())
+        {
             continue;
         }
-        let text = fs::read_to_string(&path).map_err(|source| SpecError::Io { path: path.clone(), source })?;
-        seeds.insert(id.to_owned(), Seed { id: id.to_owned(), file_name, text });
+        let text = fs::read_to_string(&path).map_err(|source| SpecError::Io {
+            path: path.clone(),
+            source,
+        })?;
+        seeds.insert(
+            id.to_owned(),
+            Seed {
+                id: id.to_owned(),
+                file_name,
+                text,
+            },
+        );
     }
     Ok(seeds)
 }

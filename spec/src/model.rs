@@ -121,7 +121,9 @@ impl TryFrom<String> for OperandClass {
             let q: Qualifier = s.parse().map_err(|e| format!("{e}"))?;
             return match q.kind() {
                 QualKind::Type => Ok(OperandClass::Fixed(q)),
-                _ => Err(format!("operand class `{s}` is not a type (expected `.b32`, `.pred`, ...)")),
+                _ => Err(format!(
+                    "operand class `{s}` is not a type (expected `.b32`, `.pred`, ...)"
+                )),
             };
         }
         if s.is_empty() {
@@ -192,7 +194,10 @@ impl Condition<'_> {
     /// Whether a spelling of `form` with these qualifiers matches.
     pub fn matches(&self, form: &str, quals: &[Qualifier]) -> bool {
         self.forms.is_none_or(|fs| fs.iter().any(|f| f == form))
-            && self.when.iter().all(|g| g.0.iter().any(|q| quals.contains(q)))
+            && self
+                .when
+                .iter()
+                .all(|g| g.0.iter().any(|q| quals.contains(q)))
             && !self.unless.iter().any(|q| quals.contains(q))
     }
 }
@@ -241,7 +246,11 @@ pub enum Effect {
 impl Rule {
     /// Which spellings the rule applies to.
     pub fn condition(&self) -> Condition<'_> {
-        Condition { forms: self.forms.as_deref(), when: &self.when, unless: &self.unless }
+        Condition {
+            forms: self.forms.as_deref(),
+            when: &self.when,
+            unless: &self.unless,
+        }
     }
 }
 
@@ -425,7 +434,11 @@ pub struct SemanticNote {
 impl SemanticNote {
     /// Which spellings the note applies to.
     pub fn condition(&self) -> Condition<'_> {
-        Condition { forms: self.forms.as_deref(), when: &self.when, unless: &self.unless }
+        Condition {
+            forms: self.forms.as_deref(),
+            when: &self.when,
+            unless: &self.unless,
+        }
     }
 }
 
@@ -476,7 +489,9 @@ impl Form {
             .map(|slot| {
                 let n = match &slot.token {
                     SlotToken::Fixed(_) => 1,
-                    SlotToken::Placeholder(p) => group.sets.get(p).map_or(0, |s| s.values.len() as u64),
+                    SlotToken::Placeholder(p) => {
+                        group.sets.get(p).map_or(0, |s| s.values.len() as u64)
+                    }
                 };
                 n + u64::from(slot.optional)
             })
@@ -487,7 +502,9 @@ impl Form {
 impl Instruction {
     /// Every form with the group it belongs to, in file order.
     pub fn forms(&self) -> impl Iterator<Item = (&SyntaxGroup, &Form)> {
-        self.syntax.iter().flat_map(|g| g.forms.iter().map(move |f| (g, f)))
+        self.syntax
+            .iter()
+            .flat_map(|g| g.forms.iter().map(move |f| (g, f)))
     }
 
     /// The form with this id.

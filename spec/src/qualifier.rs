@@ -165,7 +165,9 @@ impl fmt::Display for Qualifier {
 
 /// A spelling that names no qualifier known to ptxvec.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown qualifier `{0}` (expected a PTX qualifier such as `.add`, `.u32` or `.shared::cta`)")]
+#[error(
+    "unknown qualifier `{0}` (expected a PTX qualifier such as `.add`, `.u32` or `.shared::cta`)"
+)]
 pub struct UnknownQualifier(pub String);
 
 impl FromStr for Qualifier {
@@ -212,7 +214,11 @@ mod tests {
     fn type_qualifiers_and_only_they_have_a_width() {
         for &q in Qualifier::ALL {
             assert_eq!(q.kind() == QualKind::Type, q.type_bits().is_some(), "{q:?}");
-            assert_eq!(q.kind() == QualKind::Vector, q.vector_len().is_some(), "{q:?}");
+            assert_eq!(
+                q.kind() == QualKind::Vector,
+                q.vector_len().is_some(),
+                "{q:?}"
+            );
         }
     }
 

@@ -48,12 +48,19 @@ impl TryFrom<RawSource> for Source {
             (None, Some(d), None) => Origin::Doc(d),
             (None, None, Some(p)) => Origin::Ptxas(p),
             _ => {
-                return Err("a source names exactly one of `seed` (a seed number such as \"001\"), \
+                return Err(
+                    "a source names exactly one of `seed` (a seed number such as \"001\"), \
                             `doc` (\"PTX ISA 9.1\") or `ptxas` (a release such as \"13.5\")"
-                    .to_owned())
+                        .to_owned(),
+                )
             }
         };
-        Ok(Source { origin, section: raw.section, quote: raw.quote, note: raw.note })
+        Ok(Source {
+            origin,
+            section: raw.section,
+            quote: raw.quote,
+            note: raw.note,
+        })
     }
 }
 

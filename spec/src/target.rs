@@ -39,7 +39,10 @@ pub struct Target {
 impl Target {
     /// A plain target `sm_<arch>`.
     pub const fn plain(arch: u16) -> Self {
-        Target { arch, variant: Variant::Plain }
+        Target {
+            arch,
+            variant: Variant::Plain,
+        }
     }
 
     /// The compute-capability major number, which names the family: 10 for sm_103.
@@ -78,7 +81,10 @@ impl FromStr for Target {
         if !(2..=3).contains(&digits.len()) || !digits.bytes().all(|b| b.is_ascii_digit()) {
             return Err(bad());
         }
-        Ok(Target { arch: digits.parse().map_err(|_| bad())?, variant })
+        Ok(Target {
+            arch: digits.parse().map_err(|_| bad())?,
+            variant,
+        })
     }
 }
 
@@ -177,7 +183,9 @@ pub enum TargetVersionError {
         introduced: PtxVersion,
     },
     /// The target was withdrawn before this version.
-    #[error(".version {version} cannot name .target {target}: it was withdrawn in PTX ISA {withdrawn}")]
+    #[error(
+        ".version {version} cannot name .target {target}: it was withdrawn in PTX ISA {withdrawn}"
+    )]
     Withdrawn {
         /// The `.version` asked about.
         version: PtxVersion,
@@ -195,22 +203,37 @@ impl TargetModel {
     }
 
     /// Whether a module with this `.version` may say `.target target`.
-    pub fn check_version(&self, version: PtxVersion, target: Target) -> Result<(), TargetVersionError> {
-        let info = self.info(target).ok_or(TargetVersionError::Unknown(target))?;
+    pub fn check_version(
+        &self,
+        version: PtxVersion,
+        target: Target,
+    ) -> Result<(), TargetVersionError> {
+        let info = self
+            .info(target)
+            .ok_or(TargetVersionError::Unknown(target))?;
         if version < info.ptx {
-            return Err(TargetVersionError::TooOld { version, target, introduced: info.ptx });
+            return Err(TargetVersionError::TooOld {
+                version,
+                target,
+                introduced: info.ptx,
+            });
         }
         match info.withdrawn {
-            Some(withdrawn) if version >= withdrawn => {
-                Err(TargetVersionError::Withdrawn { version, target, withdrawn })
-            }
+            Some(withdrawn) if version >= withdrawn => Err(TargetVersionError::Withdrawn {
+                version,
+                target,
+                withdrawn,
+            }),
             _ => Ok(()),
         }
     }
 
     /// The family that a target's architecture belongs to, if it has one.
     pub fn family_of(&self, target: Target) -> Option<&Family> {
-        let f = Target { arch: target.arch, variant: Variant::Family };
+        let f = Target {
+            arch: target.arch,
+            variant: Variant::Family,
+        };
         self.families.iter().find(|fam| fam.members.contains(&f))
     }
 
@@ -236,7 +259,10 @@ impl TargetModel {
 
     /// The PTX ISA version a CUDA release carries.
     pub fn ptx_of_cuda(&self, cuda: &str) -> Option<PtxVersion> {
-        self.cuda_releases.iter().find(|c| c.cuda == cuda).map(|c| c.ptx)
+        self.cuda_releases
+            .iter()
+            .find(|c| c.cuda == cuda)
+            .map(|c| c.ptx)
     }
 }
 
@@ -248,8 +274,20 @@ mod tests {
     fn parses_all_three_variants() {
         let t = |s: &str| s.parse::<Target>().unwrap();
         assert_eq!(t("sm_90"), Target::plain(90));
-        assert_eq!(t("sm_90a"), Target { arch: 90, variant: Variant::Arch });
-        assert_eq!(t("sm_100f"), Target { arch: 100, variant: Variant::Family });
+        assert_eq!(
+            t("sm_90a"),
+            Target {
+                arch: 90,
+                variant: Variant::Arch
+            }
+        );
+        assert_eq!(
+            t("sm_100f"),
+            Target {
+                arch: 100,
+                variant: Variant::Family
+            }
+        );
         for s in ["sm_90", "sm_90a", "sm_100f", "sm_121a"] {
             assert_eq!(t(s).to_string(), s);
         }
@@ -258,7 +296,17 @@ mod tests {
 
     #[test]
     fn rejects_non_targets() {
-        for bad in ["", "sm_", "sm_9", "sm_1000", "compute_90", "sm_90b", "SM_90", "sm_9x", "sm_90af"] {
+        for bad in [
+            "",
+            "sm_",
+            "sm_9",
+            "sm_1000",
+            "compute_90",
+            "sm_90b",
+            "SM_90",
+            "sm_9x",
+            "sm_90af",
+        ] {
             assert!(bad.parse::<Target>().is_err(), "{bad:?}");
         }
     }

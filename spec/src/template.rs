@@ -62,7 +62,9 @@ impl Mnemonic {
             .copied()
             .filter(|m| {
                 text.strip_prefix(m.spelling()).is_some_and(|rest| {
-                    rest.is_empty() || rest.starts_with(['.', '{']) || rest.starts_with(char::is_whitespace)
+                    rest.is_empty()
+                        || rest.starts_with(['.', '{'])
+                        || rest.starts_with(char::is_whitespace)
                 })
             })
             .max_by_key(|m| m.spelling().len())
@@ -177,11 +179,22 @@ impl Template {
 
     /// Parses a syntax line.
     pub fn parse(text: &str) -> Result<Template, TemplateError> {
-        let err = |message: String, offset: usize| TemplateError { text: text.to_owned(), message, offset };
-        let mnemonic = Mnemonic::prefix_of(text)
-            .ok_or_else(|| err("expected one of the seven mnemonics (red, redux.sync, ...)".into(), 0))?;
+        let err = |message: String, offset: usize| TemplateError {
+            text: text.to_owned(),
+            message,
+            offset,
+        };
+        let mnemonic = Mnemonic::prefix_of(text).ok_or_else(|| {
+            err(
+                "expected one of the seven mnemonics (red, redux.sync, ...)".into(),
+                0,
+            )
+        })?;
         let rest = &text[mnemonic.spelling().len()..];
-        let mut p = Cursor { s: rest, at: mnemonic.spelling().len() };
+        let mut p = Cursor {
+            s: rest,
+            at: mnemonic.spelling().len(),
+        };
         let mut slots = Vec::new();
         loop {
             if p.eat("{.") {
@@ -189,22 +202,39 @@ impl Template {
                 if name.is_empty() || !p.eat("}") {
                     return Err(err("expected `{.name}`".into(), p.at));
                 }
-                slots.push(Slot { token: slot_token(&name), optional: true });
+                slots.push(Slot {
+                    token: slot_token(&name),
+                    optional: true,
+                });
             } else if p.eat(".") {
                 let name = p.word(is_qual_char);
                 if name.is_empty() {
-                    return Err(err("expected a qualifier or placeholder after `.`".into(), p.at));
+                    return Err(err(
+                        "expected a qualifier or placeholder after `.`".into(),
+                        p.at,
+                    ));
                 }
-                slots.push(Slot { token: slot_token(&name), optional: false });
+                slots.push(Slot {
+                    token: slot_token(&name),
+                    optional: false,
+                });
             } else {
                 break;
             }
         }
         if !p.rest().is_empty() && !p.rest().starts_with(char::is_whitespace) {
-            return Err(err("expected `.qualifier`, `{.qualifier}` or whitespace".into(), p.at));
+            return Err(err(
+                "expected `.qualifier`, `{.qualifier}` or whitespace".into(),
+                p.at,
+            ));
         }
         let operands = parse_operands(&mut p).map_err(|(m, at)| err(m, at))?;
-        Ok(Template { text: text.to_owned(), mnemonic, slots, operands })
+        Ok(Template {
+            text: text.to_owned(),
+            mnemonic,
+            slots,
+            operands,
+        })
     }
 }
 
@@ -258,7 +288,10 @@ fn parse_operands(p: &mut Cursor<'_>) -> Result<Vec<OperandToken>, (String, usiz
         p.eat(";");
         p.skip_ws();
         if !p.rest().is_empty() {
-            return Err(("expected `,`, `{, operand}`, `;` or the end of the line".into(), p.at));
+            return Err((
+                "expected `,`, `{, operand}`, `;` or the end of the line".into(),
+                p.at,
+            ));
         }
         return Ok(out);
     }
@@ -289,8 +322,18 @@ fn operand(p: &mut Cursor<'_>) -> Result<OperandToken, (String, usize)> {
     } else {
         None
     };
-    let shape = if address { OperandShape::Address } else { OperandShape::Value };
-    Ok(OperandToken { name, optional: false, shape, negatable, pair })
+    let shape = if address {
+        OperandShape::Address
+    } else {
+        OperandShape::Value
+    };
+    Ok(OperandToken {
+        name,
+        optional: false,
+        shape,
+        negatable,
+        pair,
+    })
 }
 
 struct Cursor<'a> {
@@ -337,20 +380,34 @@ mod tests {
     use super::*;
 
     fn ph(name: &str, optional: bool) -> Slot {
-        Slot { token: SlotToken::Placeholder(name.into()), optional }
+        Slot {
+            token: SlotToken::Placeholder(name.into()),
+            optional,
+        }
     }
     fn fixed(q: Qualifier, optional: bool) -> Slot {
-        Slot { token: SlotToken::Fixed(q), optional }
+        Slot {
+            token: SlotToken::Fixed(q),
+            optional,
+        }
     }
 
     #[test]
     fn red_scalar_line_from_seed_001() {
-        let t = Template::parse("red{.sem}{.scope}{.space}.op{.level::cache_hint}.type [a], b{, cache-policy};")
+        let t = Template::parse(
+            "red{.sem}{.scope}{.space}.op{.level::cache_hint}.type [a], b{, cache-policy};",
+        )
         .unwrap();
         assert_eq!(
             t.slots,
-            vec![ph("sem", true), ph("scope", true), ph("space", true), ph("op", false),
-                 ph("level::cache_hint", true), ph("type", false)]
+            vec![
+                ph("sem", true),
+                ph("scope", true),
+                ph("space", true),
+                ph("op", false),
+                ph("level::cache_hint", true),
+                ph("type", false)
+            ]
         );
         assert_eq!(t.operand_names(), ["a", "b", "cache-policy"]);
         assert_eq!(t.operands[0].shape, OperandShape::Address);
@@ -362,8 +419,12 @@ mod tests {
         let t = Template::parse("redux.sync.op{.abs}{.NaN}.f32 dst, src, membermask;").unwrap();
         assert_eq!(
             t.slots,
-            vec![ph("op", false), fixed(Qualifier::Abs, true), fixed(Qualifier::NaN, true),
-                 fixed(Qualifier::F32, false)]
+            vec![
+                ph("op", false),
+                fixed(Qualifier::Abs, true),
+                fixed(Qualifier::NaN, true),
+                fixed(Qualifier::F32, false)
+            ]
         );
         let t = Template::parse("shfl.sync.mode.b32  d[|p], a, b, c, membermask;").unwrap();
         assert_eq!(t.operands[0].pair, Some(("p".into(), true)));
@@ -377,8 +438,21 @@ mod tests {
     fn a_line_without_semicolon_and_an_optional_operand_without_comma_before_it() {
         let t = Template::parse("cp.reduce.async.bulk.dst.src.completion_mechanism{.level::cache_hint}.redOp.type [dstMem], [srcMem], size{, cache-policy}")
         .unwrap();
-        assert_eq!(t.operand_names(), ["dstMem", "srcMem", "size", "cache-policy"]);
-        assert_eq!(t.placeholders().collect::<Vec<_>>(), ["dst", "src", "completion_mechanism", "level::cache_hint", "redOp", "type"]);
+        assert_eq!(
+            t.operand_names(),
+            ["dstMem", "srcMem", "size", "cache-policy"]
+        );
+        assert_eq!(
+            t.placeholders().collect::<Vec<_>>(),
+            [
+                "dst",
+                "src",
+                "completion_mechanism",
+                "level::cache_hint",
+                "redOp",
+                "type"
+            ]
+        );
     }
 
     #[test]
@@ -392,7 +466,10 @@ mod tests {
         ] {
             assert!(Template::parse(line).is_err(), "{line}");
         }
-        assert_eq!(Mnemonic::prefix_of("redux.sync.add"), Some(Mnemonic::ReduxSync));
+        assert_eq!(
+            Mnemonic::prefix_of("redux.sync.add"),
+            Some(Mnemonic::ReduxSync)
+        );
         assert_eq!(Mnemonic::prefix_of("red.add"), Some(Mnemonic::Red));
         assert_eq!(Mnemonic::prefix_of("reduce"), None);
     }

@@ -36,7 +36,13 @@ impl Problems {
     fn seed(&mut self, cx: &Context<'_>, path: String, seed: &str) {
         if !cx.seeds.contains(seed) {
             let known: Vec<&str> = cx.seeds.iter().map(String::as_str).collect();
-            self.push(path, format!("unknown seed `{seed}` (expected one of {})", known.join(", ")));
+            self.push(
+                path,
+                format!(
+                    "unknown seed `{seed}` (expected one of {})",
+                    known.join(", ")
+                ),
+            );
         }
     }
 
@@ -49,7 +55,10 @@ impl Problems {
     fn errata(&mut self, cx: &Context<'_>, path: &str, ids: &[String]) {
         for (i, id) in ids.iter().enumerate() {
             if !cx.errata.contains(id) {
-                self.push(format!("{path}.errata[{i}]"), format!("unknown erratum `{id}`: spec/errata.yaml has no such id"));
+                self.push(
+                    format!("{path}.errata[{i}]"),
+                    format!("unknown erratum `{id}`: spec/errata.yaml has no such id"),
+                );
             }
         }
     }
@@ -73,7 +82,10 @@ pub(crate) fn instruction(ins: &Instruction, cx: &Context<'_>) -> Vec<Problem> {
     p.unique(
         "form",
         ins.syntax.iter().enumerate().flat_map(|(g, grp)| {
-            grp.forms.iter().enumerate().map(move |(f, form)| (format!("syntax[{g}].forms[{f}].id"), form.id.as_str()))
+            grp.forms
+                .iter()
+                .enumerate()
+                .map(move |(f, form)| (format!("syntax[{g}].forms[{f}].id"), form.id.as_str()))
         }),
     );
     syntax_groups(ins, cx, &mut p);
@@ -89,39 +101,73 @@ pub(crate) fn instruction(ins: &Instruction, cx: &Context<'_>) -> Vec<Problem> {
         for (i, f) in forms.iter().enumerate() {
             if !form_ids.contains(f.as_str()) {
                 let known: Vec<&str> = form_ids.iter().copied().collect();
-                p.push(format!("{path}[{i}]"), format!("unknown form `{f}` (expected one of {})", known.join(", ")));
+                p.push(
+                    format!("{path}[{i}]"),
+                    format!("unknown form `{f}` (expected one of {})", known.join(", ")),
+                );
             }
         }
     };
     // `when` is a field of rules and notes, while a table entry is itself the list.
-    let check_quals = |p: &mut Problems, path: String, when: &[AnyOf], unless: &[Qualifier], can: &BTreeSet<Qualifier>| {
-        let group_path = |i: usize| if path.contains(".entries[") { format!("{path}[{i}]") } else { format!("{path}.when[{i}]") };
+    let check_quals = |p: &mut Problems,
+                       path: String,
+                       when: &[AnyOf],
+                       unless: &[Qualifier],
+                       can: &BTreeSet<Qualifier>| {
+        let group_path = |i: usize| {
+            if path.contains(".entries[") {
+                format!("{path}[{i}]")
+            } else {
+                format!("{path}.when[{i}]")
+            }
+        };
         for (i, g) in when.iter().enumerate() {
             for q in &g.0 {
                 if !can.contains(q) {
-                    p.push(group_path(i), format!("no form it applies to can hold `{q}`, so this can never match"));
+                    p.push(
+                        group_path(i),
+                        format!("no form it applies to can hold `{q}`, so this can never match"),
+                    );
                 }
             }
         }
         for (i, q) in unless.iter().enumerate() {
             if !can.contains(q) {
-                p.push(format!("{path}.unless[{i}]"), format!("no form it applies to can hold `{q}`"));
+                p.push(
+                    format!("{path}.unless[{i}]"),
+                    format!("no form it applies to can hold `{q}`"),
+                );
             }
         }
     };
 
-    p.unique("rule", ins.rules.iter().enumerate().map(|(i, r)| (format!("rules[{i}].id"), r.id.as_str())));
+    p.unique(
+        "rule",
+        ins.rules
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (format!("rules[{i}].id"), r.id.as_str())),
+    );
     for (i, r) in ins.rules.iter().enumerate() {
         let path = format!("rules[{i}]");
         if let Some(fs) = &r.forms {
             check_forms(&mut p, format!("{path}.forms"), fs);
         }
-        check_quals(&mut p, path.clone(), &r.when, &r.unless, &possible(r.forms.as_deref()));
+        check_quals(
+            &mut p,
+            path.clone(),
+            &r.when,
+            &r.unless,
+            &possible(r.forms.as_deref()),
+        );
         if let crate::model::Effect::Requires(reqs) = &r.effect {
             for (j, req) in reqs.iter().enumerate() {
                 if let Some(t) = req.target {
                     if cx.targets.info(t).is_none() {
-                        p.push(format!("{path}.requires[{j}].target"), format!("{t} is not in spec/targets.yaml"));
+                        p.push(
+                            format!("{path}.requires[{j}].target"),
+                            format!("{t} is not in spec/targets.yaml"),
+                        );
                     }
                 }
             }
@@ -130,7 +176,13 @@ pub(crate) fn instruction(ins: &Instruction, cx: &Context<'_>) -> Vec<Problem> {
         p.errata(cx, &path, &r.errata);
     }
 
-    p.unique("table", ins.tables.iter().enumerate().map(|(i, t)| (format!("tables[{i}].id"), t.id.as_str())));
+    p.unique(
+        "table",
+        ins.tables
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (format!("tables[{i}].id"), t.id.as_str())),
+    );
     for (i, t) in ins.tables.iter().enumerate() {
         let path = format!("tables[{i}]");
         match (&t.seed, &t.doc_header, &t.source) {
@@ -156,11 +208,18 @@ pub(crate) fn instruction(ins: &Instruction, cx: &Context<'_>) -> Vec<Problem> {
             ),
         }
         check_forms(&mut p, format!("{path}.forms"), &t.forms);
-        let forms = if t.forms.is_empty() { None } else { Some(t.forms.as_slice()) };
+        let forms = if t.forms.is_empty() {
+            None
+        } else {
+            Some(t.forms.as_slice())
+        };
         let can = possible(forms);
         match t.kind {
             TableKind::Combinations if t.forms.is_empty() => {
-                p.push(format!("{path}.forms"), "a combinations table names the forms it constrains");
+                p.push(
+                    format!("{path}.forms"),
+                    "a combinations table names the forms it constrains",
+                );
             }
             _ => {}
         }
@@ -172,7 +231,10 @@ pub(crate) fn instruction(ins: &Instruction, cx: &Context<'_>) -> Vec<Problem> {
                         p.push(rp.clone(), "a combinations row holds `entries`, or a `note` saying why it has none");
                     }
                     if !row.keys.is_empty() {
-                        p.push(format!("{rp}.keys"), "`keys` belong to descriptive tables; use `entries`");
+                        p.push(
+                            format!("{rp}.keys"),
+                            "`keys` belong to descriptive tables; use `entries`",
+                        );
                     }
                     for (e, entry) in row.entries.iter().enumerate() {
                         check_quals(&mut p, format!("{rp}.entries[{e}]"), entry, &[], &can);
@@ -180,11 +242,17 @@ pub(crate) fn instruction(ins: &Instruction, cx: &Context<'_>) -> Vec<Problem> {
                 }
                 TableKind::Descriptive => {
                     if !row.entries.is_empty() {
-                        p.push(format!("{rp}.entries"), "`entries` belong to combinations tables; use `keys`");
+                        p.push(
+                            format!("{rp}.entries"),
+                            "`entries` belong to combinations tables; use `keys`",
+                        );
                     }
                     for (k, q) in row.keys.iter().enumerate() {
                         if !can.contains(q) {
-                            p.push(format!("{rp}.keys[{k}]"), format!("no form of {} can hold `{q}`", ins.instruction));
+                            p.push(
+                                format!("{rp}.keys[{k}]"),
+                                format!("no form of {} can hold `{q}`", ins.instruction),
+                            );
                         }
                     }
                 }
@@ -193,13 +261,25 @@ pub(crate) fn instruction(ins: &Instruction, cx: &Context<'_>) -> Vec<Problem> {
         p.errata(cx, &path, &t.errata);
     }
 
-    p.unique("semantic note", ins.semantics.iter().enumerate().map(|(i, s)| (format!("semantics[{i}].id"), s.id.as_str())));
+    p.unique(
+        "semantic note",
+        ins.semantics
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (format!("semantics[{i}].id"), s.id.as_str())),
+    );
     for (i, s) in ins.semantics.iter().enumerate() {
         let path = format!("semantics[{i}]");
         if let Some(fs) = &s.forms {
             check_forms(&mut p, format!("{path}.forms"), fs);
         }
-        check_quals(&mut p, path.clone(), &s.when, &s.unless, &possible(s.forms.as_deref()));
+        check_quals(
+            &mut p,
+            path.clone(),
+            &s.when,
+            &s.unless,
+            &possible(s.forms.as_deref()),
+        );
         p.source(cx, format!("{path}.source"), &s.source);
     }
 
@@ -207,9 +287,17 @@ pub(crate) fn instruction(ins: &Instruction, cx: &Context<'_>) -> Vec<Problem> {
         let path = format!("examples[{i}]");
         p.seed(cx, format!("{path}.seed"), &e.seed);
         match (&e.form, e.context) {
-            (Some(_), true) => p.push(format!("{path}.form"), "a context line instantiates no form"),
-            (None, false) => p.push(path.clone(), "an example names the `form` it instantiates, or is marked `context: true`"),
-            (Some(f), false) => check_forms(&mut p, format!("{path}.form"), std::slice::from_ref(f)),
+            (Some(_), true) => p.push(
+                format!("{path}.form"),
+                "a context line instantiates no form",
+            ),
+            (None, false) => p.push(
+                path.clone(),
+                "an example names the `form` it instantiates, or is marked `context: true`",
+            ),
+            (Some(f), false) => {
+                check_forms(&mut p, format!("{path}.form"), std::slice::from_ref(f))
+            }
             (None, true) => {}
         }
         p.errata(cx, &path, &e.errata);
@@ -226,7 +314,10 @@ fn syntax_groups(ins: &Instruction, cx: &Context<'_>, p: &mut Problems) {
             if form.syntax.mnemonic != ins.mnemonic {
                 p.push(
                     format!("{fp}.syntax"),
-                    format!("the line starts with `{}`, but the instruction's mnemonic is `{}`", form.syntax.mnemonic, ins.mnemonic),
+                    format!(
+                        "the line starts with `{}`, but the instruction's mnemonic is `{}`",
+                        form.syntax.mnemonic, ins.mnemonic
+                    ),
                 );
             }
             let slots = &form.syntax.slots;
@@ -254,20 +345,29 @@ fn syntax_groups(ins: &Instruction, cx: &Context<'_>, p: &mut Problems) {
                 }
             }
             if form.doc_syntax.is_empty() {
-                p.push(format!("{fp}.doc_syntax"), "a form quotes at least one seed line");
+                p.push(
+                    format!("{fp}.doc_syntax"),
+                    "a form quotes at least one seed line",
+                );
             }
             p.errata(cx, &fp, &form.errata);
             // Operands: the line and the `operands` map name the same things.
             let names: Vec<&str> = form.syntax.operand_names();
             for n in &names {
                 if !form.operands.contains_key(*n) {
-                    p.push(format!("{fp}.operands"), format!("operand `{n}` of the syntax line has no entry"));
+                    p.push(
+                        format!("{fp}.operands"),
+                        format!("operand `{n}` of the syntax line has no entry"),
+                    );
                 }
             }
             for (name, spec) in &form.operands {
                 let op = format!("{fp}.operands.{name}");
                 if !names.contains(&name.as_str()) {
-                    p.push(op.clone(), format!("the syntax line has no operand `{name}`"));
+                    p.push(
+                        op.clone(),
+                        format!("the syntax line has no operand `{name}`"),
+                    );
                     continue;
                 }
                 let address = form
@@ -276,25 +376,45 @@ fn syntax_groups(ins: &Instruction, cx: &Context<'_>, p: &mut Problems) {
                     .iter()
                     .any(|t| t.name == *name && t.shape == OperandShape::Address);
                 match (&spec.class, address) {
-                    (OperandClass::Address, false) => p.push(format!("{op}.class"), format!("`{name}` is not written `[{name}]`, so it is no address")),
-                    (c, true) if *c != OperandClass::Address => p.push(format!("{op}.class"), format!("`[{name}]` is an address: expected `class: address`")),
+                    (OperandClass::Address, false) => p.push(
+                        format!("{op}.class"),
+                        format!("`{name}` is not written `[{name}]`, so it is no address"),
+                    ),
+                    (c, true) if *c != OperandClass::Address => p.push(
+                        format!("{op}.class"),
+                        format!("`[{name}]` is an address: expected `class: address`"),
+                    ),
                     (OperandClass::FromSlot(slot), _) => match group.sets.get(slot) {
-                        Some(set) if set.values.iter().all(|q| q.kind() == QualKind::Type) && form.syntax.placeholders().any(|x| x == slot) => {}
-                        _ => p.push(format!("{op}.class"), format!("`{slot}` is not a type placeholder of this line")),
+                        Some(set)
+                            if set.values.iter().all(|q| q.kind() == QualKind::Type)
+                                && form.syntax.placeholders().any(|x| x == slot) => {}
+                        _ => p.push(
+                            format!("{op}.class"),
+                            format!("`{slot}` is not a type placeholder of this line"),
+                        ),
                     },
                     _ => {}
                 }
                 if let Some(v) = &spec.vector {
                     let ok = form.syntax.placeholders().any(|x| x == v)
-                        && group.sets.get(v).is_some_and(|s| s.values.iter().all(|q| q.kind() == QualKind::Vector));
+                        && group
+                            .sets
+                            .get(v)
+                            .is_some_and(|s| s.values.iter().all(|q| q.kind() == QualKind::Vector));
                     if !ok {
                         p.push(format!("{op}.vector"), format!("`{v}` is not a vector placeholder (`.v2`, `.v4`, ...) of this line"));
                     }
                 }
-                for (field, q) in [("requires", spec.requires), ("required_by", spec.required_by)] {
+                for (field, q) in [
+                    ("requires", spec.requires),
+                    ("required_by", spec.required_by),
+                ] {
                     if let Some(q) = q {
                         if !form.possible_qualifiers(group).contains(&q) {
-                            p.push(format!("{op}.{field}"), format!("the line can never hold `{q}`"));
+                            p.push(
+                                format!("{op}.{field}"),
+                                format!("the line can never hold `{q}`"),
+                            );
                         }
                     }
                 }
@@ -306,14 +426,20 @@ fn syntax_groups(ins: &Instruction, cx: &Context<'_>, p: &mut Problems) {
         for (name, set) in &group.sets {
             let sp = format!("{gp}.sets.{name}");
             if !used.contains(name.as_str()) {
-                p.push(sp.clone(), format!("no syntax line of this group uses `.{name}`"));
+                p.push(
+                    sp.clone(),
+                    format!("no syntax line of this group uses `.{name}`"),
+                );
             }
             if set.values.is_empty() {
                 p.push(format!("{sp}.values"), "a set holds at least one value");
             }
             let kinds: BTreeSet<QualKind> = set.values.iter().map(|q| q.kind()).collect();
             if kinds.len() > 1 {
-                p.push(format!("{sp}.values"), format!("values of one set are of one kind, found {kinds:?}"));
+                p.push(
+                    format!("{sp}.values"),
+                    format!("values of one set are of one kind, found {kinds:?}"),
+                );
             }
             let distinct: BTreeSet<_> = set.values.iter().collect();
             if distinct.len() != set.values.len() {
@@ -321,12 +447,18 @@ fn syntax_groups(ins: &Instruction, cx: &Context<'_>, p: &mut Problems) {
             }
             if let Some(d) = set.default {
                 if !set.values.contains(&d) {
-                    p.push(format!("{sp}.default"), format!("default `{d}` is not one of the values"));
+                    p.push(
+                        format!("{sp}.default"),
+                        format!("default `{d}` is not one of the values"),
+                    );
                 }
             }
             for (from, to) in &set.aliases {
                 if !set.values.contains(from) || !set.values.contains(to) {
-                    p.push(format!("{sp}.aliases"), format!("alias `{from}` → `{to}` names a value outside the set"));
+                    p.push(
+                        format!("{sp}.aliases"),
+                        format!("alias `{from}` → `{to}` names a value outside the set"),
+                    );
                 }
             }
             if let Some(s) = &set.source {
@@ -343,53 +475,91 @@ pub(crate) fn targets(model: &TargetModel) -> Vec<Problem> {
     for (i, t) in model.targets.iter().enumerate() {
         let path = format!("targets[{i}]");
         if !seen.insert(t.name) {
-            p.push(format!("{path}.name"), format!("{} is listed twice", t.name));
+            p.push(
+                format!("{path}.name"),
+                format!("{} is listed twice", t.name),
+            );
         }
         if t.withdrawn.is_some_and(|w| w <= t.ptx) {
-            p.push(format!("{path}.withdrawn"), "withdrawn before it was introduced");
+            p.push(
+                format!("{path}.withdrawn"),
+                "withdrawn before it was introduced",
+            );
         }
         if t.name.variant == Variant::Family && model.family_of(t.name).is_none() {
-            p.push(format!("{path}.name"), format!("{} belongs to no entry of `families`", t.name));
+            p.push(
+                format!("{path}.name"),
+                format!("{} belongs to no entry of `families`", t.name),
+            );
         }
     }
     let mut members = BTreeSet::new();
     for (i, f) in model.families.iter().enumerate() {
         for (j, m) in f.members.iter().enumerate() {
             if m.variant != Variant::Family || model.info(*m).is_none() {
-                p.push(format!("families[{i}].members[{j}]"), format!("{m} is not a family-specific target listed under `targets`"));
+                p.push(
+                    format!("families[{i}].members[{j}]"),
+                    format!("{m} is not a family-specific target listed under `targets`"),
+                );
             }
             if !members.insert(*m) {
-                p.push(format!("families[{i}].members[{j}]"), format!("{m} is in two families"));
+                p.push(
+                    format!("families[{i}].members[{j}]"),
+                    format!("{m} is in two families"),
+                );
             }
         }
     }
     let mut cuda = BTreeSet::new();
     for (i, c) in model.cuda_releases.iter().enumerate() {
         if !cuda.insert(c.cuda.as_str()) {
-            p.push(format!("cuda_releases[{i}].cuda"), format!("CUDA {} is listed twice", c.cuda));
+            p.push(
+                format!("cuda_releases[{i}].cuda"),
+                format!("CUDA {} is listed twice", c.cuda),
+            );
         }
     }
     p.0
 }
 
 /// Checks spec/errata.yaml against the instructions.
-pub(crate) fn ledger(ledger: &Ledger, instructions: &BTreeSet<&str>, seeds: &BTreeSet<String>) -> Vec<Problem> {
+pub(crate) fn ledger(
+    ledger: &Ledger,
+    instructions: &BTreeSet<&str>,
+    seeds: &BTreeSet<String>,
+) -> Vec<Problem> {
     let mut p = Problems::default();
-    p.unique("erratum", ledger.errata.iter().enumerate().map(|(i, e)| (format!("errata[{i}].id"), e.id.as_str())));
+    p.unique(
+        "erratum",
+        ledger
+            .errata
+            .iter()
+            .enumerate()
+            .map(|(i, e)| (format!("errata[{i}].id"), e.id.as_str())),
+    );
     for (i, e) in ledger.errata.iter().enumerate() {
         let path = format!("errata[{i}]");
         for (j, name) in e.instructions.iter().enumerate() {
             if !instructions.contains(name.as_str()) {
-                p.push(format!("{path}.instructions[{j}]"), format!("unknown instruction `{name}`"));
+                p.push(
+                    format!("{path}.instructions[{j}]"),
+                    format!("unknown instruction `{name}`"),
+                );
             }
         }
         if e.evidence.is_empty() {
-            p.push(format!("{path}.evidence"), "an erratum carries its evidence");
+            p.push(
+                format!("{path}.evidence"),
+                "an erratum carries its evidence",
+            );
         }
         for (j, s) in e.evidence.iter().enumerate() {
             if let Some(seed) = s.seed() {
                 if !seeds.contains(seed) {
-                    p.push(format!("{path}.evidence[{j}]"), format!("unknown seed `{seed}`"));
+                    p.push(
+                        format!("{path}.evidence[{j}]"),
+                        format!("unknown seed `{seed}`"),
+                    );
                 }
             }
         }

@@ -36,11 +36,15 @@ impl FromStr for PtxVersion {
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         let bad = || BadVersion(s.to_owned());
         let (major, minor) = s.split_once('.').ok_or_else(bad)?;
-        let digits = |t: &str| !t.is_empty() && t.len() <= 2 && t.bytes().all(|b| b.is_ascii_digit());
+        let digits =
+            |t: &str| !t.is_empty() && t.len() <= 2 && t.bytes().all(|b| b.is_ascii_digit());
         if !digits(major) || !digits(minor) {
             return Err(bad());
         }
-        Ok(PtxVersion::new(major.parse().map_err(|_| bad())?, minor.parse().map_err(|_| bad())?))
+        Ok(PtxVersion::new(
+            major.parse().map_err(|_| bad())?,
+            minor.parse().map_err(|_| bad())?,
+        ))
     }
 }
 
@@ -62,7 +66,9 @@ impl<'de> serde::Deserialize<'de> for PtxVersion {
                 )))
             }
             fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<PtxVersion, E> {
-                Err(E::custom(format_args!("PTX ISA version {v} must be a quoted MAJOR.MINOR string")))
+                Err(E::custom(format_args!(
+                    "PTX ISA version {v} must be a quoted MAJOR.MINOR string"
+                )))
             }
         }
         d.deserialize_any(Visitor)
@@ -84,7 +90,9 @@ mod tests {
 
     #[test]
     fn rejects_what_is_not_major_dot_minor() {
-        for bad in ["", "7", "7.", ".8", "7.8.1", "v7.8", "7,8", "sm_90", "123.4"] {
+        for bad in [
+            "", "7", "7.", ".8", "7.8.1", "v7.8", "7,8", "sm_90", "123.4",
+        ] {
             assert!(bad.parse::<PtxVersion>().is_err(), "{bad:?}");
         }
     }

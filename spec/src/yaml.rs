@@ -23,14 +23,70 @@ pub(crate) fn from_str<T: DeserializeOwned>(path: &Path, text: &str) -> Result<T
         if let Some(i) = message.rfind(" at line ") {
             message.truncate(i);
         }
-        SpecError::Yaml { at: location(path, text, line, column), message }
+        let (line, column) = refine(text, &message, line, column);
+        SpecError::Yaml {
+            at: location(path, text, line, column),
+            message,
+        }
     })
+}
+
+/// serde_yaml places an error raised while converting a value (an unknown qualifier,
+/// a bad target) at the start of the enclosing node. When the message quotes the
+/// offending text in backticks, point at that text instead, if it follows closely.
+/// Field errors (missing, unknown, duplicate) are already placed well, and a verbatim
+/// doc quote can hold anything without being at fault, so neither is searched.
+fn refine(text: &str, message: &str, line: usize, column: usize) -> (usize, usize) {
+    let field_error = ["missing field", "unknown field", "duplicate field"]
+        .iter()
+        .any(|m| message.contains(m));
+    let Some(quoted) = message
+        .split('`')
+        .nth(1)
+        .filter(|q| !q.is_empty() && !field_error)
+    else {
+        return (line, column);
+    };
+    const WITHIN: usize = 8;
+    let verbatim = |l: &str| {
+        ["doc_syntax:", "quote:", "text:"]
+            .iter()
+            .any(|k| l.contains(k))
+    };
+    for (i, l) in text
+        .lines()
+        .enumerate()
+        .skip(line.saturating_sub(1))
+        .take(WITHIN)
+    {
+        if verbatim(l) {
+            continue;
+        }
+        let from = if i + 1 == line {
+            column.saturating_sub(1).min(l.len())
+        } else {
+            0
+        };
+        if let Some(c) = l.get(from..).and_then(|rest| rest.find(quoted)) {
+            return (i + 1, from + c + 1);
+        }
+    }
+    (line, column)
 }
 
 /// A `Location` for a 1-based line and column of `text`.
 pub(crate) fn location(path: &Path, text: &str, line: usize, column: usize) -> Location {
-    let line_text = text.lines().nth(line.saturating_sub(1)).unwrap_or("").to_owned();
-    Location { path: path.to_owned(), line, column, line_text }
+    let line_text = text
+        .lines()
+        .nth(line.saturating_sub(1))
+        .unwrap_or("")
+        .to_owned();
+    Location {
+        path: path.to_owned(),
+        line,
+        column,
+        line_text,
+    }
 }
 
 /// Finds the position of a node from its serde path.
@@ -41,7 +97,10 @@ pub(crate) struct Locator {
 impl Locator {
     /// Indexes every node of a document that already deserialized.
     pub(crate) fn new(text: &str) -> Self {
-        let mut rx = Receiver { stack: Vec::new(), at: BTreeMap::new() };
+        let mut rx = Receiver {
+            stack: Vec::new(),
+            at: BTreeMap::new(),
+        };
         // The text parsed once already, so a failure here is impossible in practice;
         // if it happens the index is simply partial and positions fall back to 1:1.
         let _ = Parser::new_from_str(text).load(&mut rx, false);
@@ -64,8 +123,15 @@ impl Locator {
 }
 
 enum Frame {
-    Map { path: String, key: Option<String>, keys_seen: usize },
-    Seq { path: String, next: usize },
+    Map {
+        path: String,
+        key: Option<String>,
+        keys_seen: usize,
+    },
+    Seq {
+        path: String,
+        next: usize,
+    },
 }
 
 struct Receiver {
@@ -104,14 +170,23 @@ impl MarkedEventReceiver for Receiver {
                     self.at.entry(p).or_insert(pos);
                 }
                 None => {
-                    if let Some(Frame::Map { path, key, keys_seen }) = self.stack.last_mut() {
+                    if let Some(Frame::Map {
+                        path,
+                        key,
+                        keys_seen,
+                    }) = self.stack.last_mut()
+                    {
                         // A block mapping's start mark can lie past its first key; the
                         // first key is where a reader sees the mapping begin.
                         if *keys_seen == 0 {
                             self.at.insert(path.clone(), pos);
                         }
                         *keys_seen += 1;
-                        let p = if path.is_empty() { value.clone() } else { format!("{path}.{value}") };
+                        let p = if path.is_empty() {
+                            value.clone()
+                        } else {
+                            format!("{path}.{value}")
+                        };
                         self.at.insert(p, pos);
                         *key = Some(value);
                     }
@@ -127,7 +202,11 @@ impl MarkedEventReceiver for Receiver {
                 let path = self.child_path().unwrap_or_else(|| "?".into());
                 self.at.entry(path.clone()).or_insert(pos);
                 self.stack.push(if matches!(ev, Event::MappingStart(..)) {
-                    Frame::Map { path, key: None, keys_seen: 0 }
+                    Frame::Map {
+                        path,
+                        key: None,
+                        keys_seen: 0,
+                    }
                 } else {
                     Frame::Seq { path, next: 0 }
                 });

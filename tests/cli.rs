@@ -1,0 +1,98 @@
+//! The `ptxvec` binary as a user runs it: exit codes, output, errors.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn repo_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn ptxvec(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ptxvec"))
+        .args(args)
+        .current_dir(repo_root())
+        .output()
+        .expect("run ptxvec")
+}
+
+#[test]
+fn spec_lists_every_instruction_and_form() {
+    let out = ptxvec(&["spec"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).expect("utf-8");
+    for name in [
+        "activemask",
+        "cp.reduce.async.bulk",
+        "match.sync",
+        "red ",
+        "redux.sync",
+        "shfl.sync",
+        "vote.sync",
+    ] {
+        assert!(
+            text.lines().any(|l| l.starts_with(name)),
+            "no line for {name}"
+        );
+    }
+    insta::assert_snapshot!("ptxvec_spec", text);
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    for args in [
+        &["frobnicate"][..],
+        &[][..],
+        &["spec", "--no-such-flag"][..],
+    ] {
+        let out = ptxvec(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(!out.stderr.is_empty(), "{args:?} printed no error");
+    }
+}
+
+#[test]
+fn a_bad_spec_folder_exits_2_with_its_location() {
+    let out = ptxvec(&["--spec", "tests/fixtures/no-such-spec", "spec"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("tests/fixtures/no-such-spec"), "{err}");
+    assert!(
+        out.stdout.is_empty(),
+        "printed a report for a spec that does not load"
+    );
+
+    let dir = tempfile::tempdir().expect("temp dir");
+    let spec = dir.path().join("spec");
+    let copy = |from: PathBuf, to: PathBuf| std::fs::copy(from, to).expect("copy");
+    for sub in ["seeds", "instructions"] {
+        std::fs::create_dir_all(spec.join(sub)).expect("mkdir");
+        for e in std::fs::read_dir(repo_root().join("spec").join(sub)).expect("read") {
+            let p = e.expect("entry").path();
+            copy(p.clone(), spec.join(sub).join(p.file_name().expect("name")));
+        }
+    }
+    copy(
+        repo_root().join("spec/targets.yaml"),
+        spec.join("targets.yaml"),
+    );
+    copy(
+        repo_root().join("spec/errata.yaml"),
+        spec.join("errata.yaml"),
+    );
+    copy(
+        repo_root().join("tests/fixtures/spec/invalid/unknown_qualifier.yaml"),
+        spec.join("instructions/fixture.yaml"),
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_ptxvec"))
+        .args(["--spec", "spec", "spec"])
+        .current_dir(dir.path())
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("spec/instructions/fixture.yaml:7:27: syntax[0].sets.op.values: unknown qualifier `.fma`"), "{err}");
+}

@@ -1,0 +1,104 @@
+//! The target model against ptxas: for every target an installed ptxas knows, the
+//! model's first `.version` assembles and the version below does not. ptxas is found
+//! through PTXVEC_PTXAS (CUDA 13.5) and PTXVEC_PTXAS_CU12 (CUDA 12.9, for targets
+//! below sm_75 and the withdrawn sm_101*), as .ci/run sets them. Under CI a missing
+//! ptxas is a failure, never a skip.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use ptxvec_spec::{PtxVersion, Spec, Target};
+
+use crate::spec_root;
+
+/// Every PTX ISA version, in order (PTX ISA release history).
+const VERSIONS: &[&str] = &[
+    "1.0", "1.1", "1.2", "1.3", "1.4", "1.5", "2.0", "2.1", "2.2", "2.3", "3.0", "3.1", "3.2",
+    "4.0", "4.1", "4.2", "4.3", "5.0", "6.0", "6.1", "6.2", "6.3", "6.4", "6.5", "7.0", "7.1",
+    "7.2", "7.3", "7.4", "7.5", "7.6", "7.7", "7.8", "8.0", "8.1", "8.2", "8.3", "8.4", "8.5",
+    "8.6", "8.7", "8.8", "9.0", "9.1", "9.2", "9.3", "9.4", "9.5",
+];
+
+fn ptxas(var: &str) -> Option<PathBuf> {
+    let p = PathBuf::from(std::env::var_os(var)?);
+    p.is_file().then_some(p)
+}
+
+/// Whether ptxas assembles an empty kernel at this `.version` and `.target`.
+fn assembles(
+    ptxas: &PathBuf,
+    version: &str,
+    target: Target,
+    dir: &std::path::Path,
+) -> (bool, String) {
+    let file = dir.join(format!("{target}_{version}.ptx"));
+    let text = format!(
+        ".version {version}\n.target {target}\n.address_size 64\n.visible .entry k() {{ ret; }}\n"
+    );
+    std::fs::write(&file, text).expect("write ptx");
+    let out = Command::new(ptxas)
+        .arg(format!("-arch={target}"))
+        .arg(&file)
+        .args(["-o", "/dev/null"])
+        .output()
+        .expect("run ptxas");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn first_versions_agree_with_ptxas() {
+    let (Some(cu13), Some(cu12)) = (ptxas("PTXVEC_PTXAS"), ptxas("PTXVEC_PTXAS_CU12")) else {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI needs PTXVEC_PTXAS and PTXVEC_PTXAS_CU12 (see .ci/run)"
+        );
+        eprintln!("SKIPPED: set PTXVEC_PTXAS and PTXVEC_PTXAS_CU12 (bash .ci/run does) to compare with ptxas");
+        return;
+    };
+    let spec = Spec::load(&spec_root()).unwrap_or_else(|e| panic!("{e}"));
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut failures = Vec::new();
+    let mut checked = 0;
+    for info in &spec.targets.targets {
+        // The recorded probe says which ptxas knows the target; older ones none does.
+        let Some(probe) = &info.ptxas else { continue };
+        let assembler = if probe.version == "13.5" {
+            &cu13
+        } else {
+            &cu12
+        };
+        let first = info.ptx.to_string();
+        let Some(i) = VERSIONS.iter().position(|v| *v == first) else {
+            failures.push(format!("{}: {} is not a PTX ISA version", info.name, first));
+            continue;
+        };
+        let (ok, msg) = assembles(assembler, &first, info.name, dir.path());
+        if !ok {
+            failures.push(format!(
+                "{}: ptxas {} rejects .version {first}, the model's first:\n{msg}",
+                info.name, probe.version
+            ));
+        }
+        if i > 0 {
+            let below = VERSIONS[i - 1];
+            let model_rejects = spec
+                .targets
+                .check_version(below.parse::<PtxVersion>().expect("version"), info.name)
+                .is_err();
+            let (ok, _) = assembles(assembler, below, info.name, dir.path());
+            if ok || !model_rejects {
+                failures.push(format!(
+                    "{}: .version {below} — ptxas accepts: {ok}, model rejects: {model_rejects}",
+                    info.name
+                ));
+            }
+        }
+        checked += 1;
+    }
+    assert!(checked >= 35, "only {checked} targets compared with ptxas");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    println!("{checked} targets: first .version agrees with ptxas");
+}
