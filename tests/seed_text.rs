@@ -110,22 +110,29 @@ pub fn parse(text: &str) -> SeedText {
     out
 }
 
-fn syntax_block(block: &[&str], groups: &mut Vec<SeedGroup>) {
-    // Logical lines: a line that starts with whitespace continues the previous one.
+/// A block's logical lines: comments and blank lines dropped, and an indented line
+/// appended to the previous one when `continues(previous)` says it carries on.
+fn logical_lines(block: &[&str], continues: impl Fn(&str) -> bool) -> Vec<String> {
     let mut logical: Vec<String> = Vec::new();
     for raw in block {
         let l = strip_comment(raw);
         if l.trim().is_empty() {
             continue;
         }
-        if l.starts_with(char::is_whitespace) && !logical.is_empty() {
-            let last = logical.last_mut().expect("checked non-empty");
-            last.push(' ');
-            last.push_str(l.trim());
-        } else {
-            logical.push(l.trim().to_owned());
+        match logical.last_mut() {
+            Some(last) if l.starts_with(char::is_whitespace) && continues(last) => {
+                last.push(' ');
+                last.push_str(l.trim());
+            }
+            _ => logical.push(l.trim().to_owned()),
         }
     }
+    logical
+}
+
+fn syntax_block(block: &[&str], groups: &mut Vec<SeedGroup>) {
+    // Syntax lines and sets both wrap onto indented lines.
+    let logical = logical_lines(block, |_| true);
     let mut current = SeedGroup::default();
     for l in logical {
         if Mnemonic::prefix_of(&l).is_some() {
@@ -189,23 +196,8 @@ fn expand(item: &str) -> Vec<String> {
 }
 
 fn example_block(block: &[&str], examples: &mut Vec<String>) {
-    let mut logical: Vec<String> = Vec::new();
-    for raw in block {
-        let l = strip_comment(raw);
-        if l.trim().is_empty() {
-            continue;
-        }
-        // cp.reduce.async.bulk's examples carry their operands on an indented next line.
-        let continues =
-            l.starts_with(char::is_whitespace) && logical.last().is_some_and(|p| !p.ends_with(';'));
-        if continues {
-            let last = logical.last_mut().expect("checked non-empty");
-            last.push(' ');
-            last.push_str(l.trim());
-        } else {
-            logical.push(l.trim().to_owned());
-        }
-    }
+    // cp.reduce.async.bulk's examples carry their operands on an indented next line.
+    let logical = logical_lines(block, |previous| !previous.ends_with(';'));
     examples.extend(logical.iter().map(|l| squash(l)));
 }
 
