@@ -3,7 +3,6 @@
 use std::fmt::Write;
 
 use ptxvec_spec::model::Instruction;
-use ptxvec_spec::template::SlotToken;
 use ptxvec_spec::Spec;
 
 /// Counts for one form of an instruction.
@@ -31,17 +30,7 @@ pub fn form_counts(ins: &Instruction) -> Vec<FormCounts> {
             syntax: form.syntax.text.clone(),
             positions: form.syntax.slots.len(),
             optional: form.syntax.slots.iter().filter(|s| s.optional).count(),
-            values: form
-                .syntax
-                .slots
-                .iter()
-                .map(|s| match &s.token {
-                    SlotToken::Fixed(_) => 1,
-                    SlotToken::Placeholder(p) => {
-                        group.sets.get(p).map_or(0, |set| set.values.len())
-                    }
-                })
-                .sum(),
+            values: form.slot_choices(group).map(|(n, _)| n as usize).sum(),
             spellings: form.template_spellings(group),
         })
         .collect()

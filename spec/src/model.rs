@@ -480,21 +480,26 @@ impl Form {
         out
     }
 
+    /// For each qualifier position, how many values it can take (a fixed qualifier: 1),
+    /// and whether it may be left out.
+    pub fn slot_choices<'a>(
+        &'a self,
+        group: &'a SyntaxGroup,
+    ) -> impl Iterator<Item = (u64, bool)> + 'a {
+        self.syntax.slots.iter().map(move |slot| {
+            let n = match &slot.token {
+                SlotToken::Fixed(_) => 1,
+                SlotToken::Placeholder(p) => group.sets.get(p).map_or(0, |s| s.values.len() as u64),
+            };
+            (n, slot.optional)
+        })
+    }
+
     /// How many spellings the line allows before any rule or table: the product,
     /// over its positions, of the number of choices (plus one for leaving it out).
     pub fn template_spellings(&self, group: &SyntaxGroup) -> u64 {
-        self.syntax
-            .slots
-            .iter()
-            .map(|slot| {
-                let n = match &slot.token {
-                    SlotToken::Fixed(_) => 1,
-                    SlotToken::Placeholder(p) => {
-                        group.sets.get(p).map_or(0, |s| s.values.len() as u64)
-                    }
-                };
-                n + u64::from(slot.optional)
-            })
+        self.slot_choices(group)
+            .map(|(n, optional)| n + u64::from(optional))
             .product()
     }
 }

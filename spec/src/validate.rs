@@ -108,19 +108,15 @@ pub(crate) fn instruction(ins: &Instruction, cx: &Context<'_>) -> Vec<Problem> {
             }
         }
     };
-    // `when` is a field of rules and notes, while a table entry is itself the list.
+    // `path` is the node holding `when` and `unless`; `when` names the list within it
+    // (`.when` for rules and notes, empty for a table entry, which is itself the list).
     let check_quals = |p: &mut Problems,
                        path: String,
+                       when_key: &str,
                        when: &[AnyOf],
                        unless: &[Qualifier],
                        can: &BTreeSet<Qualifier>| {
-        let group_path = |i: usize| {
-            if path.contains(".entries[") {
-                format!("{path}[{i}]")
-            } else {
-                format!("{path}.when[{i}]")
-            }
-        };
+        let group_path = |i: usize| format!("{path}{when_key}[{i}]");
         for (i, g) in when.iter().enumerate() {
             for q in &g.0 {
                 if !can.contains(q) {
@@ -156,6 +152,7 @@ pub(crate) fn instruction(ins: &Instruction, cx: &Context<'_>) -> Vec<Problem> {
         check_quals(
             &mut p,
             path.clone(),
+            ".when",
             &r.when,
             &r.unless,
             &possible(r.forms.as_deref()),
@@ -237,7 +234,7 @@ pub(crate) fn instruction(ins: &Instruction, cx: &Context<'_>) -> Vec<Problem> {
                         );
                     }
                     for (e, entry) in row.entries.iter().enumerate() {
-                        check_quals(&mut p, format!("{rp}.entries[{e}]"), entry, &[], &can);
+                        check_quals(&mut p, format!("{rp}.entries[{e}]"), "", entry, &[], &can);
                     }
                 }
                 TableKind::Descriptive => {
@@ -276,6 +273,7 @@ pub(crate) fn instruction(ins: &Instruction, cx: &Context<'_>) -> Vec<Problem> {
         check_quals(
             &mut p,
             path.clone(),
+            ".when",
             &s.when,
             &s.unless,
             &possible(s.forms.as_deref()),
