@@ -23,6 +23,19 @@ pub struct Cli {
 pub enum Command {
     /// List what the spec encodes: each instruction, its forms, qualifier and spelling counts.
     Spec,
+    /// Write the vector files: vectors/syntax/<instruction>.jsonl.
+    Generate {
+        /// The vectors folder.
+        #[arg(long, default_value = "vectors")]
+        out: PathBuf,
+        /// Only these instructions (by name: red, match.sync, ...).
+        #[arg(long = "instruction")]
+        instructions: Vec<String>,
+    },
+    /// Judge an instruction text in a module: exit 0 legal, 1 illegal, 2 usage error.
+    /// With `-`, read JSON Lines `{"text", "ptx", "target"}` from stdin and answer one
+    /// JSON line each.
+    CheckSyntax(crate::check_syntax::Args),
 }
 
 /// Exit status for a failure caused by the input or the command line.
@@ -32,7 +45,7 @@ pub const EXIT_INPUT: u8 = 2;
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
     match run(&cli) {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(code) => ExitCode::from(code),
         Err(message) => {
             eprintln!("{message}");
             ExitCode::from(EXIT_INPUT)
@@ -40,12 +53,20 @@ pub fn main() -> ExitCode {
     }
 }
 
-fn run(cli: &Cli) -> Result<(), String> {
-    match cli.command {
+/// Exit status for an illegal verdict.
+pub const EXIT_ILLEGAL: u8 = 1;
+
+fn run(cli: &Cli) -> Result<u8, String> {
+    let spec = ptxvec_spec::Spec::load(&cli.spec).map_err(|e| e.to_string())?;
+    match &cli.command {
         Command::Spec => {
-            let spec = ptxvec_spec::Spec::load(&cli.spec).map_err(|e| e.to_string())?;
             print!("{}", crate::spec_summary::render(&spec));
-            Ok(())
+            Ok(0)
         }
+        Command::Generate { out, instructions } => {
+            crate::generate::run(&spec, out, instructions)?;
+            Ok(0)
+        }
+        Command::CheckSyntax(args) => crate::check_syntax::run(&spec, args),
     }
 }

@@ -3,3 +3,6 @@
 
 pub mod cli;
 pub mod spec_summary;
+pub mod syntax;
+pub mod check_syntax;
+pub mod generate;

@@ -148,6 +148,14 @@ pub struct OperandSpec {
     /// The sink `_` may stand in place of a register.
     #[serde(default)]
     pub sink: bool,
+    /// The instruction writes it: only a register (or a permitted sink) may stand here.
+    #[serde(default)]
+    pub dest: bool,
+    /// Only integer registers (`.b`, `.u`, `.s`) of the class's size are taken, not
+    /// float ones, although the class is a bit-size type (ptxas 13.5: redux.sync's
+    /// operands, every membermask, match's `d`, cp.reduce's `size`).
+    #[serde(default)]
+    pub int_registers: bool,
     /// The operand may be present only together with this qualifier.
     #[serde(default)]
     pub requires: Option<Qualifier>,

@@ -160,10 +160,22 @@ pub struct Family {
 pub struct TargetModel {
     /// Every known target, plain, `a` and `f`.
     pub targets: Vec<TargetInfo>,
+    /// Every PTX ISA version, in order.
+    pub ptx_versions: PtxVersions,
     /// CUDA release → PTX ISA version.
     pub cuda_releases: Vec<CudaRelease>,
     /// The target families.
     pub families: Vec<Family>,
+}
+
+/// The PTX ISA versions there have been, oldest first.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PtxVersions {
+    /// The versions, ascending.
+    pub values: Vec<PtxVersion>,
+    /// Where the list comes from.
+    pub source: Source,
 }
 
 /// Why a `.version` cannot name a `.target`.
@@ -255,6 +267,21 @@ impl TargetModel {
                     }
             }
         }
+    }
+
+    /// The PTX ISA version released just before `version`: "one version below".
+    pub fn version_before(&self, version: PtxVersion) -> Option<PtxVersion> {
+        self.ptx_versions
+            .values
+            .iter()
+            .copied()
+            .take_while(|v| *v < version)
+            .last()
+    }
+
+    /// The newest PTX ISA version the model knows.
+    pub fn newest_version(&self) -> Option<PtxVersion> {
+        self.ptx_versions.values.last().copied()
     }
 
     /// The PTX ISA version a CUDA release carries.

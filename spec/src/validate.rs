@@ -484,6 +484,12 @@ pub(crate) fn targets(model: &TargetModel) -> Vec<Problem> {
                 "withdrawn before it was introduced",
             );
         }
+        if !model.ptx_versions.values.contains(&t.ptx) {
+            p.push(
+                format!("{path}.ptx"),
+                format!("PTX ISA {} is not in `ptx_versions`", t.ptx),
+            );
+        }
         if t.name.variant == Variant::Family && model.family_of(t.name).is_none() {
             p.push(
                 format!("{path}.name"),
@@ -508,8 +514,21 @@ pub(crate) fn targets(model: &TargetModel) -> Vec<Problem> {
             }
         }
     }
+    let versions = &model.ptx_versions.values;
+    if let Some(i) = versions.windows(2).position(|w| w[0] >= w[1]) {
+        p.push(
+            format!("ptx_versions.values[{}]", i + 1),
+            "the versions must be strictly ascending",
+        );
+    }
     let mut cuda = BTreeSet::new();
     for (i, c) in model.cuda_releases.iter().enumerate() {
+        if !versions.contains(&c.ptx) {
+            p.push(
+                format!("cuda_releases[{i}].ptx"),
+                format!("PTX ISA {} is not in `ptx_versions`", c.ptx),
+            );
+        }
         if !cuda.insert(c.cuda.as_str()) {
             p.push(
                 format!("cuda_releases[{i}].cuda"),

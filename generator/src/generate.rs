@@ -1,0 +1,31 @@
+//! `ptxvec generate`: writes the vector files.
+
+use std::path::Path;
+
+use ptxvec_spec::Spec;
+
+use crate::syntax::vectors;
+
+/// Writes vectors/syntax/<instruction>.jsonl for every instruction (or those named),
+/// and prints one line per file.
+pub fn run(spec: &Spec, out: &Path, only: &[String]) -> Result<(), String> {
+    for name in only {
+        if spec.instruction(name).is_none() {
+            let known: Vec<&str> = spec.instructions.iter().map(|f| f.instruction.instruction.as_str()).collect();
+            return Err(format!("error: --instruction {name}: no such instruction (expected one of {})", known.join(", ")));
+        }
+    }
+    for file in &spec.instructions {
+        let ins = &file.instruction;
+        if !only.is_empty() && !only.contains(&ins.instruction) {
+            continue;
+        }
+        let cases = vectors::cases(spec, ins);
+        let text = vectors::to_jsonl(&cases).map_err(|e| format!("error: {}: {e}", ins.instruction))?;
+        let path = vectors::file_for(out, &ins.instruction);
+        vectors::write_atomic(&path, &text).map_err(|e| format!("error: {}: {e}", path.display()))?;
+        let legal = cases.iter().filter(|c| c.rule.is_none()).count();
+        println!("{:<28} {:>6} legal {:>6} illegal", path.display(), legal, cases.len() - legal);
+    }
+    Ok(())
+}

@@ -1,0 +1,122 @@
+//! Modules to judge a case in: the lowest one that meets its needs, one that ptxas
+//! can assemble, and the nearest ones that do not meet them.
+
+use ptxvec_spec::{PtxVersion, Target, TargetModel, Variant};
+
+use super::needs::Need;
+
+/// A `.version` and `.target` pair.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Module {
+    /// `.version`.
+    pub ptx: PtxVersion,
+    /// `.target`.
+    pub target: Target,
+}
+
+impl Module {
+    fn at(model: &TargetModel, ptx: PtxVersion, target: Target) -> Option<Module> {
+        let introduced = model.info(target)?.ptx;
+        let m = Module {
+            ptx: ptx.max(introduced),
+            target,
+        };
+        model.check_version(m.ptx, m.target).ok().map(|()| m)
+    }
+}
+
+/// The lowest target of the model that meets a target need: the need itself when
+/// the model lists it, else the lowest plain target above it.
+fn lowest_meeting(model: &TargetModel, need: Option<Target>) -> Option<Target> {
+    let mut plain: Vec<Target> = model
+        .targets
+        .iter()
+        .map(|t| t.name)
+        .filter(|t| t.variant == Variant::Plain)
+        .collect();
+    plain.sort();
+    match need {
+        Some(t) if model.info(t).is_some() => Some(t),
+        Some(t) => plain.into_iter().find(|p| model.satisfies(*p, t)),
+        None => plain.into_iter().next(),
+    }
+}
+
+/// The lowest module that meets a need.
+pub fn minimum(model: &TargetModel, need: &Need) -> Option<Module> {
+    Module::at(model, need.ptx, lowest_meeting(model, need.target)?)
+}
+
+/// The lowest module that meets a need and whose target the newest ptxas knows
+/// (a target that targets.yaml records a ptxas 13.5 probe for).
+pub fn checkable(model: &TargetModel, need: &Need, ptxas: &str) -> Option<Module> {
+    let mut known: Vec<Target> = model
+        .targets
+        .iter()
+        .filter(|t| t.ptxas.as_ref().is_some_and(|p| p.version == ptxas))
+        .map(|t| t.name)
+        .filter(|t| need.target.is_none_or(|n| model.satisfies(*t, n)))
+        .collect();
+    known.sort_by_key(|t| (t.arch, t.variant));
+    known
+        .into_iter()
+        .find_map(|t| Module::at(model, need.ptx, t))
+}
+
+/// The module one PTX ISA version below the minimum, on the same target, if that
+/// target can be named there; `None` when the target's own introduction is the bound.
+pub fn version_below(model: &TargetModel, min: Module) -> Option<Module> {
+    let below = model.version_before(min.ptx)?;
+    model
+        .check_version(below, min.target)
+        .ok()
+        .map(|()| Module {
+            ptx: below,
+            target: min.target,
+        })
+}
+
+/// The nearest targets that do not meet a target need, each at the lowest version
+/// that can name it and meets the version need:
+/// - for a plain `sm_XY`: the highest plain target below it;
+/// - for `sm_XYa`: the other variants of the same architecture;
+/// - for `sm_XYf`: the plain `sm_XY`, and the lowest family-specific target of a later
+///   architecture outside the family.
+pub fn outside(model: &TargetModel, need: &Need) -> Vec<Module> {
+    let Some(t) = need.target else {
+        return Vec::new();
+    };
+    let mut all: Vec<Target> = model.targets.iter().map(|i| i.name).collect();
+    all.sort();
+    let candidates: Vec<Target> = match t.variant {
+        Variant::Plain => all
+            .iter()
+            .copied()
+            .filter(|c| c.variant == Variant::Plain && c.arch < t.arch)
+            .next_back()
+            .into_iter()
+            .collect(),
+        Variant::Arch => all
+            .iter()
+            .copied()
+            .filter(|c| c.arch == t.arch && c.variant != Variant::Arch)
+            .collect(),
+        Variant::Family => {
+            let plain = all
+                .iter()
+                .copied()
+                .filter(|c| c.arch == t.arch && c.variant == Variant::Plain);
+            let next = all
+                .iter()
+                .copied()
+                .filter(|c| c.variant == Variant::Family && c.arch > t.arch && !model.satisfies(*c, t))
+                .find(|c| Module::at(model, need.ptx, *c).is_some());
+            plain.chain(next).collect()
+        }
+    };
+    candidates
+        .into_iter()
+        .filter(|c| !model.satisfies(*c, t))
+        .filter_map(|c| Module::at(model, need.ptx, c))
+        .collect()
+}

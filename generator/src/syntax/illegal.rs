@@ -1,0 +1,492 @@
+//! Illegal cases with one defect each, made from legal spellings.
+//!
+//! Each mutation names the rule it breaks. Qualifier mutations are kept only when
+//! the result is no legal spelling of any form (checked against the enumeration,
+//! not against the judge), so that "one defect" holds.
+
+use std::collections::BTreeSet;
+
+use ptxvec_spec::model::{Effect, Form, SyntaxGroup};
+use ptxvec_spec::template::SlotToken;
+use ptxvec_spec::{Instruction, Qualifier, Spec};
+
+use super::case::{need_records, Case, SourceRecord, Verdict};
+use super::context::{self, Module};
+use super::judge::Kind;
+use super::legal::{chain_key, compose, form_source, legal_spellings, Legal};
+use super::operands::{self, positions, Style};
+use super::spelling::{Refusal, Spelling};
+
+/// The ptxas release whose targets a mutation's module must lie in.
+pub const CHECK_PTXAS: &str = "13.5";
+
+struct Mutant {
+    tag: String,
+    quals: Vec<String>,
+    ops: Vec<String>,
+    kind: Kind,
+    rule: String,
+    module: Option<Module>,
+    source: SourceRecord,
+}
+
+fn mutant(tag: impl Into<String>, quals: Vec<String>, ops: Vec<String>, kind: Kind, rule: impl Into<String>, source: SourceRecord) -> Mutant {
+    Mutant {
+        tag: tag.into(),
+        quals,
+        ops,
+        kind,
+        rule: rule.into(),
+        module: None,
+        source,
+    }
+}
+
+fn ptxas_says(msg: &str) -> SourceRecord {
+    SourceRecord {
+        cite: format!("ptxas {CHECK_PTXAS}"),
+        quote: Some(msg.to_owned()),
+    }
+}
+
+/// Every legal qualifier multiset of an instruction, sorted: what a mutation must avoid.
+fn legal_sets(spec: &Spec, instruction: &Instruction) -> BTreeSet<Vec<Qualifier>> {
+    instruction
+        .forms()
+        .flat_map(|(_, f)| legal_spellings(spec, instruction, &f.id))
+        .map(|l| {
+            let mut q = l.spelling.qualifiers();
+            q.sort();
+            q
+        })
+        .collect()
+}
+
+fn is_legal_set(sets: &BTreeSet<Vec<Qualifier>>, quals: &[String]) -> bool {
+    let mut parsed: Vec<Qualifier> = match quals.iter().map(|q| q.parse()).collect() {
+        Ok(p) => p,
+        Err(_) => return false,
+    };
+    parsed.sort();
+    sets.contains(&parsed)
+}
+
+/// The illegal cases of one instruction.
+pub fn illegal_cases(spec: &Spec, instruction: &Instruction) -> Vec<Case> {
+    let sets = legal_sets(spec, instruction);
+    let vocabulary: BTreeSet<Qualifier> = instruction
+        .forms()
+        .flat_map(|(g, f)| f.possible_qualifiers(g))
+        .collect();
+    let mut out = Vec::new();
+    let mut first_form = true;
+    for (group, form) in instruction.forms() {
+        let legal = legal_spellings(spec, instruction, &form.id);
+        let Some(base) = legal.first() else { continue };
+        let mut muts = Vec::new();
+        qualifier_mutants(base, group, form, &vocabulary, &mut muts);
+        operand_mutants(base, &mut muts);
+        if first_form {
+            foreign_mutants(instruction, base, &vocabulary, &mut muts);
+            first_form = false;
+        }
+        muts.retain(|m| !is_legal_set(&sets, &m.quals) && unambiguous(instruction, form, m));
+        muts.extend(refused_mutants(spec, instruction, group, form));
+        muts.extend(requirement_mutants(spec, &legal));
+        for m in muts {
+            if let Some(case) = to_case(spec, instruction, form, base, m) {
+                out.push(case);
+            }
+        }
+    }
+    // Ids must be unique: a second case with the same id gets a counter.
+    let mut seen = BTreeSet::new();
+    for c in &mut out {
+        let mut n = 1;
+        let stem = c.id.clone();
+        while !seen.insert(c.id.clone()) {
+            n += 1;
+            c.id = format!("{stem}~{n}");
+        }
+    }
+    out
+}
+
+/// A qualifier mutation names the rule of its own syntax line; keep it only when
+/// that line is the one nearest to the result, and no line reads it exactly.
+fn unambiguous(instruction: &Instruction, form: &Form, m: &Mutant) -> bool {
+    let about_lines = m.rule.starts_with("set.")
+        || matches!(m.rule.as_str(), "qualifier.extra" | "qualifier.required" | "syntax.missing_qualifier");
+    if !about_lines {
+        return true;
+    }
+    let Ok(quals) = m.quals.iter().map(|q| q.parse()).collect::<Result<Vec<Qualifier>, _>>() else {
+        return true;
+    };
+    let (cost, forms) = super::judge::nearest_forms(instruction, &quals);
+    cost > 0 && forms == [form.id.clone()]
+}
+
+fn to_case(spec: &Spec, instruction: &Instruction, form: &Form, base: &Legal<'_>, m: Mutant) -> Option<Case> {
+    let module = match m.module {
+        Some(md) => md,
+        None => base
+            .needs
+            .0
+            .iter()
+            .find_map(|n| context::checkable(&spec.targets, n, CHECK_PTXAS))
+            .or_else(|| base.needs.0.first().and_then(|n| context::minimum(&spec.targets, n)))?,
+    };
+    let chain = format!("{}{}", form.syntax.mnemonic, m.quals.concat());
+    Some(Case {
+        id: format!("{}/{}/{}!{}", instruction.instruction, form.id, chain_key(&base.spelling), m.tag),
+        instruction: instruction.instruction.clone(),
+        form: form.id.clone(),
+        text: compose(&chain, &m.ops),
+        verdict: Verdict::Illegal,
+        kind: Some(m.kind),
+        rule: Some(m.rule),
+        ptx: module.ptx.to_string(),
+        target: module.target.to_string(),
+        requires: need_records(&base.needs),
+        noncanonical: false,
+        base: Some(format!("{}/{}/{}/reg", instruction.instruction, form.id, chain_key(&base.spelling))),
+        source: m.source,
+    })
+}
+
+fn spelled(s: &Spelling<'_>) -> Vec<String> {
+    s.qualifiers().iter().map(|q| q.spelling().to_owned()).collect()
+}
+
+/// Mutations of the qualifier chain within the instruction's own vocabulary.
+fn qualifier_mutants(base: &Legal<'_>, group: &SyntaxGroup, form: &Form, vocabulary: &BTreeSet<Qualifier>, out: &mut Vec<Mutant>) {
+    let s = &base.spelling;
+    let quals = spelled(s);
+    let ops = operands::render(s, Style::Registers);
+    let src = form_source(s.instruction, form);
+    // An unknown word: the last qualifier with its last letter doubled.
+    if let Some(last) = quals.last() {
+        let typo = format!("{last}{}", last.chars().last().unwrap_or('x'));
+        if typo.parse::<Qualifier>().is_err() {
+            let mut q = quals.clone();
+            let n = q.len() - 1;
+            q[n] = typo;
+            out.push(mutant("syntax.unknown_qualifier", q, ops.clone(), Kind::Malformed, "syntax.unknown_qualifier", ptxas_says("Unknown modifier")));
+        }
+        let mut q = quals.clone();
+        q.push(last.clone());
+        out.push(mutant("syntax.duplicate_qualifier", q, ops.clone(), Kind::Malformed, "syntax.duplicate_qualifier", src.clone()));
+    }
+    // Each required position left out.
+    let mut written = 0;
+    for (slot, value) in form.syntax.slots.iter().zip(&s.slots) {
+        let Some(v) = value else { continue };
+        let here = written;
+        written += 1;
+        if slot.optional {
+            continue;
+        }
+        let mut q = quals.clone();
+        q.remove(here);
+        let (kind, rule) = match slot.token {
+            SlotToken::Fixed(_) => (Kind::Invalid, "qualifier.required".to_owned()),
+            SlotToken::Placeholder(_) => (Kind::Malformed, "syntax.missing_qualifier".to_owned()),
+        };
+        out.push(mutant(format!("{rule}:{v}"), q, ops.clone(), kind, rule, src.clone()));
+    }
+    // Each placeholder given a value of the instruction's vocabulary, of the same
+    // kind, that its set does not hold.
+    let mut written = 0;
+    for (slot, value) in form.syntax.slots.iter().zip(&s.slots) {
+        let here = written;
+        if value.is_some() {
+            written += 1;
+        }
+        let (SlotToken::Placeholder(p), Some(v)) = (&slot.token, value) else { continue };
+        let Some(set) = group.sets.get(p) else { continue };
+        for other in vocabulary.iter().filter(|o| o.kind() == v.kind() && !set.values.contains(o)) {
+            if s.qualifiers().contains(other) {
+                continue;
+            }
+            let mut q = quals.clone();
+            q[here] = other.spelling().to_owned();
+            out.push(mutant(format!("set.{p}:{other}"), q, ops.clone(), Kind::Invalid, format!("set.{p}"), src.clone()));
+        }
+    }
+    // A qualifier of the instruction that this line does not take, inserted before the last.
+    let possible = form.possible_qualifiers(group);
+    for extra in vocabulary.iter().filter(|q| !possible.contains(q)) {
+        let mut q = quals.clone();
+        let at = q.len().saturating_sub(1);
+        q.insert(at, extra.spelling().to_owned());
+        out.push(mutant(format!("qualifier.extra:{extra}"), q, ops.clone(), Kind::Invalid, "qualifier.extra", src.clone()));
+    }
+}
+
+/// Qualifiers PTX knows but the instruction does not take, and module-level defects.
+fn foreign_mutants(instruction: &Instruction, base: &Legal<'_>, vocabulary: &BTreeSet<Qualifier>, out: &mut Vec<Mutant>) {
+    let s = &base.spelling;
+    let quals = spelled(s);
+    let ops = operands::render(s, Style::Registers);
+    for foreign in Qualifier::ALL.iter().filter(|q| !vocabulary.contains(q)) {
+        let mut q = quals.clone();
+        let at = q.len().saturating_sub(1);
+        q.insert(at, foreign.spelling().to_owned());
+        out.push(mutant(
+            format!("qualifier.not_allowed:{foreign}"),
+            q,
+            ops.clone(),
+            Kind::Invalid,
+            "qualifier.not_allowed",
+            SourceRecord::text(format!("{}: no syntax line of {} has `{foreign}`", form_cite(instruction), instruction.instruction)),
+        ));
+    }
+}
+
+fn form_cite(instruction: &Instruction) -> String {
+    instruction.sources.first().map_or_else(String::new, ToString::to_string)
+}
+
+/// Mutations of the operands.
+fn operand_mutants(base: &Legal<'_>, out: &mut Vec<Mutant>) {
+    let s = &base.spelling;
+    let quals = spelled(s);
+    let ops = operands::render(s, Style::Registers);
+    let ps = positions(s);
+    let src = form_source(s.instruction, s.form);
+    let m = |tag: &str, ops: Vec<String>, kind: Kind, rule: &str, src: SourceRecord| mutant(tag, quals.clone(), ops, kind, rule, src);
+    if let Some(last) = ops.len().checked_sub(1) {
+        let mut fewer = ops.clone();
+        fewer.remove(last);
+        if ps.iter().filter(|p| !p.optional).count() > fewer.len() {
+            out.push(m("syntax.operand_count:fewer", fewer, Kind::Malformed, "syntax.operand_count", src.clone()));
+        }
+    }
+    if ops.len() == ps.len() {
+        let mut more = ops.clone();
+        more.push("%r9".into());
+        out.push(m("syntax.operand_count:more", more, Kind::Malformed, "syntax.operand_count", src.clone()));
+    }
+    // A missing comma: text that does not tokenize.
+    if ops.len() >= 2 {
+        let mut joined = ops.clone();
+        let second = joined.remove(1);
+        joined[0] = format!("{} {second}", joined[0]);
+        out.push(m("syntax.parse", joined, Kind::Malformed, "syntax.parse", ptxas_says("Parsing error ... syntax error")));
+    }
+    for (i, p) in ps.iter().enumerate() {
+        let Some(written) = ops.get(i) else { continue };
+        let with = |text: &str| {
+            let mut o = ops.clone();
+            o[i] = text.to_owned();
+            o
+        };
+        let tag = |what: &str| format!("{what}:{}", p.name);
+        match p.class {
+            None => {
+                out.push(m(&tag("syntax.operand_shape"), with("%rd9"), Kind::Malformed, "syntax.operand_shape", src.clone()));
+                out.push(m(&tag("operand.class"), with("[%f9]"), Kind::Invalid, "operand.class", ptxas_says("Illegal to use symbol '%f9' of type .f32 as address operand. Use integer or bit only.")));
+                out.push(m(&tag("operand.address"), with("[256]"), Kind::Invalid, "operand.address", ptxas_says("Immediate addresses allowed only for .local state space")));
+                if s.form.syntax.mnemonic == ptxvec_spec::Mnemonic::Red && !s.qualifiers().iter().any(|q| matches!(q, Qualifier::Shared | Qualifier::SharedCta | Qualifier::SharedCluster)) {
+                    out.push(m(&tag("operand.address_size"), with("[%r9]"), Kind::Invalid, "operand.address_size", ptxas_says("32-Bit ABI (--machine 32 or 32-Bit addressing) is not supported on sm_90 or higher architectures.")));
+                }
+            }
+            Some(class) => {
+                out.push(m(&tag("syntax.operand_shape"), with("[%rd9]"), Kind::Malformed, "syntax.operand_shape", src.clone()));
+                let wrong = match operands::reg_for(class) {
+                    super::text::RegClass::B64 | super::text::RegClass::F64 => "%r9",
+                    _ => "%rd9",
+                };
+                if let Some(n) = p.vector_len {
+                    let elems: Vec<&str> = written.trim_matches(['{', '}']).split(", ").collect();
+                    out.push(m(&tag("syntax.operand_shape:scalar"), with(elems[0]), Kind::Malformed, "syntax.operand_shape", ptxas_says("Vector expected for argument")));
+                    let short = format!("{{{}}}", elems[..(n as usize - 1)].join(", "));
+                    out.push(m(&tag("syntax.operand_shape:length"), with(&short), Kind::Malformed, "syntax.operand_shape", ptxas_says("Argument vector size mismatch")));
+                    let mut bad = elems.iter().map(|e| (*e).to_owned()).collect::<Vec<_>>();
+                    bad[0] = wrong.to_owned();
+                    out.push(m(&tag("operand.class"), with(&format!("{{{}}}", bad.join(", "))), Kind::Invalid, "operand.class", ptxas_says("Arguments mismatch")));
+                    continue;
+                }
+                out.push(m(&tag("syntax.operand_shape:vector"), with(&format!("{{{written}, {written}}}")), Kind::Malformed, "syntax.operand_shape", ptxas_says("Vector operand is not allowed")));
+                out.push(m(&tag("operand.class"), with(wrong), Kind::Invalid, "operand.class", ptxas_says("Arguments mismatch")));
+                if p.spec.dest {
+                    out.push(m(&tag("operand.register_required"), with("1"), Kind::Invalid, "operand.register_required", ptxas_says("Result register required")));
+                    if !p.spec.sink {
+                        out.push(m(&tag("operand.sink"), with("_"), Kind::Invalid, "operand.sink", ptxas_says("Result discard mode is not allowed")));
+                    }
+                    if p.pair.is_none() {
+                        out.push(m(&tag("syntax.operand_shape:pair"), with(&format!("{written}|%p9")), Kind::Malformed, "syntax.operand_shape", ptxas_says("Predicate output not allowed")));
+                    }
+                } else {
+                    out.push(m(&tag("syntax.operand_shape:sink"), with("_"), Kind::Malformed, "syntax.operand_shape", ptxas_says("Parsing error near '_': syntax error")));
+                    if !p.negatable && class != Qualifier::Pred {
+                        out.push(m(&tag("syntax.operand_shape:not"), with(&format!("!{written}")), Kind::Malformed, "syntax.operand_shape", ptxas_says("Illegal argument to predicate negation")));
+                    }
+                }
+                if let Some(mult) = p.spec.multiple_of {
+                    out.push(m(&tag("operand.multiple_of"), with(&(mult + mult / 2).to_string()), Kind::Invalid, "operand.multiple_of", p.spec.source.as_ref().map_or_else(|| src.clone(), SourceRecord::of)));
+                }
+                if let Some((q, _)) = &p.pair {
+                    if p.spec.sink && q.spec.sink {
+                        out.push(m(&tag("syntax.operand_shape:sinks"), with("_|_"), Kind::Malformed, "syntax.operand_shape", ptxas_says("Parsing error near '_': syntax error")));
+                    }
+                }
+            }
+        }
+    }
+    // An optional operand without the qualifier it needs, and the qualifier without it.
+    for p in ps.iter().filter(|p| p.optional) {
+        let quals_now = s.qualifiers();
+        let src = p.spec.source.as_ref().map_or_else(|| src.clone(), SourceRecord::of);
+        match p.spec.requires {
+            Some(q) if !quals_now.contains(&q) => {
+                let mut more = ops.clone();
+                more.push("%rd9".into());
+                out.push(m(&format!("operand.requires:{}", p.name), more, Kind::Invalid, "operand.requires", src));
+            }
+            Some(_) => {
+                let mut fewer = ops.clone();
+                fewer.pop();
+                out.push(m(&format!("operand.required_by:{}", p.name), fewer, Kind::Invalid, "operand.required_by", src));
+            }
+            None => {}
+        }
+    }
+}
+
+/// Spellings of the syntax line that a table or a forbid rule rules out, each
+/// reduced to the fewest optional qualifiers that still break the same rule.
+fn refused_mutants(spec: &Spec, instruction: &Instruction, group: &SyntaxGroup, form: &Form) -> Vec<Mutant> {
+    let mut seen = BTreeSet::new();
+    let mut out = Vec::new();
+    for s in template_spellings(instruction, group, form) {
+        let Some(refusal) = s.refusal() else { continue };
+        let minimal = reduce(&s, &refusal);
+        let key = minimal.qualifiers();
+        if !seen.insert(key) {
+            continue;
+        }
+        let (rule, source) = match &refusal {
+            Refusal::Table(id) => {
+                let t = instruction.tables.iter().find(|t| t.id == *id);
+                let src = t
+                    .and_then(|t| t.source.as_ref().map(SourceRecord::of))
+                    .unwrap_or_else(|| SourceRecord::text(format!("seed {}, table `{}`", t.and_then(|t| t.seed.clone()).unwrap_or_default(), id)));
+                (format!("table.{id}"), src)
+            }
+            Refusal::Forbidden(r) => (r.id.clone(), SourceRecord::of(&r.source)),
+        };
+        let ops = operands::render(&minimal, Style::Registers);
+        let mut m = mutant(format!("{rule}:{}", chain_key(&minimal)), spelled(&minimal), ops, Kind::Invalid, rule, source);
+        // Judged where its own version and target needs are met, so that the
+        // refusal is its one defect.
+        m.module = minimal
+            .needs(&spec.targets)
+            .0
+            .iter()
+            .find_map(|n| context::checkable(&spec.targets, n, CHECK_PTXAS));
+        out.push(m);
+    }
+    out
+}
+
+fn reduce<'s>(s: &Spelling<'s>, refusal: &Refusal<'s>) -> Spelling<'s> {
+    let mut cur = s.clone();
+    for k in 0..cur.slots.len() {
+        if !cur.form.syntax.slots[k].optional || cur.slots[k].is_none() {
+            continue;
+        }
+        let mut trial = cur.clone();
+        trial.slots[k] = None;
+        if trial.refusal().as_ref() == Some(refusal) {
+            cur = trial;
+        }
+    }
+    cur
+}
+
+/// Every spelling of the template, refused or not.
+fn template_spellings<'s>(instruction: &'s Instruction, group: &'s SyntaxGroup, form: &'s Form) -> Vec<Spelling<'s>> {
+    let choices: Vec<Vec<Option<Qualifier>>> = form
+        .syntax
+        .slots
+        .iter()
+        .map(|slot| {
+            let values: Vec<Qualifier> = match &slot.token {
+                SlotToken::Fixed(q) => vec![*q],
+                SlotToken::Placeholder(p) => group.sets.get(p).map_or(Vec::new(), |s| s.values.clone()),
+            };
+            slot.optional.then_some(None).into_iter().chain(values.into_iter().map(Some)).collect()
+        })
+        .collect();
+    let mut out = vec![Vec::new()];
+    for c in &choices {
+        out = out
+            .into_iter()
+            .flat_map(|prefix: Vec<Option<Qualifier>>| {
+                c.iter().map(move |v| {
+                    let mut p = prefix.clone();
+                    p.push(*v);
+                    p
+                })
+            })
+            .collect();
+    }
+    out.into_iter()
+        .map(|slots| Spelling {
+            instruction,
+            group,
+            form,
+            slots,
+        })
+        .collect()
+}
+
+/// For each version-and-target rule, the first legal spelling it binds, judged one
+/// version below and on the nearest targets outside.
+fn requirement_mutants(spec: &Spec, legal: &[Legal<'_>]) -> Vec<Mutant> {
+    let model = &spec.targets;
+    let mut out = Vec::new();
+    let mut done_version = BTreeSet::new();
+    let mut done_target = BTreeSet::new();
+    for l in legal {
+        let s = &l.spelling;
+        for need in &l.needs.0 {
+            let Some(min) = context::minimum(model, need) else { continue };
+            let mut probes: Vec<(Module, &str)> = Vec::new();
+            if let Some(below) = context::version_below(model, min) {
+                probes.push((below, "version"));
+            }
+            for m in context::outside(model, need) {
+                probes.push((m, "target"));
+            }
+            for (module, what) in probes {
+                if l.needs.met_by(model, module.ptx, module.target) {
+                    continue;
+                }
+                let failing = s.requiring_rules().into_iter().find(|r| match &r.effect {
+                    Effect::Requires(reqs) => !super::needs::Needs::of_rule(reqs).met_by(model, module.ptx, module.target),
+                    Effect::Forbid(_) => false,
+                });
+                let Some(rule) = failing else { continue };
+                let key = (rule.id.clone(), what, module.target.variant);
+                let done = if what == "version" { &mut done_version } else { &mut done_target };
+                if !done.insert(key) {
+                    continue;
+                }
+                let mut m = mutant(
+                    format!("{}:{what}:{}@{}", rule.id, module.target, module.ptx),
+                    spelled(s),
+                    operands::render(s, Style::Registers),
+                    Kind::Invalid,
+                    rule.id.clone(),
+                    SourceRecord::of(&rule.source),
+                );
+                m.module = Some(module);
+                out.push(m);
+            }
+        }
+    }
+    out
+}

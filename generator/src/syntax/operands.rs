@@ -1,0 +1,488 @@
+//! A spelling's operands: what each position takes, how the enumerator writes it,
+//! and how the judge checks what was written.
+//!
+//! Register compatibility follows ptxas 13.5 (probed per position, recorded in the
+//! spec's `int_registers` notes): sizes always match; a bit-size type takes any
+//! register of its size unless the position takes integer registers only; `.u`/`.s`
+//! types take integer registers; `.f32`/`.f64` take `.b` or `.f` registers; 16-bit
+//! and packed float types take `.b16` and `.b32` registers; `.pred` takes `.pred`.
+
+use ptxvec_spec::model::{OperandClass, OperandSpec};
+use ptxvec_spec::template::{OperandShape, OperandToken};
+use ptxvec_spec::{Mnemonic, Qualifier};
+
+use super::spelling::Spelling;
+use super::text::{Atom, Literal, Operand, RegClass};
+
+/// What one operand position of a spelling takes.
+#[derive(Debug, Clone)]
+pub struct Position<'s> {
+    /// The doc's name.
+    pub name: &'s str,
+    /// Its spec.
+    pub spec: &'s OperandSpec,
+    /// The register type, `None` for an address.
+    pub class: Option<Qualifier>,
+    /// A brace vector of this many elements.
+    pub vector_len: Option<u32>,
+    /// May be left out (`{, cache-policy}`).
+    pub optional: bool,
+    /// `{!}a`.
+    pub negatable: bool,
+    /// The second destination of `d|p` or `d[|p]`: its position, and whether it may be left out.
+    pub pair: Option<(Box<Position<'s>>, bool)>,
+}
+
+/// How the enumerator writes the operands of one legal case.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Style {
+    /// Registers everywhere, optional pairs left out.
+    Registers,
+    /// Every source that the spec marks `imm` written as an immediate.
+    Immediates,
+    /// Optional `|p` written.
+    WithPair,
+    /// `{!}a` written negated.
+    Negated,
+    /// The first sink-capable destination written as `_`.
+    Sink,
+}
+
+impl Style {
+    /// Every style.
+    pub const ALL: &'static [Style] = &[
+        Style::Registers,
+        Style::Immediates,
+        Style::WithPair,
+        Style::Negated,
+        Style::Sink,
+    ];
+
+    /// The suffix a case id carries for this style.
+    pub const fn tag(self) -> &'static str {
+        match self {
+            Style::Registers => "reg",
+            Style::Immediates => "imm",
+            Style::WithPair => "pair",
+            Style::Negated => "not",
+            Style::Sink => "sink",
+        }
+    }
+}
+
+/// Every operand position of a spelling, pairs nested.
+pub fn positions<'s>(s: &Spelling<'s>) -> Vec<Position<'s>> {
+    s.form
+        .syntax
+        .operands
+        .iter()
+        .filter_map(|tok| position(s, tok, &tok.name))
+        .collect()
+}
+
+fn position<'s>(s: &Spelling<'s>, tok: &'s OperandToken, name: &'s str) -> Option<Position<'s>> {
+    let spec = s.form.operands.get(name)?;
+    let class = match &spec.class {
+        OperandClass::Address => None,
+        OperandClass::Fixed(q) => Some(*q),
+        OperandClass::FromSlot(p) => s.value_of(p),
+    };
+    let vector_len = spec
+        .vector
+        .as_deref()
+        .and_then(|v| s.value_of(v))
+        .and_then(Qualifier::vector_len);
+    let pair = match &tok.pair {
+        Some((p, optional)) if name == tok.name => {
+            let inner = position(s, tok, p)?;
+            Some((Box::new(Position { pair: None, ..inner }), *optional))
+        }
+        _ => None,
+    };
+    Some(Position {
+        name,
+        spec,
+        class,
+        vector_len,
+        optional: tok.optional,
+        negatable: tok.negatable && name == tok.name,
+        pair: pair.filter(|_| tok.shape == OperandShape::Value),
+    })
+}
+
+/// The register class the enumerator writes for a type.
+pub fn reg_for(class: Qualifier) -> RegClass {
+    match class.type_bits() {
+        Some(1) => RegClass::Pred,
+        Some(16) => RegClass::B16,
+        Some(64) if matches!(class, Qualifier::F64) => RegClass::F64,
+        Some(64) => RegClass::B64,
+        _ if class == Qualifier::F32 => RegClass::F32,
+        _ => RegClass::B32,
+    }
+}
+
+/// Whether a register of class `r` may stand where type `t` is expected (ptxas 13.5).
+pub fn reg_fits(t: Qualifier, r: RegClass, int_only: bool) -> bool {
+    use Qualifier as Q;
+    use RegClass as R;
+    match t {
+        Q::Pred => r == R::Pred,
+        Q::B32 => r == R::B32 || (!int_only && r == R::F32),
+        Q::U32 | Q::S32 => r == R::B32,
+        Q::B64 => r == R::B64 || (!int_only && r == R::F64),
+        Q::U64 | Q::S64 => r == R::B64,
+        Q::F32 => matches!(r, R::B32 | R::F32),
+        Q::F64 => matches!(r, R::B64 | R::F64),
+        Q::F16x2 | Q::Bf16x2 => r == R::B32,
+        _ => r == R::B16 && t.type_bits() == Some(16),
+    }
+}
+
+/// Whether an immediate of this literal syntax may stand where type `t` is expected
+/// (ptxas 13.5: integer literals are integers, `0f` is .f32, `1.0` and `0d` are .f64;
+/// a float literal fits a bit-size type of its own size; 16-bit floats take none).
+pub fn literal_fits(t: Qualifier, lit: Literal, int_only: bool) -> bool {
+    use Qualifier as Q;
+    let float_type = matches!(t, Q::F32 | Q::F64);
+    match lit {
+        Literal::Int => t.type_bits().is_some() && !float_type && !is_half_float(t),
+        Literal::HexF32 => float_type || (t == Q::B32 && !int_only),
+        Literal::HexF64 | Literal::Decimal => float_type || (t == Q::B64 && !int_only),
+    }
+}
+
+fn is_half_float(t: Qualifier) -> bool {
+    matches!(
+        t,
+        Qualifier::F16 | Qualifier::Bf16 | Qualifier::F16x2 | Qualifier::Bf16x2
+    )
+}
+
+/// The immediate the enumerator writes for a position, if the spec allows one.
+fn immediate_for(p: &Position<'_>) -> Option<String> {
+    let class = p.class?;
+    if !p.spec.imm || p.vector_len.is_some() {
+        return None;
+    }
+    if let Some(m) = p.spec.multiple_of {
+        return Some(m.to_string());
+    }
+    Some(match class {
+        Qualifier::F32 => "0f3F800000".to_owned(),
+        Qualifier::F64 => "0d3FF0000000000000".to_owned(),
+        _ if p.name == "membermask" => "0xffffffff".to_owned(),
+        _ if literal_fits(class, Literal::Int, true) => "1".to_owned(),
+        _ => return None,
+    })
+}
+
+/// Hands out register names per class: `%r1`, `%r2`, `%rd1`, ...
+#[derive(Debug, Default)]
+pub struct Registers {
+    next: [u32; 6],
+}
+
+impl Registers {
+    /// The next register of a class.
+    pub fn take(&mut self, class: RegClass) -> String {
+        let i = RegClass::ALL.iter().position(|c| *c == class).unwrap_or(0);
+        self.next[i] += 1;
+        format!("{}{}", class.prefix(), self.next[i])
+    }
+}
+
+/// Whether a style makes a case different from `Registers` for this spelling.
+pub fn style_applies(s: &Spelling<'_>, style: Style) -> bool {
+    let ps = positions(s);
+    match style {
+        Style::Registers => true,
+        Style::Immediates => ps.iter().any(|p| immediate_for(p).is_some()),
+        Style::WithPair => ps.iter().any(|p| matches!(p.pair, Some((_, true)))),
+        Style::Negated => ps.iter().any(|p| p.negatable),
+        Style::Sink => ps.iter().any(|p| {
+            p.spec.sink || p.pair.as_ref().is_some_and(|(q, _)| q.spec.sink)
+        }),
+    }
+}
+
+/// The operands of a legal case in a style: `[%rd1]`, `%r1`, `%rd2`.
+pub fn render(s: &Spelling<'_>, style: Style) -> Vec<String> {
+    let quals = s.qualifiers();
+    let mut regs = Registers::default();
+    let mut out: Vec<String> = Vec::new();
+    let mut sink_used = false;
+    for p in positions(s) {
+        if p.optional && !p.spec.requires.is_some_and(|q| quals.contains(&q)) {
+            continue;
+        }
+        let mut text = scalar_text(&p, style, &mut regs);
+        if style == Style::Sink && p.spec.sink && !sink_used && p.pair.is_some() {
+            text = "_".to_owned();
+            sink_used = true;
+        }
+        if let Some((q, optional)) = &p.pair {
+            let write_pair = !optional || matches!(style, Style::WithPair | Style::Sink);
+            if write_pair {
+                let second = if style == Style::Sink && q.spec.sink && !sink_used {
+                    sink_used = true;
+                    "_".to_owned()
+                } else {
+                    scalar_text(q, Style::Registers, &mut regs)
+                };
+                text = format!("{text}|{second}");
+            }
+        }
+        out.push(text);
+    }
+    out
+}
+
+fn scalar_text(p: &Position<'_>, style: Style, regs: &mut Registers) -> String {
+    let Some(class) = p.class else {
+        return format!("[{}]", regs.take(RegClass::B64));
+    };
+    if let Some(n) = p.vector_len {
+        let elems: Vec<String> = (0..n).map(|_| regs.take(reg_for(class))).collect();
+        return format!("{{{}}}", elems.join(", "));
+    }
+    if style == Style::Immediates {
+        if let Some(imm) = immediate_for(p) {
+            return imm;
+        }
+    }
+    let r = regs.take(reg_for(class));
+    if style == Style::Negated && p.negatable {
+        format!("!{r}")
+    } else {
+        r
+    }
+}
+
+/// One thing wrong with the operands, and which rule it breaks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OperandDefect {
+    /// The rule id: `syntax.operand_count`, `operand.class`, ...
+    pub rule: &'static str,
+    /// Malformed (true) or invalid.
+    pub malformed: bool,
+    /// What is wrong, for people.
+    pub message: String,
+}
+
+fn defect(rule: &'static str, malformed: bool, message: String) -> OperandDefect {
+    OperandDefect {
+        rule,
+        malformed,
+        message,
+    }
+}
+
+/// Checks written operands against a spelling's positions.
+pub fn check(s: &Spelling<'_>, written: &[Operand]) -> Result<(), OperandDefect> {
+    let ps = positions(s);
+    let required = ps.iter().filter(|p| !p.optional).count();
+    if written.len() < required || written.len() > ps.len() {
+        let want = if required == ps.len() {
+            format!("{required}")
+        } else {
+            format!("{required} to {}", ps.len())
+        };
+        return Err(defect(
+            "syntax.operand_count",
+            true,
+            format!(
+                "{} takes {want} operands ({}); {} written",
+                s.form.syntax.mnemonic,
+                ps.iter().map(|p| p.name).collect::<Vec<_>>().join(", "),
+                written.len()
+            ),
+        ));
+    }
+    for (p, w) in ps.iter().zip(written) {
+        check_one(s, p, w)?;
+    }
+    // An optional operand and the qualifier it goes with (PTX ISA: "When the optional
+    // argument cache-policy is specified, the qualifier .level::cache_hint is required";
+    // E011: ptxas also rejects the qualifier without the operand).
+    let quals = s.qualifiers();
+    for (i, p) in ps.iter().enumerate() {
+        let present = i < written.len();
+        if let Some(q) = p.spec.requires.filter(|q| present && !quals.contains(q)) {
+            return Err(defect(
+                "operand.requires",
+                false,
+                format!("operand `{}` needs the qualifier `{q}`", p.name),
+            ));
+        }
+        if let Some(q) = p.spec.required_by.filter(|q| !present && quals.contains(q)) {
+            return Err(defect(
+                "operand.required_by",
+                false,
+                format!("the qualifier `{q}` needs the operand `{}`", p.name),
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn check_one(s: &Spelling<'_>, p: &Position<'_>, w: &Operand) -> Result<(), OperandDefect> {
+    let shape = |expected: &str| {
+        Err(defect(
+            "syntax.operand_shape",
+            true,
+            format!("operand `{}` must be {expected}; {} written", p.name, w.shape()),
+        ))
+    };
+    let Some(class) = p.class else {
+        return match w {
+            Operand::Address(base, _) => check_address(s, p, base),
+            _ => shape("an address `[...]`"),
+        };
+    };
+    if let Some(n) = p.vector_len {
+        return match w {
+            Operand::Vector(elems) if elems.len() as u32 == n => elems
+                .iter()
+                .try_for_each(|a| check_atom(p, class, a, false)),
+            Operand::Vector(elems) => Err(defect(
+                "syntax.operand_shape",
+                true,
+                format!(
+                    "operand `{}` must be a vector of {n} elements; {} written",
+                    p.name,
+                    elems.len()
+                ),
+            )),
+            _ => shape(&format!("a brace vector of {n} elements")),
+        };
+    }
+    match w {
+        Operand::Scalar(a) => check_atom(p, class, a, false),
+        Operand::Not(a) if p.negatable => check_atom(p, class, a, false),
+        Operand::Not(_) => shape("written without `!`: only a predicate source may be negated"),
+        Operand::Pair(d, q) => match &p.pair {
+            Some((qp, _)) => {
+                if matches!(d, Atom::Sink) && matches!(q, Atom::Sink) {
+                    // ptxas 13.5: `_|_` is a parse error (E015).
+                    return shape("at most one sink in `d|p`");
+                }
+                check_atom(p, class, d, true)?;
+                check_atom(qp, qp.class.unwrap_or(Qualifier::Pred), q, true)
+            }
+            None => shape("a single register: this instruction has no predicate output `|p`"),
+        },
+        Operand::Vector(_) => shape("a scalar, not a brace vector"),
+        Operand::Address(..) => shape("a register or an immediate, not an address"),
+    }
+}
+
+fn check_atom(p: &Position<'_>, class: Qualifier, a: &Atom, in_pair: bool) -> Result<(), OperandDefect> {
+    let int_only = p.spec.int_registers;
+    match a {
+        Atom::Sink if !p.spec.dest => Err(defect(
+            "syntax.operand_shape",
+            true,
+            format!("operand `{}` is a source: the sink `_` stands only for a destination", p.name),
+        )),
+        Atom::Sink if !p.spec.sink => Err(defect(
+            "operand.sink",
+            false,
+            format!("operand `{}` may not be the sink `_`", p.name),
+        )),
+        Atom::Sink => Ok(()),
+        Atom::Imm(..) if p.spec.dest && in_pair => Err(defect(
+            "syntax.operand_shape",
+            true,
+            format!("operand `{}` of a `d|p` pair must be a register", p.name),
+        )),
+        Atom::Imm(..) if p.spec.dest => Err(defect(
+            "operand.register_required",
+            false,
+            format!("operand `{}` is a destination: it must be a register", p.name),
+        )),
+        Atom::Imm(lit, text) => {
+            if !literal_fits(class, *lit, int_only) {
+                return Err(defect(
+                    "operand.class",
+                    false,
+                    format!("immediate `{text}` does not fit operand `{}` of type `{class}`", p.name),
+                ));
+            }
+            if let (Some(m), Some(v)) = (p.spec.multiple_of, int_value(text)) {
+                if v % i128::from(m) != 0 {
+                    return Err(defect(
+                        "operand.multiple_of",
+                        false,
+                        format!("operand `{}` must be a multiple of {m}; {text} written", p.name),
+                    ));
+                }
+            }
+            Ok(())
+        }
+        Atom::Reg(r, name) if !reg_fits(class, *r, int_only) => Err(defect(
+            "operand.class",
+            false,
+            format!(
+                "register `{name}` ({}) does not fit operand `{}` of type `{class}`",
+                r.declared_type(),
+                p.name
+            ),
+        )),
+        Atom::Reg(..) | Atom::Symbol(_) => Ok(()),
+    }
+}
+
+fn check_address(s: &Spelling<'_>, p: &Position<'_>, base: &Atom) -> Result<(), OperandDefect> {
+    match base {
+        Atom::Reg(RegClass::F32 | RegClass::F64 | RegClass::Pred, name) => Err(defect(
+            "operand.class",
+            false,
+            format!("register `{name}` cannot hold the address `{}`", p.name),
+        )),
+        // ptxas 13.5 under `.address_size 64`: a 32- or 16-bit register address is
+        // fatal for `red.global` and generic `red` ("32-Bit ABI ... is not supported"),
+        // accepted for `red.shared` and every cp.reduce.async.bulk address.
+        Atom::Reg(RegClass::B32 | RegClass::B16, name)
+            if s.form.syntax.mnemonic == Mnemonic::Red
+                && !s.qualifiers().iter().any(|q| {
+                    matches!(q, Qualifier::Shared | Qualifier::SharedCta | Qualifier::SharedCluster)
+                }) =>
+        {
+            Err(defect(
+                "operand.address_size",
+                false,
+                format!("register `{name}` is narrower than the 64-bit address of a global or generic `{}`", p.name),
+            ))
+        }
+        // "Immediate addresses allowed only for .local state space".
+        Atom::Imm(_, text) => Err(defect(
+            "operand.address",
+            false,
+            format!("`[{text}]`: an immediate address is allowed only for .local"),
+        )),
+        Atom::Sink => Err(defect(
+            "syntax.operand_shape",
+            true,
+            format!("operand `{}`: `[_]` is not an address", p.name),
+        )),
+        Atom::Reg(..) | Atom::Symbol(_) => Ok(()),
+    }
+}
+
+/// The value of an integer literal, for the multiple-of check.
+fn int_value(text: &str) -> Option<i128> {
+    let (neg, body) = match text.strip_prefix('-') {
+        Some(b) => (true, b),
+        None => (false, text),
+    };
+    let body = body.strip_suffix('U').unwrap_or(body);
+    let v = if let Some(h) = body.strip_prefix("0x").or_else(|| body.strip_prefix("0X")) {
+        i128::from_str_radix(h, 16).ok()?
+    } else if let Some(b) = body.strip_prefix("0b").or_else(|| body.strip_prefix("0B")) {
+        i128::from_str_radix(b, 2).ok()?
+    } else {
+        body.parse().ok()?
+    };
+    Some(if neg { -v } else { v })
+}

@@ -1,0 +1,169 @@
+//! Qualifier spellings of a form, and what the spec's rules and tables say of them.
+//!
+//! A spelling is one choice per qualifier position of a syntax line (a value, or
+//! nothing where the position is optional). The same functions judge a spelling
+//! whether the enumerator built it or the judge parsed it from text, so the legal
+//! list and `check-syntax` cannot drift apart.
+
+use ptxvec_spec::model::{Effect, Form, Rule, SyntaxGroup, TableKind};
+use ptxvec_spec::template::SlotToken;
+use ptxvec_spec::{Instruction, Qualifier, TargetModel};
+
+use super::needs::Needs;
+
+/// One choice per qualifier position of a form.
+#[derive(Debug, Clone)]
+pub struct Spelling<'s> {
+    /// The instruction.
+    pub instruction: &'s Instruction,
+    /// The sets the form's placeholders draw on.
+    pub group: &'s SyntaxGroup,
+    /// The syntax line.
+    pub form: &'s Form,
+    /// Per position, the qualifier written there, `None` where an optional one is left out.
+    pub slots: Vec<Option<Qualifier>>,
+}
+
+/// Why a well-formed spelling is not allowed, whatever the module.
+#[derive(Debug, Clone)]
+pub enum Refusal<'s> {
+    /// No entry of a combinations table matches.
+    Table(&'s str),
+    /// A `forbid` rule applies.
+    Forbidden(&'s Rule),
+}
+
+impl PartialEq for Refusal<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Refusal::Table(a), Refusal::Table(b)) => a == b,
+            (Refusal::Forbidden(a), Refusal::Forbidden(b)) => a.id == b.id,
+            _ => false,
+        }
+    }
+}
+
+impl<'s> Spelling<'s> {
+    /// The qualifiers written, in canonical order.
+    pub fn qualifiers(&self) -> Vec<Qualifier> {
+        self.slots.iter().flatten().copied().collect()
+    }
+
+    /// The value of the named placeholder, if written.
+    pub fn value_of(&self, placeholder: &str) -> Option<Qualifier> {
+        self.form
+            .syntax
+            .slots
+            .iter()
+            .zip(&self.slots)
+            .find(|(slot, _)| matches!(&slot.token, SlotToken::Placeholder(p) if p == placeholder))
+            .and_then(|(_, q)| *q)
+    }
+
+    /// The canonical text of the qualifier chain: `red.relaxed.gpu.global.add.u32`.
+    pub fn chain(&self) -> String {
+        let mut s = self.form.syntax.mnemonic.spelling().to_owned();
+        for q in self.qualifiers() {
+            s.push_str(q.spelling());
+        }
+        s
+    }
+
+    /// The first table or forbid rule that rules the spelling out, in file order.
+    pub fn refusal(&self) -> Option<Refusal<'s>> {
+        let quals = self.qualifiers();
+        let id = self.form.id.as_str();
+        for table in &self.instruction.tables {
+            if table.kind != TableKind::Combinations || !table.forms.iter().any(|f| f == id) {
+                continue;
+            }
+            let allowed = table.rows.iter().flat_map(|r| &r.entries).any(|entry| {
+                entry
+                    .iter()
+                    .all(|group| group.0.iter().any(|q| quals.contains(q)))
+            });
+            if !allowed {
+                return Some(Refusal::Table(&table.id));
+            }
+        }
+        self.instruction.rules.iter().find_map(|rule| {
+            (matches!(rule.effect, Effect::Forbid(_)) && rule.condition().matches(id, &quals))
+                .then_some(Refusal::Forbidden(rule))
+        })
+    }
+
+    /// The `requires` rules that apply, in file order.
+    pub fn requiring_rules(&self) -> Vec<&'s Rule> {
+        let quals = self.qualifiers();
+        self.instruction
+            .rules
+            .iter()
+            .filter(|r| {
+                matches!(r.effect, Effect::Requires(_))
+                    && r.condition().matches(&self.form.id, &quals)
+            })
+            .collect()
+    }
+
+    /// Every applicable requirement at once.
+    pub fn needs(&self, model: &TargetModel) -> Needs {
+        self.requiring_rules()
+            .iter()
+            .fold(Needs::none(), |acc, rule| match &rule.effect {
+                Effect::Requires(reqs) => acc.and(model, &Needs::of_rule(reqs)),
+                Effect::Forbid(_) => acc,
+            })
+    }
+}
+
+/// Every spelling of a form that no table or forbid rule rules out (version and
+/// target needs aside), in the order of the syntax line's positions and the sets'
+/// value order, absent optionals first.
+pub fn allowed_spellings<'s>(
+    instruction: &'s Instruction,
+    group: &'s SyntaxGroup,
+    form: &'s Form,
+) -> Vec<Spelling<'s>> {
+    let choices: Vec<Vec<Option<Qualifier>>> = form
+        .syntax
+        .slots
+        .iter()
+        .map(|slot| {
+            let values: Vec<Qualifier> = match &slot.token {
+                SlotToken::Fixed(q) => vec![*q],
+                SlotToken::Placeholder(p) => group.sets.get(p).map_or(Vec::new(), |s| s.values.clone()),
+            };
+            let absent = slot.optional.then_some(None);
+            absent.into_iter().chain(values.into_iter().map(Some)).collect()
+        })
+        .collect();
+    let mut out = Vec::new();
+    let mut pick = vec![0usize; choices.len()];
+    if choices.iter().any(Vec::is_empty) {
+        return out;
+    }
+    loop {
+        let spelling = Spelling {
+            instruction,
+            group,
+            form,
+            slots: pick.iter().zip(&choices).map(|(i, c)| c[*i]).collect(),
+        };
+        if spelling.refusal().is_none() {
+            out.push(spelling);
+        }
+        // Odometer over the positions, last position fastest.
+        let mut k = choices.len();
+        loop {
+            if k == 0 {
+                return out;
+            }
+            k -= 1;
+            pick[k] += 1;
+            if pick[k] < choices[k].len() {
+                break;
+            }
+            pick[k] = 0;
+        }
+    }
+}

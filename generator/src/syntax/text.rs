@@ -1,0 +1,452 @@
+//! Instruction text, tokenized: `@!%p1 red.global.add.u32 [%rd1+4], %r1;`.
+//!
+//! This is the lexical layer only: a guard, a dotted mnemonic-and-qualifier chain,
+//! and comma-separated operands with their shapes (address, brace vector, `d|p`
+//! pair, `!` negation, sink, register, immediate, symbol). Which qualifiers and
+//! operands an instruction takes is the judge's business.
+
+use std::fmt;
+
+/// What a register's prefix says about its declared type, under the naming that
+/// `emit-ptx` declares: `%r` .b32, `%rd` .b64, `%f` .f32, `%fd` .f64, `%h` .b16, `%p` .pred.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum RegClass {
+    /// `%r<n>`: .b32.
+    B32,
+    /// `%rd<n>`: .b64.
+    B64,
+    /// `%f<n>`: .f32.
+    F32,
+    /// `%fd<n>`: .f64.
+    F64,
+    /// `%h<n>`: .b16.
+    B16,
+    /// `%p<n>`: .pred.
+    Pred,
+}
+
+impl RegClass {
+    /// Every class, prefix order.
+    pub const ALL: &'static [RegClass] = &[
+        RegClass::B32,
+        RegClass::B64,
+        RegClass::F32,
+        RegClass::F64,
+        RegClass::B16,
+        RegClass::Pred,
+    ];
+
+    /// The register-name prefix, `%` included.
+    pub const fn prefix(self) -> &'static str {
+        match self {
+            RegClass::B32 => "%r",
+            RegClass::B64 => "%rd",
+            RegClass::F32 => "%f",
+            RegClass::F64 => "%fd",
+            RegClass::B16 => "%h",
+            RegClass::Pred => "%p",
+        }
+    }
+
+    /// The PTX type `emit-ptx` declares registers of this class with.
+    pub const fn declared_type(self) -> &'static str {
+        match self {
+            RegClass::B32 => ".b32",
+            RegClass::B64 => ".b64",
+            RegClass::F32 => ".f32",
+            RegClass::F64 => ".f64",
+            RegClass::B16 => ".b16",
+            RegClass::Pred => ".pred",
+        }
+    }
+
+    /// The class a register name shows: the longest prefix followed by digits only.
+    pub fn of_name(name: &str) -> Option<RegClass> {
+        RegClass::ALL
+            .iter()
+            .copied()
+            .filter(|c| {
+                name.strip_prefix(c.prefix())
+                    .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+            })
+            .max_by_key(|c| c.prefix().len())
+    }
+}
+
+/// An immediate's spelling: which literal syntax of PTX ISA 4.5 ("Constants") it uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Literal {
+    /// Decimal, hex (`0x`), octal or binary integer, optionally negative, optional `U`.
+    Int,
+    /// `0f` followed by 8 hex digits: a .f32 bit pattern.
+    HexF32,
+    /// `0d` followed by 16 hex digits: a .f64 bit pattern.
+    HexF64,
+    /// A decimal floating-point literal such as `1.0` or `1e3` (a .f64 value).
+    Decimal,
+}
+
+/// One scalar operand: a register, an immediate, a sink or another name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Atom {
+    /// A register whose prefix shows its class.
+    Reg(RegClass, String),
+    /// Any other identifier: a symbolic name such as `dst` or `mask`.
+    Symbol(String),
+    /// An immediate.
+    Imm(Literal, String),
+    /// `_`.
+    Sink,
+}
+
+impl Atom {
+    fn parse(s: &str) -> Option<Atom> {
+        if s == "_" {
+            return Some(Atom::Sink);
+        }
+        if let Some(lit) = literal(s) {
+            return Some(Atom::Imm(lit, s.to_owned()));
+        }
+        if !is_identifier(s) {
+            return None;
+        }
+        Some(match RegClass::of_name(s) {
+            Some(c) => Atom::Reg(c, s.to_owned()),
+            None => Atom::Symbol(s.to_owned()),
+        })
+    }
+}
+
+impl fmt::Display for Atom {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Atom::Reg(_, s) | Atom::Symbol(s) | Atom::Imm(_, s) => f.write_str(s),
+            Atom::Sink => f.write_str("_"),
+        }
+    }
+}
+
+/// One operand as written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Operand {
+    /// `[base]` or `[base+offset]`: the base, and the text inside the brackets.
+    Address(Atom, String),
+    /// `{a, b, ...}`.
+    Vector(Vec<Atom>),
+    /// `d|p`.
+    Pair(Atom, Atom),
+    /// `!a`.
+    Not(Atom),
+    /// A plain scalar.
+    Scalar(Atom),
+}
+
+impl Operand {
+    /// The scalars the operand names, in order: what `emit-ptx` must declare.
+    pub fn atoms(&self) -> Vec<&Atom> {
+        match self {
+            Operand::Address(a, _) | Operand::Not(a) | Operand::Scalar(a) => vec![a],
+            Operand::Vector(v) => v.iter().collect(),
+            Operand::Pair(a, b) => vec![a, b],
+        }
+    }
+
+    /// A word for the shape, for messages.
+    pub fn shape(&self) -> &'static str {
+        match self {
+            Operand::Address(..) => "an address",
+            Operand::Vector(_) => "a brace vector",
+            Operand::Pair(..) => "a `d|p` pair",
+            Operand::Not(_) => "a negated predicate",
+            Operand::Scalar(Atom::Imm(..)) => "an immediate",
+            Operand::Scalar(Atom::Sink) => "the sink `_`",
+            Operand::Scalar(_) => "a register",
+        }
+    }
+}
+
+/// A tokenized instruction.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InstrText {
+    /// `@p` or `@!p`, as written.
+    pub guard: Option<String>,
+    /// The dotted chain before the operands, split at dots outside `::`:
+    /// `red.global.add.u32` → `["red", "global", "add", "u32"]`.
+    pub words: Vec<String>,
+    /// The operands, in order.
+    pub operands: Vec<Operand>,
+}
+
+/// Text that does not tokenize, with the character offset where it stops making sense.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message} (at character {offset})")]
+pub struct LexError {
+    /// What was expected.
+    pub message: String,
+    /// Zero-based character offset.
+    pub offset: usize,
+}
+
+/// Splits an instruction into guard, dotted words and operands.
+pub fn tokenize(text: &str) -> Result<InstrText, LexError> {
+    let err = |message: &str, offset: usize| LexError {
+        message: message.to_owned(),
+        offset,
+    };
+    let trimmed_start = text.len() - text.trim_start().len();
+    let mut body = text.trim();
+    if let Some(stripped) = body.strip_suffix(';') {
+        body = stripped.trim_end();
+    }
+    if body.contains(';') {
+        return Err(err("expected one instruction: `;` only at the end", trimmed_start + body.find(';').unwrap_or(0)));
+    }
+    let mut at = trimmed_start;
+    let mut guard = None;
+    if body.starts_with('@') {
+        let end = body.find(char::is_whitespace).ok_or_else(|| err("expected an instruction after the guard predicate", at))?;
+        let g = &body[..end];
+        let name = g[1..].strip_prefix('!').unwrap_or(&g[1..]);
+        if !is_identifier(name) {
+            return Err(err("expected a predicate name after `@`", at + 1));
+        }
+        guard = Some(g.to_owned());
+        let rest = &body[end..];
+        at += end + (rest.len() - rest.trim_start().len());
+        body = rest.trim_start();
+    }
+    let split = body.find(char::is_whitespace).unwrap_or(body.len());
+    let (chain, rest) = body.split_at(split);
+    let words = split_chain(chain).map_err(|(m, o)| err(&m, at + o))?;
+    let rest_at = at + split + (rest.len() - rest.trim_start().len());
+    let rest = rest.trim();
+    let operands = if rest.is_empty() {
+        Vec::new()
+    } else {
+        split_operands(rest)
+            .map_err(|(m, o)| err(&m, rest_at + o))?
+            .into_iter()
+            .map(|(piece, o)| parse_operand(piece).ok_or_else(|| err(&format!("`{piece}` is not an operand (expected a register, an immediate, `_`, `[address]`, `{{vector}}`, `d|p` or `!p`)"), rest_at + o)))
+            .collect::<Result<Vec<_>, _>>()?
+    };
+    Ok(InstrText {
+        guard,
+        words,
+        operands,
+    })
+}
+
+/// `red.shared::cta.add.u32` → `red`, `shared::cta`, `add`, `u32`.
+fn split_chain(chain: &str) -> Result<Vec<String>, (String, usize)> {
+    let mut words = Vec::new();
+    let mut start = 0;
+    let bytes = chain.as_bytes();
+    let mut i = 0;
+    while i <= bytes.len() {
+        let at_end = i == bytes.len();
+        if at_end || bytes[i] == b'.' {
+            let word = &chain[start..i];
+            if word.is_empty() {
+                return Err(("expected a word between dots".into(), i));
+            }
+            if !word.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b':') {
+                return Err((format!("`{word}` is not a qualifier word"), start));
+            }
+            words.push(word.to_owned());
+            start = i + 1;
+        }
+        i += 1;
+    }
+    Ok(words)
+}
+
+/// Splits at top-level commas (not inside `[]` or `{}`), keeping offsets.
+fn split_operands(s: &str) -> Result<Vec<(&str, usize)>, (String, usize)> {
+    let mut out = Vec::new();
+    let mut depth: Vec<char> = Vec::new();
+    let mut start = 0;
+    for (i, c) in s.char_indices() {
+        match c {
+            '[' | '{' => depth.push(c),
+            ']' | '}' => {
+                let open = if c == ']' { '[' } else { '{' };
+                if depth.pop() != Some(open) {
+                    return Err((format!("unbalanced `{c}`"), i));
+                }
+            }
+            ',' if depth.is_empty() => {
+                out.push(trim_piece(s, start, i)?);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    if let Some(open) = depth.last() {
+        return Err((format!("unclosed `{open}`"), s.len()));
+    }
+    out.push(trim_piece(s, start, s.len())?);
+    Ok(out)
+}
+
+fn trim_piece(s: &str, start: usize, end: usize) -> Result<(&str, usize), (String, usize)> {
+    let raw = &s[start..end];
+    let piece = raw.trim();
+    if piece.is_empty() {
+        return Err(("expected an operand".into(), start));
+    }
+    Ok((piece, start + (raw.len() - raw.trim_start().len())))
+}
+
+fn parse_operand(s: &str) -> Option<Operand> {
+    if let Some(inner) = s.strip_prefix('[').and_then(|r| r.strip_suffix(']')) {
+        // ptxas 13.5: `[reg]`, `[reg+imm]` (also `+-imm`) and `[sym+imm]`; `[reg-imm]`
+        // and `[reg+reg]` are parse errors.
+        let inner = inner.trim();
+        let (base, offset) = match inner.split_once('+') {
+            Some((b, o)) => (b.trim(), Some(o.trim())),
+            None => (inner, None),
+        };
+        if offset.is_some_and(|o| literal(o) != Some(Literal::Int)) {
+            return None;
+        }
+        return Some(Operand::Address(Atom::parse(base)?, inner.to_owned()));
+    }
+    if let Some(inner) = s.strip_prefix('{').and_then(|r| r.strip_suffix('}')) {
+        let atoms = inner
+            .split(',')
+            .map(|a| Atom::parse(a.trim()))
+            .collect::<Option<Vec<_>>>()?;
+        return Some(Operand::Vector(atoms));
+    }
+    if let Some((d, p)) = s.split_once('|') {
+        return Some(Operand::Pair(Atom::parse(d.trim())?, Atom::parse(p.trim())?));
+    }
+    if let Some(a) = s.strip_prefix('!') {
+        return Some(Operand::Not(Atom::parse(a.trim())?));
+    }
+    Some(Operand::Scalar(Atom::parse(s)?))
+}
+
+/// PTX identifiers (PTX ISA 4.4): `[a-zA-Z][a-zA-Z0-9_$]*` or `[_$%][a-zA-Z0-9_$]+`.
+fn is_identifier(s: &str) -> bool {
+    let mut chars = s.chars();
+    match chars.next() {
+        Some(c) if c.is_ascii_alphabetic() => {
+            chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
+        }
+        Some('_' | '$' | '%') => {
+            let rest = chars.as_str();
+            !rest.is_empty()
+                && rest
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
+        }
+        _ => false,
+    }
+}
+
+/// The literal syntax a token uses, if it is one (PTX ISA 4.5 "Constants").
+fn literal(s: &str) -> Option<Literal> {
+    let body = s.strip_prefix('-').unwrap_or(s);
+    let hex = |t: &str, n: usize| t.len() == n && t.bytes().all(|b| b.is_ascii_hexdigit());
+    if let Some(t) = body.strip_prefix("0f").or_else(|| body.strip_prefix("0F")) {
+        return hex(t, 8).then_some(Literal::HexF32);
+    }
+    if let Some(t) = body.strip_prefix("0d").or_else(|| body.strip_prefix("0D")) {
+        return hex(t, 16).then_some(Literal::HexF64);
+    }
+    let int = body.strip_suffix('U').unwrap_or(body);
+    let int_ok = if let Some(t) = int.strip_prefix("0x").or_else(|| int.strip_prefix("0X")) {
+        !t.is_empty() && t.bytes().all(|b| b.is_ascii_hexdigit())
+    } else if let Some(t) = int.strip_prefix("0b").or_else(|| int.strip_prefix("0B")) {
+        !t.is_empty() && t.bytes().all(|b| b == b'0' || b == b'1')
+    } else {
+        !int.is_empty() && int.bytes().all(|b| b.is_ascii_digit())
+    };
+    if int_ok {
+        return Some(Literal::Int);
+    }
+    let dec = body.bytes().next().is_some_and(|b| b.is_ascii_digit())
+        && body.parse::<f64>().is_ok()
+        && body.bytes().all(|b| b.is_ascii_digit() || b"+-.eE".contains(&b));
+    dec.then_some(Literal::Decimal)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splits_guard_chain_and_operands() {
+        let t = tokenize("  @!%p1 red.shared::cta.add.u32 [%rd1+4], %r1;").unwrap();
+        assert_eq!(t.guard.as_deref(), Some("@!%p1"));
+        assert_eq!(t.words, ["red", "shared::cta", "add", "u32"]);
+        assert_eq!(
+            t.operands,
+            [
+                Operand::Address(Atom::Reg(RegClass::B64, "%rd1".into()), "%rd1+4".into()),
+                Operand::Scalar(Atom::Reg(RegClass::B32, "%r1".into())),
+            ]
+        );
+    }
+
+    #[test]
+    fn operand_shapes() {
+        let t = tokenize("x.y {%h0, %h1}, d|p, !q, _, 0xffffffff, 0f3F800000, -1, 1.5, [gbl], Ry").unwrap();
+        let shapes: Vec<&str> = t.operands.iter().map(Operand::shape).collect();
+        assert_eq!(
+            shapes,
+            [
+                "a brace vector",
+                "a `d|p` pair",
+                "a negated predicate",
+                "the sink `_`",
+                "an immediate",
+                "an immediate",
+                "an immediate",
+                "an immediate",
+                "an address",
+                "a register"
+            ]
+        );
+        assert_eq!(t.operands[5], Operand::Scalar(Atom::Imm(Literal::HexF32, "0f3F800000".into())));
+        assert_eq!(t.operands[7], Operand::Scalar(Atom::Imm(Literal::Decimal, "1.5".into())));
+        assert_eq!(t.operands[9], Operand::Scalar(Atom::Symbol("Ry".into())));
+    }
+
+    #[test]
+    fn register_prefixes_take_the_longest_match() {
+        let cases = [
+            ("%r1", Some(RegClass::B32)),
+            ("%rd12", Some(RegClass::B64)),
+            ("%f0", Some(RegClass::F32)),
+            ("%fd3", Some(RegClass::F64)),
+            ("%h7", Some(RegClass::B16)),
+            ("%p2", Some(RegClass::Pred)),
+            ("%r", None),
+            ("%rdx", None),
+            ("%bd0", None),
+            ("r1", None),
+        ];
+        for (name, want) in cases {
+            assert_eq!(RegClass::of_name(name), want, "{name}");
+        }
+    }
+
+    #[test]
+    fn rejects_what_does_not_tokenize() {
+        for bad in [
+            "red.global..add.u32 [a], b;",
+            "red.global.add.u32 [a, b;",
+            "red.global.add.u32 [a]], b;",
+            "red.global.add.u32 [a],, b;",
+            "red.global.add.u32 [a], b; red",
+            "red.global.add.u32 [a], #b;",
+            "red.global.add.u32 [%rd1-4], %r1;",
+            "red.global.add.u32 [%rd1+%rd2], %r1;",
+            "@ red.global.add.u32 [a], b;",
+        ] {
+            assert!(tokenize(bad).is_err(), "{bad}");
+        }
+    }
+}
