@@ -15,7 +15,7 @@ use super::context::{self, Module};
 use super::judge::Kind;
 use super::legal::{chain_key, compose, form_source, legal_spellings, Legal};
 use super::operands::{self, positions, Style};
-use super::spelling::{Refusal, Spelling};
+use super::spelling::{every_spelling, Refusal, Spelling};
 
 /// The ptxas release whose targets a mutation's module must lie in.
 pub const CHECK_PTXAS: &str = "13.5";
@@ -360,7 +360,7 @@ fn operand_mutants(base: &Legal<'_>, out: &mut Vec<Mutant>) {
 fn refused_mutants(spec: &Spec, instruction: &Instruction, group: &SyntaxGroup, form: &Form) -> Vec<Mutant> {
     let mut seen = BTreeSet::new();
     let mut out = Vec::new();
-    for s in template_spellings(instruction, group, form) {
+    for s in every_spelling(instruction, group, form) {
         let Some(refusal) = s.refusal() else { continue };
         let minimal = reduce(&s, &refusal);
         let key = minimal.qualifiers();
@@ -404,43 +404,6 @@ fn reduce<'s>(s: &Spelling<'s>, refusal: &Refusal<'s>) -> Spelling<'s> {
         }
     }
     cur
-}
-
-/// Every spelling of the template, refused or not.
-fn template_spellings<'s>(instruction: &'s Instruction, group: &'s SyntaxGroup, form: &'s Form) -> Vec<Spelling<'s>> {
-    let choices: Vec<Vec<Option<Qualifier>>> = form
-        .syntax
-        .slots
-        .iter()
-        .map(|slot| {
-            let values: Vec<Qualifier> = match &slot.token {
-                SlotToken::Fixed(q) => vec![*q],
-                SlotToken::Placeholder(p) => group.sets.get(p).map_or(Vec::new(), |s| s.values.clone()),
-            };
-            slot.optional.then_some(None).into_iter().chain(values.into_iter().map(Some)).collect()
-        })
-        .collect();
-    let mut out = vec![Vec::new()];
-    for c in &choices {
-        out = out
-            .into_iter()
-            .flat_map(|prefix: Vec<Option<Qualifier>>| {
-                c.iter().map(move |v| {
-                    let mut p = prefix.clone();
-                    p.push(*v);
-                    p
-                })
-            })
-            .collect();
-    }
-    out.into_iter()
-        .map(|slots| Spelling {
-            instruction,
-            group,
-            form,
-            slots,
-        })
-        .collect()
 }
 
 /// For each version-and-target rule, the first legal spelling it binds, judged one

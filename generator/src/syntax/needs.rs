@@ -6,7 +6,6 @@
 //! at most one target, with dominated alternatives dropped.
 
 use ptxvec_spec::model::Requirement;
-use ptxvec_spec::target::TargetVersionError;
 use ptxvec_spec::{PtxVersion, Target, TargetModel};
 
 /// One way to meet every applicable rule: this `.version` or later, on this target
@@ -134,15 +133,6 @@ impl Needs {
     pub fn met_by(&self, model: &TargetModel, ptx: PtxVersion, target: Target) -> bool {
         self.0.iter().any(|n| n.met_by(model, ptx, target))
     }
-}
-
-/// Whether a module may say `.version ptx` and `.target target` at all.
-pub fn module_ok(
-    model: &TargetModel,
-    ptx: PtxVersion,
-    target: Target,
-) -> Result<(), TargetVersionError> {
-    model.check_version(ptx, target)
 }
 
 #[cfg(test)]

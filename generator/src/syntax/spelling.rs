@@ -117,53 +117,54 @@ impl<'s> Spelling<'s> {
 }
 
 /// Every spelling of a form that no table or forbid rule rules out (version and
-/// target needs aside), in the order of the syntax line's positions and the sets'
-/// value order, absent optionals first.
+/// target needs aside).
 pub fn allowed_spellings<'s>(
     instruction: &'s Instruction,
     group: &'s SyntaxGroup,
     form: &'s Form,
 ) -> Vec<Spelling<'s>> {
-    let choices: Vec<Vec<Option<Qualifier>>> = form
-        .syntax
-        .slots
-        .iter()
-        .map(|slot| {
-            let values: Vec<Qualifier> = match &slot.token {
-                SlotToken::Fixed(q) => vec![*q],
-                SlotToken::Placeholder(p) => group.sets.get(p).map_or(Vec::new(), |s| s.values.clone()),
-            };
-            let absent = slot.optional.then_some(None);
-            absent.into_iter().chain(values.into_iter().map(Some)).collect()
-        })
-        .collect();
-    let mut out = Vec::new();
-    let mut pick = vec![0usize; choices.len()];
-    if choices.iter().any(Vec::is_empty) {
-        return out;
+    let mut all = every_spelling(instruction, group, form);
+    all.retain(|s| s.refusal().is_none());
+    all
+}
+
+/// Every spelling the syntax line's positions allow, refused or not, in the order of
+/// the positions and the sets' value order (last position fastest), absent optionals
+/// first.
+pub fn every_spelling<'s>(
+    instruction: &'s Instruction,
+    group: &'s SyntaxGroup,
+    form: &'s Form,
+) -> Vec<Spelling<'s>> {
+    let mut rows: Vec<Vec<Option<Qualifier>>> = vec![Vec::new()];
+    for slot in &form.syntax.slots {
+        let values: Vec<Qualifier> = match &slot.token {
+            SlotToken::Fixed(q) => vec![*q],
+            SlotToken::Placeholder(p) => group.sets.get(p).map_or(Vec::new(), |s| s.values.clone()),
+        };
+        let choices: Vec<Option<Qualifier>> = slot
+            .optional
+            .then_some(None)
+            .into_iter()
+            .chain(values.into_iter().map(Some))
+            .collect();
+        rows = rows
+            .into_iter()
+            .flat_map(|prefix| {
+                choices.iter().map(move |v| {
+                    let mut row = prefix.clone();
+                    row.push(*v);
+                    row
+                })
+            })
+            .collect();
     }
-    loop {
-        let spelling = Spelling {
+    rows.into_iter()
+        .map(|slots| Spelling {
             instruction,
             group,
             form,
-            slots: pick.iter().zip(&choices).map(|(i, c)| c[*i]).collect(),
-        };
-        if spelling.refusal().is_none() {
-            out.push(spelling);
-        }
-        // Odometer over the positions, last position fastest.
-        let mut k = choices.len();
-        loop {
-            if k == 0 {
-                return out;
-            }
-            k -= 1;
-            pick[k] += 1;
-            if pick[k] < choices[k].len() {
-                break;
-            }
-            pick[k] = 0;
-        }
-    }
+            slots,
+        })
+        .collect()
 }
