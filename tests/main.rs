@@ -1,4 +1,6 @@
 //! ptxvec's integration tests: one binary, one module per concern.
+// Tests unwrap freely: a panic there is the failure report.
+#![allow(clippy::unwrap_used)]
 
 use std::path::PathBuf;
 
@@ -10,6 +12,9 @@ pub fn spec_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../spec")
 }
 mod cli;
+mod syntax_cases;
+mod syntax_check;
+mod syntax_ptxas;
 mod ptxas_targets;
 mod spec_errors;
 mod target_model;

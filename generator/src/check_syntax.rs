@@ -132,3 +132,19 @@ pub fn run(spec: &Spec, args: &Args) -> Result<u8, String> {
         Ok(EXIT_INPUT)
     }
 }
+
+/// `emit-ptx`: a text (or the case with this id) wrapped in a module.
+pub fn emit(spec: &Spec, text: &str, ptx: Option<&str>, target: Option<&str>) -> Result<String, String> {
+    let case = spec.instructions.iter().find_map(|f| {
+        let name = &f.instruction.instruction;
+        text.starts_with(&format!("{name}/"))
+            .then(|| crate::syntax::vectors::cases(spec, &f.instruction).into_iter().find(|c| c.id == text))
+            .flatten()
+    });
+    let (body, ptx, target) = match &case {
+        Some(c) => (c.text.as_str(), ptx.or(Some(c.ptx.as_str())), target.or(Some(c.target.as_str()))),
+        None => (text, ptx, target),
+    };
+    let (v, t) = module(ptx, target).map_err(|e| format!("error: {e}"))?;
+    Ok(crate::ptx_module::wrap(spec, crate::syntax::context::Module { ptx: v, target: t }, &[body]).text)
+}

@@ -36,6 +36,20 @@ pub enum Command {
     /// With `-`, read JSON Lines `{"text", "ptx", "target"}` from stdin and answer one
     /// JSON line each.
     CheckSyntax(crate::check_syntax::Args),
+    /// Wrap an instruction text in a minimal complete PTX module and print it.
+    EmitPtx {
+        /// The instruction text, or a case id from vectors/syntax.
+        text: String,
+        /// The module's `.version` (default: the case's).
+        #[arg(long)]
+        ptx: Option<String>,
+        /// The module's `.target` (default: the case's).
+        #[arg(long)]
+        target: Option<String>,
+    },
+    /// Run the ptxas differential and print, per instruction, cases by verdict,
+    /// agreement with ptxas, and the ledger entries. Exit 1 on an unexplained disagreement.
+    AuditSyntax(crate::audit::Args),
 }
 
 /// Exit status for a failure caused by the input or the command line.
@@ -68,5 +82,15 @@ fn run(cli: &Cli) -> Result<u8, String> {
             Ok(0)
         }
         Command::CheckSyntax(args) => crate::check_syntax::run(&spec, args),
+        Command::EmitPtx { text, ptx, target } => {
+            print!("{}", crate::check_syntax::emit(&spec, text, ptx.as_deref(), target.as_deref())?);
+            Ok(0)
+        }
+        Command::AuditSyntax(args) => {
+            let tools = crate::audit::tools(&spec, args)?;
+            let a = crate::audit::audit(&spec, &tools, args.jobs);
+            print!("{}", a.report);
+            Ok(if a.unexplained.is_empty() && a.stale.is_empty() { 0 } else { EXIT_ILLEGAL })
+        }
     }
 }

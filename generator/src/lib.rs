@@ -1,8 +1,14 @@
 //! ptxvec-generator: joins the spec and the oracle into conformance vectors, and
 //! holds the `ptxvec` command line.
+// Tests unwrap freely: a panic there is the failure report.
+#![cfg_attr(test, allow(clippy::unwrap_used))]
 
 pub mod cli;
 pub mod spec_summary;
 pub mod syntax;
 pub mod check_syntax;
 pub mod generate;
+pub mod ptx_module;
+pub mod audit;
+pub mod differential;
+pub mod ptxas;

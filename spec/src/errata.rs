@@ -36,6 +36,10 @@ pub struct Erratum {
     pub evidence: Vec<Source>,
     /// What the spec does about it.
     pub resolution: String,
+    /// The ptxas differential's checks whose answer differs from ours because of
+    /// this finding: case ids, or `example:<seed>:<text>` for a doc example.
+    #[serde(default)]
+    pub disagreements: Vec<String>,
 }
 
 /// spec/errata.yaml.

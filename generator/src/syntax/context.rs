@@ -92,8 +92,7 @@ pub fn outside(model: &TargetModel, need: &Need) -> Vec<Module> {
         Variant::Plain => all
             .iter()
             .copied()
-            .filter(|c| c.variant == Variant::Plain && c.arch < t.arch)
-            .next_back()
+            .rfind(|c| c.variant == Variant::Plain && c.arch < t.arch)
             .into_iter()
             .collect(),
         Variant::Arch => all

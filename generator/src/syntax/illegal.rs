@@ -10,6 +10,7 @@ use ptxvec_spec::model::{Effect, Form, SyntaxGroup};
 use ptxvec_spec::template::SlotToken;
 use ptxvec_spec::{Instruction, Qualifier, Spec};
 
+use super::across;
 use super::case::{need_records, Case, SourceRecord, Verdict};
 use super::context::{self, Module};
 use super::judge::Kind;
@@ -86,12 +87,30 @@ pub fn illegal_cases(spec: &Spec, instruction: &Instruction) -> Vec<Case> {
         let mut muts = Vec::new();
         qualifier_mutants(base, group, form, &vocabulary, &mut muts);
         operand_mutants(base, &mut muts);
+        // The qualifier without its operand needs a base that writes the qualifier.
+        let needs_operand: Vec<Qualifier> = form.operands.values().filter_map(|o| o.required_by).collect();
+        if let Some(with) = legal.iter().find(|l| needs_operand.iter().any(|q| l.spelling.qualifiers().contains(q))) {
+            if !std::ptr::eq(with, base) {
+                let mut extra = Vec::new();
+                operand_mutants(with, &mut extra);
+                muts.extend(extra.into_iter().filter(|m| m.rule == "operand.required_by").map(|mut m| {
+                    m.module = with.needs.0.iter().find_map(|n| context::checkable(&spec.targets, n, CHECK_PTXAS));
+                    m.tag = format!("{}:{}", m.tag, chain_key(&with.spelling));
+                    m.quals = spelled(&with.spelling);
+                    m
+                }));
+            }
+        }
         if first_form {
             foreign_mutants(instruction, base, &vocabulary, &mut muts);
             first_form = false;
         }
-        muts.retain(|m| !is_legal_set(&sets, &m.quals) && unambiguous(instruction, form, m));
+        // Only qualifier mutations change the chain; operand mutations keep it legal.
+        let base_quals = spelled(&base.spelling);
+        muts.retain(|m| m.quals == base_quals || m.rule == "operand.required_by" || (!is_legal_set(&sets, &m.quals) && unambiguous(instruction, form, m)));
         muts.extend(refused_mutants(spec, instruction, group, form));
+        table_column_mutants(instruction, form, base, &mut muts);
+        forbid_across_mutants(instruction, base, &mut muts);
         muts.extend(requirement_mutants(spec, &legal));
         for m in muts {
             if let Some(case) = to_case(spec, instruction, form, base, m) {
@@ -123,6 +142,11 @@ fn unambiguous(instruction: &Instruction, form: &Form, m: &Mutant) -> bool {
     let Ok(quals) = m.quals.iter().map(|q| q.parse()).collect::<Result<Vec<Qualifier>, _>>() else {
         return true;
     };
+    // A combination that a table or rule rules out across lines is named by that
+    // table or rule, not by the nearest line.
+    if across::table_refusal(instruction, &quals).is_some() || across::forbidden(instruction, &quals).is_some() {
+        return false;
+    }
     let (cost, forms) = super::judge::nearest_forms(instruction, &quals);
     cost > 0 && forms == [form.id.clone()]
 }
@@ -368,13 +392,7 @@ fn refused_mutants(spec: &Spec, instruction: &Instruction, group: &SyntaxGroup, 
             continue;
         }
         let (rule, source) = match &refusal {
-            Refusal::Table(id) => {
-                let t = instruction.tables.iter().find(|t| t.id == *id);
-                let src = t
-                    .and_then(|t| t.source.as_ref().map(SourceRecord::of))
-                    .unwrap_or_else(|| SourceRecord::text(format!("seed {}, table `{}`", t.and_then(|t| t.seed.clone()).unwrap_or_default(), id)));
-                (format!("table.{id}"), src)
-            }
+            Refusal::Table(id) => (format!("table.{id}"), table_source(instruction, id)),
             Refusal::Forbidden(r) => (r.id.clone(), SourceRecord::of(&r.source)),
         };
         let ops = operands::render(&minimal, Style::Registers);
@@ -389,6 +407,76 @@ fn refused_mutants(spec: &Spec, instruction: &Instruction, group: &SyntaxGroup, 
         out.push(m);
     }
     out
+}
+
+fn table_source(instruction: &Instruction, id: &str) -> SourceRecord {
+    let t = instruction.tables.iter().find(|t| t.id == id);
+    t.and_then(|t| t.source.as_ref().map(SourceRecord::of))
+        .unwrap_or_else(|| SourceRecord::text(format!("seed {}, table `{id}`", t.and_then(|t| t.seed.clone()).unwrap_or_default())))
+}
+
+/// For a table whose every refusal lies outside the syntax lines (red's
+/// vector table), one position of the base moved to another qualifier of its table
+/// column, where the table has no entry for the result (`.v2` → `.v8` with `.f32`).
+/// A table that refuses spellings of its own forms gets its cases from
+/// `refused_mutants`; moving across lines there would add second defects.
+fn table_column_mutants(instruction: &Instruction, form: &Form, base: &Legal<'_>, out: &mut Vec<Mutant>) {
+    let s = &base.spelling;
+    for table in instruction.tables.iter().filter(|t| t.forms.contains(&form.id) && across::only_across(instruction, t)) {
+        let cols = across::columns(table);
+        for (k, value) in s.slots.iter().enumerate() {
+            let Some(v) = value else { continue };
+            let Some(col) = cols.iter().find(|c| c.contains(v)) else { continue };
+            for other in col.iter().filter(|o| *o != v) {
+                let mut slots = s.slots.clone();
+                slots[k] = Some(*other);
+                let trial = Spelling { slots, ..s.clone() };
+                let quals = trial.qualifiers();
+                let Some((t, _)) = across::table_refusal(instruction, &quals) else { continue };
+                // Read on whichever of the table's forms comes first; the case
+                // stays with the base it was made from.
+                if t.id != table.id {
+                    continue;
+                }
+                out.push(mutant(
+                    format!("table.{}:{}", table.id, chain_key(&trial)),
+                    spelled(&trial),
+                    operands::render(&trial, Style::Registers),
+                    Kind::Invalid,
+                    format!("table.{}", table.id),
+                    table_source(instruction, &table.id),
+                ));
+            }
+        }
+    }
+}
+
+/// Forbid rules that name no form and that the base misses by one qualifier: the
+/// qualifier added, in place of the base's qualifier of the same kind if it has
+/// one (`red.global.v2.f32.add` → `red.shared.v2.f32.add`).
+fn forbid_across_mutants(instruction: &Instruction, base: &Legal<'_>, out: &mut Vec<Mutant>) {
+    let quals = base.spelling.qualifiers();
+    for rule in instruction.rules.iter().filter(|r| matches!(r.effect, Effect::Forbid(_)) && r.forms.is_none()) {
+        let unmet: Vec<_> = rule.when.iter().filter(|g| !g.0.iter().any(|q| quals.contains(q))).collect();
+        let ([group], false) = (unmet.as_slice(), rule.unless.iter().any(|q| quals.contains(q))) else { continue };
+        let Some(&add) = group.0.first() else { continue };
+        let mut q = quals.clone();
+        match q.iter().position(|w| w.kind() == add.kind()) {
+            Some(i) => q[i] = add,
+            None => q.insert(0, add),
+        }
+        if across::forbidden(instruction, &q).map(|r| r.id.as_str()) != Some(rule.id.as_str()) {
+            continue;
+        }
+        out.push(mutant(
+            format!("{}:{add}", rule.id),
+            q.iter().map(|x| x.spelling().to_owned()).collect(),
+            operands::render(&base.spelling, Style::Registers),
+            Kind::Invalid,
+            rule.id.clone(),
+            SourceRecord::of(&rule.source),
+        ));
+    }
 }
 
 fn reduce<'s>(s: &Spelling<'s>, refusal: &Refusal<'s>) -> Spelling<'s> {
@@ -428,11 +516,7 @@ fn requirement_mutants(spec: &Spec, legal: &[Legal<'_>]) -> Vec<Mutant> {
                 if l.needs.met_by(model, module.ptx, module.target) {
                     continue;
                 }
-                let failing = s.requiring_rules().into_iter().find(|r| match &r.effect {
-                    Effect::Requires(reqs) => !super::needs::Needs::of_rule(reqs).met_by(model, module.ptx, module.target),
-                    Effect::Forbid(_) => false,
-                });
-                let Some(rule) = failing else { continue };
+                let Some(rule) = s.unmet_rule(model, module.ptx, module.target) else { continue };
                 let key = (rule.id.clone(), what, module.target.variant);
                 let done = if what == "version" { &mut done_version } else { &mut done_target };
                 if !done.insert(key) {

@@ -14,8 +14,9 @@ use ptxvec_spec::model::{Effect, Form};
 use ptxvec_spec::template::SlotToken;
 use ptxvec_spec::{Instruction, Mnemonic, PtxVersion, Qualifier, Spec, Target};
 
-use super::needs::Needs;
+use super::across;
 use super::operands;
+use super::placement::{fit, in_order, Fit};
 use super::spelling::{Refusal, Spelling};
 use super::text::{self, RegClass};
 
@@ -195,104 +196,24 @@ pub fn allowed(spec: &Spec, s: &Spelling<'_>, ptx: PtxVersion, target: Target) -
         }
         None => {}
     }
-    for rule in s.requiring_rules() {
-        let Effect::Requires(reqs) = &rule.effect else { continue };
-        if !Needs::of_rule(reqs).met_by(&spec.targets, ptx, target) {
-            let alts: Vec<String> = reqs
-                .iter()
-                .map(|r| match (r.ptx, r.target) {
-                    (Some(v), Some(t)) => format!("PTX ISA {v} with {t}"),
-                    (Some(v), None) => format!("PTX ISA {v}"),
-                    (None, Some(t)) => t.to_string(),
-                    (None, None) => String::new(),
-                })
-                .collect();
-            return Err(fail(
-                Kind::Invalid,
-                rule.id.clone(),
-                format!("`{}` needs {}; the module has .version {ptx} and .target {target}", s.chain(), alts.join(" or ")),
-            ));
-        }
+    if let Some(rule) = s.unmet_rule(&spec.targets, ptx, target) {
+        let Effect::Requires(reqs) = &rule.effect else { return Ok(()) };
+        let alts: Vec<String> = reqs
+            .iter()
+            .map(|r| match (r.ptx, r.target) {
+                (Some(v), Some(t)) => format!("PTX ISA {v} with {t}"),
+                (Some(v), None) => format!("PTX ISA {v}"),
+                (None, Some(t)) => t.to_string(),
+                (None, None) => String::new(),
+            })
+            .collect();
+        return Err(fail(
+            Kind::Invalid,
+            rule.id.clone(),
+            format!("`{}` needs {}; the module has .version {ptx} and .target {target}", s.chain(), alts.join(" or ")),
+        ));
     }
     Ok(())
-}
-
-/// How a list of qualifiers maps onto one form's positions.
-struct Fit {
-    /// Per position, the index of the written qualifier placed there.
-    placed: Vec<Option<usize>>,
-    /// Written qualifiers no position takes.
-    unplaced: Vec<usize>,
-}
-
-impl Fit {
-    fn missing<'f>(&self, form: &'f Form) -> Vec<&'f SlotToken> {
-        form.syntax
-            .slots
-            .iter()
-            .zip(&self.placed)
-            .filter(|(slot, p)| !slot.optional && p.is_none())
-            .map(|(slot, _)| &slot.token)
-            .collect()
-    }
-
-    fn cost(&self, form: &Form) -> usize {
-        self.unplaced.len() + self.missing(form).len()
-    }
-}
-
-fn admits(group: &SyntaxGroup, token: &SlotToken, q: Qualifier) -> bool {
-    match token {
-        SlotToken::Fixed(f) => *f == q,
-        SlotToken::Placeholder(p) => group.sets.get(p).is_some_and(|s| s.values.contains(&q)),
-    }
-}
-
-/// The placement of written qualifiers onto positions that places the most, and
-/// among those keeps the written order where it can.
-fn fit(group: &SyntaxGroup, form: &Form, quals: &[Qualifier]) -> Fit {
-    let slots = &form.syntax.slots;
-    let mut best: Option<(usize, bool, Vec<Option<usize>>)> = None;
-    let mut placed = vec![None; slots.len()];
-    fn search(
-        i: usize,
-        quals: &[Qualifier],
-        group: &SyntaxGroup,
-        form: &Form,
-        placed: &mut Vec<Option<usize>>,
-        count: usize,
-        best: &mut Option<(usize, bool, Vec<Option<usize>>)>,
-    ) {
-        if i == quals.len() {
-            let ordered = in_order(placed);
-            let better = match best {
-                None => true,
-                Some((c, o, _)) => count > *c || (count == *c && ordered && !*o),
-            };
-            if better {
-                *best = Some((count, ordered, placed.clone()));
-            }
-            return;
-        }
-        for (k, slot) in form.syntax.slots.iter().enumerate() {
-            if placed[k].is_none() && admits(group, &slot.token, quals[i]) {
-                placed[k] = Some(i);
-                search(i + 1, quals, group, form, placed, count + 1, best);
-                placed[k] = None;
-            }
-        }
-        search(i + 1, quals, group, form, placed, count, best);
-    }
-    search(0, quals, group, form, &mut placed, 0, &mut best);
-    let placed = best.map_or_else(|| vec![None; slots.len()], |b| b.2);
-    let unplaced = (0..quals.len()).filter(|i| !placed.contains(&Some(*i))).collect();
-    Fit { placed, unplaced }
-}
-
-/// Whether the positions hold the written qualifiers in written order.
-fn in_order(placed: &[Option<usize>]) -> bool {
-    let seq: Vec<usize> = placed.iter().flatten().copied().collect();
-    seq.windows(2).all(|w| w[0] < w[1])
 }
 
 type QualDefect = (Defect, Option<String>);
@@ -312,7 +233,7 @@ fn read_qualifiers<'s>(instruction: &'s Instruction, quals: &[Qualifier]) -> Res
     }
     let fits: Vec<(&SyntaxGroup, &Form, Fit)> = instruction
         .forms()
-        .map(|(g, f)| (g, f, fit(g, f, quals)))
+        .map(|(g, f)| (g, f, fit(g, f, quals, &[])))
         .collect();
     let exact: Vec<(Spelling<'s>, bool)> = fits
         .iter()
@@ -324,6 +245,19 @@ fn read_qualifiers<'s>(instruction: &'s Instruction, quals: &[Qualifier]) -> Res
         .collect();
     if !exact.is_empty() {
         return Ok(exact);
+    }
+    if let Some((table, s)) = across::table_refusal(instruction, quals) {
+        return Err((
+            fail(Kind::Invalid, format!("table.{}", table.id), format!("`{}` is not among the combinations of table `{}`", s.chain(), table.id)),
+            Some(s.form.id.clone()),
+        ));
+    }
+    if let Some(rule) = across::forbidden(instruction, quals) {
+        let reason = match &rule.effect {
+            Effect::Forbid(r) => r.clone(),
+            Effect::Requires(_) => String::new(),
+        };
+        return Err((fail(Kind::Invalid, rule.id.clone(), reason), None));
     }
     let Some((g, form, fit)) = fits
         .iter()
@@ -383,7 +317,7 @@ pub fn nearest_forms(instruction: &Instruction, quals: &[Qualifier]) -> (usize, 
     let costs: Vec<(usize, usize, &str)> = instruction
         .forms()
         .map(|(g, f)| {
-            let fit = fit(g, f, quals);
+            let fit = fit(g, f, quals, &[]);
             (fit.cost(f), fit.unplaced.len(), f.id.as_str())
         })
         .collect();
@@ -394,4 +328,16 @@ pub fn nearest_forms(instruction: &Instruction, quals: &[Qualifier]) -> (usize, 
         .map(|c| c.2.to_owned())
         .collect();
     (best.0, ids)
+}
+
+/// The spelling a text is read as, if its qualifiers fit a syntax line exactly
+/// (operands and rules aside): what `emit-ptx` declares symbolic operands by.
+pub fn reading<'s>(spec: &'s Spec, text: &str) -> Option<Spelling<'s>> {
+    let parsed = text::tokenize(text).ok()?;
+    let chain = parsed.words.join(".");
+    let mnemonic = Mnemonic::prefix_of(&chain)?;
+    let instruction = spec.instructions.iter().map(|f| &f.instruction).find(|i| i.mnemonic == mnemonic)?;
+    let skip = mnemonic.spelling().split('.').count();
+    let quals: Vec<Qualifier> = parsed.words[skip..].iter().map(|w| format!(".{w}").parse()).collect::<Result<_, _>>().ok()?;
+    read_qualifiers(instruction, &quals).ok()?.into_iter().next().map(|(s, _)| s)
 }

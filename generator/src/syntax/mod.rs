@@ -4,6 +4,7 @@
 //! enumerate the syntax vectors; `text`, `operands` and `judge` make up
 //! `check-syntax`; `context` picks the modules a case is judged in.
 
+pub mod across;
 pub mod case;
 pub mod context;
 pub mod illegal;
@@ -11,6 +12,7 @@ pub mod judge;
 pub mod legal;
 pub mod needs;
 pub mod operands;
+pub mod placement;
 pub mod spelling;
 pub mod text;
 pub mod vectors;

@@ -7,7 +7,7 @@
 
 use ptxvec_spec::model::{Effect, Form, Rule, SyntaxGroup, TableKind};
 use ptxvec_spec::template::SlotToken;
-use ptxvec_spec::{Instruction, Qualifier, TargetModel};
+use ptxvec_spec::{Instruction, PtxVersion, Qualifier, Target, TargetModel};
 
 use super::needs::Needs;
 
@@ -103,6 +103,21 @@ impl<'s> Spelling<'s> {
                     && r.condition().matches(&self.form.id, &quals)
             })
             .collect()
+    }
+
+    /// The requirement rule a module breaks, if any. Where several break, the most
+    /// specific one is named: a rule on a qualifier (`.abs`) before a rule on the
+    /// form (`.f32`) before the instruction's base rule, and among equals the later
+    /// one in the file. Two rules with the same needs (redux.sync `.abs` and `.f32`)
+    /// would otherwise leave the narrower one never reported.
+    pub fn unmet_rule(&self, model: &TargetModel, ptx: PtxVersion, target: Target) -> Option<&'s Rule> {
+        self.requiring_rules()
+            .into_iter()
+            .filter(|r| match &r.effect {
+                Effect::Requires(reqs) => !Needs::of_rule(reqs).met_by(model, ptx, target),
+                Effect::Forbid(_) => false,
+            })
+            .max_by_key(|r| (r.when.len(), r.forms.is_some()))
     }
 
     /// Every applicable requirement at once.

@@ -1,0 +1,205 @@
+//! The ptxas differential: every syntax case, and every doc example, judged by ptxas
+//! at the modules where our verdict changes, and compared with ours.
+//!
+//! A legal case is checked at each alternative's minimum module (accepted), one PTX
+//! ISA version below (rejected), on the nearest targets outside (rejected), and at
+//! the lowest module the newest ptxas knows (accepted). An illegal case is checked
+//! in its own module (rejected). A module that no available ptxas can assemble is
+//! counted as unverified, never as passing.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use ptxvec_spec::Spec;
+
+use crate::ptxas::{self, Outcome, Ptxas};
+use crate::syntax::case::{Case, Verdict};
+use crate::syntax::context::{self, Module};
+use crate::syntax::judge::{judge, reading, Order};
+use crate::syntax::needs::Need;
+
+/// One question put to ptxas.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Check {
+    /// The case id, or `example:<seed>:<text>` for a doc example.
+    pub case: String,
+    /// The instruction's name.
+    pub instruction: String,
+    /// Which boundary: `minimum`, `version_below`, `target_outside`, `checkable`, `illegal`, `example`.
+    pub boundary: &'static str,
+    /// The text.
+    pub text: String,
+    /// The module.
+    pub module: Module,
+    /// Our verdict there.
+    pub ours_legal: bool,
+    /// Ledger entries the case or example cites.
+    pub errata: Vec<String>,
+}
+
+/// A check with ptxas's answer.
+#[derive(Debug, Clone)]
+pub struct Finding {
+    /// The check.
+    pub check: Check,
+    /// The ptxas release that answered, if any could.
+    pub ptxas: Option<String>,
+    /// What it said.
+    pub outcome: Outcome,
+}
+
+impl Finding {
+    /// Agrees, disagrees, or was not verifiable.
+    pub fn agrees(&self) -> Option<bool> {
+        match &self.outcome {
+            Outcome::Accepted => Some(self.check.ours_legal),
+            Outcome::Rejected(_) => Some(!self.check.ours_legal),
+            Outcome::Unverifiable(_) => None,
+        }
+    }
+}
+
+fn need_of(spec: &Spec, r: &crate::syntax::case::NeedRecord) -> Option<Need> {
+    Some(Need {
+        ptx: r.ptx.parse().ok()?,
+        target: match &r.target {
+            Some(t) => Some(t.parse().ok()?),
+            None => None,
+        },
+    })
+    .filter(|_| !spec.targets.targets.is_empty())
+}
+
+/// The checks for a list of cases.
+pub fn case_checks(spec: &Spec, cases: &[Case], newest: &str) -> Vec<Check> {
+    let model = &spec.targets;
+    let mut out = Vec::new();
+    for c in cases {
+        let mk = |boundary: &'static str, module: Module, ours_legal: bool| Check {
+            case: c.id.clone(),
+            instruction: c.instruction.clone(),
+            boundary,
+            text: c.text.clone(),
+            module,
+            ours_legal,
+            errata: Vec::new(),
+        };
+        match c.verdict {
+            Verdict::Illegal => {
+                if let Some(m) = c.module() {
+                    out.push(mk("illegal", m, false));
+                }
+            }
+            Verdict::Legal => {
+                let needs: Vec<Need> = c.requires.iter().filter_map(|r| need_of(spec, r)).collect();
+                let all = crate::syntax::needs::Needs(needs.clone());
+                let mut seen = Vec::new();
+                for need in &needs {
+                    let mut probes = Vec::new();
+                    if let Some(min) = context::minimum(model, need) {
+                        probes.push(("minimum", min));
+                        if let Some(b) = context::version_below(model, min) {
+                            probes.push(("version_below", b));
+                        }
+                    }
+                    for o in context::outside(model, need) {
+                        probes.push(("target_outside", o));
+                    }
+                    if let Some(k) = context::checkable(model, need, newest) {
+                        probes.push(("checkable", k));
+                    }
+                    for (b, m) in probes {
+                        if seen.contains(&m) {
+                            continue;
+                        }
+                        seen.push(m);
+                        out.push(mk(b, m, all.met_by(model, m.ptx, m.target)));
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The checks for the doc's examples: each in the lowest module the newest ptxas
+/// knows that meets the needs of the spelling it is read as (or of its form's first
+/// legal spelling), judged by us there.
+pub fn example_checks(spec: &Spec, newest: &str) -> Vec<Check> {
+    let mut out = Vec::new();
+    for file in &spec.instructions {
+        let ins = &file.instruction;
+        for ex in ins.examples.iter().filter(|e| !e.context) {
+            let form = ex.form.as_deref().unwrap_or("");
+            let needs = match reading(spec, &ex.text) {
+                Some(s) => s.needs(&spec.targets),
+                None => match crate::syntax::legal::legal_spellings(spec, ins, form).first() {
+                    Some(l) => l.needs.clone(),
+                    None => continue,
+                },
+            };
+            let Some(module) = needs.0.iter().find_map(|n| context::checkable(&spec.targets, n, newest)) else { continue };
+            let j = judge(spec, &ex.text, module.ptx, module.target, Order::Lenient);
+            out.push(Check {
+                case: format!("example:{}:{}", ex.seed, ex.text),
+                instruction: ins.instruction.clone(),
+                boundary: "example",
+                text: ex.text.clone(),
+                module,
+                ours_legal: j.legal(),
+                errata: ex.errata.clone(),
+            });
+        }
+    }
+    out
+}
+
+/// Runs every check on the ptxas that can assemble its module (the first in the
+/// list that can), many to a module, on `jobs` threads.
+pub fn run(spec: &Spec, checks: Vec<Check>, tools: &[Ptxas], dir: &Path, jobs: usize) -> Vec<Finding> {
+    // Batches: (tool, module) → indices, in check order; examples run alone, since
+    // their symbolic names may clash.
+    let mut batches: BTreeMap<(usize, Module, usize), Vec<usize>> = BTreeMap::new();
+    let mut findings: Vec<Option<Finding>> = vec![None; checks.len()];
+    for (i, c) in checks.iter().enumerate() {
+        match tools.iter().position(|t| t.can(c.module)) {
+            Some(t) => {
+                let solo = if c.boundary == "example" { i + 1 } else { 0 };
+                batches.entry((t, c.module, solo)).or_default().push(i);
+            }
+            None => {
+                findings[i] = Some(Finding {
+                    check: c.clone(),
+                    ptxas: None,
+                    outcome: Outcome::Unverifiable(format!("no available ptxas assembles .version {} .target {}", c.module.ptx, c.module.target)),
+                });
+            }
+        }
+    }
+    let work: Vec<((usize, Module, usize), Vec<usize>)> = batches.into_iter().collect();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let results = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for _ in 0..jobs.max(1) {
+            scope.spawn(|| loop {
+                let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(((t, module, _), idx)) = work.get(k) else { break };
+                let texts: Vec<&str> = idx.iter().map(|i| checks[*i].text.as_str()).collect();
+                let outcomes = ptxas::run(&tools[*t], spec, *module, &texts, dir);
+                if let Ok(mut r) = results.lock() {
+                    r.push((*t, idx.clone(), outcomes));
+                }
+            });
+        }
+    });
+    for (t, idx, outcomes) in results.into_inner().unwrap_or_default() {
+        for (i, o) in idx.into_iter().zip(outcomes) {
+            findings[i] = Some(Finding {
+                check: checks[i].clone(),
+                ptxas: Some(tools[t].release.clone()),
+                outcome: o,
+            });
+        }
+    }
+    findings.into_iter().flatten().collect()
+}

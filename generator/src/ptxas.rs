@@ -1,0 +1,192 @@
+//! Running ptxas on many instructions at once.
+//!
+//! ptxas reports semantic errors per line and goes on (`file, line N; error : ...`),
+//! so one module holds many instructions and each gets its own verdict. A `fatal`
+//! stops the module: when it names a line, the instructions after it are run again
+//! in a fresh module; when it names none, the batch is halved until each fatal is
+//! pinned to one instruction. A text is accepted only from a module that
+//! assembled: after any error the texts without one are run again on their own.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use ptxvec_spec::{PtxVersion, Spec, Target};
+
+use crate::ptx_module::wrap;
+use crate::syntax::context::Module;
+
+/// One ptxas binary and what it can assemble.
+#[derive(Debug, Clone)]
+pub struct Ptxas {
+    /// The binary.
+    pub path: PathBuf,
+    /// The CUDA release it comes with: "13.5".
+    pub release: String,
+    /// The newest `.version` it takes (the target model's CUDA release table).
+    pub max_ptx: PtxVersion,
+    /// The targets it knows: those targets.yaml records a probe of this release for.
+    pub targets: Vec<Target>,
+}
+
+impl Ptxas {
+    /// Describes a binary from the target model; `None` if the model does not know the release.
+    pub fn new(spec: &Spec, path: PathBuf, release: &str) -> Option<Ptxas> {
+        let max_ptx = spec.targets.ptx_of_cuda(release)?;
+        let targets = spec
+            .targets
+            .targets
+            .iter()
+            .filter(|t| t.ptxas.as_ref().is_some_and(|p| p.version == release))
+            .map(|t| t.name)
+            .collect();
+        Some(Ptxas {
+            path,
+            release: release.to_owned(),
+            max_ptx,
+            targets,
+        })
+    }
+
+    /// Whether this ptxas can assemble a module.
+    pub fn can(&self, m: Module) -> bool {
+        m.ptx <= self.max_ptx && self.targets.contains(&m.target)
+    }
+}
+
+/// What ptxas made of one instruction.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// No error on its line.
+    Accepted,
+    /// Its messages, joined with " | ".
+    Rejected(String),
+    /// The module itself failed (unknown target, unsupported version, no ptxas).
+    Unverifiable(String),
+}
+
+struct Message {
+    line: Option<usize>,
+    fatal: bool,
+    text: String,
+}
+
+/// ptxas's errors and fatals. A line number counts only when it is in `ours`:
+/// ptxas also reports lines of its own expansions (`<macro util>, line 3`), which
+/// say nothing about which of our lines caused them.
+fn parse_messages(stderr: &str, ours: &str) -> Vec<Message> {
+    let mut out = Vec::new();
+    for l in stderr.lines() {
+        let Some(rest) = l.strip_prefix("ptxas") else { continue };
+        let (line, rest) = match rest.find(", line ") {
+            Some(i) => {
+                let after = &rest[i + 7..];
+                let end = after.find(';').unwrap_or(after.len());
+                let line = after[..end].trim().parse().ok().filter(|_| rest[..i].trim() == ours);
+                (line, &after[(end + 1).min(after.len())..])
+            }
+            None => (None, rest),
+        };
+        let rest = rest.trim();
+        let (fatal, text) = if let Some(t) = rest.strip_prefix("fatal") {
+            (true, t)
+        } else if let Some(t) = rest.strip_prefix("error") {
+            (false, t)
+        } else {
+            continue;
+        };
+        let text = text.trim_start().trim_start_matches(':').trim().to_owned();
+        if text == "Ptx assembly aborted due to errors" {
+            continue;
+        }
+        out.push(Message { line, fatal, text });
+    }
+    out
+}
+
+/// Assembles the texts in one module (or as many as fatals force) and returns one
+/// outcome per text.
+pub fn run(ptxas: &Ptxas, spec: &Spec, module: Module, texts: &[&str], dir: &Path) -> Vec<Outcome> {
+    if texts.is_empty() {
+        return Vec::new();
+    }
+    let m = wrap(spec, module, texts);
+    let file = dir.join(format!("m{}_{}.ptx", std::process::id(), unique()));
+    if let Err(e) = std::fs::write(&file, &m.text) {
+        return vec![Outcome::Unverifiable(format!("{}: {e}", file.display())); texts.len()];
+    }
+    let result = Command::new(&ptxas.path)
+        .arg(format!("-arch={}", module.target))
+        .arg(&file)
+        .arg("-o")
+        .arg(if cfg!(windows) { "NUL" } else { "/dev/null" })
+        .output();
+    let _ = std::fs::remove_file(&file);
+    let output = match result {
+        Ok(o) => o,
+        Err(e) => return vec![Outcome::Unverifiable(format!("{}: {e}", ptxas.path.display())); texts.len()],
+    };
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let messages = parse_messages(&stderr, &file.display().to_string());
+    if output.status.success() {
+        return vec![Outcome::Accepted; texts.len()];
+    }
+    let index_of = |line: usize| m.lines.iter().position(|l| *l == line);
+    if let Some(header) = messages.iter().find(|msg| msg.line.is_some_and(|l| index_of(l).is_none())) {
+        return vec![Outcome::Unverifiable(header.text.clone()); texts.len()];
+    }
+    let mut per: Vec<Vec<String>> = vec![Vec::new(); texts.len()];
+    let mut stop: Option<usize> = None;
+    // An error that names none of our lines (a fatal, or one from ptxas's own
+    // expansions) is pinned by halving the batch.
+    let mut lineless = None;
+    for msg in &messages {
+        match msg.line.and_then(index_of) {
+            Some(i) => {
+                per[i].push(msg.text.clone());
+                if msg.fatal {
+                    stop = Some(stop.map_or(i, |s| s.min(i)));
+                }
+            }
+            None => lineless = Some(msg.text.clone()),
+        }
+    }
+    if lineless.is_some() && per.iter().all(Vec::is_empty) {
+        if texts.len() == 1 {
+            return vec![Outcome::Rejected(lineless.unwrap_or_default())];
+        }
+        let half = texts.len() / 2;
+        let mut out = run(ptxas, spec, module, &texts[..half], dir);
+        out.extend(run(ptxas, spec, module, &texts[half..], dir));
+        return out;
+    }
+    if per.iter().all(Vec::is_empty) {
+        let why = stderr.lines().next().unwrap_or("ptxas failed without a message").to_owned();
+        return vec![Outcome::Unverifiable(why); texts.len()];
+    }
+    // Errors of one phase hide the checks of later phases (a 32-bit address is
+    // refused only once the module parses), and a fatal stops the rest: a text
+    // without errors is accepted only from a module that assembled, so the clean
+    // ones are run again without the rejected ones.
+    let unreached = stop.map_or(texts.len(), |k| k + 1);
+    let again: Vec<usize> = (0..texts.len()).filter(|&i| per[i].is_empty() || i >= unreached).collect();
+    let mut out: Vec<Outcome> = per.iter().map(|m| outcome(m)).collect();
+    let rerun = run(ptxas, spec, module, &again.iter().map(|&i| texts[i]).collect::<Vec<_>>(), dir);
+    for (i, o) in again.into_iter().zip(rerun) {
+        out[i] = o;
+    }
+    out
+}
+
+fn outcome(msgs: &[String]) -> Outcome {
+    if msgs.is_empty() {
+        Outcome::Accepted
+    } else {
+        Outcome::Rejected(msgs.join(" | "))
+    }
+}
+
+fn unique() -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static N: AtomicU64 = AtomicU64::new(0);
+    N.fetch_add(1, Ordering::Relaxed)
+}

@@ -1,0 +1,112 @@
+//! The syntax vectors: generated deterministically, committed up to date, agreeing
+//! with check-syntax case by case, and covering every constraint of the spec.
+
+use std::collections::BTreeSet;
+
+use ptxvec_generator::syntax::case::Verdict;
+use ptxvec_generator::syntax::judge::{judge, Order};
+use ptxvec_generator::syntax::vectors;
+use ptxvec_spec::model::{Effect, TableKind};
+use ptxvec_spec::Spec;
+
+use crate::spec_root;
+
+fn spec() -> Spec {
+    Spec::load(&spec_root()).unwrap()
+}
+
+#[test]
+fn every_case_gets_the_same_verdict_and_rule_from_check_syntax() {
+    let spec = spec();
+    let mut wrong = Vec::new();
+    let mut n = 0;
+    for f in &spec.instructions {
+        for c in vectors::cases(&spec, &f.instruction) {
+            n += 1;
+            let m = c.module().unwrap();
+            let j = judge(&spec, &c.text, m.ptx, m.target, Order::Lenient);
+            let got = (j.legal(), j.defect.as_ref().map(|d| d.rule.clone()), j.defect.as_ref().map(|d| d.kind));
+            let want = (c.verdict == Verdict::Legal, c.rule.clone(), c.kind);
+            if got != want {
+                wrong.push(format!("{} `{}` at {} {}: want {want:?}, got {got:?}", c.id, c.text, c.ptx, c.target));
+            }
+        }
+    }
+    assert!(n > 7000, "only {n} cases");
+    assert!(wrong.is_empty(), "{} of {n} cases disagree:\n{}", wrong.len(), wrong.join("\n"));
+}
+
+#[test]
+fn generation_is_deterministic_and_the_committed_files_are_current() {
+    let spec = spec();
+    let vectors_dir = spec_root().join("../vectors");
+    for f in &spec.instructions {
+        let a = vectors::to_jsonl(&vectors::cases(&spec, &f.instruction)).unwrap();
+        let b = vectors::to_jsonl(&vectors::cases(&spec, &f.instruction)).unwrap();
+        assert_eq!(a, b, "{}: two runs differ", f.instruction.instruction);
+        let path = vectors::file_for(&vectors_dir, &f.instruction.instruction);
+        let committed = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(committed == a, "{} is stale: run `cargo run --release -- generate`", path.display());
+    }
+}
+
+#[test]
+fn ids_are_unique() {
+    let spec = spec();
+    let mut seen = BTreeSet::new();
+    for f in &spec.instructions {
+        for c in vectors::cases(&spec, &f.instruction) {
+            assert!(seen.insert(c.id.clone()), "duplicate id {}", c.id);
+        }
+    }
+}
+
+#[test]
+fn every_constraint_has_an_illegal_case() {
+    let spec = spec();
+    let mut missing = Vec::new();
+    for f in &spec.instructions {
+        let ins = &f.instruction;
+        let rules: BTreeSet<String> = vectors::cases(&spec, ins)
+            .into_iter()
+            .filter(|c| c.verdict == Verdict::Illegal)
+            .filter_map(|c| c.rule)
+            .collect();
+        let mut want: Vec<String> = Vec::new();
+        for r in &ins.rules {
+            // A requirement no lower than the target's own introduction cannot be
+            // broken by a lower version alone; it still needs a too-low-target case.
+            let _ = matches!(r.effect, Effect::Requires(_));
+            want.push(r.id.clone());
+        }
+        for t in ins.tables.iter().filter(|t| t.kind == TableKind::Combinations) {
+            want.push(format!("table.{}", t.id));
+        }
+        for (_, form) in ins.forms() {
+            for spec_op in form.operands.values() {
+                if spec_op.multiple_of.is_some() {
+                    want.push("operand.multiple_of".into());
+                }
+                if spec_op.requires.is_some() {
+                    want.push("operand.requires".into());
+                }
+                if spec_op.required_by.is_some() {
+                    want.push("operand.required_by".into());
+                }
+            }
+        }
+        // A missing comma needs two operands.
+        if ins.forms().any(|(_, f)| f.syntax.operands.len() >= 2) {
+            want.push("syntax.parse".into());
+        }
+        for generic in ["syntax.unknown_qualifier", "syntax.duplicate_qualifier", "syntax.operand_count", "syntax.operand_shape", "qualifier.not_allowed", "operand.class"] {
+            want.push(generic.into());
+        }
+        for w in want {
+            if !rules.contains(&w) {
+                missing.push(format!("{}: {w}", ins.instruction));
+            }
+        }
+    }
+    assert!(missing.is_empty(), "constraints without an illegal case:\n{}", missing.join("\n"));
+}
