@@ -49,6 +49,7 @@
 
 pub mod activemask;
 pub mod matching;
+pub mod redux;
 pub mod shfl;
 pub mod vote;
 
