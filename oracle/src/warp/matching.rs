@@ -1,5 +1,6 @@
-//! `match.sync`: PTX ISA 9.7.13.10, seed 004 (condensed, PTX ISA 9.1); where the seed
-//! is silent, the full PTX ISA section, quoted from our reading of it.
+//! `match.sync`: PTX ISA 9.7.13.10, seed 004 (condensed, PTX ISA 9.1). Where the seed
+//! is silent we quote the full section: the description is checked against a copy of
+//! the PTX ISA 9.0 text; the `.all` sentence is quoted from memory and marked so.
 //!
 //! ```text
 //! match.any.sync.type  d, a, membermask;
@@ -40,10 +41,12 @@ pub fn match_any<T: Copy + Eq>(
 /// `match.all.sync.type d|p, a, membermask`.
 ///
 /// Seed 004: `d` is the "Mask of non-exited threads if all have same `a`; else `0`",
-/// and `p` is "True if all match, false otherwise". The full section says "`d` is set
-/// to mask corresponding to non-exited threads in `membermask` if all non-exited
-/// threads in `membermask` have same value of operand `a`", so `d` is
-/// `membermask & executing`, not `membermask`: an exited member's bit is 0.
+/// and `p` is "True if all match, false otherwise". The full section (quoted from
+/// memory, unchecked) says "`d` is set to mask corresponding to non-exited threads in
+/// `membermask` if all non-exited threads in `membermask` have same value of operand
+/// `a`", and both agree that the comparison is "across all non-exited threads in
+/// `membermask`" (checked). So `d` is `membermask & executing`, not `membermask`: an
+/// exited member's bit is 0.
 pub fn match_all<T: Copy + Eq>(
     membermask: u32,
     executing: u32,

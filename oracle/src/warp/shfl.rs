@@ -1,5 +1,7 @@
-//! `shfl.sync`: PTX ISA 9.7.9.6, seed 004 (condensed, PTX ISA 9.1); where the seed is
-//! silent, the full PTX ISA section, quoted from our reading of it.
+//! `shfl.sync`: PTX ISA 9.7.9.6, seed 004 (condensed, PTX ISA 9.1). Where the seed is
+//! silent we use the full section: its pseudo-code (the same as the deprecated
+//! non-sync `shfl`'s, which we checked against a copy of the PTX ISA 9.0 text) and
+//! one sentence quoted from memory and marked so, to be checked against the doc.
 //!
 //! ```text
 //! shfl.sync.mode.b32  d[|p], a, b, c, membermask;
@@ -57,8 +59,11 @@ pub struct ShflSource {
 /// if (!pval) j = lane;  // copy from own lane
 /// ```
 ///
-/// Seed 004 gives the same formulas as a table plus the `maxLane`/`minLane` lines;
-/// the `bval = b[4:0]` masking is the full section's. Bits of `b` above 4 and of `c`
+/// Seed 004 gives the same formulas as a table plus the `maxLane`/`minLane` lines,
+/// but its table writes `lane - b`, `lane + b` and `lane ^ b` with the whole `b`
+/// (only `.idx` has `b[4:0]`); the `bval = b[4:0]` masking for every mode is the full
+/// section's (a finding: read literally, the seed puts `.down` by 33 always out of
+/// range, where the full section makes it `.down` by 1). Bits of `b` above 4 and of `c`
 /// outside `[4:0]` and `[12:8]` are ignored, and `lane` is taken modulo 32.
 pub fn source_lane(mode: ShflMode, lane: u32, b: u32, c: u32) -> ShflSource {
     const FIVE: u32 = 0x1f;
@@ -124,11 +129,12 @@ pub fn segment_c(mode: ShflMode, width: u32) -> Option<u32> {
 ///
 /// A participant whose source lane (after clamping) is a participant gets
 /// `d = a[j]` and `p = pval`. Any other participant gets [`Lane::Undefined`] in both:
-/// the full section says "results are undefined if a thread sources a register from
-/// an inactive thread or a thread that is not in `membermask`" (seed 004: "Sourcing
-/// from an inactive thread or one not in `membermask` is undefined"). "Results" is
-/// plural and `p` is a result, so `p` is undefined too, although the pseudo-code
-/// computes `pval` from lane numbers alone (a finding; sm_90 likely gives `pval`).
+/// seed 004, "Sourcing from an inactive thread or one not in `membermask` is
+/// undefined", and the full section (quoted from memory, unchecked): "results are
+/// undefined if a thread sources a register from an inactive thread or a thread that
+/// is not in `membermask`". Neither says which destination; "results" is plural and
+/// `p` is a result, so `p` is undefined too, although the pseudo-code computes `pval`
+/// from lane numbers alone (a finding; sm_90 likely gives `pval`).
 /// A lane that sources itself (out of range, or `j == lane`) is always defined.
 pub fn shfl(
     mode: ShflMode,
@@ -417,6 +423,36 @@ mod tests {
         // c = 0: maxLane = 0, only lane 0 is in range for .idx.
         case("idx 4 with c = 0", Idx, 4, 0, 9, 9, false),
         case("idx 0 with c = 0", Idx, 0, 0, 9, 0, true),
+        // A segment mask that is not a high-bit run (segmask 0x01, cval 0x1e): the
+        // pseudo-code then splits the warp into even and odd lanes. Literal reading;
+        // neither seed nor CUDA uses such a c (silicon to confirm).
+        case(
+            "segmask 0x01: odd lane 5 reads odd lane 5",
+            Idx,
+            4,
+            0x011e,
+            5,
+            5,
+            true,
+        ),
+        case(
+            "segmask 0x01: even lane 4 reads even lane 6",
+            Idx,
+            7,
+            0x011e,
+            4,
+            6,
+            true,
+        ),
+        case(
+            "segmask 0x01: odd lane 3 reads odd lane 7",
+            Idx,
+            7,
+            0x011e,
+            3,
+            7,
+            true,
+        ),
         // Bits of c outside [4:0] and [12:8] are ignored.
         case(
             "stray c bits ignored",
