@@ -7,8 +7,7 @@
 //! .mode = { .all, .any, .uni };
 //! ```
 
-use super::{participants, sync_lanes, PerLane, WARP_SIZE};
-use crate::warp::Lane;
+use super::{participants, sync_lanes, Lane, PerLane, WARP_SIZE};
 
 /// The reduction modes of `vote.sync.mode.pred`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
