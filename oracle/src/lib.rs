@@ -6,3 +6,4 @@
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
 pub mod int;
+pub mod warp;
