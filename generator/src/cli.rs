@@ -50,6 +50,9 @@ pub enum Command {
     /// Run the ptxas differential and print, per instruction, cases by verdict,
     /// agreement with ptxas, and the ledger entries. Exit 1 on an unexplained disagreement.
     AuditSyntax(crate::audit::Args),
+    /// Run the probe catalog on a GPU (CUDA driver API) and write what the silicon
+    /// did as JSON Lines evidence, one file per family. Exit 2 without a GPU.
+    SiliconProbe(crate::silicon::Args),
 }
 
 /// Exit status for a failure caused by the input or the command line.
@@ -71,6 +74,10 @@ pub fn main() -> ExitCode {
 pub const EXIT_ILLEGAL: u8 = 1;
 
 fn run(cli: &Cli) -> Result<u8, String> {
+    // Needs no spec: it runs where only the binary was copied.
+    if let Command::SiliconProbe(args) = &cli.command {
+        return crate::silicon::run(args);
+    }
     let spec = ptxvec_spec::Spec::load(&cli.spec).map_err(|e| e.to_string())?;
     match &cli.command {
         Command::Spec => {
@@ -92,5 +99,6 @@ fn run(cli: &Cli) -> Result<u8, String> {
             print!("{}", a.report);
             Ok(if a.unexplained.is_empty() && a.stale.is_empty() { 0 } else { EXIT_ILLEGAL })
         }
+        Command::SiliconProbe(args) => crate::silicon::run(args),
     }
 }

@@ -12,3 +12,4 @@ pub mod ptx_module;
 pub mod audit;
 pub mod differential;
 pub mod ptxas;
+pub mod silicon;
