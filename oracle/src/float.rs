@@ -126,11 +126,13 @@ impl Format {
     pub const ALL: &'static [Format] = &[Format::F16, Format::BF16, Format::F32, Format::F64];
 
     /// Total width in bits: sign, exponent, significand.
+    #[inline]
     pub const fn width(self) -> u32 {
         1 + self.exp_bits + self.frac_bits
     }
 
     /// The bits a value of this format occupies.
+    #[inline]
     pub const fn mask(self) -> u64 {
         if self.width() == 64 {
             u64::MAX
@@ -140,46 +142,55 @@ impl Format {
     }
 
     /// The sign bit.
+    #[inline]
     pub const fn sign_bit(self) -> u64 {
         1u64 << (self.width() - 1)
     }
 
     /// The trailing significand field.
+    #[inline]
     pub const fn frac_mask(self) -> u64 {
         (1u64 << self.frac_bits) - 1
     }
 
     /// The quiet bit: the trailing significand's top bit (IEEE 754-2019 §3.4).
+    #[inline]
     pub const fn quiet_bit(self) -> u64 {
         1u64 << (self.frac_bits - 1)
     }
 
     /// The all-ones biased exponent of infinities and NaNs.
+    #[inline]
     pub const fn exp_max(self) -> u64 {
         (1u64 << self.exp_bits) - 1
     }
 
     /// The exponent bias: 15, 127, 127, 1023.
+    #[inline]
     pub const fn bias(self) -> i32 {
         (1i32 << (self.exp_bits - 1)) - 1
     }
 
     /// The unbiased exponent of the smallest normal, also the scale of subnormals.
+    #[inline]
     pub const fn emin(self) -> i32 {
         1 - self.bias()
     }
 
     /// Infinity with the given sign (`true`: negative).
+    #[inline]
     pub const fn inf(self, negative: bool) -> u64 {
         self.signed(negative, self.exp_max() << self.frac_bits)
     }
 
     /// Zero with the given sign (`true`: negative).
+    #[inline]
     pub const fn zero(self, negative: bool) -> u64 {
         self.signed(negative, 0)
     }
 
     /// The largest finite magnitude with the given sign.
+    #[inline]
     pub const fn max_finite(self, negative: bool) -> u64 {
         self.signed(negative, (self.exp_max() << self.frac_bits) - 1)
     }
@@ -190,10 +201,12 @@ impl Format {
     // canonical NaN", without the bits. The all-ones pattern is NVIDIA's convention as
     // the project records it (CUDA's CUDART_NAN_F is 0x7fffffff); not in the seeds, so
     // silicon (sm_90, sm_100a) must confirm it for every width.
+    #[inline]
     pub const fn canonical_nan(self) -> u64 {
         self.mask() >> 1
     }
 
+    #[inline]
     const fn signed(self, negative: bool, magnitude: u64) -> u64 {
         if negative {
             magnitude | self.sign_bit()
@@ -202,12 +215,14 @@ impl Format {
         }
     }
 
+    #[inline]
     fn biased_exp(self, x: u64) -> u64 {
         (x >> self.frac_bits) & self.exp_max()
     }
 
     /// The class of `x`. Bits above the width are ignored, here and in every function
     /// of this module; results have them clear.
+    #[inline]
     pub fn classify(self, x: u64) -> Class {
         let frac = x & self.frac_mask();
         match (self.biased_exp(x), frac) {
@@ -226,38 +241,47 @@ impl Format {
     }
 
     /// The sign bit of `x` (`true`: negative), for NaNs too.
+    #[inline]
     pub fn sign(self, x: u64) -> bool {
         x & self.sign_bit() != 0
     }
 
-    /// Whether `x` is a NaN, quiet or signalling.
+    /// Whether `x` is a NaN, quiet or signalling: its magnitude encodes above infinity.
+    #[inline]
     pub fn is_nan(self, x: u64) -> bool {
-        matches!(self.classify(x), Class::QuietNan | Class::SignalingNan)
+        self.abs(x) > self.inf(false)
     }
 
-    /// Whether `x` is a subnormal.
+    /// Whether `x` is a subnormal: its magnitude encodes between zero and the
+    /// smallest normal.
+    #[inline]
     pub fn is_subnormal(self, x: u64) -> bool {
-        self.classify(x) == Class::Subnormal
+        let magnitude = self.abs(x);
+        magnitude != 0 && magnitude < 1u64 << self.frac_bits
     }
 
     /// `x` with the quiet bit set: a signalling NaN becomes quiet with the same sign
     /// and remaining payload (IEEE 754-2019 §6.2.1). Only meaningful for NaNs.
+    #[inline]
     pub fn quiet(self, x: u64) -> u64 {
         (x & self.mask()) | self.quiet_bit()
     }
 
     /// `x` with its sign flipped, NaNs included (IEEE 754 `negate` is a bit operation).
+    #[inline]
     pub fn neg(self, x: u64) -> u64 {
         (x ^ self.sign_bit()) & self.mask()
     }
 
     /// `x` with its sign cleared, NaNs included (IEEE 754 `abs` is a bit operation).
+    #[inline]
     pub fn abs(self, x: u64) -> u64 {
         x & self.mask() & !self.sign_bit()
     }
 
     /// `x`, or zero of the same sign if `x` is subnormal and `ftz` is [`Ftz::Flush`].
     // PTX ISA 9.7.13.6 (red): "flushes subnormal inputs and results to sign-preserving zero".
+    #[inline]
     pub fn flush(self, x: u64, ftz: Ftz) -> u64 {
         let x = x & self.mask();
         if ftz == Ftz::Flush && self.is_subnormal(x) {

@@ -118,11 +118,18 @@ fn reference_add(h: &Host16, table: &[f64], a: u16, b: u16) -> Option<u16> {
     Some(i | sign)
 }
 
-/// The reference min/max: host comparisons, with `f64::total_cmp` (−0 < +0) on
-/// non-NaN values, and the redux.sync NaN rules written out again.
-fn reference_min_max(h: &Host16, table: &[f64], op: MinMax, nan: MinMaxNan, a: u16, b: u16) -> u16 {
-    let (x, y) = (table[usize::from(a)], table[usize::from(b)]);
-    let canonical = h.fmt.canonical_nan() as u16;
+/// The reference min/max of `a` and `b`, whose values are `(x, y)`: host
+/// comparisons, with `f64::total_cmp` (−0 < +0) on non-NaN values, and the
+/// redux.sync NaN rules written out again.
+fn reference_min_max(
+    fmt: Format,
+    (x, y): (f64, f64),
+    op: MinMax,
+    nan: MinMaxNan,
+    a: u16,
+    b: u16,
+) -> u16 {
+    let canonical = fmt.canonical_nan() as u16;
     match (x.is_nan(), y.is_nan()) {
         (true, true) => return canonical,
         (true, false) | (false, true) if nan == MinMaxNan::Propagate => return canonical,
@@ -137,76 +144,101 @@ fn reference_min_max(h: &Host16, table: &[f64], op: MinMax, nan: MinMaxNan, a: u
     }
 }
 
-/// Checks every pair (a, b) with `a % threads == k` on thread k; returns the number of
-/// failures and the first few, each printing the whole case.
-fn exhaust(h: &Host16) -> (u64, Vec<String>) {
-    let fmt = h.fmt;
+/// Checks the pairs (a, b) for every `a` in `a_values` and every `b`; returns the
+/// number of failures and the first few, each printing the whole case. `BF16` picks
+/// the format at compile time, so that the inlined operations see constant masks.
+fn check_rows<const BF16: bool>(h: &Host16, table: &[f64], a_values: &[u16]) -> (u64, Vec<String>) {
+    let fmt = if BF16 { Format::BF16 } else { Format::F16 };
+    assert_eq!(fmt, h.fmt);
+    let mut failures = 0u64;
+    let mut first = Vec::new();
+    let mut fail = |msg: String| {
+        failures += 1;
+        if first.len() < 8 {
+            first.push(msg);
+        }
+    };
+    for &a16 in a_values {
+        for b16 in 0..=u16::MAX {
+            let (a64, b64) = (u64::from(a16), u64::from(b16));
+            let got = add(fmt, a64, b64, Ftz::Preserve, NanOut::Canonical);
+            let want = reference_add(h, table, a16, b16);
+            let ok = match want {
+                None => fmt.is_nan(got),
+                Some(w) => got == u64::from(w),
+            };
+            if !ok {
+                fail(format!(
+                    "{} add {a16:#06x} + {b16:#06x} = {got:#06x}, reference {want:x?}",
+                    fmt.name
+                ));
+            }
+            let via = add_via_f32(fmt, a64, b64, Ftz::Preserve, NanOut::Canonical);
+            if via != got {
+                fail(format!(
+                    "{} add_via_f32 {a16:#06x} + {b16:#06x} = {via:#06x}, add {got:#06x}",
+                    fmt.name
+                ));
+            }
+            // One host comparison serves the four min/max references.
+            let order = (table[usize::from(a16)], table[usize::from(b16)]);
+            for &op in MinMax::ALL {
+                for &nan in MinMaxNan::ALL {
+                    let mode = MinMaxMode {
+                        ftz: Ftz::Preserve,
+                        nan,
+                        abs: false,
+                    };
+                    let got = min_max(op, fmt, a64, b64, mode);
+                    let want = reference_min_max(fmt, order, op, nan, a16, b16);
+                    if got != u64::from(want) {
+                        fail(format!(
+                            "{} {op:?} {nan:?} ({a16:#06x}, {b16:#06x}) = {got:#06x}, reference {want:#06x}",
+                            fmt.name
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    (failures, first)
+}
+
+/// Runs [`check_rows`] over `a_values` on every core (the k-th thread taking every
+/// k-th chunk) and prints the time it took.
+fn exhaust(h: &Host16, a_values: &[u16]) -> (u64, Vec<String>) {
     let table = value_table(h);
-    let threads: u32 = 2;
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
     let started = Instant::now();
+    // Small interleaved chunks keep the threads' loads even.
+    let chunks: Vec<&[u16]> = a_values.chunks(16).collect();
     let results: Vec<(u64, Vec<String>)> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..threads)
             .map(|k| {
-                let table = &table;
+                let (table, chunks) = (&table, &chunks);
                 scope.spawn(move || {
-                    let mut failures = 0u64;
-                    let mut first = Vec::new();
-                    let mut fail = |msg: String| {
-                        failures += 1;
-                        if first.len() < 8 {
-                            first.push(msg);
-                        }
-                    };
-                    let mut a = k;
-                    while a <= u32::from(u16::MAX) {
-                        let a16 = a as u16;
-                        for b16 in 0..=u16::MAX {
-                            let (a64, b64) = (u64::from(a16), u64::from(b16));
-                            let got = add(fmt, a64, b64, Ftz::Preserve, NanOut::Canonical);
-                            let want = reference_add(h, table, a16, b16);
-                            let ok = match want {
-                                None => fmt.is_nan(got),
-                                Some(w) => got == u64::from(w),
-                            };
-                            if !ok {
-                                fail(format!(
-                                    "{} add {a16:#06x} + {b16:#06x} = {got:#06x}, reference {want:x?}",
-                                    fmt.name
-                                ));
-                            }
-                            let via = add_via_f32(fmt, a64, b64, Ftz::Preserve, NanOut::Canonical);
-                            if via != got {
-                                fail(format!(
-                                    "{} add_via_f32 {a16:#06x} + {b16:#06x} = {via:#06x}, add {got:#06x}",
-                                    fmt.name
-                                ));
-                            }
-                            for &op in MinMax::ALL {
-                                for &nan in MinMaxNan::ALL {
-                                    let mode = MinMaxMode { ftz: Ftz::Preserve, nan, abs: false };
-                                    let got = min_max(op, fmt, a64, b64, mode);
-                                    let want = reference_min_max(h, table, op, nan, a16, b16);
-                                    if got != u64::from(want) {
-                                        fail(format!(
-                                            "{} {op:?} {nan:?} ({a16:#06x}, {b16:#06x}) = {got:#06x}, reference {want:#06x}",
-                                            fmt.name
-                                        ));
-                                    }
-                                }
-                            }
-                        }
-                        a += threads;
+                    let mut total = (0u64, Vec::new());
+                    for chunk in chunks.iter().skip(k).step_by(threads) {
+                        let (n, first) = if h.fmt == Format::BF16 {
+                            check_rows::<true>(h, table, chunk)
+                        } else {
+                            check_rows::<false>(h, table, chunk)
+                        };
+                        total.0 += n;
+                        total.1.extend(first);
                     }
-                    (failures, first)
+                    total
                 })
             })
             .collect();
         handles.into_iter().map(|h| h.join().unwrap()).collect()
     });
+    let elapsed = started.elapsed();
+    let pairs = a_values.len() as f64 * 65536.0;
     println!(
-        "exhaustive {}: 2^32 pairs x (add, add_via_f32, 2 min, 2 max) on {threads} threads in {:.1?}",
-        fmt.name,
-        started.elapsed()
+        "exhaustive {}: {pairs} pairs x (add, add_via_f32, 2 min, 2 max) on {threads} threads in {elapsed:.1?} ({:.1} ns/pair)",
+        h.fmt.name,
+        elapsed.as_secs_f64() * 1e9 / pairs
     );
     results
         .into_iter()
@@ -216,8 +248,8 @@ fn exhaust(h: &Host16) -> (u64, Vec<String>) {
         })
 }
 
-fn assert_exhaustive(h: &Host16) {
-    let (failures, first) = exhaust(h);
+fn assert_exhaustive(h: &Host16, a_values: &[u16]) {
+    let (failures, first) = exhaust(h, a_values);
     assert_eq!(
         failures,
         0,
@@ -229,13 +261,46 @@ fn assert_exhaustive(h: &Host16) {
 #[test]
 #[ignore = "exhaustive: run with --release -- --ignored"]
 fn exhaustive_f16_add_min_max() {
-    assert_exhaustive(&HOST_F16);
+    let all: Vec<u16> = (0..=u16::MAX).collect();
+    assert_exhaustive(&HOST_F16, &all);
 }
 
 #[test]
 #[ignore = "exhaustive: run with --release -- --ignored"]
 fn exhaustive_bf16_add_min_max() {
-    assert_exhaustive(&HOST_BF16);
+    let all: Vec<u16> = (0..=u16::MAX).collect();
+    assert_exhaustive(&HOST_BF16, &all);
+}
+
+/// A sample of first operands for the quick run: each sign's zero, subnormals, the
+/// smallest normal, one, the largest finite, infinity, both NaN kinds, and a stride.
+fn sample_a(fmt: Format) -> Vec<u16> {
+    let one = (fmt.bias() as u16) << fmt.frac_bits;
+    let mut v = vec![
+        0,
+        1,
+        fmt.frac_mask() as u16,
+        1 << fmt.frac_bits,
+        one,
+        one + 1,
+        fmt.max_finite(false) as u16,
+        fmt.inf(false) as u16,
+        fmt.inf(false) as u16 | 1,
+        fmt.canonical_nan() as u16,
+    ];
+    v.extend((0..=u16::MAX).step_by(4099));
+    let negs: Vec<u16> = v.iter().map(|&x| x ^ fmt.sign_bit() as u16).collect();
+    v.extend(negs);
+    v
+}
+
+#[test]
+fn quick_16_bit_add_min_max_against_every_b() {
+    // The exhaustive tests' check for a few dozen first operands against all 65536
+    // second operands: runs in every `cargo test`, also in debug builds.
+    for h in [&HOST_F16, &HOST_BF16] {
+        assert_exhaustive(h, &sample_a(h.fmt));
+    }
 }
 
 #[test]

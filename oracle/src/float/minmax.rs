@@ -63,6 +63,7 @@ impl MinMaxMode {
 
 /// A key whose integer order is the order of non-NaN values with −0 < +0: magnitudes
 /// ascending for positives, descending below zero for negatives.
+#[inline]
 fn order_key(fmt: Format, x: u64) -> i64 {
     let magnitude = fmt.abs(x) as i64;
     if fmt.sign(x) {
@@ -74,9 +75,10 @@ fn order_key(fmt: Format, x: u64) -> i64 {
 
 /// `op(a, b)` in `fmt` under `mode`; see [`MinMaxMode`] and [`MinMaxNan`]. A NaN
 /// result is always [`Format::canonical_nan`], as redux.sync specifies.
+#[inline]
 pub fn min_max(op: MinMax, fmt: Format, a: u64, b: u64, mode: MinMaxMode) -> u64 {
     let pre = |x: u64| {
-        let x = if mode.abs { fmt.abs(x) } else { x };
+        let x = if mode.abs { fmt.abs(x) } else { x & fmt.mask() };
         fmt.flush(x, mode.ftz)
     };
     let (a, b) = (pre(a), pre(b));
