@@ -14,12 +14,14 @@
 
 mod add;
 mod minmax;
+mod round;
 
 #[cfg(test)]
 mod exhaustive;
 
-pub use add::{add, add_via, add_via_f32, convert, expect_add};
+pub use add::{add, add_via, add_via_f32, expect_add};
 pub use minmax::{max, min, min_max, MinMax, MinMaxMode, MinMaxNan};
+pub use round::convert;
 
 /// A binary interchange format: one row of the format table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
