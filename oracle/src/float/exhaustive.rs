@@ -3,7 +3,10 @@
 //! the definition of rounding to nearest even, as rustc_apfloat's
 //! `fuzz/src/exhaustive.rs` does for its formats.
 //!
-//! Run: `cargo test -p ptxvec-oracle --release -- --ignored --nocapture exhaustive`.
+//! Run: `cargo test -p ptxvec-oracle --release -- --ignored --nocapture --test-threads=1 exhaustive`.
+//! Each test spreads its pairs over every core. Measured on the project's 2-core
+//! machine: f16 133 s, bf16 138 s (about 31 ns per pair for add, add_via_f32, two
+//! mins, two maxes and their references).
 //!
 //! The reference, and why it is independent of the code under test:
 //! - Operands become `f64` through the `half` crate (widening is exact).
