@@ -5,5 +5,6 @@
 // Tests unwrap freely: a panic there is the failure report.
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
+pub mod float;
 pub mod int;
 pub mod warp;

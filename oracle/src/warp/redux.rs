@@ -19,6 +19,8 @@
 
 use super::{lanes_of, participants, sync_lanes, Lane, PerLane, WARP_SIZE};
 use crate::int::{reduce, IntOp, IntType};
+use crate::float::{self, Format, Ftz, MinMaxMode, MinMaxNan};
+pub use crate::float::MinMax;
 
 /// The integer and bitwise forms of `redux.sync`: exactly the legal `.op.type`
 /// pairs.
@@ -102,20 +104,6 @@ pub fn redux_int(
     })
 }
 
-/// `.min` or `.max` for the `.f32` form.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum MinMax {
-    /// `.min`.
-    Min,
-    /// `.max`.
-    Max,
-}
-
-impl MinMax {
-    /// Both.
-    pub const ALL: &'static [MinMax] = &[MinMax::Min, MinMax::Max];
-}
-
 /// The qualifiers of `redux.sync.op{.abs}{.NaN}.f32`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ReduxF32 {
@@ -129,21 +117,21 @@ pub struct ReduxF32 {
     pub nan: bool,
 }
 
-/// The canonical f32 NaN of PTX.
+/// The canonical f32 NaN of PTX: [`Format::canonical_nan`] of `.f32`.
 pub const CANONICAL_NAN_F32: u32 = 0x7fff_ffff;
 
 fn is_nan_f32(bits: u32) -> bool {
-    bits & 0x7fff_ffff > 0x7f80_0000
+    Format::F32.is_nan(u64::from(bits))
 }
 
-/// `redux.sync.op{.abs}{.NaN}.f32 dst, src, membermask`, with a local f32 min/max.
+/// `redux.sync.op{.abs}{.NaN}.f32 dst, src, membermask`, with the float module's min/max.
 pub fn redux_f32(
     q: ReduxF32,
     membermask: u32,
     executing: u32,
     src: &[u32; WARP_SIZE],
 ) -> PerLane<u32> {
-    redux_f32_with(q, membermask, executing, src, local_f32_min_max)
+    redux_f32_with(q, membermask, executing, src, f32_min_max)
 }
 
 /// `redux.sync.op{.abs}{.NaN}.f32 dst, src, membermask`, folding with `min_max`.
@@ -176,32 +164,17 @@ pub fn redux_f32_with(
     })
 }
 
-// ---------------------------------------------------------------------------
-// LOCAL STAND-IN: a minimal binary f32 min/max on bits, to be replaced by the
-// float module (`oracle/src/float.rs`) when that lands. Keep it this one function.
-// ---------------------------------------------------------------------------
-/// Binary f32 min/max on bits: `-0.0 < +0.0`; without `nan` a NaN operand yields the
-/// other one (both NaN: canonical NaN); with `nan` any NaN yields canonical NaN.
-fn local_f32_min_max(op: MinMax, nan: bool, x: u32, y: u32) -> u32 {
-    match (is_nan_f32(x), is_nan_f32(y)) {
-        (true, true) => return CANONICAL_NAN_F32,
-        (true, false) | (false, true) if nan => return CANONICAL_NAN_F32,
-        (true, false) => return y,
-        (false, true) => return x,
-        (false, false) => {}
-    }
-    // A total order on non-NaN bits: negatives reversed below positives, so
-    // -0.0 (0x8000_0000) sits just below +0.0 (0).
-    let key = |b: u32| if b >> 31 == 1 { !b } else { b | 0x8000_0000 };
-    let x_first = match op {
-        MinMax::Min => key(x) <= key(y),
-        MinMax::Max => key(x) >= key(y),
+/// Binary f32 `min{.NaN}`/`max{.NaN}` on bits through [`float::min_max`]: `-0.0 <
+/// +0.0`; without `nan` a NaN operand yields the other one, with `nan` any NaN yields
+/// the canonical NaN. Subnormals are kept (no `.ftz`); `.abs` is applied by the caller.
+fn f32_min_max(op: MinMax, nan: bool, x: u32, y: u32) -> u32 {
+    let mode = MinMaxMode {
+        ftz: Ftz::Preserve,
+        nan: if nan { MinMaxNan::Propagate } else { MinMaxNan::Ignore },
+        abs: false,
     };
-    if x_first {
-        x
-    } else {
-        y
-    }
+    // Both inputs are 32-bit, so the result is one of them or the 32-bit canonical NaN.
+    float::min_max(op, Format::F32, u64::from(x), u64::from(y), mode) as u32
 }
 
 #[cfg(test)]
