@@ -18,3 +18,5 @@ mod syntax_ptxas;
 mod ptxas_targets;
 mod spec_errors;
 mod target_model;
+mod silicon_replay;
+mod semantics_coverage;

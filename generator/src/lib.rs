@@ -13,3 +13,4 @@ pub mod audit;
 pub mod differential;
 pub mod ptxas;
 pub mod silicon;
+pub mod semantics;

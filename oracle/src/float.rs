@@ -24,7 +24,7 @@ pub use minmax::{max, min, min_max, MinMax, MinMaxMode, MinMaxNan};
 pub use round::convert;
 
 /// A binary interchange format: one row of the format table.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Format {
     /// The PTX type name without the dot: `f16`, `bf16`, `f32`, `f64`.
     pub name: &'static str,
@@ -307,6 +307,14 @@ pub enum Expect {
     Bits(u64),
     /// Any NaN: sign, quiet bit and payload unspecified.
     AnyNan,
+    /// Either of two bit patterns: the document leaves a choice open (whether a
+    /// generic-address f32 add flushes; which zero a 16-bit `min(+0, -0)` returns).
+    Either(u64, u64),
+    /// These bits or any NaN: the document does not say whether a NaN operand of a
+    /// 16-bit `min`/`max` is ignored (giving the other operand) or propagated.
+    BitsOrNan(u64),
+    /// Nothing is promised: the document calls the behaviour undefined.
+    Undefined,
 }
 
 impl Expect {
@@ -320,11 +328,29 @@ impl Expect {
         }
     }
 
+    /// What is accepted when either of two expectations may hold (two readings of
+    /// the document). Only the combinations two computed results can produce are
+    /// exact; anything wider is [`Expect::Undefined`], never a narrowing.
+    pub fn either(a: Expect, b: Expect) -> Expect {
+        match (a, b) {
+            _ if a == b => a,
+            (Expect::Bits(x), Expect::Bits(y)) => Expect::Either(x, y),
+            (Expect::Bits(x), Expect::AnyNan) | (Expect::AnyNan, Expect::Bits(x)) => {
+                Expect::BitsOrNan(x)
+            }
+            _ => Expect::Undefined,
+        }
+    }
+
     /// Whether a measured result `got` satisfies this expectation.
     pub fn accepts(self, fmt: Format, got: u64) -> bool {
+        let got = got & fmt.mask();
         match self {
-            Expect::Bits(want) => got & fmt.mask() == want,
+            Expect::Bits(want) => got == want,
             Expect::AnyNan => fmt.is_nan(got),
+            Expect::Either(x, y) => got == x || got == y,
+            Expect::BitsOrNan(x) => got == x || fmt.is_nan(got),
+            Expect::Undefined => true,
         }
     }
 }
@@ -445,5 +471,26 @@ mod tests {
             !Expect::Bits(0).accepts(f, 0x8000_0000),
             "the sign of zero counts"
         );
+        // Two readings of the document: exact pairs stay exact, a NaN joins as a class.
+        assert_eq!(
+            Expect::either(Expect::Bits(1), Expect::Bits(1)),
+            Expect::Bits(1)
+        );
+        assert_eq!(
+            Expect::either(Expect::Bits(1), Expect::Bits(2)),
+            Expect::Either(1, 2)
+        );
+        assert_eq!(
+            Expect::either(Expect::AnyNan, Expect::Bits(2)),
+            Expect::BitsOrNan(2)
+        );
+        assert_eq!(
+            Expect::either(Expect::Either(1, 2), Expect::Bits(3)),
+            Expect::Undefined
+        );
+        assert!(Expect::Either(0, 0x8000_0000).accepts(f, 0x8000_0000));
+        assert!(!Expect::Either(0, 0x8000_0000).accepts(f, 1));
+        assert!(Expect::BitsOrNan(1).accepts(f, 0x7fff_ffff));
+        assert!(!Expect::BitsOrNan(1).accepts(f, 2));
     }
 }

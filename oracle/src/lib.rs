@@ -7,4 +7,6 @@
 
 pub mod float;
 pub mod int;
+pub mod memory;
+pub mod profile;
 pub mod warp;

@@ -1,4 +1,5 @@
-//! Where a fact in the spec comes from: a seed document, the full PTX ISA, or ptxas.
+//! Where a fact in the spec comes from: a seed document, the full PTX ISA, ptxas,
+//! or silicon.
 
 use serde::Deserialize;
 
@@ -11,6 +12,9 @@ pub enum Origin {
     Doc(String),
     /// An observation of ptxas, by its release ("13.5").
     Ptxas(String),
+    /// A measurement on a GPU, by its architecture ("sm_90"); the section names the
+    /// evidence file and line under vectors/silicon/.
+    Silicon(String),
 }
 
 /// A citation: the witness, plus where in it and what it says.
@@ -27,13 +31,14 @@ pub struct Source {
     pub note: Option<String>,
 }
 
-/// The on-disk shape: exactly one of `seed`, `doc`, `ptxas`.
+/// The on-disk shape: exactly one of `seed`, `doc`, `ptxas`, `silicon`.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawSource {
     seed: Option<String>,
     doc: Option<String>,
     ptxas: Option<String>,
+    silicon: Option<String>,
     section: Option<String>,
     quote: Option<String>,
     note: Option<String>,
@@ -43,14 +48,16 @@ impl TryFrom<RawSource> for Source {
     type Error = String;
 
     fn try_from(raw: RawSource) -> Result<Self, String> {
-        let origin = match (raw.seed, raw.doc, raw.ptxas) {
-            (Some(s), None, None) => Origin::Seed(s),
-            (None, Some(d), None) => Origin::Doc(d),
-            (None, None, Some(p)) => Origin::Ptxas(p),
+        let origin = match (raw.seed, raw.doc, raw.ptxas, raw.silicon) {
+            (Some(s), None, None, None) => Origin::Seed(s),
+            (None, Some(d), None, None) => Origin::Doc(d),
+            (None, None, Some(p), None) => Origin::Ptxas(p),
+            (None, None, None, Some(a)) => Origin::Silicon(a),
             _ => {
                 return Err(
                     "a source names exactly one of `seed` (a seed number such as \"001\"), \
-                            `doc` (\"PTX ISA 9.1\") or `ptxas` (a release such as \"13.5\")"
+                            `doc` (\"PTX ISA 9.1\"), `ptxas` (a release such as \"13.5\") \
+                            or `silicon` (an architecture such as \"sm_90\")"
                         .to_owned(),
                 )
             }
@@ -80,6 +87,7 @@ impl std::fmt::Display for Source {
             Origin::Seed(s) => write!(f, "seed {s}")?,
             Origin::Doc(d) => write!(f, "{d}")?,
             Origin::Ptxas(p) => write!(f, "ptxas {p}")?,
+            Origin::Silicon(a) => write!(f, "silicon {a}")?,
         }
         if let Some(section) = &self.section {
             write!(f, ", {section}")?;

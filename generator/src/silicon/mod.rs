@@ -9,6 +9,7 @@ pub mod catalog;
 pub mod evidence;
 pub mod gpu;
 pub mod probes;
+pub mod replay;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

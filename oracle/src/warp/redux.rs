@@ -18,9 +18,9 @@
 //! the same result in `dst`").
 
 use super::{lanes_of, participants, sync_lanes, Lane, PerLane, WARP_SIZE};
-use crate::int::{reduce, IntOp, IntType};
-use crate::float::{self, Format, Ftz, MinMaxMode, MinMaxNan};
 pub use crate::float::MinMax;
+use crate::float::{self, Format, Ftz, MinMaxMode, MinMaxNan};
+use crate::int::{reduce, IntOp, IntType};
 
 /// The integer and bitwise forms of `redux.sync`: exactly the legal `.op.type`
 /// pairs.
@@ -170,7 +170,11 @@ pub fn redux_f32_with(
 fn f32_min_max(op: MinMax, nan: bool, x: u32, y: u32) -> u32 {
     let mode = MinMaxMode {
         ftz: Ftz::Preserve,
-        nan: if nan { MinMaxNan::Propagate } else { MinMaxNan::Ignore },
+        nan: if nan {
+            MinMaxNan::Propagate
+        } else {
+            MinMaxNan::Ignore
+        },
         abs: false,
     };
     // Both inputs are 32-bit, so the result is one of them or the 32-bit canonical NaN.

@@ -10,6 +10,7 @@
 //! ```
 
 use super::{bit, participants, status, DestPred, Lane, Status, WARP_SIZE};
+use crate::profile::Profile;
 
 /// The modes of `shfl.sync`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -144,6 +145,22 @@ pub fn shfl(
     b: &[u32; WARP_SIZE],
     c: &[u32; WARP_SIZE],
 ) -> [DestPred<u32>; WARP_SIZE] {
+    shfl_under(Profile::PtxIsa, mode, membermask, executing, a, b, c)
+}
+
+/// [`shfl`] under a profile. sm_90 defines what the document leaves undefined for a
+/// participant whose source lane has exited or is outside membermask: `d` is 0 and
+/// `p` is `pval` (measured: vectors/silicon/sm_90/shfl.sync.jsonl). A lane executing
+/// outside membermask stays undefined in both profiles: it is not measured.
+pub fn shfl_under(
+    profile: Profile,
+    mode: ShflMode,
+    membermask: u32,
+    executing: u32,
+    a: &[u32; WARP_SIZE],
+    b: &[u32; WARP_SIZE],
+    c: &[u32; WARP_SIZE],
+) -> [DestPred<u32>; WARP_SIZE] {
     let who = participants(membermask, executing);
     std::array::from_fn(|lane| match status(membermask, executing, lane) {
         Status::NotExecuted => DestPred::not_executed(),
@@ -161,7 +178,13 @@ pub fn shfl(
                     p: Lane::Value(src.in_range),
                 }
             } else {
-                DestPred::undefined()
+                match profile {
+                    Profile::PtxIsa => DestPred::undefined(),
+                    Profile::Sm90 => DestPred {
+                        d: Lane::Value(0),
+                        p: Lane::Value(src.in_range),
+                    },
+                }
             }
         }
     })

@@ -1,0 +1,142 @@
+//! The join of spec and oracle: what a legal spelling computes, as the oracle's
+//! terms. Qualifiers that change no value (memory order, scope, cache hints, the
+//! completion mechanism) are dropped here, so that two spellings with the same
+//! [`Semantics`] are one executable variant.
+
+use ptxvec_oracle::float::{Format, MinMax};
+use ptxvec_oracle::int::{IntOp, IntType};
+use ptxvec_oracle::memory::{Element, Engine, Op, Reduction, Space};
+use ptxvec_oracle::warp::redux::{ReduxF32, ReduxInt};
+use ptxvec_oracle::warp::shfl::ShflMode;
+use ptxvec_oracle::warp::vote::VoteMode;
+use ptxvec_spec::{Mnemonic, Qualifier};
+
+use crate::syntax::spelling::Spelling;
+
+/// One executable variant, as the oracle computes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Semantics {
+    /// `red` and `cp.reduce.async.bulk`.
+    Memory(Reduction),
+    /// `redux.sync` on integers and bits.
+    ReduxInt(ReduxInt),
+    /// `redux.sync` on `.f32`.
+    ReduxF32(ReduxF32),
+    /// `vote.sync.{all,any,uni}.pred`.
+    Vote(VoteMode),
+    /// `vote.sync.ballot.b32`.
+    Ballot,
+    /// `shfl.sync`.
+    Shfl(ShflMode),
+    /// `match.any.sync` / `match.all.sync`; `wide` for `.b64`.
+    Match {
+        /// `.all` rather than `.any`.
+        all: bool,
+        /// `.b64` rather than `.b32`.
+        wide: bool,
+    },
+    /// `activemask.b32`.
+    Activemask,
+}
+
+/// What a spelling computes; an error names what the oracle lacks for it.
+pub fn of(s: &Spelling<'_>) -> Result<Semantics, String> {
+    let q = s.qualifiers();
+    let has = |x: Qualifier| q.contains(&x);
+    let first_of = |kind| q.iter().copied().find(|x| x.kind() == kind);
+    let missing = |what: &str| format!("`{}`: no {what} the oracle knows", s.chain());
+    match s.form.syntax.mnemonic {
+        Mnemonic::Red | Mnemonic::CpReduceAsyncBulk => {
+            let engine = if s.form.syntax.mnemonic == Mnemonic::Red { Engine::Red } else { Engine::BulkReduce };
+            // cp.reduce.async.bulk writes `.dst` before `.src`: the first space is
+            // the destination.
+            let space = match first_of(ptxvec_spec::QualKind::Space) {
+                None => Space::Generic,
+                Some(Qualifier::Global) => Space::Global,
+                Some(Qualifier::Shared | Qualifier::SharedCta) => Space::SharedCta,
+                Some(Qualifier::SharedCluster) => Space::SharedCluster,
+                Some(_) => return Err(missing("state space")),
+            };
+            let ty = first_of(ptxvec_spec::QualKind::Type).ok_or_else(|| missing("type"))?;
+            let (element, packed) = element(ty).ok_or_else(|| missing("element type"))?;
+            let op_q = first_of(ptxvec_spec::QualKind::Op).ok_or_else(|| missing("operation"))?;
+            let op = match (op_q, element) {
+                (Qualifier::Add, Element::Float(_)) => Op::Add,
+                (Qualifier::Min, Element::Float(_)) => Op::MinMax(MinMax::Min),
+                (Qualifier::Max, Element::Float(_)) => Op::MinMax(MinMax::Max),
+                (_, Element::Int(_)) => Op::Int(int_op(op_q).ok_or_else(|| missing("integer operation"))?),
+                _ => return Err(missing("float operation")),
+            };
+            let vector = first_of(ptxvec_spec::QualKind::Vector).and_then(Qualifier::vector_len).unwrap_or(1);
+            let lanes = u8::try_from(vector * if packed { 2 } else { 1 }).map_err(|_| missing("vector width"))?;
+            Ok(Semantics::Memory(Reduction { engine, space, op, element, lanes, noftz: has(Qualifier::Noftz) }))
+        }
+        Mnemonic::ReduxSync => {
+            if has(Qualifier::F32) {
+                let op = match first_of(ptxvec_spec::QualKind::Op) {
+                    Some(Qualifier::Min) => MinMax::Min,
+                    Some(Qualifier::Max) => MinMax::Max,
+                    _ => return Err(missing("f32 operation")),
+                };
+                return Ok(Semantics::ReduxF32(ReduxF32 { op, abs: has(Qualifier::Abs), nan: has(Qualifier::NaN) }));
+            }
+            let op = first_of(ptxvec_spec::QualKind::Op).and_then(int_op).ok_or_else(|| missing("operation"))?;
+            let ty = first_of(ptxvec_spec::QualKind::Type).ok_or_else(|| missing("type"))?;
+            let signed = ty == Qualifier::S32;
+            ReduxInt::ALL
+                .iter()
+                .copied()
+                .find(|f| f.op_and_type() == (op, if signed { IntType::S32 } else { IntType::U32 }))
+                .map(Semantics::ReduxInt)
+                .ok_or_else(|| missing("redux form"))
+        }
+        Mnemonic::VoteSync => match first_of(ptxvec_spec::QualKind::Mode) {
+            Some(Qualifier::All) => Ok(Semantics::Vote(VoteMode::All)),
+            Some(Qualifier::Any) => Ok(Semantics::Vote(VoteMode::Any)),
+            Some(Qualifier::Uni) => Ok(Semantics::Vote(VoteMode::Uni)),
+            Some(Qualifier::Ballot) => Ok(Semantics::Ballot),
+            _ => Err(missing("vote mode")),
+        },
+        Mnemonic::ShflSync => match first_of(ptxvec_spec::QualKind::Mode) {
+            Some(Qualifier::Up) => Ok(Semantics::Shfl(ShflMode::Up)),
+            Some(Qualifier::Down) => Ok(Semantics::Shfl(ShflMode::Down)),
+            Some(Qualifier::Bfly) => Ok(Semantics::Shfl(ShflMode::Bfly)),
+            Some(Qualifier::Idx) => Ok(Semantics::Shfl(ShflMode::Idx)),
+            _ => Err(missing("shfl mode")),
+        },
+        Mnemonic::Match => Ok(Semantics::Match { all: has(Qualifier::All), wide: has(Qualifier::B64) }),
+        Mnemonic::Activemask => Ok(Semantics::Activemask),
+    }
+}
+
+/// The element a type qualifier names, and whether it is packed (two per 32 bits).
+fn element(ty: Qualifier) -> Option<(Element, bool)> {
+    let int = |bits, signed| Some((Element::Int(IntType { bits, signed }), false));
+    match ty {
+        Qualifier::B32 | Qualifier::U32 => int(32, false),
+        Qualifier::S32 => int(32, true),
+        Qualifier::B64 | Qualifier::U64 => int(64, false),
+        Qualifier::S64 => int(64, true),
+        Qualifier::F16 => Some((Element::Float(Format::F16), false)),
+        Qualifier::Bf16 => Some((Element::Float(Format::BF16), false)),
+        Qualifier::F16x2 => Some((Element::Float(Format::F16), true)),
+        Qualifier::Bf16x2 => Some((Element::Float(Format::BF16), true)),
+        Qualifier::F32 => Some((Element::Float(Format::F32), false)),
+        Qualifier::F64 => Some((Element::Float(Format::F64), false)),
+        _ => None,
+    }
+}
+
+fn int_op(q: Qualifier) -> Option<IntOp> {
+    Some(match q {
+        Qualifier::And => IntOp::And,
+        Qualifier::Or => IntOp::Or,
+        Qualifier::Xor => IntOp::Xor,
+        Qualifier::Add => IntOp::Add,
+        Qualifier::Inc => IntOp::Inc,
+        Qualifier::Dec => IntOp::Dec,
+        Qualifier::Min => IntOp::Min,
+        Qualifier::Max => IntOp::Max,
+        _ => return None,
+    })
+}

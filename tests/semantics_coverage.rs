@@ -1,0 +1,61 @@
+//! Every executable variant in the spec has an oracle entry: each legal spelling of
+//! every syntax line maps to the oracle's terms, and the oracle gives a value for it
+//! under both profiles.
+
+use std::collections::BTreeSet;
+
+use ptxvec_generator::semantics::{self, Semantics};
+use ptxvec_generator::syntax::legal::legal_spellings;
+use ptxvec_oracle::float::Expect;
+use ptxvec_oracle::profile::Profile;
+use ptxvec_spec::Spec;
+
+use crate::spec_root;
+
+#[test]
+fn every_legal_spelling_has_an_oracle_entry() {
+    let spec = Spec::load(&spec_root()).unwrap();
+    let mut variants = BTreeSet::new();
+    let mut missing = Vec::new();
+    let mut spellings = 0;
+    for f in &spec.instructions {
+        let i = &f.instruction;
+        for (_, form) in i.forms() {
+            for l in legal_spellings(&spec, i, &form.id) {
+                spellings += 1;
+                match semantics::of(&l.spelling) {
+                    Ok(s) => {
+                        variants.insert(s);
+                    }
+                    Err(e) => missing.push(e),
+                }
+            }
+        }
+    }
+    assert!(missing.is_empty(), "spellings without an oracle entry:\n{}", missing.join("\n"));
+    assert!(spellings > 4000, "only {spellings} legal spellings");
+    // A memory variant must have a defined value for ordinary operands (1 and 2)
+    // under both profiles: the table of the spec never pairs an op with a type the
+    // oracle leaves undefined.
+    for v in &variants {
+        if let Semantics::Memory(r) = v {
+            for &p in Profile::ALL {
+                assert_ne!(r.element(p, 1, 2), Expect::Undefined, "{r:?} under {p:?}");
+            }
+        }
+    }
+    // Every instruction contributes variants.
+    let kinds: BTreeSet<&str> = variants
+        .iter()
+        .map(|v| match v {
+            Semantics::Memory(_) => "memory",
+            Semantics::ReduxInt(_) | Semantics::ReduxF32(_) => "redux",
+            Semantics::Vote(_) | Semantics::Ballot => "vote",
+            Semantics::Shfl(_) => "shfl",
+            Semantics::Match { .. } => "match",
+            Semantics::Activemask => "activemask",
+        })
+        .collect();
+    assert_eq!(kinds.len(), 6, "{kinds:?}");
+    println!("{spellings} legal spellings, {} executable variants", variants.len());
+}
