@@ -20,3 +20,4 @@ mod spec_errors;
 mod target_model;
 mod silicon_replay;
 mod semantics_coverage;
+mod semantic_vectors;

@@ -31,6 +31,26 @@ pub enum Command {
         /// Only these instructions (by name: red, match.sync, ...).
         #[arg(long = "instruction")]
         instructions: Vec<String>,
+        /// Only these semantic variants (by id, `red.global.add.f32`, or instruction);
+        /// vectors/index.json is rewritten only when every variant is.
+        #[arg(long = "variant")]
+        variants: Vec<String>,
+        /// The seed of the random inputs (recorded in every record and the index).
+        #[arg(long, default_value_t = crate::semvec::DEFAULT_SEED)]
+        seed: u64,
+        /// Random input pairs per binary variant, beyond the catalog's cross product.
+        #[arg(long, default_value_t = crate::semvec::DEFAULT_COUNT)]
+        count: usize,
+    },
+    /// Evaluate records of the vector input format (JSON Lines with `text` and
+    /// `inputs`): write each back with `expect` for the chosen profiles.
+    Eval {
+        /// The records: a file, or `-` for stdin.
+        #[arg(default_value = "-")]
+        input: PathBuf,
+        /// The profile to expect under: ptx-isa, sm_90, or all.
+        #[arg(long, default_value = "all", value_parser = ["ptx-isa", "sm_90", "all"])]
+        profile: String,
     },
     /// Judge an instruction text in a module: exit 0 legal, 1 illegal, 2 usage error.
     /// With `-`, read JSON Lines `{"text", "ptx", "target"}` from stdin and answer one
@@ -84,9 +104,23 @@ fn run(cli: &Cli) -> Result<u8, String> {
             print!("{}", crate::spec_summary::render(&spec));
             Ok(0)
         }
-        Command::Generate { out, instructions } => {
+        Command::Generate { out, instructions, variants, seed, count } => {
             crate::generate::run(&spec, out, instructions)?;
+            let rows = crate::semvec::export::write(&spec, out, variants, *seed, *count)?;
+            let records: usize = rows.iter().map(|r| r.records).sum();
+            println!("{:<28} {:>6} files {:>8} records", out.join("semantic").display(), rows.len(), records);
             Ok(0)
+        }
+        Command::Eval { input, profile } => {
+            let profiles: Vec<ptxvec_oracle::profile::Profile> =
+                ptxvec_oracle::profile::Profile::ALL.iter().copied().filter(|p| profile == "all" || p.name() == profile).collect();
+            let stdout = std::io::stdout().lock();
+            if input.as_os_str() == "-" {
+                crate::semvec::eval::run(&spec, "<stdin>", std::io::stdin().lock(), stdout, &profiles)
+            } else {
+                let f = std::fs::File::open(input).map_err(|e| format!("error: {}: {e}", input.display()))?;
+                crate::semvec::eval::run(&spec, &input.display().to_string(), std::io::BufReader::new(f), stdout, &profiles)
+            }
         }
         Command::CheckSyntax(args) => crate::check_syntax::run(&spec, args),
         Command::EmitPtx { text, ptx, target } => {

@@ -14,3 +14,4 @@ pub mod differential;
 pub mod ptxas;
 pub mod silicon;
 pub mod semantics;
+pub mod semvec;

@@ -47,7 +47,11 @@ pub fn of(s: &Spelling<'_>) -> Result<Semantics, String> {
     let missing = |what: &str| format!("`{}`: no {what} the oracle knows", s.chain());
     match s.form.syntax.mnemonic {
         Mnemonic::Red | Mnemonic::CpReduceAsyncBulk => {
-            let engine = if s.form.syntax.mnemonic == Mnemonic::Red { Engine::Red } else { Engine::BulkReduce };
+            let engine = if s.form.syntax.mnemonic == Mnemonic::Red {
+                Engine::Red
+            } else {
+                Engine::BulkReduce
+            };
             // cp.reduce.async.bulk writes `.dst` before `.src`: the first space is
             // the destination.
             let space = match first_of(ptxvec_spec::QualKind::Space) {
@@ -64,12 +68,31 @@ pub fn of(s: &Spelling<'_>) -> Result<Semantics, String> {
                 (Qualifier::Add, Element::Float(_)) => Op::Add,
                 (Qualifier::Min, Element::Float(_)) => Op::MinMax(MinMax::Min),
                 (Qualifier::Max, Element::Float(_)) => Op::MinMax(MinMax::Max),
-                (_, Element::Int(_)) => Op::Int(int_op(op_q).ok_or_else(|| missing("integer operation"))?),
+                (_, Element::Int(_)) => {
+                    Op::Int(int_op(op_q).ok_or_else(|| missing("integer operation"))?)
+                }
                 _ => return Err(missing("float operation")),
             };
-            let vector = first_of(ptxvec_spec::QualKind::Vector).and_then(Qualifier::vector_len).unwrap_or(1);
-            let lanes = u8::try_from(vector * if packed { 2 } else { 1 }).map_err(|_| missing("vector width"))?;
-            Ok(Semantics::Memory(Reduction { engine, space, op, element, lanes, noftz: has(Qualifier::Noftz) }))
+            let vector = first_of(ptxvec_spec::QualKind::Vector)
+                .and_then(Qualifier::vector_len)
+                .unwrap_or(1);
+            let lanes = u8::try_from(vector * if packed { 2 } else { 1 })
+                .map_err(|_| missing("vector width"))?;
+            let mut r = Reduction {
+                engine,
+                space,
+                op,
+                element,
+                lanes,
+                noftz: has(Qualifier::Noftz),
+            };
+            // The destination's space changes values only for the 32- and 64-bit
+            // float add (flushing, and sm_90's NaN payloads); elsewhere every space is
+            // one variant, stated with generic addressing.
+            if !(op == Op::Add && matches!(element, Element::Float(f) if f.width() >= 32)) {
+                r.space = Space::Generic;
+            }
+            Ok(Semantics::Memory(r))
         }
         Mnemonic::ReduxSync => {
             if has(Qualifier::F32) {
@@ -78,9 +101,15 @@ pub fn of(s: &Spelling<'_>) -> Result<Semantics, String> {
                     Some(Qualifier::Max) => MinMax::Max,
                     _ => return Err(missing("f32 operation")),
                 };
-                return Ok(Semantics::ReduxF32(ReduxF32 { op, abs: has(Qualifier::Abs), nan: has(Qualifier::NaN) }));
+                return Ok(Semantics::ReduxF32(ReduxF32 {
+                    op,
+                    abs: has(Qualifier::Abs),
+                    nan: has(Qualifier::NaN),
+                }));
             }
-            let op = first_of(ptxvec_spec::QualKind::Op).and_then(int_op).ok_or_else(|| missing("operation"))?;
+            let op = first_of(ptxvec_spec::QualKind::Op)
+                .and_then(int_op)
+                .ok_or_else(|| missing("operation"))?;
             let ty = first_of(ptxvec_spec::QualKind::Type).ok_or_else(|| missing("type"))?;
             let signed = ty == Qualifier::S32;
             ReduxInt::ALL
@@ -104,7 +133,10 @@ pub fn of(s: &Spelling<'_>) -> Result<Semantics, String> {
             Some(Qualifier::Idx) => Ok(Semantics::Shfl(ShflMode::Idx)),
             _ => Err(missing("shfl mode")),
         },
-        Mnemonic::Match => Ok(Semantics::Match { all: has(Qualifier::All), wide: has(Qualifier::B64) }),
+        Mnemonic::Match => Ok(Semantics::Match {
+            all: has(Qualifier::All),
+            wide: has(Qualifier::B64),
+        }),
         Mnemonic::Activemask => Ok(Semantics::Activemask),
     }
 }

@@ -44,7 +44,10 @@ pub struct Replay {
 /// Replays one evidence file. A malformed file is an error naming `file:line`.
 pub fn replay_file(spec: &Spec, path: &Path, out: &mut Replay) -> Result<(), String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let name = path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned());
+    let name = path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
     for (i, line) in text.lines().enumerate().skip(1) {
         let at = format!("{name}:{}", i + 1);
         let v: Value = serde_json::from_str(line).map_err(|e| format!("{at}: not JSON: {e}"))?;
@@ -58,16 +61,28 @@ fn replay_record(spec: &Spec, at: &str, v: &Value, out: &mut Replay) -> Result<(
         return Ok(());
     }
     let text = v.get("text").and_then(Value::as_str).ok_or("no \"text\"")?;
-    let spelling = judge::reading(spec, text).ok_or_else(|| format!("`{text}` reads as no spelling of the spec"))?;
+    let spelling = judge::reading(spec, text)
+        .ok_or_else(|| format!("`{text}` reads as no spelling of the spec"))?;
     let sem = semantics::of(&spelling)?;
     let chain = spelling.chain();
-    let inputs = v.get("inputs").and_then(Value::as_object).ok_or("no \"inputs\"")?;
-    let outputs = v.get("outputs").and_then(Value::as_object).ok_or("no \"outputs\"")?;
+    let inputs = v
+        .get("inputs")
+        .and_then(Value::as_object)
+        .ok_or("no \"inputs\"")?;
+    let outputs = v
+        .get("outputs")
+        .and_then(Value::as_object)
+        .ok_or("no \"outputs\"")?;
     out.records += 1;
     let negate = text.contains('!');
     for &profile in Profile::ALL {
         let mut fail = |detail: String| {
-            out.mismatches.push(Mismatch { at: at.to_owned(), chain: chain.clone(), profile, detail });
+            out.mismatches.push(Mismatch {
+                at: at.to_owned(),
+                chain: chain.clone(),
+                profile,
+                detail,
+            });
         };
         let compared = match sem {
             Semantics::Memory(r) => {
@@ -114,24 +129,59 @@ fn replay_warp(
     fail: &mut impl FnMut(String),
 ) -> Result<usize, String> {
     let executing = hex_one(inputs, "executing")? as u32;
-    let membermask = if inputs.contains_key("membermask") { hex_one(inputs, "membermask")? as u32 } else { u32::MAX };
-    let a64 = if inputs.contains_key("a") { lanes(inputs, "a")? } else { [0; WARP_SIZE] };
+    let membermask = if inputs.contains_key("membermask") {
+        hex_one(inputs, "membermask")? as u32
+    } else {
+        u32::MAX
+    };
+    let a64 = if inputs.contains_key("a") {
+        lanes(inputs, "a")?
+    } else {
+        [0; WARP_SIZE]
+    };
     let a32: [u32; WARP_SIZE] = std::array::from_fn(|i| a64[i] as u32);
     let pred: [bool; WARP_SIZE] = std::array::from_fn(|i| a64[i] != 0);
     let d = written_lanes(outputs, "d")?;
-    let p = if outputs.contains_key("p") { Some(written_lanes(outputs, "p")?) } else { None };
+    let p = if outputs.contains_key("p") {
+        Some(written_lanes(outputs, "p")?)
+    } else {
+        None
+    };
     let (want_d, want_p): ([Lane<u64>; WARP_SIZE], Option<[Lane<bool>; WARP_SIZE]>) = match sem {
-        Semantics::Vote(mode) => (warp::vote::vote(mode, negate, membermask, executing, &pred).map(|l| l.map(u64::from)), None),
-        Semantics::Ballot => (warp::vote::ballot(negate, membermask, executing, &pred).map(|l| l.map(u64::from)), None),
-        Semantics::ReduxInt(form) => (warp::redux::redux_int(form, membermask, executing, &a32).map(|l| l.map(u64::from)), None),
-        Semantics::ReduxF32(q) => (warp::redux::redux_f32(q, membermask, executing, &a32).map(|l| l.map(u64::from)), None),
-        Semantics::Activemask => (warp::activemask::activemask(executing).map(|l| l.map(u64::from)), None),
+        Semantics::Vote(mode) => (
+            warp::vote::vote(mode, negate, membermask, executing, &pred).map(|l| l.map(u64::from)),
+            None,
+        ),
+        Semantics::Ballot => (
+            warp::vote::ballot(negate, membermask, executing, &pred).map(|l| l.map(u64::from)),
+            None,
+        ),
+        Semantics::ReduxInt(form) => (
+            warp::redux::redux_int(form, membermask, executing, &a32).map(|l| l.map(u64::from)),
+            None,
+        ),
+        Semantics::ReduxF32(q) => (
+            warp::redux::redux_f32(q, membermask, executing, &a32).map(|l| l.map(u64::from)),
+            None,
+        ),
+        Semantics::Activemask => (
+            warp::activemask::activemask(executing).map(|l| l.map(u64::from)),
+            None,
+        ),
         Semantics::Match { all: false, wide } => {
-            let r = if wide { warp::matching::match_any(membermask, executing, &a64) } else { warp::matching::match_any(membermask, executing, &a32) };
+            let r = if wide {
+                warp::matching::match_any(membermask, executing, &a64)
+            } else {
+                warp::matching::match_any(membermask, executing, &a32)
+            };
             (r.map(|l| l.map(u64::from)), None)
         }
         Semantics::Match { all: true, wide } => {
-            let r = if wide { warp::matching::match_all(membermask, executing, &a64) } else { warp::matching::match_all(membermask, executing, &a32) };
+            let r = if wide {
+                warp::matching::match_all(membermask, executing, &a64)
+            } else {
+                warp::matching::match_all(membermask, executing, &a32)
+            };
             (r.map(|dp| dp.d.map(u64::from)), Some(r.map(|dp| dp.p)))
         }
         Semantics::Shfl(mode) => {
@@ -147,7 +197,10 @@ fn replay_warp(
         if let Lane::Value(w) = want_d[lane] {
             n += 1;
             if d[lane] != Some(w) {
-                fail(format!("lane {lane} d: silicon {:?}, oracle {w:#x}", d[lane]));
+                fail(format!(
+                    "lane {lane} d: silicon {:?}, oracle {w:#x}",
+                    d[lane]
+                ));
             }
         }
         if let (Some(wp), Some(gp)) = (want_p, p) {
@@ -164,14 +217,22 @@ fn replay_warp(
 
 /// `width` bits of `x` from bit `at`.
 fn bits_of(x: u64, at: u32, width: u32) -> u64 {
-    let m = if width == 64 { u64::MAX } else { (1u64 << width) - 1 };
+    let m = if width == 64 {
+        u64::MAX
+    } else {
+        (1u64 << width) - 1
+    };
     (x >> at) & m
 }
 
 /// A hex string's value and its width in bits (4 per digit).
 fn parse_hex(v: &Value) -> Result<(u64, u32), String> {
-    let s = v.as_str().ok_or_else(|| format!("{v} is not a hex string"))?;
-    let digits = s.strip_prefix("0x").ok_or_else(|| format!("`{s}` does not start with 0x"))?;
+    let s = v
+        .as_str()
+        .ok_or_else(|| format!("{v} is not a hex string"))?;
+    let digits = s
+        .strip_prefix("0x")
+        .ok_or_else(|| format!("`{s}` does not start with 0x"))?;
     let value = u64::from_str_radix(digits, 16).map_err(|e| format!("`{s}`: {e}"))?;
     let width = u32::try_from(digits.len() * 4).map_err(|_| format!("`{s}` is too long"))?;
     Ok((value, width))
@@ -201,11 +262,18 @@ fn written_lanes(m: &Map<String, Value>, key: &str) -> Result<[Option<u64>; WARP
         return Err(format!("\"{key}\" is not a list of {WARP_SIZE} lanes"));
     };
     if items.len() != WARP_SIZE {
-        return Err(format!("\"{key}\" has {} lanes, not {WARP_SIZE}", items.len()));
+        return Err(format!(
+            "\"{key}\" has {} lanes, not {WARP_SIZE}",
+            items.len()
+        ));
     }
     let mut out = [None; WARP_SIZE];
     for (slot, v) in out.iter_mut().zip(items) {
-        *slot = if v.is_null() { None } else { Some(parse_hex(v)?.0) };
+        *slot = if v.is_null() {
+            None
+        } else {
+            Some(parse_hex(v)?.0)
+        };
     }
     Ok(out)
 }

@@ -1,0 +1,104 @@
+//! Semantic vectors: for every executable variant, inputs chosen from the catalogs
+//! and the expected outputs under each profile, as JSON Lines that any language can
+//! read (format: vectors/README.md, schema: vectors/schema.json).
+
+pub mod eval;
+pub mod expect;
+pub mod export;
+pub mod inputs;
+pub mod records;
+
+use std::collections::BTreeMap;
+
+use ptxvec_spec::model::SemanticKind;
+use ptxvec_spec::Spec;
+
+use crate::semantics::{self, Semantics};
+use crate::syntax::case::{need_records, NeedRecord};
+use crate::syntax::legal::legal_spellings;
+use crate::syntax::operands::{self, Style};
+use crate::syntax::spelling::Spelling;
+
+/// The seed of the committed vectors.
+pub const DEFAULT_SEED: u64 = 0x5054_5856_4543; // "PTXVEC"
+/// Seeded random pairs per binary float variant in the committed vectors.
+pub const DEFAULT_COUNT: usize = 16;
+
+/// One executable variant: the spellings that compute the same thing.
+pub struct Variant<'s> {
+    /// The file stem: the qualifier chain of its shortest spelling.
+    pub id: String,
+    /// The shortest spelling (no memory order, scope or cache hint).
+    pub spelling: Spelling<'s>,
+    /// What it computes.
+    pub semantics: Semantics,
+    /// Its minimal requirements.
+    pub requires: Vec<NeedRecord>,
+    /// The spec's semantic notes that bear on values, `operation` first:
+    /// `red#operation`, `red#noftz_keeps_subnormals`.
+    pub notes: Vec<String>,
+}
+
+/// Every executable variant of the spec, in spec order (instruction, form, spelling).
+pub fn variants(spec: &Spec) -> Vec<Variant<'_>> {
+    let mut seen: BTreeMap<Semantics, ()> = BTreeMap::new();
+    let mut out = Vec::new();
+    for f in &spec.instructions {
+        let i = &f.instruction;
+        for (_, form) in i.forms() {
+            for l in legal_spellings(spec, i, &form.id) {
+                let Ok(sem) = semantics::of(&l.spelling) else {
+                    continue;
+                };
+                if seen.insert(sem, ()).is_some() {
+                    continue;
+                }
+                let quals = l.spelling.qualifiers();
+                // The notes that bear on values; memory order, atomicity and
+                // descriptive notes do not change a result.
+                let notes = i
+                    .semantics
+                    .iter()
+                    .filter(|n| {
+                        !matches!(
+                            n.kind,
+                            SemanticKind::MemoryOrder
+                                | SemanticKind::Atomicity
+                                | SemanticKind::Deprecation
+                                | SemanticKind::OperandEncoding
+                                | SemanticKind::Convergence
+                        )
+                    })
+                    .filter(|n| n.condition().matches(&form.id, &quals))
+                    .map(|n| {
+                        (
+                            n.kind != SemanticKind::Operation,
+                            format!("{}#{}", i.instruction, n.id),
+                        )
+                    })
+                    .collect::<std::collections::BTreeSet<_>>()
+                    .into_iter()
+                    .map(|(_, id)| id)
+                    .collect();
+                out.push(Variant {
+                    id: l.spelling.chain(),
+                    requires: need_records(&l.needs),
+                    spelling: l.spelling,
+                    semantics: sem,
+                    notes,
+                });
+            }
+        }
+    }
+    out
+}
+
+impl Variant<'_> {
+    /// The instruction as a vector states it: operands as registers of their class.
+    pub fn text(&self) -> String {
+        crate::syntax::legal::compose(
+            &self.id,
+            &operands::render(&self.spelling, Style::Registers),
+        )
+    }
+}

@@ -1,0 +1,211 @@
+//! One variant's records: inputs from the catalogs, and the expected outputs under
+//! each profile (computed by [`super::expect`] from the record's own inputs).
+
+use serde_json::{json, Map, Value};
+
+use ptxvec_oracle::float::Format;
+use ptxvec_oracle::memory::{Element, Reduction};
+use ptxvec_oracle::profile::Profile;
+use ptxvec_oracle::warp::shfl::{segment_c, ShflMode};
+
+use super::expect::{hex, outputs};
+use super::inputs::{self, Named};
+use super::Variant;
+use crate::semantics::Semantics;
+
+/// Every record of a variant, in a fixed order.
+pub fn records(v: &Variant<'_>, seed: u64, count: usize) -> Vec<Value> {
+    let plain = v.text();
+    let drafts: Vec<(String, Value, Vec<String>)> = match v.semantics {
+        Semantics::Memory(r) => memory_inputs(v, r, seed, count)
+            .into_iter()
+            .map(|(i, c)| (plain.clone(), i, c))
+            .collect(),
+        Semantics::Shfl(mode) => shfl_inputs(mode, seed)
+            .into_iter()
+            .map(|(i, c)| (plain.clone(), i, c))
+            .collect(),
+        Semantics::Activemask => inputs::membermasks(seed)
+            .into_iter()
+            .map(|m| {
+                (
+                    plain.clone(),
+                    json!({"executing": hex(m.bits, 32)}),
+                    vec![m.class],
+                )
+            })
+            .collect(),
+        _ => collective_inputs(v, seed),
+    };
+    drafts
+        .into_iter()
+        .enumerate()
+        .map(|(n, (text, ins, class))| {
+            let negate = text.contains('!');
+            let ins = match ins {
+                Value::Object(m) => m,
+                _ => Map::new(),
+            };
+            let mut expect = Map::new();
+            for &p in Profile::ALL {
+                // Inputs built here always parse; a failure would be a bug in this module.
+                let out =
+                    outputs(v.semantics, negate, &ins, p).unwrap_or_else(|e| json!({ "error": e }));
+                // `ptx-isa` always; another profile only where it expects otherwise.
+                if p == Profile::PtxIsa || expect.get(Profile::PtxIsa.name()) != Some(&out) {
+                    expect.insert(p.name().into(), out);
+                }
+            }
+            let mut rec = json!({
+                "id": format!("{}#{n}", v.id),
+                "text": text,
+                "requires": v.requires,
+                // The note the record exercises; index.json lists every note of the variant.
+                "spec": v.notes.first().cloned().unwrap_or_default(),
+                "class": class,
+                "inputs": ins,
+                "expect": expect,
+            });
+            if rec["class"].to_string().contains("random") {
+                rec["seed"] = json!(seed);
+            }
+            rec
+        })
+        .collect()
+}
+
+/// The catalog's full cross product (memory, operand), then seeded random pairs; a
+/// vector or packed access carries `lanes` pairs at once, the last padded with the
+/// first pairs again.
+fn memory_inputs(
+    v: &Variant<'_>,
+    r: Reduction,
+    seed: u64,
+    count: usize,
+) -> Vec<(Value, Vec<String>)> {
+    let width = r.element.bits();
+    let catalog: Vec<Named> = match r.element {
+        Element::Float(f) => inputs::float_specials(f),
+        Element::Int(t) => inputs::int_specials(t),
+    };
+    let mut pairs: Vec<(Named, Named)> = Vec::new();
+    for m in &catalog {
+        for o in &catalog {
+            pairs.push((m.clone(), o.clone()));
+        }
+    }
+    let rm = inputs::random_bits(seed, &format!("{}:mem", v.id), width, count);
+    let ro = inputs::random_bits(seed, &format!("{}:operand", v.id), width, count);
+    pairs.extend(rm.into_iter().zip(ro));
+    let lanes = usize::from(r.lanes.max(1));
+    (0..pairs.len().div_ceil(lanes))
+        .map(|c| {
+            let elems: Vec<&(Named, Named)> = (0..lanes)
+                .map(|k| &pairs[(c * lanes + k) % pairs.len()])
+                .collect();
+            let mem: Vec<String> = elems.iter().map(|(m, _)| hex(m.bits, width)).collect();
+            let operand: Vec<String> = elems.iter().map(|(_, o)| hex(o.bits, width)).collect();
+            let class = elems
+                .iter()
+                .map(|(m, o)| format!("{} {}", m.class, o.class))
+                .collect();
+            (json!({"mem": mem, "operand": operand}), class)
+        })
+        .collect()
+}
+
+fn lane_hex(a: &[u64; 32], width: u32) -> Vec<String> {
+    a.iter().map(|x| hex(*x, width)).collect()
+}
+
+/// shfl: in a full warp, every b from 0 to 33 with the whole-warp segment and with
+/// a clamp, and every segment width and clamp with the b at its edges; then partial
+/// masks and absent lanes.
+fn shfl_inputs(mode: ShflMode, seed: u64) -> Vec<(Value, Vec<String>)> {
+    let (_, a) = &inputs::lane_values(seed)[0];
+    let mut out = Vec::new();
+    let mut push = |mm: u64, ex: u64, b: u64, c: u64, class: String| {
+        out.push((
+            json!({"membermask": hex(mm, 32), "executing": hex(ex, 32), "a": lane_hex(a, 32), "b": hex(b, 32), "c": hex(c, 32)}),
+            vec![class],
+        ));
+    };
+    for c in inputs::shfl_c(mode) {
+        let sweep = c.class == "segment_width_32" || c.class == "clamp_7";
+        for b in inputs::shfl_b()
+            .into_iter()
+            .filter(|b| sweep || [0, 1, 3, 7, 8, 15, 16, 31, 32, 33].contains(&b.bits))
+        {
+            push(
+                0xffff_ffff,
+                0xffff_ffff,
+                b.bits,
+                c.bits,
+                format!("full {} b={} {}", b.class, b.bits, c.class),
+            );
+        }
+    }
+    let whole = u64::from(segment_c(mode, 32).unwrap_or(0x1f));
+    for m in inputs::membermasks(seed) {
+        for e in inputs::executing_sets(m.bits as u32) {
+            for b in [1u64, 5] {
+                push(
+                    m.bits,
+                    e.bits,
+                    b,
+                    whole,
+                    format!("{} {} b={b}", m.class, e.class),
+                );
+            }
+        }
+    }
+    out
+}
+
+/// vote, redux and match: membermasks × executing sets × lane values (× `!` for
+/// vote). Returns (text, inputs, classes).
+fn collective_inputs(v: &Variant<'_>, seed: u64) -> Vec<(String, Value, Vec<String>)> {
+    let text = v.text();
+    let mut out = Vec::new();
+    let f32s = inputs::float_specials(Format::F32);
+    for m in inputs::membermasks(seed) {
+        for e in inputs::executing_sets(m.bits as u32) {
+            for (vclass, a) in inputs::lane_values(seed) {
+                let (a, width, negations): ([u64; 32], u32, &[bool]) = match v.semantics {
+                    Semantics::Vote(_) | Semantics::Ballot => (a.map(|x| x & 1), 4, &[false, true]),
+                    // A reduction over equal values says little; match and vote.uni need them.
+                    Semantics::ReduxInt(_) if vclass == "all_equal" => continue,
+                    Semantics::ReduxInt(_) => (a, 32, &[false]),
+                    // f32 lanes drawn from the specials, so NaNs, both zeros and
+                    // subnormals meet in one reduction.
+                    Semantics::ReduxF32(_) if vclass == "all_equal" => continue,
+                    Semantics::ReduxF32(_) => (
+                        std::array::from_fn(|i| f32s[(i + a[i] as usize) % f32s.len()].bits),
+                        32,
+                        &[false],
+                    ),
+                    Semantics::Match { wide: true, .. } => (a.map(|x| x << 32 | x), 64, &[false]),
+                    _ => (a, 32, &[false]),
+                };
+                for &negate in negations {
+                    let t = if negate { negated(&text) } else { text.clone() };
+                    let ins = json!({"membermask": hex(m.bits, 32), "executing": hex(e.bits, 32), "a": lane_hex(&a, width)});
+                    out.push((
+                        t,
+                        ins,
+                        vec![m.class.clone(), e.class.clone(), vclass.clone()],
+                    ));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The text with its predicate source negated (`%p2` → `!%p2`): vote's second operand.
+fn negated(text: &str) -> String {
+    match text.split_once(", ") {
+        Some((head, tail)) => format!("{head}, !{tail}"),
+        None => text.to_owned(),
+    }
+}
