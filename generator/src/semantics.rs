@@ -58,7 +58,9 @@ pub fn of(s: &Spelling<'_>) -> Result<Semantics, String> {
                 None => Space::Generic,
                 Some(Qualifier::Global) => Space::Global,
                 Some(Qualifier::Shared | Qualifier::SharedCta) => Space::SharedCta,
-                Some(Qualifier::SharedCluster) => Space::SharedCluster,
+                // Shared memory of a CTA of the cluster: the document's "shared
+                // memory" rules hold for it, and the oracle computes it as .shared.
+                Some(Qualifier::SharedCluster) => Space::SharedCta,
                 Some(_) => return Err(missing("state space")),
             };
             let ty = first_of(ptxvec_spec::QualKind::Type).ok_or_else(|| missing("type"))?;

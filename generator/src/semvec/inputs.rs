@@ -169,7 +169,10 @@ pub fn shfl_c(mode: ShflMode) -> Vec<Named> {
         })
         .collect();
     for clamp in [0u64, 7, 15] {
-        out.push(named(format!("clamp_{clamp}"), clamp));
+        // `.up` packs the whole-warp segment as c = 0, the same operand as clamp 0.
+        if !out.iter().any(|n| n.bits == clamp) {
+            out.push(named(format!("clamp_{clamp}"), clamp));
+        }
     }
     out
 }

@@ -21,7 +21,8 @@ use crate::syntax::spelling::Spelling;
 
 /// The seed of the committed vectors.
 pub const DEFAULT_SEED: u64 = 0x5054_5856_4543; // "PTXVEC"
-/// Seeded random pairs per binary float variant in the committed vectors.
+/// Seeded random input pairs per memory variant in the committed vectors, beyond the
+/// catalog's cross product.
 pub const DEFAULT_COUNT: usize = 16;
 
 /// One executable variant: the spellings that compute the same thing.
@@ -34,7 +35,8 @@ pub struct Variant<'s> {
     pub semantics: Semantics,
     /// Its minimal requirements.
     pub requires: Vec<NeedRecord>,
-    /// The spec's semantic notes that bear on values, `operation` first:
+    /// The spec's semantic notes that bear on values, those defining the operation
+    /// (or, for shfl, the lane selection) first:
     /// `red#operation`, `red#noftz_keeps_subnormals`.
     pub notes: Vec<String>,
 }
@@ -56,7 +58,7 @@ pub fn variants(spec: &Spec) -> Vec<Variant<'_>> {
                 let quals = l.spelling.qualifiers();
                 // The notes that bear on values; memory order, atomicity and
                 // descriptive notes do not change a result.
-                let notes = i
+                let mut notes = i
                     .semantics
                     .iter()
                     .filter(|n| {
@@ -72,14 +74,14 @@ pub fn variants(spec: &Spec) -> Vec<Variant<'_>> {
                     .filter(|n| n.condition().matches(&form.id, &quals))
                     .map(|n| {
                         (
-                            n.kind != SemanticKind::Operation,
+                            !matches!(n.kind, SemanticKind::Operation | SemanticKind::LaneSelection),
                             format!("{}#{}", i.instruction, n.id),
                         )
                     })
-                    .collect::<std::collections::BTreeSet<_>>()
-                    .into_iter()
-                    .map(|(_, id)| id)
-                    .collect();
+                    .collect::<Vec<_>>();
+                // Stable: the defining notes first, each group in spec order.
+                notes.sort_by_key(|(later, _)| *later);
+                let notes = notes.into_iter().map(|(_, id)| id).collect();
                 out.push(Variant {
                     id: l.spelling.chain(),
                     requires: need_records(&l.needs),
@@ -94,11 +96,15 @@ pub fn variants(spec: &Spec) -> Vec<Variant<'_>> {
 }
 
 impl Variant<'_> {
-    /// The instruction as a vector states it: operands as registers of their class.
+    /// The instruction as a vector states it: operands as registers of their class,
+    /// with the predicate destination written where the syntax has an optional one
+    /// (`d|p`), since the records expect `p`.
     pub fn text(&self) -> String {
-        crate::syntax::legal::compose(
-            &self.id,
-            &operands::render(&self.spelling, Style::Registers),
-        )
+        let style = if operands::style_applies(&self.spelling, Style::WithPair) {
+            Style::WithPair
+        } else {
+            Style::Registers
+        };
+        crate::syntax::legal::compose(&self.id, &operands::render(&self.spelling, style))
     }
 }

@@ -60,7 +60,8 @@ pub fn records(v: &Variant<'_>, seed: u64, count: usize) -> Vec<Value> {
                 "id": format!("{}#{n}", v.id),
                 "text": text,
                 "requires": v.requires,
-                // The note the record exercises; index.json lists every note of the variant.
+                // The note that defines what the record computes; index.json lists
+                // every note of the variant.
                 "spec": v.notes.first().cloned().unwrap_or_default(),
                 "class": class,
                 "inputs": ins,
