@@ -78,7 +78,7 @@ fn eval_names_the_line_of_a_record_it_cannot_evaluate() {
     assert_eq!(lines.len(), 4);
     // u32 add: 1 + 2 = 3 (PTX ISA 9.7.13.6, `*a = operation(*a, b)`).
     assert_eq!(lines[0]["expect"]["ptx-isa"]["mem"][0], "0x00000003");
-    for (k, frag) in [(1, "in.jsonl:2: no \"operand\""), (2, "in.jsonl:3: not JSON"), (3, "in.jsonl:4: `red.frobnicate.u32")] {
+    for (k, frag) in [(1, "in.jsonl:2: expected \"operand\""), (2, "in.jsonl:3: not JSON"), (3, "in.jsonl:4: `red.frobnicate.u32")] {
         let e = lines[k]["error"].as_str().unwrap_or_default();
         assert!(e.starts_with(frag), "line {}: {e}", k + 1);
     }
@@ -129,7 +129,7 @@ fn every_catalog_class_appears_in_a_record() {
             }
         }
     }
-    for class in ["members_execute", "one_member_exited", "outsider_executes", "distinct", "all_equal", "collisions_mod_3", "random", "in_range", "out_of_range"] {
+    for class in ["members_execute", "one_member_exited", "outsider_executes", "distinct", "all_equal", "collisions_mod_3", "random", "in_range", "out_of_range", "contention_32", "same"] {
         if !in_any(&|_| true, class) {
             missing.push(class.to_owned());
         }

@@ -86,6 +86,7 @@ pub fn of(s: &Spelling<'_>) -> Result<Semantics, String> {
                 op,
                 element,
                 lanes,
+                packed,
                 noftz: has(Qualifier::Noftz),
             };
             // The destination's space changes values only for the 32- and 64-bit

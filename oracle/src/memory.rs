@@ -79,6 +79,9 @@ pub struct Reduction {
     /// Elements per access: the vector width times two for a packed type; 1 for a
     /// scalar. The bulk reduce counts one.
     pub lanes: u8,
+    /// A packed type (`.f16x2`): two elements to a 32-bit register. It changes no
+    /// value, but `.v2.f16` and `.f16x2` are different instructions to run.
+    pub packed: bool,
     /// `.noftz` is written.
     pub noftz: bool,
 }
@@ -186,6 +189,7 @@ mod tests {
             op,
             element,
             lanes: 1,
+            packed: false,
             noftz,
         }
     }

@@ -54,18 +54,46 @@ pub fn outputs(
 fn memory(r: Reduction, inputs: &Map<String, Value>, profile: Profile) -> Result<Value, String> {
     let width = r.element.bits();
     let mem = hex_list(inputs, "mem", width)?;
-    let operand = hex_list(inputs, "operand", width)?;
-    if mem.len() != operand.len() || mem.is_empty() {
+    // One thread's operand, or (contention) every thread's, applied in the listed
+    // order to the same address.
+    let threads: Vec<Vec<u64>> = match (inputs.get("operand"), inputs.get("operands")) {
+        (Some(_), None) => vec![hex_list(inputs, "operand", width)?],
+        (None, Some(Value::Array(list))) if !list.is_empty() => list
+            .iter()
+            .map(|t| match t {
+                Value::Array(items) => items
+                    .iter()
+                    .map(|v| parse_hex(v, "operands", width))
+                    .collect(),
+                v => Err(format!(
+                    "\"operands\": expected a list per thread, found {v}"
+                )),
+            })
+            .collect::<Result<_, _>>()?,
+        _ => return Err(
+            "expected \"operand\" (one thread) or a non-empty \"operands\" (one list per thread)"
+                .to_owned(),
+        ),
+    };
+    if mem.is_empty() || threads.iter().any(|t| t.len() != mem.len()) {
         return Err(format!(
-            "\"mem\" has {} elements and \"operand\" {}",
-            mem.len(),
-            operand.len()
+            "\"mem\" has {} elements and an operand has another count",
+            mem.len()
         ));
     }
-    let e: Vec<Value> = mem
-        .iter()
-        .zip(&operand)
-        .map(|(m, o)| expect_json(r.element(profile, *m, *o), width))
+    let e: Vec<Value> = (0..mem.len())
+        .map(|k| {
+            // A later thread applies to the bits an earlier one left; where those are
+            // not pinned down, neither is anything after.
+            let mut acc = Expect::Bits(mem[k]);
+            for t in &threads {
+                acc = match acc {
+                    Expect::Bits(m) => r.element(profile, m, t[k]),
+                    _ => Expect::Undefined,
+                };
+            }
+            expect_json(acc, width)
+        })
         .collect();
     Ok(json!({ "mem": e }))
 }

@@ -105,12 +105,14 @@ pub fn write(
     }
     if only.is_empty() {
         // A variant that no longer exists leaves no file behind.
-        let keep: std::collections::BTreeSet<String> = rows.iter().map(|r| r.file.clone()).collect();
+        let keep: std::collections::BTreeSet<String> =
+            rows.iter().map(|r| r.file.clone()).collect();
         if let Ok(dir) = std::fs::read_dir(out.join("semantic")) {
             for e in dir.flatten() {
                 let rel = format!("semantic/{}", e.file_name().to_string_lossy());
                 if rel.ends_with(".jsonl") && !keep.contains(&rel) {
-                    std::fs::remove_file(e.path()).map_err(|err| format!("error: {}: {err}", e.path().display()))?;
+                    std::fs::remove_file(e.path())
+                        .map_err(|err| format!("error: {}: {err}", e.path().display()))?;
                 }
             }
         }

@@ -74,7 +74,10 @@ pub fn variants(spec: &Spec) -> Vec<Variant<'_>> {
                     .filter(|n| n.condition().matches(&form.id, &quals))
                     .map(|n| {
                         (
-                            !matches!(n.kind, SemanticKind::Operation | SemanticKind::LaneSelection),
+                            !matches!(
+                                n.kind,
+                                SemanticKind::Operation | SemanticKind::LaneSelection
+                            ),
                             format!("{}#{}", i.instruction, n.id),
                         )
                     })

@@ -19,6 +19,7 @@ pub fn records(v: &Variant<'_>, seed: u64, count: usize) -> Vec<Value> {
     let drafts: Vec<(String, Value, Vec<String>)> = match v.semantics {
         Semantics::Memory(r) => memory_inputs(v, r, seed, count)
             .into_iter()
+            .chain(contention_inputs(v, r, seed))
             .map(|(i, c)| (plain.clone(), i, c))
             .collect(),
         Semantics::Shfl(mode) => shfl_inputs(mode, seed)
@@ -113,6 +114,122 @@ fn memory_inputs(
             (json!({"mem": mem, "operand": operand}), class)
         })
         .collect()
+}
+
+/// Threads of a contention vector: all hitting one address.
+const CONTENDERS: usize = 32;
+
+/// Contention vectors for `red`: 32 threads reduce into one address, each with its
+/// own operand (and once all with the same one). Only where the result cannot
+/// depend on the order the threads land in: the bitwise ops, integer add, min and
+/// max, float min and max of non-NaN non-zero values, and float adds of small
+/// integers, whose every partial sum is exact in any order. Each candidate is
+/// folded in three orders under both profiles, and kept only if all agree.
+fn contention_inputs(v: &Variant<'_>, r: Reduction, seed: u64) -> Vec<(Value, Vec<String>)> {
+    use ptxvec_oracle::int::IntOp;
+    use ptxvec_oracle::memory::{Engine, Op};
+    let order_free = match r.op {
+        Op::Int(op) => matches!(
+            op,
+            IntOp::And | IntOp::Or | IntOp::Xor | IntOp::Add | IntOp::Min | IntOp::Max
+        ),
+        Op::Add | Op::MinMax(_) => true,
+    };
+    if r.engine != Engine::Red || !order_free {
+        return Vec::new();
+    }
+    let width = r.element.bits();
+    let elems = usize::from(r.lanes.max(1));
+    let mut rng = inputs::random_bits(
+        seed,
+        &format!("{}:contention", v.id),
+        64,
+        (CONTENDERS + 1) * elems * 2,
+    )
+    .into_iter()
+    .map(|n| n.bits);
+    let value = |rng: &mut dyn Iterator<Item = u64>| -> u64 {
+        let x = rng.next().unwrap_or(1);
+        match (r.op, r.element) {
+            (Op::Add, Element::Float(f)) => {
+                // Integers in [-4, 4]: 33 of them sum to at most 132 in magnitude,
+                // exact even in bf16's 8-bit significand.
+                let k = (x % 9) as i64 - 4;
+                ptxvec_oracle::float::convert(
+                    Format::F64,
+                    f,
+                    (k as f64).to_bits(),
+                    ptxvec_oracle::float::NanOut::Canonical,
+                )
+            }
+            (Op::MinMax(_), Element::Float(f)) => {
+                // Finite and non-zero (an all-ones exponent loses its top bit, a
+                // zero gains one): ordered the same whichever way they are compared.
+                let mut b = x & f.mask();
+                if (b >> f.frac_bits) & f.exp_max() == f.exp_max() {
+                    b &= !(1u64 << (f.width() - 2));
+                }
+                if b & !f.sign_bit() == 0 {
+                    b |= 1u64 << f.frac_bits;
+                }
+                b
+            }
+            _ => {
+                x & if width == 64 {
+                    u64::MAX
+                } else {
+                    (1u64 << width) - 1
+                }
+            }
+        }
+    };
+    let mut out = Vec::new();
+    for kind in ["distinct", "same"] {
+        let mem: Vec<u64> = (0..elems).map(|_| value(&mut rng)).collect();
+        let first: Vec<u64> = (0..elems).map(|_| value(&mut rng)).collect();
+        let threads: Vec<Vec<u64>> = (0..CONTENDERS)
+            .map(|_| {
+                if kind == "same" {
+                    first.clone()
+                } else {
+                    (0..elems).map(|_| value(&mut rng)).collect()
+                }
+            })
+            .collect();
+        if !order_free_here(r, &mem, &threads) {
+            continue;
+        }
+        let ins = json!({
+            "mem": mem.iter().map(|m| hex(*m, width)).collect::<Vec<_>>(),
+            "operands": threads.iter().map(|t| t.iter().map(|o| hex(*o, width)).collect::<Vec<_>>()).collect::<Vec<_>>(),
+        });
+        out.push((ins, vec![format!("contention_{CONTENDERS} {kind}"); elems]));
+    }
+    out
+}
+
+/// Whether folding the threads forward, backward and rotated gives the same exact
+/// bits under every profile.
+fn order_free_here(r: Reduction, mem: &[u64], threads: &[Vec<u64>]) -> bool {
+    use ptxvec_oracle::float::Expect;
+    let fold = |order: &[usize], p: Profile, k: usize| {
+        order
+            .iter()
+            .try_fold(mem[k], |acc, &t| match r.element(p, acc, threads[t][k]) {
+                Expect::Bits(b) => Some(b),
+                _ => None,
+            })
+    };
+    let n = threads.len();
+    let forward: Vec<usize> = (0..n).collect();
+    let backward: Vec<usize> = (0..n).rev().collect();
+    let rotated: Vec<usize> = (0..n).map(|i| (i + n / 2) % n).collect();
+    Profile::ALL.iter().all(|&p| {
+        (0..mem.len()).all(|k| {
+            let f = fold(&forward, p, k);
+            f.is_some() && f == fold(&backward, p, k) && f == fold(&rotated, p, k)
+        })
+    })
 }
 
 fn lane_hex(a: &[u64; 32], width: u32) -> Vec<String> {

@@ -15,7 +15,8 @@ use serde_json::{Map, Value};
 use super::probes::{MemPlan, Plan, Probe, Source, WarpPlan, PTX_VERSION, TARGET, WARP_OUT};
 
 /// The record format's name and version, in every header.
-pub const FORMAT: &str = "ptxvec-silicon/1";
+/// Version 2 states the family, `.version` and `.target` once, in the header.
+pub const FORMAT: &str = "ptxvec-silicon/2";
 
 /// The first line of every evidence file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -32,18 +33,25 @@ pub struct Header {
     pub family: String,
     /// [`FORMAT`].
     pub format: String,
+    /// Every module's `.version`.
+    pub ptx: String,
+    /// Every module's `.target`.
+    pub target: String,
 }
 
 /// One observation.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Record {
-    /// The family.
+    /// The family (in the header; not written per record).
+    #[serde(skip_serializing)]
     pub probe: String,
     /// The instruction text, exactly as in the kernel.
     pub text: String,
-    /// The module's `.version`.
+    /// The module's `.version` (in the header).
+    #[serde(skip_serializing)]
     pub ptx: String,
-    /// The module's `.target`.
+    /// The module's `.target` (in the header).
+    #[serde(skip_serializing)]
     pub target: String,
     /// Inputs, as hex.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -238,6 +246,8 @@ mod tests {
             cuda_driver_api: 13000,
             family: "red".into(),
             format: FORMAT.into(),
+            ptx: probes::PTX_VERSION.into(),
+            target: probes::TARGET.into(),
         }
     }
 
@@ -263,10 +273,10 @@ mod tests {
         let first = a.lines().next().unwrap();
         assert_eq!(
             first,
-            r#"{"device":"NVIDIA H100","cc":"9.0","driver":"580.0","cuda_driver_api":13000,"family":"red","format":"ptxvec-silicon/1"}"#
+            r#"{"device":"NVIDIA H100","cc":"9.0","driver":"580.0","cuda_driver_api":13000,"family":"red","format":"ptxvec-silicon/2","ptx":"8.4","target":"sm_90"}"#
         );
         let second = a.lines().nth(1).unwrap();
-        assert!(second.starts_with(r#"{"probe":"red","text":"red.global.add.f32 [%rd3], %r8;","ptx":"8.4","target":"sm_90","inputs":{"#), "{second}");
+        assert!(second.starts_with(r#"{"text":"red.global.add.f32 [%rd3], %r8;","inputs":{"#), "{second}");
     }
 
     #[test]

@@ -119,6 +119,8 @@ fn in_process(gpu: &Gpu, out: &Path, families: &[Family]) -> Result<u8, String> 
             cuda_driver_api: info.driver_api,
             family: f.name().to_owned(),
             format: FORMAT.to_owned(),
+            ptx: probes::PTX_VERSION.to_owned(),
+            target: probes::TARGET.to_owned(),
         };
         let mut records: Vec<Record> = Vec::new();
         let mut failed = 0;
