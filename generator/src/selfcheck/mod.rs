@@ -198,7 +198,7 @@ pub enum Inputs {
         /// Lanes that execute the instruction.
         executing: u32,
         /// Per lane `a` (predicates as 0/1).
-        a: [u64; WARP],
+        a: Box<[u64; WARP]>,
         /// shfl's `b`.
         b: u32,
         /// shfl's `c`.
@@ -527,7 +527,7 @@ fn record(kind: Kind, v: &Value) -> Result<Record, String> {
         Kind::Warp { op, wide } => {
             let executing = hex_one(ins, "executing")?;
             let (membermask, a) = if op == WarpOp::Activemask {
-                (0, [0; WARP])
+                (0, Box::new([0; WARP]))
             } else {
                 let width = match op {
                     WarpOp::Vote | WarpOp::Ballot => 4,
@@ -535,7 +535,8 @@ fn record(kind: Kind, v: &Value) -> Result<Record, String> {
                     _ => 32,
                 };
                 let a = hex_list(ins, "a", width)?;
-                let a: [u64; WARP] = a
+                let a: Box<[u64; WARP]> = a
+                    .into_boxed_slice()
                     .try_into()
                     .map_err(|_| "\"a\": expected 32 lanes".to_owned())?;
                 (hex_one(ins, "membermask")?, a)

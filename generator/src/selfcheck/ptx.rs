@@ -284,7 +284,7 @@ fn inputs_data(s: &Suite) -> String {
                     flags.push(u64::from(r.skipped()) | u64::from(r.negate) << 1);
                     mm.push(u64::from(*membermask));
                     ex.push(u64::from(*executing));
-                    a.extend(la);
+                    a.extend(la.iter());
                     b.push(u64::from(*lb));
                     c.push(u64::from(*lc));
                 }
