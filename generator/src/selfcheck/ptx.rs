@@ -317,9 +317,23 @@ fn entry(s: &Suite, check: Option<&ExpectData>) -> String {
         (RAW, "out")
     };
     let mut b = String::new();
+    // silicon (H200, driver 580.159.04): the bulk reduction into shared::cluster
+    // faults with CUDA_ERROR_ILLEGAL_INSTRUCTION unless the kernel is a cluster
+    // kernel; a compile-time cluster of one keeps a plain launch.
+    let cluster = if matches!(
+        s.kind,
+        Kind::Memory {
+            space: MemSpace::BulkCluster,
+            ..
+        }
+    ) {
+        ".reqnctapercluster 1, 1, 1\n"
+    } else {
+        ""
+    };
     let _ = writeln!(
         b,
-        ".visible .entry {name}(.param .u64 {param})\n{{\n{DECLS}"
+        ".visible .entry {name}(.param .u64 {param})\n{cluster}{{\n{DECLS}"
     );
     b += "    mov.u32 %r0, %tid.x;\n    mov.u32 %r1, %ctaid.x;\n    mov.u32 %r2, %ntid.x;\n    mad.lo.u32 %r3, %r1, %r2, %r0;\n";
     if check.is_some() {

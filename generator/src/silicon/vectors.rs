@@ -47,6 +47,10 @@ pub struct Args {
     /// child does).
     #[arg(long, hide = true)]
     pub child: Option<String>,
+    /// With --child: load this PTX file as the raw module instead of the generated
+    /// one (to try a kernel by hand on the device).
+    #[arg(long, hide = true, requires = "child")]
+    pub module_file: Option<PathBuf>,
 }
 
 /// Exit status when the device ran but a variant failed or a profile disagreed.
@@ -152,14 +156,15 @@ pub fn run(args: &Args) -> Result<u8, String> {
         let e = evaluate(&s, &p, &t, &raw_bytes, &check);
         let m = &e["matches"];
         let x = &e["mismatches"];
+        let n = |v: &Value| v.to_string();
         println!(
             "{id:<90} {:>5} {:>5} {:>8} {:>8} {:>6} {:>6}{}",
-            e["run"],
-            e["skipped"],
-            m["ptx-isa"],
-            m["sm_90"],
-            x["ptx-isa"],
-            x["sm_90"],
+            n(&e["run"]),
+            n(&e["skipped"]),
+            n(&m["ptx-isa"]),
+            n(&m["sm_90"]),
+            n(&x["ptx-isa"]),
+            n(&x["sm_90"]),
             if e["selfcheck"] == "agrees" {
                 String::new()
             } else {
@@ -221,13 +226,11 @@ fn child(args: &Args, id: &str) -> Result<u8, String> {
         .module_for(info.cc)
         .ok_or_else(|| format!("{id}: not for this device"))?;
     let l = s.launch();
-    let out = match gpu.run_one(
-        &ptx::module(&s, &p, &t, Entries::Raw),
-        ptx::RAW,
-        l.out_bytes,
-        l.grid,
-        l.block,
-    ) {
+    let raw_module = match &args.module_file {
+        Some(f) => std::fs::read_to_string(f).map_err(|e| format!("{}: {e}", f.display()))?,
+        None => ptx::module(&s, &p, &t, Entries::Raw),
+    };
+    let out = match gpu.run_one(&raw_module, ptx::RAW, l.out_bytes, l.grid, l.block) {
         Ok(raw) => {
             let check = gpu.run_one(
                 &ptx::module(&s, &p, &t, Entries::Both),
