@@ -56,10 +56,25 @@ pub enum Command {
     /// With `-`, read JSON Lines `{"text", "ptx", "target"}` from stdin and answer one
     /// JSON line each.
     CheckSyntax(crate::check_syntax::Args),
-    /// Wrap an instruction text in a minimal complete PTX module and print it.
+    /// Wrap an instruction text in a minimal complete PTX module and print it; with
+    /// `--variant`, write the self-checking module of a semantic variant instead.
     EmitPtx {
         /// The instruction text, or a case id from vectors/syntax.
-        text: String,
+        #[arg(required_unless_present = "variant")]
+        text: Option<String>,
+        /// A semantic variant id (`red.global.add.f32`): its self-checking module
+        /// (entries ptxvec_check and ptxvec_raw; vectors/silicon/README.md).
+        #[arg(long, conflicts_with = "text")]
+        variant: Option<String>,
+        /// With --variant: only the ptxvec_raw entry, no expectations.
+        #[arg(long, requires = "variant")]
+        raw: bool,
+        /// Write the module here rather than to stdout.
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// The vectors folder (index.json, semantic/).
+        #[arg(long, default_value = "vectors")]
+        vectors: PathBuf,
         /// The module's `.version` (default: the case's).
         #[arg(long)]
         ptx: Option<String>,
@@ -73,6 +88,9 @@ pub enum Command {
     /// Run the probe catalog on a GPU (CUDA driver API) and write what the silicon
     /// did as JSON Lines evidence, one file per family. Exit 2 without a GPU.
     SiliconProbe(crate::silicon::Args),
+    /// Run every semantic variant the GPU can execute, compare its raw outputs with
+    /// each profile, and write vectors.json evidence. Exit 2 without a GPU.
+    Silicon(crate::silicon::vectors::Args),
 }
 
 /// Exit status for a failure caused by the input or the command line.
@@ -95,8 +113,13 @@ pub const EXIT_ILLEGAL: u8 = 1;
 
 fn run(cli: &Cli) -> Result<u8, String> {
     // Needs no spec: it runs where only the binary was copied.
-    if let Command::SiliconProbe(args) = &cli.command {
-        return crate::silicon::run(args);
+    match &cli.command {
+        Command::SiliconProbe(args) => return crate::silicon::run(args),
+        Command::Silicon(args) => return crate::silicon::vectors::run(args),
+        Command::EmitPtx { variant: Some(id), raw, out, vectors, ptx, target, .. } => {
+            return crate::silicon::vectors::emit(vectors, id, *raw, ptx.as_deref(), target.as_deref(), out.as_deref());
+        }
+        _ => {}
     }
     let spec = ptxvec_spec::Spec::load(&cli.spec).map_err(|e| e.to_string())?;
     match &cli.command {
@@ -123,8 +146,12 @@ fn run(cli: &Cli) -> Result<u8, String> {
             }
         }
         Command::CheckSyntax(args) => crate::check_syntax::run(&spec, args),
-        Command::EmitPtx { text, ptx, target } => {
-            print!("{}", crate::check_syntax::emit(&spec, text, ptx.as_deref(), target.as_deref())?);
+        Command::EmitPtx { text, ptx, target, out, .. } => {
+            let module = crate::check_syntax::emit(&spec, text.as_deref().unwrap_or_default(), ptx.as_deref(), target.as_deref())?;
+            match out {
+                Some(path) => std::fs::write(path, module).map_err(|e| format!("error: {}: {e}", path.display()))?,
+                None => print!("{module}"),
+            }
             Ok(0)
         }
         Command::AuditSyntax(args) => {
@@ -134,5 +161,6 @@ fn run(cli: &Cli) -> Result<u8, String> {
             Ok(if a.unexplained.is_empty() && a.stale.is_empty() { 0 } else { EXIT_ILLEGAL })
         }
         Command::SiliconProbe(args) => crate::silicon::run(args),
+        Command::Silicon(args) => crate::silicon::vectors::run(args),
     }
 }

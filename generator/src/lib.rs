@@ -15,3 +15,4 @@ pub mod ptxas;
 pub mod silicon;
 pub mod semantics;
 pub mod semvec;
+pub mod selfcheck;

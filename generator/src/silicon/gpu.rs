@@ -120,6 +120,44 @@ impl Gpu {
     }
 }
 
+impl Gpu {
+    /// Loads `module`, runs `entry(buf)` with one zeroed buffer of `len` bytes on
+    /// `grid` blocks of `block` threads, and returns the buffer afterwards: the
+    /// calling convention of the self-checking modules (crate::selfcheck).
+    pub fn run_one(
+        &self,
+        module: &str,
+        entry: &str,
+        len: usize,
+        grid: u32,
+        block: u32,
+    ) -> Result<Vec<u8>, GpuError> {
+        let m = self
+            .ctx
+            .load_module(Ptx::from_src(module))
+            .map_err(ctx("loading the module"))?;
+        let f = m.load_function(entry).map_err(ctx("finding the entry"))?;
+        let buf = self
+            .stream
+            .alloc_zeros::<u8>(len.max(1))
+            .map_err(ctx("allocating"))?;
+        let cfg = LaunchConfig {
+            grid_dim: (grid, 1, 1),
+            block_dim: (block, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        let mut launch = self.stream.launch_builder(&f);
+        launch.arg(&buf);
+        // SAFETY: the self-checking entries take one .u64 pointer and write at most
+        // `len` bytes from it for the launch shape they state (selfcheck::ptx::Launch).
+        unsafe { launch.launch(cfg) }.map_err(ctx("launching"))?;
+        self.stream
+            .synchronize()
+            .map_err(ctx("running the kernel"))?;
+        self.stream.clone_dtoh(&buf).map_err(ctx("copying out"))
+    }
+}
+
 /// "580.65.06" from "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.65.06  ...".
 fn kernel_module_version() -> Option<String> {
     let text = std::fs::read_to_string("/proc/driver/nvidia/version").ok()?;

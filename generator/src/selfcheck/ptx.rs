@@ -1,0 +1,735 @@
+//! The PTX text of a self-checking module. Layout and calling convention:
+//! vectors/silicon/README.md ("Self-checking modules").
+//!
+//! Idioms follow the probe kernels (`crate::silicon::probes`), which silicon ran:
+//! shared forms copy the word into shared memory and back; the bulk reduction is
+//! issued by thread 0 for its block after `fence.proxy.async` and `bar.sync`;
+//! warp lanes that are members but do not execute `exit` first, other lanes that do
+//! not execute branch around the instruction.
+
+use std::fmt::Write;
+
+use ptxvec_oracle::profile::Profile;
+
+use super::{Inputs, Kind, MemSpace, Out, Slot, Suite, WarpOp, BLOCK, FIRST_FAILS, WARP};
+
+/// Which entries a module has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Entries {
+    /// `ptxvec_check` and `ptxvec_raw`, with the expectations as data.
+    Both,
+    /// `ptxvec_raw` alone, without expectations: what `ptxvec silicon` loads.
+    Raw,
+}
+
+/// The check entry's name.
+pub const CHECK: &str = "ptxvec_check";
+/// The raw entry's name.
+pub const RAW: &str = "ptxvec_raw";
+/// Bytes of one profile's result: pass, fail, first_fail[16], as u32.
+pub const RESULT_PER_PROFILE: usize = 4 * (2 + FIRST_FAILS);
+/// Bytes per lane in a warp variant's raw output: d, p as u32.
+pub const LANE_BYTES: usize = 8;
+
+/// How to launch both entries, and how big their buffers are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Launch {
+    /// Blocks (x).
+    pub grid: u32,
+    /// Threads per block (x).
+    pub block: u32,
+    /// Bytes `ptxvec_raw` writes from its `out` pointer.
+    pub out_bytes: usize,
+    /// Bytes `ptxvec_check` writes from its `result` pointer.
+    pub result_bytes: usize,
+}
+
+impl Suite {
+    /// Bytes of one memory record (elements × width).
+    pub fn stride(&self) -> usize {
+        match self.kind {
+            Kind::Memory { width, lanes, .. } => (width / 8 * lanes) as usize,
+            Kind::Warp { .. } => WARP * LANE_BYTES,
+        }
+    }
+
+    /// The launch shape: memory variants one thread per record in blocks of
+    /// [`BLOCK`] (the last block padded), warp variants one block of 32 per record.
+    pub fn launch(&self) -> Launch {
+        let n = self.records.len();
+        let result_bytes = RESULT_PER_PROFILE * Profile::ALL.len();
+        match self.kind {
+            Kind::Memory { .. } => {
+                let grid = n.div_ceil(BLOCK as usize) as u32;
+                Launch {
+                    grid,
+                    block: BLOCK,
+                    out_bytes: grid as usize * BLOCK as usize * self.stride(),
+                    result_bytes,
+                }
+            }
+            Kind::Warp { .. } => Launch {
+                grid: n as u32,
+                block: WARP as u32,
+                out_bytes: n * WARP * LANE_BYTES,
+                result_bytes,
+            },
+        }
+    }
+}
+
+fn reg(bits: u32, n: u32) -> String {
+    match bits {
+        8 | 16 => format!("%h{n}"),
+        32 => format!("%r{n}"),
+        _ => format!("%rd{n}"),
+    }
+}
+
+/// Storage bits of a value of `width` bits (predicates, 4 in the files, take a byte).
+fn store_bits(width: u32) -> u32 {
+    match width {
+        0..=8 => 8,
+        9..=16 => 16,
+        17..=32 => 32,
+        _ => 64,
+    }
+}
+
+fn array(m: &mut String, name: &str, bits: u32, vals: &[u64]) {
+    let digits = (bits / 4) as usize;
+    let _ = writeln!(
+        m,
+        ".global .align {} .b{bits} {name}[{}] = {{",
+        (bits / 8).max(4),
+        vals.len()
+    );
+    for (i, chunk) in vals.chunks(8).enumerate() {
+        let line: Vec<String> = chunk.iter().map(|v| format!("0x{v:0digits$x}")).collect();
+        let sep = if (i + 1) * 8 < vals.len() { "," } else { "" };
+        let _ = writeln!(m, "    {}{sep}", line.join(", "));
+    }
+    m.push_str("};\n");
+}
+
+/// `ld` of a `width`-bit value at `addr` into the 64-bit register `dst`.
+fn load64(b: &mut String, dst: &str, addr: &str, width: u32) {
+    let _ = match store_bits(width) {
+        8 => writeln!(
+            b,
+            "    ld.global.u8 %r41, [{addr}];\n    cvt.u64.u32 {dst}, %r41;"
+        ),
+        16 => writeln!(
+            b,
+            "    ld.global.u16 %h41, [{addr}];\n    cvt.u64.u16 {dst}, %h41;"
+        ),
+        32 => writeln!(
+            b,
+            "    ld.global.u32 %r41, [{addr}];\n    cvt.u64.u32 {dst}, %r41;"
+        ),
+        _ => writeln!(b, "    ld.global.u64 {dst}, [{addr}];"),
+    };
+}
+
+/// Per profile, per output: the symbol prefix of its expectation arrays (profiles
+/// whose arrays equal an earlier profile's share them).
+struct ExpectData {
+    text: String,
+    prefix: Vec<Vec<String>>,
+}
+
+fn expect_data(s: &Suite) -> ExpectData {
+    let mut text = String::new();
+    let outs = s.kind.outputs();
+    let mut prefix = vec![Vec::new(); Profile::ALL.len()];
+    let mut emitted: Vec<(Vec<Slot>, String)> = Vec::new();
+    for (pi, p) in Profile::ALL.iter().enumerate() {
+        for (oi, (o, width)) in outs.iter().enumerate() {
+            let slots: Vec<Slot> = s
+                .records
+                .iter()
+                .flat_map(|r| r.expect[pi][oi].1.iter().copied())
+                .collect();
+            if let Some((_, name)) = emitted.iter().find(|(e, _)| *e == slots) {
+                prefix[pi].push(name.clone());
+                continue;
+            }
+            let name = format!("ptxvec_expect_{}_{}", p.name().replace('-', "_"), o.name());
+            let codes: Vec<(u8, u64, u64)> = slots.iter().map(|x| x.code()).collect();
+            let bits = store_bits(*width);
+            let kinds: Vec<u64> = codes.iter().map(|c| u64::from(c.0)).collect();
+            let a: Vec<u64> = codes.iter().map(|c| c.1).collect();
+            let bb: Vec<u64> = codes.iter().map(|c| c.2).collect();
+            let _ = writeln!(
+                text,
+                "// {} expectations of `{}`: kind (bit 0: a or b, bit 1: any NaN, bit 2: anything), a, b.",
+                p.name(),
+                o.name()
+            );
+            array(&mut text, &format!("{name}_kind"), 8, &kinds);
+            array(&mut text, &format!("{name}_a"), bits, &a);
+            if bb == a {
+                let _ = writeln!(text, "// {name}_b: the same as {name}_a");
+            } else {
+                array(&mut text, &format!("{name}_b"), bits, &bb);
+            }
+            emitted.push((slots, name.clone()));
+            prefix[pi].push(name);
+        }
+    }
+    ExpectData { text, prefix }
+}
+
+/// Whether the `_b` array of `prefix` was emitted.
+fn has_b(data: &str, prefix: &str) -> bool {
+    data.contains(&format!(" {prefix}_b["))
+}
+
+/// The whole module for `s` with `.version ptx` and `.target target`.
+pub fn module(s: &Suite, ptx: &str, target: &str, entries: Entries) -> String {
+    let l = s.launch();
+    let n = s.records.len();
+    let skipped = n - s.run_count();
+    let mut m = String::new();
+    let _ = writeln!(
+        m,
+        "// Generated by `ptxvec emit-ptx --variant {}{}`; do not edit.\n\
+         // Self-checking semantic vectors (vectors/silicon/README.md).\n\
+         // variant: {}\n// records: {n} (run {}, skipped {skipped}: a lane executes outside the membermask)\n\
+         // launch: grid ({}, 1, 1), block ({}, 1, 1), no dynamic shared memory, one launch at a time\n\
+         // {RAW}(.param .u64 out): writes {} bytes at out\n{}",
+        s.id,
+        if entries == Entries::Raw { " --raw" } else { "" },
+        s.id,
+        s.run_count(),
+        l.grid,
+        l.block,
+        l.out_bytes,
+        if entries == Entries::Both {
+            format!(
+                "// {CHECK}(.param .u64 result): writes {} bytes at result: per profile ({}) u32 pass, fail, first_fail[{FIRST_FAILS}]\n",
+                l.result_bytes,
+                Profile::ALL.iter().map(|p| p.name()).collect::<Vec<_>>().join(", ")
+            )
+        } else {
+            String::new()
+        }
+    );
+    let _ = writeln!(m, ".version {ptx}\n.target {target}\n.address_size 64\n");
+    m += &inputs_data(s);
+    let data = if entries == Entries::Both {
+        let d = expect_data(s);
+        m += &d.text;
+        let fail_words: Vec<u64> = vec![0; n];
+        array(&mut m, "ptxvec_fails", 32, &fail_words);
+        m += ".global .align 4 .u32 ptxvec_done;\n";
+        if matches!(s.kind, Kind::Memory { .. }) {
+            let _ = writeln!(m, ".global .align 16 .b8 ptxvec_scratch[{}];", l.out_bytes);
+        }
+        Some(d)
+    } else {
+        None
+    };
+    if let Kind::Memory { space, .. } = s.kind {
+        let bytes = BLOCK as usize * s.stride();
+        match space {
+            MemSpace::SharedCta | MemSpace::SharedCluster | MemSpace::BulkGlobal => {
+                let _ = writeln!(m, ".shared .align 16 .b8 ptxvec_sbuf[{bytes}];");
+            }
+            MemSpace::BulkCluster => {
+                let _ = writeln!(
+                    m,
+                    ".shared .align 16 .b8 ptxvec_sbuf[{bytes}];\n.shared .align 16 .b8 ptxvec_sbuf2[{bytes}];\n.shared .align 8 .b64 ptxvec_mbar;"
+                );
+            }
+            MemSpace::Global | MemSpace::Generic => {}
+        }
+    }
+    m.push('\n');
+    if let Some(d) = &data {
+        m += &entry(s, Some(d));
+        m.push('\n');
+    }
+    m += &entry(s, None);
+    m
+}
+
+fn inputs_data(s: &Suite) -> String {
+    let mut m = String::new();
+    match s.kind {
+        Kind::Memory { width, .. } => {
+            let (mut mem, mut op) = (Vec::new(), Vec::new());
+            for r in &s.records {
+                if let Inputs::Memory { mem: a, operand: b } = &r.inputs {
+                    mem.extend(a);
+                    op.extend(b);
+                }
+            }
+            m += "// Inputs: memory before, operand; element after element, record after record.\n";
+            array(&mut m, "ptxvec_mem_in", width, &mem);
+            array(&mut m, "ptxvec_operand", width, &op);
+        }
+        Kind::Warp { op, wide } => {
+            let (mut flags, mut mm, mut ex, mut a, mut b, mut c) =
+                (vec![], vec![], vec![], vec![], vec![], vec![]);
+            for r in &s.records {
+                if let Inputs::Warp {
+                    membermask,
+                    executing,
+                    a: la,
+                    b: lb,
+                    c: lc,
+                } = &r.inputs
+                {
+                    flags.push(u64::from(r.skipped()) | u64::from(r.negate) << 1);
+                    mm.push(u64::from(*membermask));
+                    ex.push(u64::from(*executing));
+                    a.extend(la.iter());
+                    b.push(u64::from(*lb));
+                    c.push(u64::from(*lc));
+                }
+            }
+            m += "// Per record: flags (bit 0 skip, bit 1 negate the predicate source), membermask, executing.\n";
+            array(&mut m, "ptxvec_flags", 32, &flags);
+            array(&mut m, "ptxvec_membermask", 32, &mm);
+            array(&mut m, "ptxvec_executing", 32, &ex);
+            if op != WarpOp::Activemask {
+                m += "// Per record and lane: a.\n";
+                array(&mut m, "ptxvec_a", if wide { 64 } else { 32 }, &a);
+            }
+            if op == WarpOp::Shfl {
+                m += "// Per record: b, c.\n";
+                array(&mut m, "ptxvec_b", 32, &b);
+                array(&mut m, "ptxvec_c", 32, &c);
+            }
+        }
+    }
+    m
+}
+
+const DECLS: &str = "    .reg .pred %p<20>;\n    .reg .b16 %h<64>;\n    .reg .b32 %r<80>;\n    .reg .b64 %rd<80>;\n    .reg .f32 %f<4>;\n";
+
+/// One entry: `ptxvec_check` when `check` holds the expectation symbols, else `ptxvec_raw`.
+fn entry(s: &Suite, check: Option<&ExpectData>) -> String {
+    let (name, param) = if check.is_some() {
+        (CHECK, "result")
+    } else {
+        (RAW, "out")
+    };
+    let mut b = String::new();
+    // silicon (H200, driver 580.159.04): the bulk reduction into shared::cluster
+    // faults with CUDA_ERROR_ILLEGAL_INSTRUCTION unless the kernel is a cluster
+    // kernel; a compile-time cluster of one keeps a plain launch.
+    let cluster = if matches!(
+        s.kind,
+        Kind::Memory {
+            space: MemSpace::BulkCluster,
+            ..
+        }
+    ) {
+        ".reqnctapercluster 1, 1, 1\n"
+    } else {
+        ""
+    };
+    let _ = writeln!(
+        b,
+        ".visible .entry {name}(.param .u64 {param})\n{cluster}{{\n{DECLS}"
+    );
+    b += "    mov.u32 %r0, %tid.x;\n    mov.u32 %r1, %ctaid.x;\n    mov.u32 %r2, %ntid.x;\n    mad.lo.u32 %r3, %r1, %r2, %r0;\n";
+    if check.is_some() {
+        if matches!(s.kind, Kind::Memory { .. }) {
+            b += "    mov.u64 %rd1, ptxvec_scratch;\n";
+        }
+    } else {
+        let _ = writeln!(
+            b,
+            "    ld.param.u64 %rd0, [{param}];\n    cvta.to.global.u64 %rd1, %rd0;"
+        );
+    }
+    match s.kind {
+        Kind::Memory { .. } => memory_body(&mut b, s, check),
+        Kind::Warp { .. } => warp_body(&mut b, s, check),
+    }
+    b += "DONE:\n";
+    if let Some(_d) = check {
+        tally(&mut b, s);
+    }
+    b += "END:\n    ret;\n}\n";
+    b
+}
+
+fn memory_body(b: &mut String, s: &Suite, check: Option<&ExpectData>) {
+    let Kind::Memory {
+        space,
+        width,
+        lanes,
+        packed,
+        vector,
+        ..
+    } = s.kind
+    else {
+        return;
+    };
+    let n = s.records.len();
+    let stride = s.stride();
+    let wb = width / 8;
+    let block_bytes = BLOCK as usize * stride;
+    let ty = format!(".b{width}");
+    let t = reg(width, 40);
+    let reg_bits = if packed { 32 } else { width };
+    let nregs = if packed { lanes / 2 } else { lanes };
+    let regs: Vec<String> = (0..nregs).map(|j| reg(reg_bits, 20 + j)).collect();
+    let operand = if vector {
+        format!("{{{}}}", regs.join(", "))
+    } else {
+        regs.join(", ")
+    };
+    let bulk = matches!(space, MemSpace::BulkGlobal | MemSpace::BulkCluster);
+    let _ = writeln!(b, "    setp.lt.u32 %p0, %r3, {n};");
+    if !bulk {
+        *b += "    @!%p0 bra DONE;\n";
+    }
+    let _ = writeln!(
+        b,
+        "    mul.wide.u32 %rd2, %r3, {stride};\n    add.u64 %rd3, %rd1, %rd2;\n\
+         \x20   mov.u64 %rd4, ptxvec_mem_in;\n    add.u64 %rd4, %rd4, %rd2;\n\
+         \x20   mov.u64 %rd5, ptxvec_operand;\n    add.u64 %rd5, %rd5, %rd2;\n\
+         \x20   mul.wide.u32 %rd7, %r0, {stride};"
+    );
+    // Copy element k from `src` (global) to `dst` in space `sp`, zero for padding.
+    let copy = |b: &mut String, src: &str, dst: &str, sp: &str| {
+        for k in 0..lanes {
+            let off = k * wb;
+            if bulk {
+                let _ = writeln!(
+                    b,
+                    "    mov.b{width} {t}, 0;\n    @%p0 ld.global{ty} {t}, [{src}+{off}];\n    st.{sp}{ty} [{dst}+{off}], {t};"
+                );
+            } else {
+                let _ = writeln!(
+                    b,
+                    "    ld.global{ty} {t}, [{src}+{off}];\n    st.{sp}{ty} [{dst}+{off}], {t};"
+                );
+            }
+        }
+    };
+    let load_operands = |b: &mut String| {
+        for (j, r) in regs.iter().enumerate() {
+            let _ = writeln!(
+                b,
+                "    ld.global.b{reg_bits} {r}, [%rd5+{}];",
+                j as u32 * reg_bits / 8
+            );
+        }
+    };
+    match space {
+        MemSpace::Global | MemSpace::Generic => {
+            copy(b, "%rd4", "%rd3", "global");
+            load_operands(b);
+            if space == MemSpace::Global {
+                *b += "    mov.u64 %rd6, %rd3;\n";
+            } else {
+                *b += "    cvta.global.u64 %rd6, %rd3;\n";
+            }
+            let _ = writeln!(b, "    {} [%rd6], {operand};", s.opcode);
+        }
+        MemSpace::SharedCta | MemSpace::SharedCluster => {
+            *b += "    mov.u64 %rd6, ptxvec_sbuf;\n    add.u64 %rd6, %rd6, %rd7;\n";
+            copy(b, "%rd4", "%rd6", "shared");
+            load_operands(b);
+            let _ = writeln!(b, "    {} [%rd6], {operand};", s.opcode);
+            for k in 0..lanes {
+                let off = k * wb;
+                let _ = writeln!(
+                    b,
+                    "    ld.shared{ty} {t}, [%rd6+{off}];\n    st.global{ty} [%rd3+{off}], {t};"
+                );
+            }
+        }
+        MemSpace::BulkGlobal => {
+            // PTX ISA (cp.reduce.async.bulk): size a multiple of 16, addresses
+            // 16-byte aligned; generic-proxy writes need fence.proxy.async before
+            // the async proxy reads them.
+            *b += "    mov.u64 %rd8, ptxvec_sbuf;\n    add.u64 %rd6, %rd8, %rd7;\n";
+            copy(b, "%rd4", "%rd3", "global");
+            copy(b, "%rd5", "%rd6", "shared");
+            let _ = writeln!(
+                b,
+                "    fence.proxy.async.global;\n    fence.proxy.async.shared::cta;\n    bar.sync 0;\n\
+                 \x20   setp.ne.u32 %p1, %r0, 0;\n    @%p1 bra ISSUED;\n\
+                 \x20   mul.wide.u32 %rd9, %r1, {block_bytes};\n    add.u64 %rd10, %rd1, %rd9;\n    mov.u32 %r10, {block_bytes};\n\
+                 \x20   {} [%rd10], [%rd8], %r10;\n\
+                 \x20   cp.async.bulk.commit_group;\n    cp.async.bulk.wait_group 0;\n    fence.proxy.async.global;\n\
+                 ISSUED:\n    bar.sync 0;\n    @!%p0 bra DONE;",
+                s.opcode
+            );
+        }
+        MemSpace::BulkCluster => {
+            // Into the CTA's own shared memory (a shared::cta address is one of the
+            // shared::cluster window); thread 0 arms the mbarrier with the byte
+            // count, everyone waits on phase 0 (bounded, so a lost completion
+            // cannot hang the device).
+            *b += "    mov.u64 %rd8, ptxvec_sbuf;\n    mov.u64 %rd11, ptxvec_sbuf2;\n    mov.u64 %rd12, ptxvec_mbar;\n\
+                  \x20   add.u64 %rd6, %rd8, %rd7;\n    add.u64 %rd9, %rd11, %rd7;\n";
+            copy(b, "%rd4", "%rd6", "shared");
+            copy(b, "%rd5", "%rd9", "shared");
+            let _ = writeln!(
+                b,
+                "    setp.eq.u32 %p1, %r0, 0;\n    @%p1 mbarrier.init.shared::cta.b64 [%rd12], 1;\n\
+                 \x20   fence.mbarrier_init.release.cluster;\n    fence.proxy.async.shared::cta;\n    bar.sync 0;\n\
+                 \x20   @!%p1 bra ARMED;\n    mov.u32 %r10, {block_bytes};\n\
+                 \x20   mbarrier.arrive.expect_tx.shared::cta.b64 %rd13, [%rd12], %r10;\n\
+                 \x20   {} [%rd8], [%rd11], %r10, [%rd12];\n\
+                 ARMED:\n    mov.u32 %r11, 0;\nWAIT:\n\
+                 \x20   mbarrier.try_wait.parity.shared::cta.b64 %p2, [%rd12], 0;\n    @%p2 bra WAITED;\n\
+                 \x20   add.u32 %r11, %r11, 1;\n    setp.lt.u32 %p3, %r11, 1000000;\n    @%p3 bra WAIT;\n\
+                 WAITED:\n    @!%p0 bra DONE;",
+                s.opcode
+            );
+            for k in 0..lanes {
+                let off = k * wb;
+                let _ = writeln!(
+                    b,
+                    "    ld.shared{ty} {t}, [%rd6+{off}];\n    st.global{ty} [%rd3+{off}], {t};"
+                );
+            }
+        }
+    }
+    if let Some(d) = check {
+        // Slot base: record × lanes; the record's fail word.
+        let _ = writeln!(
+            b,
+            "    mul.wide.u32 %rd14, %r3, {lanes};\n    mul.wide.u32 %rd18, %r3, 4;\n    mov.u64 %rd19, ptxvec_fails;\n    add.u64 %rd18, %rd19, %rd18;"
+        );
+        for k in 0..lanes {
+            load64(b, "%rd50", &format!("%rd3+{}", k * wb), width);
+            for (pi, prefixes) in d.prefix.iter().enumerate() {
+                compare(b, d, &prefixes[0], width, k, s.kind.inf(Out::Mem), pi);
+            }
+        }
+    }
+}
+
+/// Compares the 64-bit `%rd50` with slot `%rd14 + k` of the arrays at `prefix`;
+/// on a mismatch sets bit `profile` of the record's fail word at `%rd18`.
+fn compare(
+    b: &mut String,
+    d: &ExpectData,
+    prefix: &str,
+    width: u32,
+    k: u32,
+    inf: Option<u64>,
+    profile: usize,
+) {
+    let sb = store_bits(width) / 8;
+    let shift = sb.trailing_zeros();
+    let bsym = if has_b(&d.text, prefix) {
+        format!("{prefix}_b")
+    } else {
+        format!("{prefix}_a")
+    };
+    let _ = writeln!(
+        b,
+        "    mov.u64 %rd15, {prefix}_kind;\n    add.u64 %rd15, %rd15, %rd14;\n    ld.global.u8 %r50, [%rd15+{k}];\n\
+         \x20   shl.b64 %rd16, %rd14, {shift};\n    mov.u64 %rd17, {prefix}_a;\n    add.u64 %rd17, %rd17, %rd16;"
+    );
+    load64(b, "%rd51", &format!("%rd17+{}", k * sb), width);
+    let _ = writeln!(
+        b,
+        "    mov.u64 %rd17, {bsym};\n    add.u64 %rd17, %rd17, %rd16;"
+    );
+    load64(b, "%rd52", &format!("%rd17+{}", k * sb), width);
+    *b += "    setp.eq.u64 %p10, %rd50, %rd51;\n    setp.eq.u64 %p11, %rd50, %rd52;\n    or.pred %p10, %p10, %p11;\n\
+          \x20   and.b32 %r51, %r50, 1;\n    setp.ne.u32 %p11, %r51, 0;\n    and.pred %p10, %p10, %p11;\n";
+    if let Some(inf) = inf {
+        let magnitude = if width >= 64 {
+            u64::MAX >> 1
+        } else {
+            (1u64 << (width - 1)) - 1
+        };
+        let _ = writeln!(
+            b,
+            "    and.b64 %rd53, %rd50, {magnitude:#x};\n    setp.gt.u64 %p12, %rd53, {inf:#x};\n\
+             \x20   and.b32 %r51, %r50, 2;\n    setp.ne.u32 %p11, %r51, 0;\n    and.pred %p12, %p12, %p11;\n    or.pred %p10, %p10, %p12;"
+        );
+    }
+    let _ = writeln!(
+        b,
+        "    and.b32 %r51, %r50, 4;\n    setp.ne.u32 %p11, %r51, 0;\n    or.pred %p10, %p10, %p11;\n\
+         \x20   @!%p10 atom.global.or.b32 %r52, [%rd18], {};",
+        1u32 << profile
+    );
+}
+
+fn warp_body(b: &mut String, s: &Suite, check: Option<&ExpectData>) {
+    let Kind::Warp { op, wide } = s.kind else {
+        return;
+    };
+    let op_text = &s.opcode;
+    *b += "    mul.wide.u32 %rd2, %r1, 4;\n\
+          \x20   mov.u64 %rd4, ptxvec_flags;\n    add.u64 %rd4, %rd4, %rd2;\n    ld.global.u32 %r4, [%rd4];\n\
+          \x20   mov.u64 %rd4, ptxvec_membermask;\n    add.u64 %rd4, %rd4, %rd2;\n    ld.global.u32 %r5, [%rd4];\n\
+          \x20   mov.u64 %rd4, ptxvec_executing;\n    add.u64 %rd4, %rd4, %rd2;\n    ld.global.u32 %r6, [%rd4];\n\
+          \x20   and.b32 %r7, %r4, 1;\n    setp.ne.u32 %p0, %r7, 0;\n    @%p0 bra DONE;\n\
+          \x20   shl.b32 %r8, 1, %r0;\n    and.b32 %r9, %r5, %r8;\n    and.b32 %r10, %r6, %r8;\n\
+          \x20   setp.ne.u32 %p1, %r9, 0;\n    setp.eq.u32 %p2, %r10, 0;\n    and.pred %p1, %p1, %p2;\n\
+          \x20   // A member that does not execute has exited.\n    @%p1 exit;\n    @%p2 bra DONE;\n";
+    let a = if wide { "%rd20" } else { "%r20" };
+    if op != WarpOp::Activemask {
+        let bytes = if wide { 8 } else { 4 };
+        let _ = writeln!(
+            b,
+            "    mul.wide.u32 %rd3, %r3, {bytes};\n    mov.u64 %rd4, ptxvec_a;\n    add.u64 %rd4, %rd4, %rd3;\n    ld.global.b{} {a}, [%rd4];",
+            bytes * 8
+        );
+    }
+    if op == WarpOp::Shfl {
+        *b += "    mov.u64 %rd4, ptxvec_b;\n    add.u64 %rd4, %rd4, %rd2;\n    ld.global.u32 %r21, [%rd4];\n\
+              \x20   mov.u64 %rd4, ptxvec_c;\n    add.u64 %rd4, %rd4, %rd2;\n    ld.global.u32 %r22, [%rd4];\n";
+    }
+    *b += "    mov.u32 %r31, 0;\n";
+    let negatable = |b: &mut String, dst: &str| {
+        let _ = writeln!(
+            b,
+            "    setp.ne.u32 %p5, %r20, 0;\n    and.b32 %r7, %r4, 2;\n    setp.ne.u32 %p3, %r7, 0;\n    @%p3 bra NEGATED;\n\
+             \x20   {op_text} {dst}, %p5, %r5;\n    bra JOINED;\nNEGATED:\n    {op_text} {dst}, !%p5, %r5;\nJOINED:"
+        );
+    };
+    match op {
+        WarpOp::Shfl => {
+            let _ = writeln!(
+                b,
+                "    {op_text} %r30|%p6, %r20, %r21, %r22, %r5;\n    selp.u32 %r31, 1, 0, %p6;"
+            );
+        }
+        WarpOp::Vote => {
+            negatable(b, "%p6");
+            *b += "    selp.u32 %r30, 1, 0, %p6;\n";
+        }
+        WarpOp::Ballot => negatable(b, "%r30"),
+        WarpOp::MatchAny => {
+            let _ = writeln!(b, "    {op_text} %r30, {a}, %r5;");
+        }
+        WarpOp::MatchAll => {
+            let _ = writeln!(
+                b,
+                "    {op_text} %r30|%p6, {a}, %r5;\n    selp.u32 %r31, 1, 0, %p6;"
+            );
+        }
+        WarpOp::ReduxInt => {
+            let _ = writeln!(b, "    {op_text} %r30, %r20, %r5;");
+        }
+        WarpOp::ReduxF32 => {
+            let _ = writeln!(
+                b,
+                "    mov.b32 %f1, %r20;\n    {op_text} %f2, %f1, %r5;\n    mov.b32 %r30, %f2;"
+            );
+        }
+        WarpOp::Activemask => {
+            let _ = writeln!(b, "    {op_text} %r30;");
+        }
+    }
+    match check {
+        None => {
+            let _ = writeln!(
+                b,
+                "    mul.wide.u32 %rd5, %r3, {LANE_BYTES};\n    add.u64 %rd5, %rd1, %rd5;\n    st.global.v2.u32 [%rd5], {{%r30, %r31}};"
+            );
+        }
+        Some(d) => {
+            *b += "    cvt.u64.u32 %rd14, %r3;\n    mov.u64 %rd19, ptxvec_fails;\n    add.u64 %rd18, %rd19, %rd2;\n";
+            for (oi, (o, width)) in s.kind.outputs().into_iter().enumerate() {
+                let src = if o == Out::P { "%r31" } else { "%r30" };
+                let _ = writeln!(b, "    cvt.u64.u32 %rd50, {src};");
+                for (pi, prefixes) in d.prefix.iter().enumerate() {
+                    compare(b, d, &prefixes[oi], width, 0, s.kind.inf(o), pi);
+                }
+            }
+        }
+    }
+}
+
+/// After every thread is done: the last one to arrive tallies the fail words in
+/// record order (so first_fail is the lowest failing records), writes the result,
+/// and clears the fail words and the arrival count for the next launch.
+fn tally(b: &mut String, s: &Suite) {
+    let l = s.launch();
+    let n = s.records.len();
+    // Threads that arrive: all but the members that exit.
+    let total: u64 = match s.kind {
+        Kind::Memory { .. } => u64::from(l.grid) * u64::from(l.block),
+        Kind::Warp { .. } => s
+            .records
+            .iter()
+            .map(|r| match r.inputs {
+                Inputs::Warp {
+                    membermask,
+                    executing,
+                    ..
+                } if !r.skipped() => 32 - u64::from((membermask & !executing).count_ones()),
+                _ => 32,
+            })
+            .sum(),
+    };
+    let _ = writeln!(
+        b,
+        "    membar.gl;\n    mov.u64 %rd20, ptxvec_done;\n    atom.global.add.u32 %r60, [%rd20], 1;\n\
+         \x20   setp.ne.u32 %p14, %r60, {};\n    @%p14 bra END;\n    membar.gl;\n\
+         \x20   ld.param.u64 %rd21, [result];\n    cvta.to.global.u64 %rd21, %rd21;",
+        total - 1
+    );
+    let profiles = Profile::ALL.len();
+    for p in 0..profiles {
+        for i in 0..FIRST_FAILS {
+            let _ = writeln!(
+                b,
+                "    st.global.u32 [%rd21+{}], 0xffffffff;",
+                p * RESULT_PER_PROFILE + 8 + 4 * i
+            );
+        }
+    }
+    // pass_p in %r(62 + 2p), fail_p in %r(63 + 2p).
+    *b += "    mov.u32 %r61, 0;\n    mov.u64 %rd22, ptxvec_fails;\n";
+    for p in 0..profiles {
+        let _ = writeln!(
+            b,
+            "    mov.u32 %r{}, 0;\n    mov.u32 %r{}, 0;",
+            62 + 2 * p,
+            63 + 2 * p
+        );
+    }
+    *b += "TALLY:\n    mul.wide.u32 %rd24, %r61, 4;\n";
+    if matches!(s.kind, Kind::Warp { .. }) {
+        *b += "    mov.u64 %rd23, ptxvec_flags;\n    add.u64 %rd25, %rd23, %rd24;\n    ld.global.u32 %r66, [%rd25];\n\
+              \x20   and.b32 %r66, %r66, 1;\n    setp.ne.u32 %p15, %r66, 0;\n    @%p15 bra NEXT;\n";
+    }
+    *b += "    add.u64 %rd25, %rd22, %rd24;\n    atom.global.exch.b32 %r67, [%rd25], 0;\n";
+    for p in 0..profiles {
+        let (pass, fail) = (62 + 2 * p, 63 + 2 * p);
+        let _ = writeln!(
+            b,
+            "    and.b32 %r68, %r67, {};\n    setp.ne.u32 %p16, %r68, 0;\n\
+             \x20   setp.lt.u32 %p17, %r{fail}, {FIRST_FAILS};\n    and.pred %p17, %p17, %p16;\n\
+             \x20   mul.wide.u32 %rd26, %r{fail}, 4;\n    add.u64 %rd26, %rd26, %rd21;\n\
+             \x20   @%p17 st.global.u32 [%rd26+{}], %r61;\n\
+             \x20   @%p16 add.u32 %r{fail}, %r{fail}, 1;\n    @!%p16 add.u32 %r{pass}, %r{pass}, 1;",
+            1u32 << p,
+            p * RESULT_PER_PROFILE + 8
+        );
+    }
+    let _ = writeln!(
+        b,
+        "NEXT:\n    add.u32 %r61, %r61, 1;\n    setp.lt.u32 %p15, %r61, {n};\n    @%p15 bra TALLY;"
+    );
+    for p in 0..profiles {
+        let _ = writeln!(
+            b,
+            "    st.global.u32 [%rd21+{}], %r{};\n    st.global.u32 [%rd21+{}], %r{};",
+            p * RESULT_PER_PROFILE,
+            62 + 2 * p,
+            p * RESULT_PER_PROFILE + 4,
+            63 + 2 * p
+        );
+    }
+    *b += "    atom.global.exch.b32 %r69, [%rd20], 0;\n";
+}

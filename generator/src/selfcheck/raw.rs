@@ -1,0 +1,229 @@
+//! The raw outputs of `ptxvec_raw`: decoding the buffer, judging it against each
+//! profile, and the digest the silicon evidence records.
+//!
+//! The digest is SHA-256 over, for every record that ran (file order), every output
+//! (`mem`, or `d` then `p`), every slot the sm_90 profile defines (not `null`, not
+//! `undefined`): the value's bits little-endian in 1, 2, 4 or 8 bytes (predicates
+//! one byte). A replay rebuilds the same bytes from the sm_90 expectations and the
+//! silicon bits the evidence keeps for the slots they do not pin.
+
+use sha2::{Digest, Sha256};
+
+use ptxvec_oracle::profile::Profile;
+
+use super::ptx::LANE_BYTES;
+use super::{Kind, Out, Slot, Suite, WARP};
+
+/// Per output (in [`Kind::outputs`] order), per slot: the bits.
+pub type Values = Vec<Vec<u64>>;
+
+/// The index of `p` in [`Profile::ALL`].
+pub fn profile_index(p: Profile) -> usize {
+    Profile::ALL.iter().position(|x| *x == p).unwrap_or(0)
+}
+
+fn le(buf: &[u8], at: usize, bytes: usize) -> u64 {
+    let mut w = [0u8; 8];
+    if let Some(src) = buf.get(at..at + bytes) {
+        w[..bytes].copy_from_slice(src);
+    }
+    u64::from_le_bytes(w)
+}
+
+/// Reads `ptxvec_raw`'s buffer: per record, `None` when skipped.
+pub fn decode(s: &Suite, out: &[u8]) -> Vec<Option<Values>> {
+    let stride = s.stride();
+    s.records
+        .iter()
+        .enumerate()
+        .map(|(r, rec)| {
+            if rec.skipped() {
+                return None;
+            }
+            Some(match s.kind {
+                Kind::Memory { width, lanes, .. } => {
+                    let wb = (width / 8) as usize;
+                    vec![(0..lanes as usize)
+                        .map(|k| le(out, r * stride + k * wb, wb))
+                        .collect()]
+                }
+                Kind::Warp { .. } => s
+                    .kind
+                    .outputs()
+                    .iter()
+                    .map(|(o, _)| {
+                        let off = if *o == Out::P { 4 } else { 0 };
+                        (0..WARP)
+                            .map(|l| le(out, (r * WARP + l) * LANE_BYTES + off, 4))
+                            .collect()
+                    })
+                    .collect(),
+            })
+        })
+        .collect()
+}
+
+/// One slot whose bits a profile does not accept (or, for [`unpinned`], does not pin).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SlotBits {
+    /// Record index.
+    pub record: usize,
+    /// Which output.
+    pub out: Out,
+    /// Lane or element.
+    pub slot: usize,
+    /// Silicon's bits.
+    pub got: u64,
+}
+
+/// A profile's verdict on the records that ran.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Verdict {
+    /// Records whose every slot the profile accepts.
+    pub matches: usize,
+    /// Records with some slot it does not.
+    pub mismatched: Vec<usize>,
+    /// The slots it does not accept.
+    pub slots: Vec<SlotBits>,
+}
+
+/// Judges `vals` under profile `p`.
+pub fn judge(s: &Suite, vals: &[Option<Values>], p: Profile) -> Verdict {
+    let pi = profile_index(p);
+    let outs = s.kind.outputs();
+    let mut v = Verdict::default();
+    for (r, (rec, got)) in s.records.iter().zip(vals).enumerate() {
+        let Some(got) = got else { continue };
+        let mut ok = true;
+        for (oi, (o, width)) in outs.iter().enumerate() {
+            let inf = s.kind.inf(*o);
+            for (k, slot) in rec.expect[pi][oi].1.iter().enumerate() {
+                let g = got[oi][k];
+                if !slot.accepts(g, *width, inf) {
+                    ok = false;
+                    v.slots.push(SlotBits {
+                        record: r,
+                        out: *o,
+                        slot: k,
+                        got: g,
+                    });
+                }
+            }
+        }
+        if ok {
+            v.matches += 1;
+        } else {
+            v.mismatched.push(r);
+        }
+    }
+    v
+}
+
+/// The slots whose bits the sm_90 expectation does not pin (defined, and not exactly
+/// these bits): what the evidence must keep for a replay to rebuild the digest.
+pub fn unpinned(s: &Suite, vals: &[Option<Values>]) -> Vec<SlotBits> {
+    let pi = profile_index(Profile::Sm90);
+    let mut out = Vec::new();
+    for (r, (rec, got)) in s.records.iter().zip(vals).enumerate() {
+        let Some(got) = got else { continue };
+        for (oi, (o, slots)) in rec.expect[pi].iter().enumerate() {
+            for (k, slot) in slots.iter().enumerate() {
+                if slot.defined() && *slot != Slot::Exact(got[oi][k]) {
+                    out.push(SlotBits {
+                        record: r,
+                        out: *o,
+                        slot: k,
+                        got: got[oi][k],
+                    });
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The raw outputs as the sm_90 expectations and the `unpinned` silicon bits say
+/// they were. An error names a slot that neither pins.
+pub fn rebuild(s: &Suite, unpinned: &[SlotBits]) -> Result<Vec<Option<Values>>, String> {
+    let pi = profile_index(Profile::Sm90);
+    let mut out = Vec::new();
+    for (r, rec) in s.records.iter().enumerate() {
+        if rec.skipped() {
+            out.push(None);
+            continue;
+        }
+        let mut vals = Vec::new();
+        for (o, slots) in &rec.expect[pi] {
+            let mut v = Vec::new();
+            for (k, slot) in slots.iter().enumerate() {
+                let kept = unpinned
+                    .iter()
+                    .find(|u| u.record == r && u.out == *o && u.slot == k);
+                v.push(match (kept, slot) {
+                    (Some(u), _) => u.got,
+                    (None, Slot::Exact(x)) => *x,
+                    (None, s) if !s.defined() => 0,
+                    (None, s) => {
+                        return Err(format!(
+                            "{}: {}[{k}]: the sm_90 expectation {} does not pin the bits and the evidence keeps none",
+                            rec.id,
+                            o.name(),
+                            s.to_json(32)
+                        ))
+                    }
+                });
+            }
+            vals.push(v);
+        }
+        out.push(Some(vals));
+    }
+    Ok(out)
+}
+
+/// The digest of the raw outputs (module doc), as 64 hex digits.
+pub fn digest(s: &Suite, vals: &[Option<Values>]) -> String {
+    let pi = profile_index(Profile::Sm90);
+    let outs = s.kind.outputs();
+    let mut h = Sha256::new();
+    for (rec, got) in s.records.iter().zip(vals) {
+        let Some(got) = got else { continue };
+        for (oi, (_, width)) in outs.iter().enumerate() {
+            let bytes = (width.div_ceil(8)) as usize;
+            for (k, slot) in rec.expect[pi][oi].1.iter().enumerate() {
+                if slot.defined() {
+                    h.update(&got[oi][k].to_le_bytes()[..bytes]);
+                }
+            }
+        }
+    }
+    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The buffer `ptxvec_raw` would write for `vals` (the inverse of [`decode`]; slots
+/// of skipped records and lanes that do not execute stay zero).
+pub fn encode(s: &Suite, vals: &[Option<Values>]) -> Vec<u8> {
+    let mut out = vec![0u8; s.launch().out_bytes];
+    let stride = s.stride();
+    for (r, v) in vals.iter().enumerate() {
+        let Some(v) = v else { continue };
+        match s.kind {
+            Kind::Memory { width, .. } => {
+                let wb = (width / 8) as usize;
+                for (k, x) in v[0].iter().enumerate() {
+                    let at = r * stride + k * wb;
+                    out[at..at + wb].copy_from_slice(&x.to_le_bytes()[..wb]);
+                }
+            }
+            Kind::Warp { .. } => {
+                for (oi, (o, _)) in s.kind.outputs().iter().enumerate() {
+                    let off = if *o == Out::P { 4 } else { 0 };
+                    for (l, x) in v[oi].iter().enumerate() {
+                        let at = (r * WARP + l) * LANE_BYTES + off;
+                        out[at..at + 4].copy_from_slice(&x.to_le_bytes()[..4]);
+                    }
+                }
+            }
+        }
+    }
+    out
+}

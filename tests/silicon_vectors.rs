@@ -1,0 +1,209 @@
+//! The self-checking modules of the semantic vectors, and the sm_90 silicon
+//! evidence of `ptxvec silicon` (vectors/silicon/sm_90/vectors.json) replayed
+//! without a GPU: the current sm_90 expectations must rebuild the digest of what
+//! silicon wrote, and each profile must match as many records as it did.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use ptxvec_generator::selfcheck::ptx::{module, Entries};
+use ptxvec_generator::selfcheck::{self, raw, Slot, Suite};
+use ptxvec_generator::silicon::vectors;
+use serde_json::Value;
+
+use crate::spec_root;
+
+fn vectors_root() -> PathBuf {
+    spec_root().join("../vectors")
+}
+
+fn suites() -> Vec<Suite> {
+    selfcheck::index(&vectors_root())
+        .unwrap()
+        .iter()
+        .map(|(id, path)| selfcheck::load(id, path).unwrap())
+        .collect()
+}
+
+#[test]
+fn every_sm_90_variant_module_assembles_with_ptxas() {
+    let ptxas = match std::env::var_os("PTXVEC_PTXAS") {
+        Some(p) => PathBuf::from(p),
+        None if std::env::var_os("CI").is_some() => panic!("CI is set but PTXVEC_PTXAS is not"),
+        None => {
+            eprintln!("SKIPPED: set PTXVEC_PTXAS to assemble the self-checking modules");
+            return;
+        }
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let mut failures = Vec::new();
+    let mut n = 0;
+    for s in suites() {
+        let Some((ptx, target)) = s.module_for((9, 0)) else {
+            continue;
+        };
+        for entries in [Entries::Both, Entries::Raw] {
+            let file = dir.path().join(format!("{n}.ptx"));
+            std::fs::write(&file, module(&s, &ptx, &target, entries)).unwrap();
+            let o = Command::new(&ptxas)
+                .args(["-arch", &target])
+                .arg(&file)
+                .args(["-o", "/dev/null"])
+                .output()
+                .unwrap();
+            if !o.status.success() {
+                failures.push(format!(
+                    "{} ({entries:?}): {}",
+                    s.id,
+                    String::from_utf8_lossy(&o.stderr)
+                ));
+            }
+            n += 1;
+        }
+    }
+    assert!(n >= 180, "only {n} modules");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Outputs that keep the sm_90 expectation: exact bits where it pins them, and
+/// for classes a value the class accepts.
+fn sm_90_outputs(s: &Suite) -> Vec<Option<raw::Values>> {
+    let pi = raw::profile_index(ptxvec_oracle::profile::Profile::Sm90);
+    s.records
+        .iter()
+        .map(|r| {
+            (!r.skipped()).then(|| {
+                r.expect[pi]
+                    .iter()
+                    .map(|(_, slots)| {
+                        slots
+                            .iter()
+                            .map(|x| match x {
+                                Slot::Exact(b) => *b,
+                                Slot::OneOf { a, .. } => *a,
+                                _ => 0x7fc0_0000,
+                            })
+                            .collect()
+                    })
+                    .collect()
+            })
+        })
+        .collect()
+}
+
+#[test]
+fn evidence_from_agreeing_silicon_replays_and_an_oracle_change_is_caught() {
+    for id in [
+        "red.global.add.f32",
+        "shfl.sync.up.b32",
+        "match.all.sync.b64",
+        "red.add.noftz.v4.bf16",
+    ] {
+        let mut s = suites().into_iter().find(|s| s.id == id).unwrap();
+        let (p, t) = s.module_for((9, 0)).unwrap();
+        let vals = sm_90_outputs(&s);
+        let bytes = raw::encode(&s, &vals);
+        assert_eq!(
+            raw::decode(&s, &bytes),
+            vals,
+            "{id}: decode(encode(x)) != x"
+        );
+        let e = vectors::evaluate(&s, &p, &t, &bytes, &[]);
+        assert_eq!(e["mismatches"]["sm_90"], 0, "{id}: {e}");
+        assert_eq!(
+            e["matches"]["sm_90"].as_u64().unwrap() as usize,
+            s.run_count()
+        );
+        assert!(
+            vectors::replay(&e, &s).is_empty(),
+            "{id}: {:?}",
+            vectors::replay(&e, &s)
+        );
+        // An oracle that changes one pinned sm_90 bit no longer rebuilds the digest.
+        let pi = raw::profile_index(ptxvec_oracle::profile::Profile::Sm90);
+        let slot = s
+            .records
+            .iter_mut()
+            .flat_map(|r| r.expect[pi].iter_mut())
+            .flat_map(|(_, v)| v.iter_mut())
+            .find(|x| matches!(x, Slot::Exact(_)))
+            .unwrap();
+        if let Slot::Exact(b) = slot {
+            *slot = Slot::Exact(*b ^ 1);
+        }
+        let problems = vectors::replay(&e, &s);
+        assert!(
+            problems.iter().any(|p| p.contains("no longer rebuild")),
+            "{id}: {problems:?}"
+        );
+    }
+}
+
+#[test]
+fn sm_90_silicon_evidence_replays() {
+    let path = vectors_root().join("silicon/sm_90").join(vectors::FILE);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let ev: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(ev["format"], vectors::FORMAT);
+    let all = suites();
+    let mut problems = Vec::new();
+    let (mut ran, mut records, mut sm90_mismatches) = (0, 0, 0);
+    for e in ev["variants"].as_array().unwrap() {
+        let id = e["variant"].as_str().unwrap();
+        let s = all
+            .iter()
+            .find(|s| s.id == id)
+            .unwrap_or_else(|| panic!("{id}: not among the vectors"));
+        if e.get("not_run").is_some() {
+            assert!(
+                s.module_for((9, 0)).is_none(),
+                "{id}: runs on sm_90 but was not run"
+            );
+            continue;
+        }
+        assert!(e.get("error").is_none(), "{id}: {}", e["error"]);
+        assert_eq!(
+            e["selfcheck"], "agrees",
+            "{id}: the device's self-check disagrees with the raw outputs"
+        );
+        problems.extend(vectors::replay(e, s));
+        ran += 1;
+        records += e["run"].as_u64().unwrap();
+        sm90_mismatches += e["mismatches"]["sm_90"].as_u64().unwrap();
+    }
+    // Every variant that sm_90 can execute has evidence.
+    for s in &all {
+        if s.module_for((9, 0)).is_some() {
+            assert!(
+                ev["variants"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .any(|e| e["variant"] == s.id.as_str()),
+                "{}: no evidence",
+                s.id
+            );
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    // Where silicon differs from the document (the ptx-isa profile), the errata
+    // ledger says so, as for the probe evidence.
+    let spec = ptxvec_spec::Spec::load(&spec_root()).unwrap();
+    let ledgered: Vec<String> = spec
+        .errata
+        .errata
+        .iter()
+        .flat_map(|e| e.disagreements.iter().cloned())
+        .collect();
+    for e in ev["variants"].as_array().unwrap() {
+        if e["mismatches"]["ptx-isa"].as_u64().unwrap_or(0) > 0 {
+            let key = format!("silicon:sm_90:{}", e["variant"].as_str().unwrap());
+            assert!(
+                ledgered.contains(&key),
+                "{key}: silicon differs from the document outside the ledger: {}",
+                e["ptx_isa_examples"]
+            );
+        }
+    }
+    println!("silicon vectors: {ran} variants, {records} records replayed, {sm90_mismatches} sm_90 mismatches recorded");
+}
