@@ -260,7 +260,7 @@ fn inputs_data(s: &Suite) -> String {
         Kind::Memory { width, .. } => {
             let (mut mem, mut op) = (Vec::new(), Vec::new());
             for r in &s.records {
-                if let Inputs::Memory { mem: a, operand: b } = &r.inputs {
+                if let Inputs::Memory { mem: a, operand: b, .. } = &r.inputs {
                     mem.extend(a);
                     op.extend(b);
                 }
