@@ -73,6 +73,10 @@ pub enum Command {
     /// Run the probe catalog on a GPU (CUDA driver API) and write what the silicon
     /// did as JSON Lines evidence, one file per family. Exit 2 without a GPU.
     SiliconProbe(crate::silicon::Args),
+    /// Run every (memory, operand) pair of the 16-bit memory reductions on a GPU and
+    /// write block digests to sweeps.json, with the pairs that differ from the sm_90
+    /// oracle. Exit 2 without a GPU, 1 on a difference.
+    SiliconSweep(crate::silicon::sweep::Args),
 }
 
 /// Exit status for a failure caused by the input or the command line.
@@ -97,6 +101,9 @@ fn run(cli: &Cli) -> Result<u8, String> {
     // Needs no spec: it runs where only the binary was copied.
     if let Command::SiliconProbe(args) = &cli.command {
         return crate::silicon::run(args);
+    }
+    if let Command::SiliconSweep(args) = &cli.command {
+        return crate::silicon::sweep::run(args);
     }
     let spec = ptxvec_spec::Spec::load(&cli.spec).map_err(|e| e.to_string())?;
     match &cli.command {
@@ -134,5 +141,6 @@ fn run(cli: &Cli) -> Result<u8, String> {
             Ok(if a.unexplained.is_empty() && a.stale.is_empty() { 0 } else { EXIT_ILLEGAL })
         }
         Command::SiliconProbe(args) => crate::silicon::run(args),
+        Command::SiliconSweep(args) => crate::silicon::sweep::run(args),
     }
 }

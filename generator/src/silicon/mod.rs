@@ -10,6 +10,7 @@ pub mod evidence;
 pub mod gpu;
 pub mod probes;
 pub mod replay;
+pub mod sweep;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
