@@ -410,12 +410,13 @@ pub fn run(args: &Args) -> Result<u8, String> {
                 code = EXIT_MISMATCH;
             }
         }
+        // Rewritten after every sweep: a run cut short keeps what it finished.
+        let text = render(&info, &records);
+        write_atomic(&args.out, FILE, text.as_bytes()).map_err(|e| {
+            format!("silicon-sweep: writing {}: {e}", args.out.join(FILE).display())
+        })?;
     }
-    let text = render(&info, &records);
-    let path = write_atomic(&args.out, FILE, text.as_bytes()).map_err(|e| {
-        format!("silicon-sweep: writing {}: {e}", args.out.join(FILE).display())
-    })?;
-    eprintln!("silicon-sweep: {} sweeps -> {}", records.len(), path.display());
+    eprintln!("silicon-sweep: {} sweeps -> {}", records.len(), args.out.join(FILE).display());
     Ok(code)
 }
 
