@@ -21,3 +21,4 @@ mod target_model;
 mod silicon_replay;
 mod semantics_coverage;
 mod semantic_vectors;
+mod silicon_sweeps;

@@ -153,14 +153,14 @@ impl Sweep {
     /// The result for pair `p` under the sm_90 profile, which must be exact.
     pub fn result(&self, p: u32) -> Result<u32, Inexact> {
         let (mem, operand) = (p >> 16, p & 0xffff);
-        let one = |r: u32, s: u32| match self.reduction.element(
-            Profile::Sm90,
-            u64::from(r),
-            u64::from(s),
-        ) {
-            Expect::Bits(b) => Ok((b & 0xffff) as u32),
-            expect => Err(Inexact { pair: p, expect }),
-        };
+        let one =
+            |r: u32, s: u32| match self
+                .reduction
+                .element(Profile::Sm90, u64::from(r), u64::from(s))
+            {
+                Expect::Bits(b) => Ok((b & 0xffff) as u32),
+                expect => Err(Inexact { pair: p, expect }),
+            };
         match self.layout {
             Layout::Scalar => one(mem, operand),
             Layout::Swapped => Ok(one(mem, operand)? | one(operand, mem)? << 16),
@@ -282,7 +282,9 @@ mod tests {
         assert_eq!(names.len(), Sweep::ALL.len());
         // A few rows full of specials: zeros, subnormals, inf, NaNs, both signs.
         for s in Sweep::ALL {
-            for mem in [0x0000u32, 0x0001, 0x7c00, 0x7c01, 0x7e00, 0x7f80, 0x7fff, 0x8000, 0xff81] {
+            for mem in [
+                0x0000u32, 0x0001, 0x7c00, 0x7c01, 0x7e00, 0x7f80, 0x7fff, 0x8000, 0xff81,
+            ] {
                 let row = u64::from(mem) * ROW_PAIRS;
                 if let Err(e) = s.digest(row..row + ROW_PAIRS) {
                     panic!("{}: {e}", s.name);
@@ -309,7 +311,11 @@ mod tests {
         ];
         for (s, m, o, want) in table {
             let got = s.result(m << 16 | o).unwrap();
-            assert_eq!(got, want, "{} mem {m:#06x} operand {o:#06x}: got {got:#010x}", s.name);
+            assert_eq!(
+                got, want,
+                "{} mem {m:#06x} operand {o:#06x}: got {got:#010x}",
+                s.name
+            );
         }
     }
 
@@ -336,7 +342,11 @@ mod tests {
         let p = 0x3c00_4000u32;
         for r in [0u32, 1, 0x4000, 0x7fff, 0xffff_ffff] {
             for r2 in [r ^ 1, r ^ 0x8000, r.wrapping_add(0x1_0000)] {
-                assert_ne!(term(p, r), term(p, r2), "pair {p:#x} results {r:#x} {r2:#x}");
+                assert_ne!(
+                    term(p, r),
+                    term(p, r2),
+                    "pair {p:#x} results {r:#x} {r2:#x}"
+                );
             }
         }
     }

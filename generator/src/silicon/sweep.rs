@@ -376,8 +376,9 @@ pub fn run(args: &Args) -> Result<u8, String> {
     if let Some(dir) = &args.emit_ptx {
         for s in &sweeps {
             let name = format!("{}.ptx", s.name.replace("::", "_"));
-            write_atomic(dir, &name, module(s).as_bytes())
-                .map_err(|e| format!("silicon-sweep: writing {}: {e}", dir.join(&name).display()))?;
+            write_atomic(dir, &name, module(s).as_bytes()).map_err(|e| {
+                format!("silicon-sweep: writing {}: {e}", dir.join(&name).display())
+            })?;
         }
         return Ok(0);
     }
@@ -413,10 +414,17 @@ pub fn run(args: &Args) -> Result<u8, String> {
         // Rewritten after every sweep: a run cut short keeps what it finished.
         let text = render(&info, &records);
         write_atomic(&args.out, FILE, text.as_bytes()).map_err(|e| {
-            format!("silicon-sweep: writing {}: {e}", args.out.join(FILE).display())
+            format!(
+                "silicon-sweep: writing {}: {e}",
+                args.out.join(FILE).display()
+            )
         })?;
     }
-    eprintln!("silicon-sweep: {} sweeps -> {}", records.len(), args.out.join(FILE).display());
+    eprintln!(
+        "silicon-sweep: {} sweeps -> {}",
+        records.len(),
+        args.out.join(FILE).display()
+    );
     Ok(code)
 }
 
@@ -429,7 +437,10 @@ fn select(names: &[String]) -> Result<Vec<&'static Sweep>, String> {
         .map(|n| {
             Sweep::find(n).ok_or_else(|| {
                 let known: Vec<&str> = Sweep::ALL.iter().map(|s| s.name).collect();
-                format!("silicon-sweep: unknown sweep {n:?} (known: {})", known.join(", "))
+                format!(
+                    "silicon-sweep: unknown sweep {n:?} (known: {})",
+                    known.join(", ")
+                )
             })
         })
         .collect()
@@ -571,7 +582,11 @@ pub fn render(info: &DeviceInfo, records: &[Record]) -> String {
                 q(&m.oracle)
             );
         }
-        o += if r.mismatched_rows.is_empty() { "],\n" } else { "\n      ],\n" };
+        o += if r.mismatched_rows.is_empty() {
+            "],\n"
+        } else {
+            "\n      ],\n"
+        };
         o += "      \"mismatches\": [";
         for (j, m) in r.mismatches.iter().enumerate() {
             let sep = if j == 0 { "" } else { "," };
@@ -584,7 +599,11 @@ pub fn render(info: &DeviceInfo, records: &[Record]) -> String {
                 q(&m.oracle)
             );
         }
-        o += if r.mismatches.is_empty() { "]\n    }" } else { "\n      ]\n    }" };
+        o += if r.mismatches.is_empty() {
+            "]\n    }"
+        } else {
+            "\n      ]\n    }"
+        };
     }
     o += "\n  ]\n}\n";
     o
@@ -597,14 +616,21 @@ pub fn parse(text: &str) -> Result<Evidence, String> {
         return Err(format!("format {:?}, expected {FORMAT:?}", e.format));
     }
     if e.block_pairs != BLOCK_PAIRS {
-        return Err(format!("block_pairs {}, expected {BLOCK_PAIRS}", e.block_pairs));
+        return Err(format!(
+            "block_pairs {}, expected {BLOCK_PAIRS}",
+            e.block_pairs
+        ));
     }
     for r in &e.sweeps {
         if Sweep::find(&r.name).is_none() {
             return Err(format!("{}: no such sweep", r.name));
         }
         if r.blocks.len() != BLOCKS {
-            return Err(format!("{}: {} blocks, expected {BLOCKS}", r.name, r.blocks.len()));
+            return Err(format!(
+                "{}: {} blocks, expected {BLOCKS}",
+                r.name,
+                r.blocks.len()
+            ));
         }
     }
     Ok(e)
@@ -612,7 +638,10 @@ pub fn parse(text: &str) -> Result<Evidence, String> {
 
 /// A recorded block digest as a number.
 pub fn block(r: &Record, i: usize) -> Result<u64, String> {
-    let h = r.blocks.get(i).ok_or_else(|| format!("{}: no block {i}", r.name))?;
+    let h = r
+        .blocks
+        .get(i)
+        .ok_or_else(|| format!("{}: no block {i}", r.name))?;
     u64::from_str_radix(h, 16).map_err(|e| format!("{}: block {i}: {h:?}: {e}", r.name))
 }
 
@@ -659,7 +688,9 @@ mod tests {
             name: s.name.into(),
             text: text(s),
             layout: s.layout.name().into(),
-            blocks: (0..BLOCKS as u64).map(|i| format!("{:016x}", i * 0x0101)).collect(),
+            blocks: (0..BLOCKS as u64)
+                .map(|i| format!("{:016x}", i * 0x0101))
+                .collect(),
             mismatched_rows,
             mismatches,
         }
@@ -689,15 +720,23 @@ mod tests {
     fn raw_digest_is_the_oracle_digest_of_the_same_results() {
         let s = &Sweep::ALL[0];
         let mem = 0x3c00;
-        let raw: Vec<u32> = (0..ROW_PAIRS as u32).map(|o| s.result(mem << 16 | o).unwrap()).collect();
+        let raw: Vec<u32> = (0..ROW_PAIRS as u32)
+            .map(|o| s.result(mem << 16 | o).unwrap())
+            .collect();
         let row = u64::from(mem) * ROW_PAIRS;
-        assert_eq!(raw_digest(mem, &raw), s.digest(row..row + ROW_PAIRS).unwrap());
+        assert_eq!(
+            raw_digest(mem, &raw),
+            s.digest(row..row + ROW_PAIRS).unwrap()
+        );
     }
 
     #[test]
     fn every_sweep_kernel_assembles_with_ptxas() {
         let Some(ptxas) = std::env::var_os("PTXVEC_PTXAS") else {
-            assert!(std::env::var_os("CI").is_none(), "CI is set but PTXVEC_PTXAS is not");
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "CI is set but PTXVEC_PTXAS is not"
+            );
             eprintln!("note: PTXVEC_PTXAS unset; skipping the ptxas check of the sweep kernels");
             return;
         };
@@ -713,7 +752,11 @@ mod tests {
                 .output()
                 .unwrap();
             if !o.status.success() {
-                failures.push(format!("{}: {}", s.name, String::from_utf8_lossy(&o.stderr)));
+                failures.push(format!(
+                    "{}: {}",
+                    s.name,
+                    String::from_utf8_lossy(&o.stderr)
+                ));
             }
         }
         assert!(failures.is_empty(), "{}", failures.join("\n"));
