@@ -22,3 +22,4 @@ mod silicon_replay;
 mod semantics_coverage;
 mod semantic_vectors;
 mod silicon_vectors;
+mod silicon_sweeps;

@@ -91,6 +91,10 @@ pub enum Command {
     /// Run every semantic variant the GPU can execute, compare its raw outputs with
     /// each profile, and write vectors.json evidence. Exit 2 without a GPU.
     Silicon(crate::silicon::vectors::Args),
+    /// Run every (memory, operand) pair of the 16-bit memory reductions on a GPU and
+    /// write block digests to sweeps.json, with the pairs that differ from the sm_90
+    /// oracle. Exit 2 without a GPU, 1 on a difference.
+    SiliconSweep(crate::silicon::sweep::Args),
 }
 
 /// Exit status for a failure caused by the input or the command line.
@@ -120,6 +124,9 @@ fn run(cli: &Cli) -> Result<u8, String> {
             return crate::silicon::vectors::emit(vectors, id, *raw, ptx.as_deref(), target.as_deref(), out.as_deref());
         }
         _ => {}
+    }
+    if let Command::SiliconSweep(args) = &cli.command {
+        return crate::silicon::sweep::run(args);
     }
     let spec = ptxvec_spec::Spec::load(&cli.spec).map_err(|e| e.to_string())?;
     match &cli.command {
@@ -162,5 +169,6 @@ fn run(cli: &Cli) -> Result<u8, String> {
         }
         Command::SiliconProbe(args) => crate::silicon::run(args),
         Command::Silicon(args) => crate::silicon::vectors::run(args),
+        Command::SiliconSweep(args) => crate::silicon::sweep::run(args),
     }
 }

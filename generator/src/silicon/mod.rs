@@ -11,6 +11,7 @@ pub mod gpu;
 pub mod probes;
 pub mod replay;
 pub mod vectors;
+pub mod sweep;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

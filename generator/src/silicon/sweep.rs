@@ -1,0 +1,764 @@
+//! `ptxvec silicon-sweep`: every (memory, operand) pair of the 16-bit memory
+//! reductions, 2^32 per instruction, run on a GPU and condensed into block digests
+//! (`ptxvec_oracle::sweep` defines them and computes the oracle's). A block whose
+//! digest differs from the oracle's is narrowed down on the device: first to rows
+//! (each row's digest is already at hand), then each differing row is re-run with
+//! its raw results copied back, which names the pairs.
+//!
+//! The kernels are one module per sweep with three entries, each launched over a
+//! chunk of [`CHUNK`] pairs starting at pair `base`: `init` writes the memory
+//! words, `reduce` runs the instruction, `digest` adds each pair's term into its
+//! row's digest. Kernel boundaries order the three: no fence is needed between the
+//! generic writes of `init`, the reductions, and the loads of `digest`.
+// Kernel launches are unsafe in cudarc: the driver cannot check the argument list
+// against the kernel. Every entry here is ours and takes (u64, u64, u32).
+#![allow(unsafe_code)]
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+use cudarc::driver::{
+    result::DriverError, CudaContext, CudaFunction, CudaSlice, CudaStream, LaunchConfig,
+    PushKernelArg,
+};
+use cudarc::nvrtc::Ptx;
+use ptxvec_oracle::sweep::{
+    blocks_from_rows, term, Layout, Sweep, BLOCKS, BLOCK_PAIRS, PAIRS, ROWS, ROW_PAIRS,
+};
+use serde::Deserialize;
+
+use super::evidence::write_atomic;
+use super::gpu::{DeviceInfo, Gpu};
+use super::probes::{PTX_VERSION, TARGET};
+
+/// The evidence file's `format`.
+pub const FORMAT: &str = "ptxvec-sweeps/1";
+/// The evidence file's name.
+pub const FILE: &str = "sweeps.json";
+/// Pairs per launch: a chunk's memory words fit one 256 MiB buffer.
+pub const CHUNK: u32 = 1 << 26;
+/// Threads per block (the bulk reduce moves one block's elements at once).
+pub const THREADS: u32 = 1024;
+/// Rows re-run raw per sweep when digests differ.
+pub const MAX_RAW_ROWS: usize = 16;
+/// Mismatching pairs recorded per sweep.
+pub const MAX_PAIRS: usize = 64;
+/// How the digest is defined, as the evidence file states it.
+pub const DIGEST: &str = "block digest = sum mod 2^64, over the block's pairs p = mem << 16 | operand, of splitmix64_finalizer(p << 32 | result)";
+
+/// Exit status when the device ran but a sweep differed from the oracle or failed.
+const EXIT_MISMATCH: u8 = 1;
+
+/// Arguments of `ptxvec silicon-sweep`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The folder `sweeps.json` goes to.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Only these sweeps (by instruction name, e.g. `red.global.add.noftz.f16`).
+    #[arg(long = "sweep")]
+    pub sweeps: Vec<String>,
+    /// Write each sweep's PTX module to this folder and run nothing.
+    #[arg(long)]
+    pub emit_ptx: Option<PathBuf>,
+}
+
+/// The evidence file.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Evidence {
+    /// [`FORMAT`].
+    pub format: String,
+    /// `cuDeviceGetName`.
+    pub device: String,
+    /// Compute capability, `9.0`.
+    pub cc: String,
+    /// The kernel module's version, where readable.
+    pub driver: Option<String>,
+    /// `cuDriverGetVersion`.
+    pub cuda_driver_api: i32,
+    /// The modules' `.version`.
+    pub ptx: String,
+    /// The modules' `.target`.
+    pub target: String,
+    /// [`DIGEST`].
+    pub digest: String,
+    /// Pairs per block ([`BLOCK_PAIRS`]).
+    pub block_pairs: u64,
+    /// One entry per sweep run.
+    pub sweeps: Vec<Record>,
+}
+
+/// One sweep's evidence.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Record {
+    /// The instruction name (`Sweep::name`).
+    pub name: String,
+    /// The instruction exactly as it stands in the kernel.
+    pub text: String,
+    /// `scalar` or `swapped` (`Layout::name`).
+    pub layout: String,
+    /// Block digests as silicon computed them, 16 hex digits each.
+    pub blocks: Vec<String>,
+    /// Rows whose digest differs from the oracle's.
+    pub mismatched_rows: Vec<RowMismatch>,
+    /// Pairs whose result differs from the oracle's (at most [`MAX_PAIRS`]).
+    pub mismatches: Vec<PairMismatch>,
+}
+
+/// A row whose silicon digest differs from the oracle's.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RowMismatch {
+    /// The memory value, `0x` and 4 digits.
+    pub mem: String,
+    /// The silicon's digest.
+    pub silicon: String,
+    /// The oracle's digest.
+    pub oracle: String,
+    /// Differing pairs in the raw re-run (`null`: the row was not re-run).
+    pub pairs: Option<u32>,
+}
+
+/// One pair whose silicon result differs from the oracle's.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PairMismatch {
+    /// Memory before, `0x` and 4 digits.
+    pub mem: String,
+    /// The operand.
+    pub operand: String,
+    /// The result silicon gave (`0x`, 4 or 8 digits: see the layout).
+    pub silicon: String,
+    /// The sm_90 oracle's result.
+    pub oracle: String,
+}
+
+// ------------------------------------------------------------------ kernels
+
+/// Bytes of one pair's memory word.
+fn stride(s: &Sweep) -> u32 {
+    match s.layout {
+        Layout::Scalar => 2,
+        Layout::Swapped => 4,
+    }
+}
+
+/// The instruction as it stands in the kernel.
+pub fn text(s: &Sweep) -> String {
+    if s.is_bulk() {
+        format!("{} [%rd2], [%r10], %r12;", s.name)
+    } else if s.layout == Layout::Scalar {
+        format!("{} [%rd2], %h1;", s.name)
+    } else if s.name.contains("x2") {
+        format!("{} [%rd2], %r9;", s.name)
+    } else {
+        format!("{} [%rd2], {{%h1, %h2}};", s.name)
+    }
+}
+
+/// One entry: the common prologue, `body`, and `DONE: ret`. After the prologue,
+/// %r0 is the thread, %r5 the pair, %r6 its memory value, %r7 its operand and %rd2
+/// the address of its memory word.
+fn entry(name: &str, shared: &str, stride: u32, body: &str) -> String {
+    format!(
+        ".visible .entry {name}(.param .u64 p_buf, .param .u64 p_rows, .param .u32 p_base)\n{{\n\
+         \x20   .reg .pred %p<4>;\n    .reg .b16 %h<4>;\n    .reg .b32 %r<32>;\n    .reg .b64 %rd<16>;\n\
+         {shared}\
+         \x20   mov.u32 %r0, %tid.x;\n    mov.u32 %r1, %ctaid.x;\n    mov.u32 %r2, %ntid.x;\n\
+         \x20   mad.lo.u32 %r3, %r1, %r2, %r0;\n    ld.param.u32 %r4, [p_base];\n    add.u32 %r5, %r4, %r3;\n\
+         \x20   shr.u32 %r6, %r5, 16;\n    and.b32 %r7, %r5, 65535;\n\
+         \x20   ld.param.u64 %rd0, [p_buf];\n    cvta.to.global.u64 %rd0, %rd0;\n\
+         \x20   mul.wide.u32 %rd1, %r3, {stride};\n    add.u64 %rd2, %rd0, %rd1;\n\
+         {body}\
+         DONE:\n    ret;\n}}\n"
+    )
+}
+
+/// The whole PTX module of a sweep: entries `init`, `reduce`, `digest`.
+pub fn module(s: &Sweep) -> String {
+    let st = stride(s);
+    let text = text(s);
+    let init = match s.layout {
+        Layout::Scalar => "    cvt.u16.u32 %h0, %r6;\n    st.global.b16 [%rd2], %h0;\n",
+        // Element 0 (low half, first register) holds mem, element 1 the operand.
+        Layout::Swapped => {
+            "    shl.b32 %r8, %r7, 16;\n    or.b32 %r8, %r8, %r6;\n    st.global.b32 [%rd2], %r8;\n"
+        }
+    };
+    let (shared, reduce) = if s.is_bulk() {
+        // PTX ISA 9.7.9.25.4.2: size a multiple of 16, both addresses 16-byte
+        // aligned (the block's first element: 2 KiB per block); generic-proxy writes
+        // to shared need fence.proxy.async before the async proxy reads them.
+        let bytes = THREADS * st;
+        (
+            format!("    .shared .align 16 .b8 sbuf[{bytes}];\n"),
+            format!(
+                "    mov.u32 %r10, sbuf;\n    mad.lo.u32 %r11, %r0, {st}, %r10;\n\
+                 \x20   cvt.u16.u32 %h1, %r7;\n    st.shared.b16 [%r11], %h1;\n\
+                 \x20   fence.proxy.async.shared::cta;\n    bar.sync 0;\n\
+                 \x20   setp.ne.u32 %p1, %r0, 0;\n    @%p1 bra DONE;\n    mov.u32 %r12, {bytes};\n\
+                 \x20   {text}\n    cp.async.bulk.commit_group;\n    cp.async.bulk.wait_group 0;\n"
+            ),
+        )
+    } else {
+        let operands = match s.layout {
+            Layout::Scalar => "    cvt.u16.u32 %h1, %r7;\n",
+            // Packed: low half the operand, high half mem; .v2: the same in registers.
+            Layout::Swapped if s.name.contains("x2") => {
+                "    shl.b32 %r9, %r6, 16;\n    or.b32 %r9, %r9, %r7;\n"
+            }
+            Layout::Swapped => "    cvt.u16.u32 %h1, %r7;\n    cvt.u16.u32 %h2, %r6;\n",
+        };
+        (String::new(), format!("{operands}    {text}\n"))
+    };
+    let load = match s.layout {
+        Layout::Scalar => "    ld.global.b16 %h0, [%rd2];\n    cvt.u32.u16 %r8, %h0;\n",
+        Layout::Swapped => "    ld.global.b32 %r8, [%rd2];\n",
+    };
+    // ptxvec_oracle::sweep::term: splitmix64's finalizer of p << 32 | result; then a
+    // warp sum by shuffles (a warp's 32 pairs share a row) and one atomic add per
+    // warp into the row's digest. Wrapping sums: the order does not matter.
+    let mut digest = format!(
+        "{load}\
+         \x20   cvt.u64.u32 %rd3, %r5;\n    shl.b64 %rd3, %rd3, 32;\n    cvt.u64.u32 %rd4, %r8;\n    or.b64 %rd3, %rd3, %rd4;\n\
+         \x20   add.u64 %rd3, %rd3, 0x9E3779B97F4A7C15;\n\
+         \x20   shr.u64 %rd4, %rd3, 30;\n    xor.b64 %rd3, %rd3, %rd4;\n    mul.lo.u64 %rd3, %rd3, 0xBF58476D1CE4E5B9;\n\
+         \x20   shr.u64 %rd4, %rd3, 27;\n    xor.b64 %rd3, %rd3, %rd4;\n    mul.lo.u64 %rd3, %rd3, 0x94D049BB133111EB;\n\
+         \x20   shr.u64 %rd4, %rd3, 31;\n    xor.b64 %rd3, %rd3, %rd4;\n"
+    );
+    for off in [16, 8, 4, 2, 1] {
+        let _ = write!(
+            digest,
+            "    mov.b64 {{%r20, %r21}}, %rd3;\n\
+             \x20   shfl.sync.down.b32 %r22, %r20, {off}, 31, -1;\n    shfl.sync.down.b32 %r23, %r21, {off}, 31, -1;\n\
+             \x20   mov.b64 %rd5, {{%r22, %r23}};\n    add.u64 %rd3, %rd3, %rd5;\n"
+        );
+    }
+    digest += "    and.b32 %r24, %r0, 31;\n    setp.ne.u32 %p1, %r24, 0;\n    @%p1 bra DONE;\n\
+               \x20   ld.param.u64 %rd6, [p_rows];\n    cvta.to.global.u64 %rd6, %rd6;\n\
+               \x20   mul.wide.u32 %rd7, %r6, 8;\n    add.u64 %rd6, %rd6, %rd7;\n    red.global.add.u64 [%rd6], %rd3;\n";
+    format!(
+        "// Generated by ptxvec silicon-sweep ({}); do not edit.\n\
+         .version {PTX_VERSION}\n.target {TARGET}\n.address_size 64\n\n{}\n{}\n{}",
+        s.name,
+        entry("init", "", st, init),
+        entry("reduce", &shared, st, &reduce),
+        entry("digest", "", st, &digest),
+    )
+}
+
+// ------------------------------------------------------------------ the device
+
+/// A driver call that failed, and the step it was.
+#[derive(Debug, thiserror::Error)]
+#[error("CUDA driver: {what}: {source}")]
+pub struct DeviceError {
+    what: &'static str,
+    source: DriverError,
+}
+
+fn at(what: &'static str) -> impl FnOnce(DriverError) -> DeviceError {
+    move |source| DeviceError { what, source }
+}
+
+struct Kernels {
+    init: CudaFunction,
+    reduce: CudaFunction,
+    digest: CudaFunction,
+}
+
+/// One sweep's module on the device, with its chunk buffer and row digests.
+struct Runner {
+    stream: Arc<CudaStream>,
+    k: Kernels,
+    buf: CudaSlice<u8>,
+    rows: CudaSlice<u64>,
+    stride: u32,
+}
+
+impl Runner {
+    fn new(ctx: &Arc<CudaContext>, s: &Sweep) -> Result<Runner, DeviceError> {
+        let stream = ctx.default_stream();
+        let m = ctx
+            .load_module(Ptx::from_src(module(s)))
+            .map_err(at("loading the module"))?;
+        let k = Kernels {
+            init: m.load_function("init").map_err(at("finding init"))?,
+            reduce: m.load_function("reduce").map_err(at("finding reduce"))?,
+            digest: m.load_function("digest").map_err(at("finding digest"))?,
+        };
+        let stride = stride(s);
+        let buf = stream
+            .alloc_zeros::<u8>(CHUNK as usize * stride as usize)
+            .map_err(at("allocating the chunk"))?;
+        let rows = stream
+            .alloc_zeros::<u64>(ROWS as usize)
+            .map_err(at("allocating the row digests"))?;
+        Ok(Runner {
+            stream,
+            k,
+            buf,
+            rows,
+            stride,
+        })
+    }
+
+    fn launch(&mut self, f: &CudaFunction, base: u32, pairs: u32) -> Result<(), DeviceError> {
+        let cfg = LaunchConfig {
+            grid_dim: (pairs / THREADS, 1, 1),
+            block_dim: (THREADS, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        let mut l = self.stream.launch_builder(f);
+        l.arg(&self.buf).arg(&self.rows).arg(&base);
+        // SAFETY: every entry takes (.u64 buf, .u64 rows, .u32 base) and touches
+        // buf[0, pairs * stride) and rows[0, ROWS) for the grid it is given; `pairs`
+        // never exceeds CHUNK and is a multiple of THREADS.
+        unsafe { l.launch(cfg) }.map_err(at("launching"))?;
+        Ok(())
+    }
+
+    /// Initializes and reduces `pairs` pairs from `base` into the chunk buffer.
+    fn reduce(&mut self, base: u32, pairs: u32) -> Result<(), DeviceError> {
+        let (init, reduce) = (self.k.init.clone(), self.k.reduce.clone());
+        self.launch(&init, base, pairs)?;
+        self.launch(&reduce, base, pairs)
+    }
+
+    /// Every pair, chunk by chunk: the row digests.
+    fn sweep(&mut self) -> Result<Vec<u64>, DeviceError> {
+        self.stream
+            .memset_zeros(&mut self.rows)
+            .map_err(at("zeroing the row digests"))?;
+        let digest = self.k.digest.clone();
+        for c in 0..(PAIRS / u64::from(CHUNK)) {
+            let base = (c * u64::from(CHUNK)) as u32;
+            self.reduce(base, CHUNK)?;
+            self.launch(&digest, base, CHUNK)?;
+        }
+        self.stream.synchronize().map_err(at("running the sweep"))?;
+        self.stream
+            .clone_dtoh(&self.rows)
+            .map_err(at("copying the row digests out"))
+    }
+
+    /// One row re-run, its raw results copied back (one per pair, operand order).
+    fn raw_row(&mut self, mem: u32) -> Result<Vec<u32>, DeviceError> {
+        let n = ROW_PAIRS as u32;
+        self.reduce(mem << 16, n)?;
+        self.stream.synchronize().map_err(at("re-running a row"))?;
+        let bytes = self
+            .stream
+            .clone_dtoh(&self.buf.slice(0..(n * self.stride) as usize))
+            .map_err(at("copying a row out"))?;
+        Ok(match self.stride {
+            2 => bytes
+                .chunks_exact(2)
+                .map(|b| u32::from(u16::from_le_bytes([b[0], b[1]])))
+                .collect(),
+            _ => bytes
+                .chunks_exact(4)
+                .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                .collect(),
+        })
+    }
+}
+
+// ------------------------------------------------------------------ the run
+
+/// Runs the subcommand. `Err` is a usage or environment error (exit 2).
+pub fn run(args: &Args) -> Result<u8, String> {
+    let sweeps = select(&args.sweeps)?;
+    if let Some(dir) = &args.emit_ptx {
+        for s in &sweeps {
+            let name = format!("{}.ptx", s.name.replace("::", "_"));
+            write_atomic(dir, &name, module(s).as_bytes()).map_err(|e| {
+                format!("silicon-sweep: writing {}: {e}", dir.join(&name).display())
+            })?;
+        }
+        return Ok(0);
+    }
+    // Fail early, and with one clear message, where there is no GPU.
+    let gpu = Gpu::open().map_err(|e| format!("silicon-sweep: {e}"))?;
+    let info = gpu.info().map_err(|e| format!("silicon-sweep: {e}"))?;
+    drop(gpu);
+    eprintln!(
+        "silicon-sweep: {} (cc {}.{}), driver {} (API {})",
+        info.name,
+        info.cc.0,
+        info.cc.1,
+        info.driver.as_deref().unwrap_or("?"),
+        info.driver_api
+    );
+    let ctx = CudaContext::new(0).map_err(|e| format!("silicon-sweep: opening device 0: {e}"))?;
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut records = Vec::new();
+    let mut code = 0;
+    for s in sweeps {
+        match one(&ctx, s, threads) {
+            Ok(r) => {
+                if !r.mismatched_rows.is_empty() {
+                    code = EXIT_MISMATCH;
+                }
+                records.push(r);
+            }
+            Err(e) => {
+                eprintln!("{}: {e}", s.name);
+                code = EXIT_MISMATCH;
+            }
+        }
+        // Rewritten after every sweep: a run cut short keeps what it finished.
+        let text = render(&info, &records);
+        write_atomic(&args.out, FILE, text.as_bytes()).map_err(|e| {
+            format!(
+                "silicon-sweep: writing {}: {e}",
+                args.out.join(FILE).display()
+            )
+        })?;
+    }
+    eprintln!(
+        "silicon-sweep: {} sweeps -> {}",
+        records.len(),
+        args.out.join(FILE).display()
+    );
+    Ok(code)
+}
+
+fn select(names: &[String]) -> Result<Vec<&'static Sweep>, String> {
+    if names.is_empty() {
+        return Ok(Sweep::ALL.iter().collect());
+    }
+    names
+        .iter()
+        .map(|n| {
+            Sweep::find(n).ok_or_else(|| {
+                let known: Vec<&str> = Sweep::ALL.iter().map(|s| s.name).collect();
+                format!(
+                    "silicon-sweep: unknown sweep {n:?} (known: {})",
+                    known.join(", ")
+                )
+            })
+        })
+        .collect()
+}
+
+/// Runs one sweep, compares with the oracle, and narrows down any difference.
+fn one(ctx: &Arc<CudaContext>, s: &Sweep, threads: usize) -> Result<Record, String> {
+    let mut r = Runner::new(ctx, s).map_err(|e| e.to_string())?;
+    let t = Instant::now();
+    let silicon = r.sweep().map_err(|e| e.to_string())?;
+    let gpu_s = t.elapsed().as_secs_f64();
+    // The digest kernel itself, checked on real data: row 0's raw results, digested
+    // here, must give the row digest the device computed.
+    let raw = r.raw_row(0).map_err(|e| e.to_string())?;
+    let here = raw_digest(0, &raw);
+    if here != silicon[0] {
+        return Err(format!(
+            "the device's digest of row 0 ({:016x}) is not its raw results' ({here:016x}): the digest kernel is wrong",
+            silicon[0]
+        ));
+    }
+    let t = Instant::now();
+    let oracle = s.row_digests(0..ROWS, threads).map_err(|e| e.to_string())?;
+    let cpu_s = t.elapsed().as_secs_f64();
+    let mut rows = Vec::new();
+    let mut pairs = Vec::new();
+    for mem in 0..ROWS {
+        let (a, b) = (silicon[mem as usize], oracle[mem as usize]);
+        if a == b {
+            continue;
+        }
+        let mut n = None;
+        if rows.len() < MAX_RAW_ROWS {
+            let raw = r.raw_row(mem).map_err(|e| e.to_string())?;
+            let mut count = 0;
+            for (o, &got) in raw.iter().enumerate() {
+                let p = mem << 16 | o as u32;
+                let want = s.result(p).map_err(|e| e.to_string())?;
+                if got != want {
+                    count += 1;
+                    if pairs.len() < MAX_PAIRS {
+                        pairs.push(pair_mismatch(s, p, got, want));
+                    }
+                }
+            }
+            n = Some(count);
+        }
+        rows.push(RowMismatch {
+            mem: format!("0x{mem:04x}"),
+            silicon: format!("{a:016x}"),
+            oracle: format!("{b:016x}"),
+            pairs: n,
+        });
+    }
+    eprintln!(
+        "{}: gpu {gpu_s:.3} s, oracle {cpu_s:.1} s on {threads} threads, {} rows differ",
+        s.name,
+        rows.len()
+    );
+    Ok(Record {
+        name: s.name.to_owned(),
+        text: text(s),
+        layout: s.layout.name().to_owned(),
+        blocks: blocks_from_rows(&silicon)
+            .iter()
+            .map(|d| format!("{d:016x}"))
+            .collect(),
+        mismatched_rows: rows,
+        mismatches: pairs,
+    })
+}
+
+/// The digest of one row's raw results.
+fn raw_digest(mem: u32, raw: &[u32]) -> u64 {
+    raw.iter().enumerate().fold(0u64, |a, (o, &x)| {
+        a.wrapping_add(term(mem << 16 | o as u32, x))
+    })
+}
+
+fn pair_mismatch(s: &Sweep, p: u32, got: u32, want: u32) -> PairMismatch {
+    let hex = |x: u32| match s.layout {
+        Layout::Scalar => format!("0x{x:04x}"),
+        Layout::Swapped => format!("0x{x:08x}"),
+    };
+    PairMismatch {
+        mem: format!("0x{:04x}", p >> 16),
+        operand: format!("0x{:04x}", p & 0xffff),
+        silicon: hex(got),
+        oracle: hex(want),
+    }
+}
+
+// ------------------------------------------------------------------ the file
+
+fn q(s: &str) -> String {
+    // A str always serializes.
+    serde_json::to_string(s).unwrap_or_default()
+}
+
+/// The evidence file's bytes: fixed key order, eight digests a line.
+pub fn render(info: &DeviceInfo, records: &[Record]) -> String {
+    let mut o = String::new();
+    let driver = info.driver.as_deref().map_or("null".to_owned(), q);
+    let _ = write!(
+        o,
+        "{{\n  \"format\": {},\n  \"device\": {},\n  \"cc\": \"{}.{}\",\n  \"driver\": {driver},\n  \"cuda_driver_api\": {},\n  \"ptx\": {},\n  \"target\": {},\n  \"digest\": {},\n  \"block_pairs\": {BLOCK_PAIRS},\n  \"sweeps\": [",
+        q(FORMAT),
+        q(&info.name),
+        info.cc.0,
+        info.cc.1,
+        info.driver_api,
+        q(PTX_VERSION),
+        q(TARGET),
+        q(DIGEST),
+    );
+    for (i, r) in records.iter().enumerate() {
+        let sep = if i == 0 { "" } else { "," };
+        let _ = write!(
+            o,
+            "{sep}\n    {{\n      \"name\": {},\n      \"text\": {},\n      \"layout\": {},\n      \"blocks\": [",
+            q(&r.name),
+            q(&r.text),
+            q(&r.layout)
+        );
+        for (j, chunk) in r.blocks.chunks(8).enumerate() {
+            let sep = if j == 0 { "" } else { "," };
+            let line: Vec<String> = chunk.iter().map(|d| q(d)).collect();
+            let _ = write!(o, "{sep}\n        {}", line.join(", "));
+        }
+        o += "\n      ],\n      \"mismatched_rows\": [";
+        for (j, m) in r.mismatched_rows.iter().enumerate() {
+            let sep = if j == 0 { "" } else { "," };
+            let pairs = m.pairs.map_or("null".to_owned(), |n| n.to_string());
+            let _ = write!(
+                o,
+                "{sep}\n        {{\"mem\": {}, \"silicon\": {}, \"oracle\": {}, \"pairs\": {pairs}}}",
+                q(&m.mem),
+                q(&m.silicon),
+                q(&m.oracle)
+            );
+        }
+        o += if r.mismatched_rows.is_empty() {
+            "],\n"
+        } else {
+            "\n      ],\n"
+        };
+        o += "      \"mismatches\": [";
+        for (j, m) in r.mismatches.iter().enumerate() {
+            let sep = if j == 0 { "" } else { "," };
+            let _ = write!(
+                o,
+                "{sep}\n        {{\"mem\": {}, \"operand\": {}, \"silicon\": {}, \"oracle\": {}}}",
+                q(&m.mem),
+                q(&m.operand),
+                q(&m.silicon),
+                q(&m.oracle)
+            );
+        }
+        o += if r.mismatches.is_empty() {
+            "]\n    }"
+        } else {
+            "\n      ]\n    }"
+        };
+    }
+    o += "\n  ]\n}\n";
+    o
+}
+
+/// Reads an evidence file's text.
+pub fn parse(text: &str) -> Result<Evidence, String> {
+    let e: Evidence = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    if e.format != FORMAT {
+        return Err(format!("format {:?}, expected {FORMAT:?}", e.format));
+    }
+    if e.block_pairs != BLOCK_PAIRS {
+        return Err(format!(
+            "block_pairs {}, expected {BLOCK_PAIRS}",
+            e.block_pairs
+        ));
+    }
+    for r in &e.sweeps {
+        if Sweep::find(&r.name).is_none() {
+            return Err(format!("{}: no such sweep", r.name));
+        }
+        if r.blocks.len() != BLOCKS {
+            return Err(format!(
+                "{}: {} blocks, expected {BLOCKS}",
+                r.name,
+                r.blocks.len()
+            ));
+        }
+    }
+    Ok(e)
+}
+
+/// A recorded block digest as a number.
+pub fn block(r: &Record, i: usize) -> Result<u64, String> {
+    let h = r
+        .blocks
+        .get(i)
+        .ok_or_else(|| format!("{}: no block {i}", r.name))?;
+    u64::from_str_radix(h, 16).map_err(|e| format!("{}: block {i}: {h:?}: {e}", r.name))
+}
+
+/// The path of the recorded evidence, relative to the repository root.
+pub fn evidence_path(root: &Path) -> PathBuf {
+    root.join("vectors/silicon/sm_90").join(FILE)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn info() -> DeviceInfo {
+        DeviceInfo {
+            name: "NVIDIA H100".into(),
+            cc: (9, 0),
+            driver_api: 13000,
+            driver: Some("580.0".into()),
+        }
+    }
+
+    fn record(s: &Sweep, mismatch: bool) -> Record {
+        let mismatched_rows = if mismatch {
+            vec![RowMismatch {
+                mem: "0x7c01".into(),
+                silicon: "0000000000000001".into(),
+                oracle: "0000000000000002".into(),
+                pairs: Some(1),
+            }]
+        } else {
+            Vec::new()
+        };
+        let mismatches = if mismatch {
+            vec![PairMismatch {
+                mem: "0x7c01".into(),
+                operand: "0x3c00".into(),
+                silicon: "0x7e01".into(),
+                oracle: "0x7fff".into(),
+            }]
+        } else {
+            Vec::new()
+        };
+        Record {
+            name: s.name.into(),
+            text: text(s),
+            layout: s.layout.name().into(),
+            blocks: (0..BLOCKS as u64)
+                .map(|i| format!("{:016x}", i * 0x0101))
+                .collect(),
+            mismatched_rows,
+            mismatches,
+        }
+    }
+
+    #[test]
+    fn rendered_evidence_parses_back_whole() {
+        let records = vec![record(&Sweep::ALL[0], false), record(&Sweep::ALL[10], true)];
+        let text = render(&info(), &records);
+        let e = parse(&text).unwrap();
+        assert_eq!(e.sweeps, records);
+        assert_eq!(e.device, "NVIDIA H100");
+        assert_eq!(e.cc, "9.0");
+        assert_eq!(block(&e.sweeps[1], 3).unwrap(), 0x0303);
+        // Deterministic: the same inputs, the same bytes.
+        assert_eq!(text, render(&info(), &records));
+    }
+
+    #[test]
+    fn unknown_sweep_is_a_usage_error() {
+        let e = select(&["red.global.add.f32".to_owned()]).unwrap_err();
+        assert!(e.contains("unknown sweep \"red.global.add.f32\""), "{e}");
+        assert_eq!(select(&[]).unwrap().len(), Sweep::ALL.len());
+    }
+
+    #[test]
+    fn raw_digest_is_the_oracle_digest_of_the_same_results() {
+        let s = &Sweep::ALL[0];
+        let mem = 0x3c00;
+        let raw: Vec<u32> = (0..ROW_PAIRS as u32)
+            .map(|o| s.result(mem << 16 | o).unwrap())
+            .collect();
+        let row = u64::from(mem) * ROW_PAIRS;
+        assert_eq!(
+            raw_digest(mem, &raw),
+            s.digest(row..row + ROW_PAIRS).unwrap()
+        );
+    }
+
+    #[test]
+    fn every_sweep_kernel_assembles_with_ptxas() {
+        let Some(ptxas) = std::env::var_os("PTXVEC_PTXAS") else {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "CI is set but PTXVEC_PTXAS is not"
+            );
+            eprintln!("note: PTXVEC_PTXAS unset; skipping the ptxas check of the sweep kernels");
+            return;
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let mut failures = Vec::new();
+        for (i, s) in Sweep::ALL.iter().enumerate() {
+            let file = dir.path().join(format!("{i}.ptx"));
+            std::fs::write(&file, module(s)).unwrap();
+            let o = std::process::Command::new(&ptxas)
+                .args(["-arch", TARGET])
+                .arg(&file)
+                .args(["-o", "/dev/null"])
+                .output()
+                .unwrap();
+            if !o.status.success() {
+                failures.push(format!(
+                    "{}: {}",
+                    s.name,
+                    String::from_utf8_lossy(&o.stderr)
+                ));
+            }
+        }
+        assert!(failures.is_empty(), "{}", failures.join("\n"));
+    }
+}

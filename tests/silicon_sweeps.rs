@@ -1,0 +1,182 @@
+//! The exhaustive 16-bit sweeps recorded on sm_90 (vectors/silicon/sm_90/sweeps.json),
+//! replayed against the oracle without a GPU. The quick test recomputes two blocks of
+//! every sweep; the ignored one recomputes all of them (run it with
+//! `cargo test -p ptxvec-generator --release --test ptxvec -- --ignored exhaustive`).
+
+use std::time::Instant;
+
+use ptxvec_generator::silicon::sweep::{block, evidence_path, parse, text, Evidence, Record};
+use ptxvec_oracle::sweep::{blocks_from_rows, Sweep, BLOCKS, ROWS_PER_BLOCK};
+
+use crate::spec_root;
+
+/// Threads for the oracle's side: the project's machines have 2 cores.
+const THREADS: usize = 2;
+
+fn evidence() -> Evidence {
+    let path = evidence_path(&spec_root().join(".."));
+    let text = std::fs::read_to_string(&path).unwrap();
+    parse(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// The oracle's digest of block `i`, against the record's; `Err` says where.
+fn check_block(s: &Sweep, r: &Record, i: usize) -> Result<(), String> {
+    let rows = (i * ROWS_PER_BLOCK) as u32..((i + 1) * ROWS_PER_BLOCK) as u32;
+    let digests = s
+        .row_digests(rows, THREADS)
+        .map_err(|e| format!("{}: {e}", s.name))?;
+    let want = blocks_from_rows(&digests)[0];
+    let got = block(r, i)?;
+    if got == want {
+        Ok(())
+    } else {
+        Err(format!(
+            "{}: block {i:#04x} (mem {:#06x}..): silicon {got:016x}, oracle {want:016x}",
+            s.name,
+            i * ROWS_PER_BLOCK
+        ))
+    }
+}
+
+fn sweep_of(r: &Record) -> &'static Sweep {
+    Sweep::find(&r.name).unwrap()
+}
+
+#[test]
+fn every_sweep_is_recorded_with_its_kernel_text_and_no_mismatch() {
+    let e = evidence();
+    assert_eq!(e.cc, "9.0");
+    let names: Vec<&str> = e.sweeps.iter().map(|r| r.name.as_str()).collect();
+    let all: Vec<&str> = Sweep::ALL.iter().map(|s| s.name).collect();
+    assert_eq!(names, all, "the evidence must cover Sweep::ALL, in order");
+    for r in &e.sweeps {
+        let s = sweep_of(r);
+        assert_eq!(
+            r.text,
+            text(s),
+            "{}: the kernel's text changed since the run",
+            r.name
+        );
+        assert_eq!(r.layout, s.layout.name(), "{}", r.name);
+        assert!(
+            r.mismatched_rows.is_empty() && r.mismatches.is_empty(),
+            "{}: silicon differs from the oracle: {:?}",
+            r.name,
+            r.mismatches
+        );
+    }
+}
+
+#[test]
+fn sweeps_replay_two_blocks_each() {
+    // Block 0 holds zeros and subnormals; the second holds infinity and the
+    // signalling NaNs (f16 0x7c00..0x7cff, bf16 0x7f00..0x7fff, quiet NaNs too).
+    let e = evidence();
+    let mut failures = Vec::new();
+    for r in &e.sweeps {
+        let s = sweep_of(r);
+        let special = if s.format().exp_bits == 5 { 0x7c } else { 0x7f };
+        for i in [0, special] {
+            if let Err(m) = check_block(s, r, i) {
+                failures.push(m);
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn silicon_sweep_names_its_sweeps_and_emits_kernels_without_a_gpu() {
+    let bin = env!("CARGO_BIN_EXE_ptxvec");
+    let out = std::process::Command::new(bin)
+        .args([
+            "silicon-sweep",
+            "--out",
+            "unused",
+            "--sweep",
+            "red.global.add.f32",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("unknown sweep \"red.global.add.f32\""),
+        "{err}"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new(bin)
+        .args([
+            "silicon-sweep",
+            "--out",
+            "unused",
+            "--sweep",
+            "red.global.v2.f16.min.noftz",
+            "--emit-ptx",
+        ])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let ptx = std::fs::read_to_string(dir.path().join("red.global.v2.f16.min.noftz.ptx")).unwrap();
+    assert!(
+        ptx.contains("red.global.v2.f16.min.noftz [%rd2], {%h1, %h2};"),
+        "{ptx}"
+    );
+}
+
+#[test]
+fn a_changed_digest_is_caught() {
+    let e = evidence();
+    let name = "cp.reduce.async.bulk.global.shared::cta.bulk_group.min.f16";
+    let mut r = e.sweeps.iter().find(|r| r.name == name).unwrap().clone();
+    let s = sweep_of(&r);
+    check_block(s, &r, 1).unwrap();
+    r.blocks[1] = format!("{:016x}", block(&r, 1).unwrap() ^ 1);
+    let m = check_block(s, &r, 1).unwrap_err();
+    assert!(m.contains("block 0x01"), "{m}");
+}
+
+#[test]
+#[ignore = "exhaustive: 2^32 pairs per sweep, 13 minutes for all 16 on 2 cores in release"]
+fn sweeps_replay_exhaustive() {
+    let e = evidence();
+    let mut failures = Vec::new();
+    for r in &e.sweeps {
+        let s = sweep_of(r);
+        let t = Instant::now();
+        let rows = match s.row_digests(0..ptxvec_oracle::sweep::ROWS, THREADS) {
+            Ok(rows) => rows,
+            Err(m) => {
+                failures.push(format!("{}: {m}", s.name));
+                continue;
+            }
+        };
+        let blocks = blocks_from_rows(&rows);
+        let mut bad = 0;
+        for (i, &want) in blocks.iter().enumerate().take(BLOCKS) {
+            match block(r, i) {
+                Ok(got) if got == want => {}
+                Ok(got) => {
+                    bad += 1;
+                    failures.push(format!(
+                        "{}: block {i:#04x}: silicon {got:016x}, oracle {want:016x}",
+                        s.name
+                    ));
+                }
+                Err(m) => failures.push(m),
+            }
+        }
+        eprintln!(
+            "{}: {BLOCKS} blocks, {bad} differ, {:.1} s",
+            s.name,
+            t.elapsed().as_secs_f64()
+        );
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
