@@ -4,7 +4,6 @@
 //! silicon wrote, and each profile must match as many records as it did.
 
 use std::path::PathBuf;
-use std::process::Command;
 
 use ptxvec_generator::selfcheck::ptx::{module, Entries};
 use ptxvec_generator::selfcheck::{self, raw, Slot, Suite};
@@ -43,20 +42,8 @@ fn every_sm_90_variant_module_assembles_with_ptxas() {
             continue;
         };
         for entries in [Entries::Both, Entries::Raw] {
-            let file = dir.path().join(format!("{n}.ptx"));
-            std::fs::write(&file, module(&s, &ptx, &target, entries)).unwrap();
-            let o = Command::new(&ptxas)
-                .args(["-arch", &target])
-                .arg(&file)
-                .args(["-o", "/dev/null"])
-                .output()
-                .unwrap();
-            if !o.status.success() {
-                failures.push(format!(
-                    "{} ({entries:?}): {}",
-                    s.id,
-                    String::from_utf8_lossy(&o.stderr)
-                ));
+            if let Err(e) = ptxvec_generator::ptxas::assemble_module(&ptxas, &target, &module(&s, &ptx, &target, entries), dir.path(), &n.to_string()) {
+                failures.push(format!("{} ({entries:?}): {e}", s.id));
             }
             n += 1;
         }

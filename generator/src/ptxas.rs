@@ -76,12 +76,18 @@ struct Message {
 fn parse_messages(stderr: &str, ours: &str) -> Vec<Message> {
     let mut out = Vec::new();
     for l in stderr.lines() {
-        let Some(rest) = l.strip_prefix("ptxas") else { continue };
+        let Some(rest) = l.strip_prefix("ptxas") else {
+            continue;
+        };
         let (line, rest) = match rest.find(", line ") {
             Some(i) => {
                 let after = &rest[i + 7..];
                 let end = after.find(';').unwrap_or(after.len());
-                let line = after[..end].trim().parse().ok().filter(|_| rest[..i].trim() == ours);
+                let line = after[..end]
+                    .trim()
+                    .parse()
+                    .ok()
+                    .filter(|_| rest[..i].trim() == ours);
                 (line, &after[(end + 1).min(after.len())..])
             }
             None => (None, rest),
@@ -123,7 +129,12 @@ pub fn run(ptxas: &Ptxas, spec: &Spec, module: Module, texts: &[&str], dir: &Pat
     let _ = std::fs::remove_file(&file);
     let output = match result {
         Ok(o) => o,
-        Err(e) => return vec![Outcome::Unverifiable(format!("{}: {e}", ptxas.path.display())); texts.len()],
+        Err(e) => {
+            return vec![
+                Outcome::Unverifiable(format!("{}: {e}", ptxas.path.display()));
+                texts.len()
+            ]
+        }
     };
     let stderr = String::from_utf8_lossy(&output.stderr);
     let messages = parse_messages(&stderr, &file.display().to_string());
@@ -131,7 +142,10 @@ pub fn run(ptxas: &Ptxas, spec: &Spec, module: Module, texts: &[&str], dir: &Pat
         return vec![Outcome::Accepted; texts.len()];
     }
     let index_of = |line: usize| m.lines.iter().position(|l| *l == line);
-    if let Some(header) = messages.iter().find(|msg| msg.line.is_some_and(|l| index_of(l).is_none())) {
+    if let Some(header) = messages
+        .iter()
+        .find(|msg| msg.line.is_some_and(|l| index_of(l).is_none()))
+    {
         return vec![Outcome::Unverifiable(header.text.clone()); texts.len()];
     }
     let mut per: Vec<Vec<String>> = vec![Vec::new(); texts.len()];
@@ -160,7 +174,11 @@ pub fn run(ptxas: &Ptxas, spec: &Spec, module: Module, texts: &[&str], dir: &Pat
         return out;
     }
     if per.iter().all(Vec::is_empty) {
-        let why = stderr.lines().next().unwrap_or("ptxas failed without a message").to_owned();
+        let why = stderr
+            .lines()
+            .next()
+            .unwrap_or("ptxas failed without a message")
+            .to_owned();
         return vec![Outcome::Unverifiable(why); texts.len()];
     }
     // Errors of one phase hide the checks of later phases (a 32-bit address is
@@ -168,9 +186,17 @@ pub fn run(ptxas: &Ptxas, spec: &Spec, module: Module, texts: &[&str], dir: &Pat
     // without errors is accepted only from a module that assembled, so the clean
     // ones are run again without the rejected ones.
     let unreached = stop.map_or(texts.len(), |k| k + 1);
-    let again: Vec<usize> = (0..texts.len()).filter(|&i| per[i].is_empty() || i >= unreached).collect();
+    let again: Vec<usize> = (0..texts.len())
+        .filter(|&i| per[i].is_empty() || i >= unreached)
+        .collect();
     let mut out: Vec<Outcome> = per.iter().map(|m| outcome(m)).collect();
-    let rerun = run(ptxas, spec, module, &again.iter().map(|&i| texts[i]).collect::<Vec<_>>(), dir);
+    let rerun = run(
+        ptxas,
+        spec,
+        module,
+        &again.iter().map(|&i| texts[i]).collect::<Vec<_>>(),
+        dir,
+    );
     for (i, o) in again.into_iter().zip(rerun) {
         out[i] = o;
     }
@@ -189,4 +215,30 @@ fn unique() -> u64 {
     use std::sync::atomic::{AtomicU64, Ordering};
     static N: AtomicU64 = AtomicU64::new(0);
     N.fetch_add(1, Ordering::Relaxed)
+}
+
+/// Assembles one complete module (a kernel, not a batch of instructions) for
+/// `target`: `Ok` when ptxas accepts it, else its messages. The tests of every
+/// emitted kernel (probes, sweeps, self-checking modules) share it.
+pub fn assemble_module(
+    ptxas: &Path,
+    target: &str,
+    text: &str,
+    dir: &Path,
+    name: &str,
+) -> Result<(), String> {
+    let file = dir.join(format!("{name}.ptx"));
+    std::fs::write(&file, text).map_err(|e| format!("{}: {e}", file.display()))?;
+    let o = Command::new(ptxas)
+        .arg(format!("-arch={target}"))
+        .arg(&file)
+        .arg("-o")
+        .arg(if cfg!(windows) { "NUL" } else { "/dev/null" })
+        .output()
+        .map_err(|e| format!("{}: {e}", ptxas.display()))?;
+    if o.status.success() {
+        Ok(())
+    } else {
+        Err(String::from_utf8_lossy(&o.stderr).into_owned())
+    }
 }

@@ -31,6 +31,26 @@ fn named(class: impl Into<String>, bits: u64) -> Named {
 /// ulp of one) and overflow (the largest normal and half its ulp). Pairs whose sum
 /// cancels exactly come from the cross product (x, -x).
 pub fn float_specials(f: Format) -> Vec<Named> {
+    let mut out: Vec<Named> = signed_specials(f)
+        .into_iter()
+        .map(|(c, b)| named(c, b))
+        .collect();
+    let one = (f.bias() as u64) << f.frac_bits;
+    // Half an ulp of one: 1 + it is a tie that rounds to even (to 1).
+    let half_ulp_of_one = ((f.bias() - f.frac_bits as i32 - 1) as u64) << f.frac_bits;
+    out.push(named("+half_ulp_of_one", half_ulp_of_one));
+    out.push(named("+one_plus_ulp", one | 1));
+    // Half an ulp of the largest normal: max + it is the tie that overflows to inf.
+    let half_ulp_of_max = (f.exp_max() - 1 - u64::from(f.frac_bits) - 1) << f.frac_bits;
+    out.push(named("+half_ulp_of_max", half_ulp_of_max));
+    out.push(named("+canonical_nan", f.canonical_nan()));
+    out
+}
+
+/// Both signs of zero, of the subnormal and normal extremes, of one, of infinity,
+/// and of a quiet and a signalling NaN with payload: the classes every float
+/// catalog starts from (the silicon probes' too).
+pub fn signed_specials(f: Format) -> Vec<(String, u64)> {
     let (m, q) = (f.frac_mask(), f.quiet_bit());
     let e = f.exp_max() << f.frac_bits;
     let one = (f.bias() as u64) << f.frac_bits;
@@ -47,17 +67,9 @@ pub fn float_specials(f: Format) -> Vec<Named> {
     ];
     let mut out = Vec::new();
     for (name, v) in signed {
-        out.push(named(format!("+{name}"), v));
-        out.push(named(format!("-{name}"), v | f.sign_bit()));
+        out.push((format!("+{name}"), v));
+        out.push((format!("-{name}"), v | f.sign_bit()));
     }
-    // Half an ulp of one: 1 + it is a tie that rounds to even (to 1).
-    let half_ulp_of_one = ((f.bias() - f.frac_bits as i32 - 1) as u64) << f.frac_bits;
-    out.push(named("+half_ulp_of_one", half_ulp_of_one));
-    out.push(named("+one_plus_ulp", one | 1));
-    // Half an ulp of the largest normal: max + it is the tie that overflows to inf.
-    let half_ulp_of_max = (f.exp_max() - 1 - u64::from(f.frac_bits) - 1) << f.frac_bits;
-    out.push(named("+half_ulp_of_max", half_ulp_of_max));
-    out.push(named("+canonical_nan", f.canonical_nan()));
     out
 }
 

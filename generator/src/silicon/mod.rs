@@ -188,20 +188,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let mut failures = Vec::new();
         for (i, p) in probes::all().iter().enumerate() {
-            let file = dir.path().join(format!("{i}.ptx"));
-            std::fs::write(&file, &p.module).unwrap();
-            let o = Command::new(&ptxas)
-                .args(["-arch", probes::TARGET])
-                .arg(&file)
-                .args(["-o", "/dev/null"])
-                .output()
-                .unwrap();
-            if !o.status.success() {
-                failures.push(format!(
-                    "{}: {}",
-                    p.text,
-                    String::from_utf8_lossy(&o.stderr)
-                ));
+            if let Err(e) = crate::ptxas::assemble_module(ptxas.as_ref(), probes::TARGET, &p.module, dir.path(), &i.to_string()) {
+                failures.push(format!("{}: {e}", p.text));
             }
         }
         assert!(failures.is_empty(), "{}", failures.join("\n"));

@@ -6,7 +6,7 @@
 //! probes run one warp per test. Inputs come from fixed tables (no RNG), so the
 //! catalog is the same on every run. Nothing here computes an expected result.
 
-use super::catalog::{Format, BF16, F16, F32, F64};
+use super::catalog::{specials, Format, BF16, F16, F32, F64};
 
 /// The `.version` of every probe module. PTX ISA 8.1 introduced vector `red`, 8.0
 /// `cp.reduce.async.bulk`; the CUDA 13.0 driver JIT takes up to 9.0.
@@ -194,8 +194,8 @@ enum Space {
 /// several elements (packed x2, or `.v2`) gets the pair (a_i, a_j) in even
 /// elements and (a_j, a_i) in odd ones, so each element position sees both orders.
 fn items(f: Format, reg_bits: u32, vec: u32) -> Vec<(Vec<u64>, Vec<u64>)> {
-    let s: Vec<u64> = f.specials().into_iter().map(|(_, v)| v).collect();
-    let per_reg = reg_bits / f.bits;
+    let s: Vec<u64> = specials(f).into_iter().map(|(_, v)| v).collect();
+    let per_reg = reg_bits / f.width();
     let mut out = Vec::new();
     for &x in &s {
         for &y in &s {
@@ -206,8 +206,8 @@ fn items(f: Format, reg_bits: u32, vec: u32) -> Vec<(Vec<u64>, Vec<u64>)> {
                 for e in 0..per_reg {
                     let odd = (r * per_reg + e) % 2 == 1;
                     let (mx, oy) = if odd { (y, x) } else { (x, y) };
-                    m |= mx << (e * f.bits);
-                    o |= oy << (e * f.bits);
+                    m |= mx << (e * f.width());
+                    o |= oy << (e * f.width());
                 }
                 mem.push(m);
                 op.push(o);
@@ -377,7 +377,7 @@ fn bulk_probes() -> Vec<Probe> {
     ops.push((format!("{base}.add.f32"), F32));
     ops.push((format!("{base}.add.f64"), F64));
     ops.into_iter()
-        .map(|(op, f)| mem_probe(Family::Bulk, Space::Bulk, &op, f, f.bits, 1))
+        .map(|(op, f)| mem_probe(Family::Bulk, Space::Bulk, &op, f, f.width(), 1))
         .collect()
 }
 
@@ -758,7 +758,7 @@ mod tests {
     #[test]
     fn packed_items_put_both_orders() {
         let it = items(F16, 32, 1);
-        let n = F16.specials().len();
+        let n = specials(F16).len();
         assert_eq!(it.len(), n * n);
         // Item (i=one, j=zero): low half (one, zero), high half (zero, one).
         let one = 0x3c00u64;

@@ -743,20 +743,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let mut failures = Vec::new();
         for (i, s) in Sweep::ALL.iter().enumerate() {
-            let file = dir.path().join(format!("{i}.ptx"));
-            std::fs::write(&file, module(s)).unwrap();
-            let o = std::process::Command::new(&ptxas)
-                .args(["-arch", TARGET])
-                .arg(&file)
-                .args(["-o", "/dev/null"])
-                .output()
-                .unwrap();
-            if !o.status.success() {
-                failures.push(format!(
-                    "{}: {}",
-                    s.name,
-                    String::from_utf8_lossy(&o.stderr)
-                ));
+            if let Err(e) = crate::ptxas::assemble_module(std::path::Path::new(&ptxas), TARGET, &module(s), dir.path(), &i.to_string()) {
+                failures.push(format!("{}: {e}", s.name));
             }
         }
         assert!(failures.is_empty(), "{}", failures.join("\n"));
