@@ -96,3 +96,23 @@ fn a_bad_spec_folder_exits_2_with_its_location() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("spec/instructions/fixture.yaml:7:27: syntax[0].sets.op.values: unknown qualifier `.fma`"), "{err}");
 }
+
+#[test]
+fn bench_reports_every_stage_with_its_item_count_and_cleans_up() {
+    let scratch = std::env::temp_dir().join(format!("ptxvec-bench-test-{}", std::process::id()));
+    let out = ptxvec(&["bench", "--runs", "1", "--scratch", scratch.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    // One header and three stages; the full generate counts syntax cases and records.
+    assert_eq!(text.lines().count(), 4, "{text}");
+    let items = |prefix: &str| -> usize {
+        let line = text.lines().find(|l| l.starts_with(prefix)).unwrap_or_else(|| panic!("no {prefix} in\n{text}"));
+        line[46..].split_whitespace().next().unwrap().parse().unwrap()
+    };
+    assert_eq!(items("generate"), items("syntax cases") + items("semantic records"));
+    // The scratch folder holds what a generate writes.
+    assert!(scratch.join("index.json").is_file());
+    let _ = std::fs::remove_dir_all(&scratch);
+    let bad = ptxvec(&["bench", "--runs", "x"]);
+    assert_eq!(bad.status.code(), Some(2));
+}

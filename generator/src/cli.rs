@@ -95,6 +95,16 @@ pub enum Command {
     /// write block digests to sweeps.json, with the pairs that differ from the sm_90
     /// oracle. Exit 2 without a GPU, 1 on a difference.
     SiliconSweep(crate::silicon::sweep::Args),
+    /// Time the main job's stages (syntax cases, semantic records, a full generate
+    /// into a scratch folder): minimum and median of several runs.
+    Bench {
+        /// Runs of each stage.
+        #[arg(long, default_value_t = 5)]
+        runs: usize,
+        /// Where the full generate writes (default: a folder under the system's temp).
+        #[arg(long)]
+        scratch: Option<PathBuf>,
+    },
 }
 
 /// Exit status for a failure caused by the input or the command line.
@@ -170,5 +180,13 @@ fn run(cli: &Cli) -> Result<u8, String> {
         Command::SiliconProbe(args) => crate::silicon::run(args),
         Command::Silicon(args) => crate::silicon::vectors::run(args),
         Command::SiliconSweep(args) => crate::silicon::sweep::run(args),
+        Command::Bench { runs, scratch } => {
+            let dir = scratch.clone().unwrap_or_else(|| std::env::temp_dir().join(format!("ptxvec-bench-{}", std::process::id())));
+            let result = crate::bench::run(&spec, *runs, &dir);
+            if scratch.is_none() {
+                let _ = std::fs::remove_dir_all(&dir);
+            }
+            result.map(|()| 0)
+        }
     }
 }

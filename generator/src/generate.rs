@@ -29,3 +29,17 @@ pub fn run(spec: &Spec, out: &Path, only: &[String]) -> Result<(), String> {
     }
     Ok(())
 }
+
+/// Writes every syntax file without printing (what `bench` times); returns the
+/// number of cases.
+pub fn run_quiet(spec: &Spec, out: &Path) -> Result<usize, String> {
+    let mut n = 0;
+    for file in &spec.instructions {
+        let cases = vectors::cases(spec, &file.instruction);
+        let text = vectors::to_jsonl(&cases).map_err(|e| format!("error: {}: {e}", file.instruction.instruction))?;
+        let path = vectors::file_for(out, &file.instruction.instruction);
+        vectors::write_atomic(&path, &text).map_err(|e| format!("error: {}: {e}", path.display()))?;
+        n += cases.len();
+    }
+    Ok(n)
+}

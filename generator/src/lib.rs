@@ -16,3 +16,4 @@ pub mod silicon;
 pub mod semantics;
 pub mod semvec;
 pub mod selfcheck;
+pub mod bench;

@@ -1,0 +1,69 @@
+//! `ptxvec bench`: how long the main job's stages take, run several times in this
+//! process, minimum and median reported. The speed bounds of the project (syntax
+//! cases under 2 s, a full `generate` under 10 s on 2 cores) are shown here, not by
+//! timed tests.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use ptxvec_spec::Spec;
+
+use crate::semvec::{self, export};
+use crate::syntax::vectors;
+
+/// One stage: runs once and returns how many items it made.
+type Stage<'a> = dyn Fn() -> Result<usize, String> + 'a;
+
+/// Times each stage `runs` times and prints a table; `scratch` receives the files of
+/// the full `generate` stage.
+pub fn run(spec: &Spec, runs: usize, scratch: &Path) -> Result<(), String> {
+    let runs = runs.max(1);
+    let stages: [(&str, &Stage); 3] = [
+        ("syntax cases (all instructions, in memory)", &|| {
+            Ok(spec
+                .instructions
+                .iter()
+                .map(|f| vectors::cases(spec, &f.instruction).len())
+                .sum())
+        }),
+        ("semantic records (all variants, in memory)", &|| {
+            Ok(semvec::variants(spec)
+                .iter()
+                .map(|v| {
+                    semvec::records::records(v, semvec::DEFAULT_SEED, semvec::DEFAULT_COUNT).len()
+                })
+                .sum())
+        }),
+        ("generate: syntax and semantic files to disk", &|| {
+            let cases = crate::generate::run_quiet(spec, scratch)?;
+            let rows = export::write(
+                spec,
+                scratch,
+                &[],
+                semvec::DEFAULT_SEED,
+                semvec::DEFAULT_COUNT,
+            )?;
+            Ok(cases + rows.iter().map(|r| r.records).sum::<usize>())
+        }),
+    ];
+    println!(
+        "{:<46} {:>8} {:>10} {:>10}  runs={runs}",
+        "stage", "items", "min", "median"
+    );
+    for (name, stage) in stages {
+        let mut times: Vec<Duration> = Vec::with_capacity(runs);
+        let mut items = 0;
+        for _ in 0..runs {
+            let t = Instant::now();
+            items = stage()?;
+            times.push(t.elapsed());
+        }
+        times.sort();
+        println!(
+            "{name:<46} {items:>8} {:>9.3}s {:>9.3}s",
+            times[0].as_secs_f64(),
+            times[runs / 2].as_secs_f64()
+        );
+    }
+    Ok(())
+}
