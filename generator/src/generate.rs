@@ -1,8 +1,8 @@
 //! `ptxvec generate`: writes the vector files.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use ptxvec_spec::Spec;
+use ptxvec_spec::{Instruction, Spec};
 
 use crate::syntax::vectors;
 
@@ -11,8 +11,15 @@ use crate::syntax::vectors;
 pub fn run(spec: &Spec, out: &Path, only: &[String]) -> Result<(), String> {
     for name in only {
         if spec.instruction(name).is_none() {
-            let known: Vec<&str> = spec.instructions.iter().map(|f| f.instruction.instruction.as_str()).collect();
-            return Err(format!("error: --instruction {name}: no such instruction (expected one of {})", known.join(", ")));
+            let known: Vec<&str> = spec
+                .instructions
+                .iter()
+                .map(|f| f.instruction.instruction.as_str())
+                .collect();
+            return Err(format!(
+                "error: --instruction {name}: no such instruction (expected one of {})",
+                known.join(", ")
+            ));
         }
     }
     for file in &spec.instructions {
@@ -20,12 +27,13 @@ pub fn run(spec: &Spec, out: &Path, only: &[String]) -> Result<(), String> {
         if !only.is_empty() && !only.contains(&ins.instruction) {
             continue;
         }
-        let cases = vectors::cases(spec, ins);
-        let text = vectors::to_jsonl(&cases).map_err(|e| format!("error: {}: {e}", ins.instruction))?;
-        let path = vectors::file_for(out, &ins.instruction);
-        vectors::write_atomic(&path, &text).map_err(|e| format!("error: {}: {e}", path.display()))?;
-        let legal = cases.iter().filter(|c| c.rule.is_none()).count();
-        println!("{:<28} {:>6} legal {:>6} illegal", path.display(), legal, cases.len() - legal);
+        let (path, cases, legal) = write_one(spec, ins, out)?;
+        println!(
+            "{:<28} {:>6} legal {:>6} illegal",
+            path.display(),
+            legal,
+            cases - legal
+        );
     }
     Ok(())
 }
@@ -33,13 +41,21 @@ pub fn run(spec: &Spec, out: &Path, only: &[String]) -> Result<(), String> {
 /// Writes every syntax file without printing (what `bench` times); returns the
 /// number of cases.
 pub fn run_quiet(spec: &Spec, out: &Path) -> Result<usize, String> {
-    let mut n = 0;
-    for file in &spec.instructions {
-        let cases = vectors::cases(spec, &file.instruction);
-        let text = vectors::to_jsonl(&cases).map_err(|e| format!("error: {}: {e}", file.instruction.instruction))?;
-        let path = vectors::file_for(out, &file.instruction.instruction);
-        vectors::write_atomic(&path, &text).map_err(|e| format!("error: {}: {e}", path.display()))?;
-        n += cases.len();
-    }
-    Ok(n)
+    spec.instructions
+        .iter()
+        .try_fold(0, |n, f| Ok(n + write_one(spec, &f.instruction, out)?.1))
+}
+
+/// One instruction's syntax file: its path, its case count and how many are legal.
+fn write_one(
+    spec: &Spec,
+    ins: &Instruction,
+    out: &Path,
+) -> Result<(PathBuf, usize, usize), String> {
+    let cases = vectors::cases(spec, ins);
+    let text = vectors::to_jsonl(&cases).map_err(|e| format!("error: {}: {e}", ins.instruction))?;
+    let path = vectors::file_for(out, &ins.instruction);
+    vectors::write_atomic(&path, &text).map_err(|e| format!("error: {}: {e}", path.display()))?;
+    let legal = cases.iter().filter(|c| c.rule.is_none()).count();
+    Ok((path, cases.len(), legal))
 }

@@ -12,6 +12,8 @@ pub mod raw;
 
 use serde_json::{Map, Value};
 
+use crate::hexbits::{hex_list, parse_hex};
+
 use ptxvec_oracle::profile::Profile;
 
 /// Lanes in a warp.
@@ -316,44 +318,16 @@ fn kind_of(opcode: &str, lanes: usize) -> Result<Kind, String> {
     }
 }
 
-fn parse_hex(v: &Value, width: u32) -> Result<u64, String> {
-    let s = v
-        .as_str()
-        .ok_or_else(|| format!("expected a hex string, found {v}"))?;
-    let d = s
-        .strip_prefix("0x")
-        .ok_or_else(|| format!("`{s}` does not start with 0x"))?;
-    let x = u64::from_str_radix(d, 16).map_err(|e| format!("`{s}`: {e}"))?;
-    if width < 64 && x >> width != 0 {
-        return Err(format!("`{s}` is wider than {width} bits"));
-    }
-    Ok(x)
-}
-
-fn hex_list(m: &Map<String, Value>, key: &str, width: u32) -> Result<Vec<u64>, String> {
-    match m.get(key) {
-        Some(Value::Array(a)) => a
-            .iter()
-            .map(|v| parse_hex(v, width).map_err(|e| format!("\"{key}\": {e}")))
-            .collect(),
-        _ => Err(format!("no list \"{key}\" among the inputs")),
-    }
-}
-
+/// The hex string under `key`, as the 32-bit value every warp input is.
 fn hex_one(m: &Map<String, Value>, key: &str) -> Result<u32, String> {
-    let v = m
-        .get(key)
-        .ok_or_else(|| format!("no \"{key}\" among the inputs"))?;
-    parse_hex(v, 32)
-        .map(|x| x as u32)
-        .map_err(|e| format!("\"{key}\": {e}"))
+    crate::hexbits::hex_one(m, key, 32).map(|x| x as u32)
 }
 
 /// Parses one expectation slot.
 pub fn parse_slot(v: &Value, width: u32) -> Result<Slot, String> {
     match v {
         Value::Null => Ok(Slot::NotExecuted),
-        Value::String(_) => parse_hex(v, width).map(Slot::Exact),
+        Value::String(_) => parse_hex(v, "expect", width).map(Slot::Exact),
         Value::Object(o) => match o.get("accept").and_then(Value::as_str) {
             Some("nan:any") => Ok(Slot::AnyNan),
             Some("undefined") => Ok(Slot::Undefined),
@@ -361,7 +335,7 @@ pub fn parse_slot(v: &Value, width: u32) -> Result<Slot, String> {
                 let bits: Vec<u64> = match o.get("bits") {
                     Some(Value::Array(a)) => a
                         .iter()
-                        .map(|x| parse_hex(x, width))
+                        .map(|x| parse_hex(x, "bits", width))
                         .collect::<Result<_, _>>()?,
                     _ => return Err(format!("one_of without bits: {v}")),
                 };

@@ -284,6 +284,11 @@ fn shfl_inputs(mode: ShflMode, seed: u64) -> Vec<(Value, Vec<String>)> {
 /// vote). Returns (text, inputs, classes).
 fn collective_inputs(v: &Variant<'_>, seed: u64) -> Vec<(String, Value, Vec<String>)> {
     let text = v.text();
+    // vote's predicate source written `!%p`, as the syntax vectors write it.
+    let negated = crate::syntax::legal::compose(
+        &v.id,
+        &crate::syntax::operands::render(&v.spelling, crate::syntax::operands::Style::Negated),
+    );
     let mut out = Vec::new();
     let f32s = inputs::float_specials(Format::F32);
     for m in inputs::membermasks(seed) {
@@ -306,7 +311,7 @@ fn collective_inputs(v: &Variant<'_>, seed: u64) -> Vec<(String, Value, Vec<Stri
                     _ => (a, 32, &[false]),
                 };
                 for &negate in negations {
-                    let t = if negate { negated(&text) } else { text.clone() };
+                    let t = if negate { negated.clone() } else { text.clone() };
                     let ins = json!({"membermask": hex(m.bits, 32), "executing": hex(e.bits, 32), "a": lane_hex(&a, width)});
                     out.push((
                         t,
@@ -318,12 +323,4 @@ fn collective_inputs(v: &Variant<'_>, seed: u64) -> Vec<(String, Value, Vec<Stri
         }
     }
     out
-}
-
-/// The text with its predicate source negated (`%p2` → `!%p2`): vote's second operand.
-fn negated(text: &str) -> String {
-    match text.split_once(", ") {
-        Some((head, tail)) => format!("{head}, !{tail}"),
-        None => text.to_owned(),
-    }
 }

@@ -64,10 +64,7 @@ pub struct Record {
     pub error: Option<String>,
 }
 
-/// A bit pattern as `0x` and exactly `bits / 4` hex digits.
-pub fn hex(v: u64, bits: u32) -> String {
-    format!("0x{:0w$x}", v, w = (bits / 4) as usize)
-}
+pub use crate::hexbits::hex;
 
 fn base(probe: &Probe) -> Record {
     Record {
