@@ -116,3 +116,29 @@ fn bench_reports_every_stage_with_its_item_count_and_cleans_up() {
     let bad = ptxvec(&["bench", "--runs", "x"]);
     assert_eq!(bad.status.code(), Some(2));
 }
+
+/// A reader that stops early (`ptxvec spec | head -0`) must not make ptxvec panic:
+/// it ends quietly, killed by SIGPIPE as other Unix filters are.
+#[cfg(unix)]
+#[test]
+fn a_closed_stdout_ends_quietly() {
+    use std::os::unix::process::ExitStatusExt;
+    let (reader, writer) = std::io::pipe().expect("pipe");
+    // Closed before the child starts, so its first write meets no reader.
+    drop(reader);
+    let out = Command::new(env!("CARGO_BIN_EXE_ptxvec"))
+        .arg("spec")
+        .current_dir(repo_root())
+        .stdout(writer)
+        .output()
+        .expect("run ptxvec");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(out.status.signal(), Some(libc_sigpipe()), "{:?}: {stderr}", out.status);
+}
+
+/// SIGPIPE's number on the platforms the tests run on (Linux and the BSDs alike).
+#[cfg(unix)]
+fn libc_sigpipe() -> i32 {
+    13
+}

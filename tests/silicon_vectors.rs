@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 
 use ptxvec_generator::selfcheck::ptx::{module, Entries};
-use ptxvec_generator::selfcheck::{self, raw, Slot, Suite};
+use ptxvec_generator::selfcheck::{self, raw, Slot, Suite, Window};
 use ptxvec_generator::silicon::vectors;
 use serde_json::Value;
 
@@ -37,7 +37,11 @@ fn every_sm_90_variant_module_assembles_with_ptxas() {
     let dir = tempfile::tempdir().unwrap();
     let mut failures = Vec::new();
     let mut n = 0;
-    for s in suites() {
+    let windows = suites().into_iter().flat_map(|s| {
+        let shared = s.shared_window();
+        std::iter::once(s).chain(shared)
+    });
+    for s in windows {
         let Some((ptx, target)) = s.module_for((9, 0)) else {
             continue;
         };
@@ -80,13 +84,19 @@ fn sm_90_outputs(s: &Suite) -> Vec<Option<raw::Values>> {
 
 #[test]
 fn evidence_from_agreeing_silicon_replays_and_an_oracle_change_is_caught() {
-    for id in [
-        "red.global.add.f32",
-        "shfl.sync.up.b32",
-        "match.all.sync.b64",
-        "red.add.noftz.v4.bf16",
+    for (id, window) in [
+        ("red.global.add.f32", Window::Global),
+        ("shfl.sync.up.b32", Window::Global),
+        ("match.all.sync.b64", Window::Global),
+        ("red.add.noftz.v4.bf16", Window::Global),
+        ("red.add.f64", Window::Shared),
+        (
+            "cp.reduce.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes.add.u32",
+            Window::Global,
+        ),
     ] {
-        let mut s = suites().into_iter().find(|s| s.id == id).unwrap();
+        let s = suites().into_iter().find(|s| s.id == id).unwrap();
+        let mut s = s.in_window(window).unwrap();
         let (p, t) = s.module_for((9, 0)).unwrap();
         let vals = sm_90_outputs(&s);
         let bytes = raw::encode(&s, &vals);
@@ -141,6 +151,12 @@ fn sm_90_silicon_evidence_replays() {
             .iter()
             .find(|s| s.id == id)
             .unwrap_or_else(|| panic!("{id}: not among the vectors"));
+        let window = match e["window"].as_str() {
+            Some("shared") => Window::Shared,
+            _ => Window::Global,
+        };
+        let s = &s.in_window(window).unwrap();
+        assert_eq!(e["window"].as_str(), s.window(), "{id}: window");
         if e.get("not_run").is_some() {
             assert!(
                 s.module_for((9, 0)).is_none(),
@@ -158,17 +174,19 @@ fn sm_90_silicon_evidence_replays() {
         records += e["run"].as_u64().unwrap();
         sm90_mismatches += e["mismatches"]["sm_90"].as_u64().unwrap();
     }
-    // Every variant that sm_90 can execute has evidence.
-    for s in &all {
+    // Every variant that sm_90 can execute has evidence, a scalar generic one in
+    // both windows.
+    for s in all.iter().flat_map(|s| std::iter::once(s.clone()).chain(s.shared_window())) {
         if s.module_for((9, 0)).is_some() {
             assert!(
                 ev["variants"]
                     .as_array()
                     .unwrap()
                     .iter()
-                    .any(|e| e["variant"] == s.id.as_str()),
-                "{}: no evidence",
-                s.id
+                    .any(|e| e["variant"] == s.id.as_str() && e["window"].as_str() == s.window()),
+                "{} ({:?}): no evidence",
+                s.id,
+                s.window()
             );
         }
     }
@@ -193,4 +211,57 @@ fn sm_90_silicon_evidence_replays() {
         }
     }
     println!("silicon vectors: {ran} variants, {records} records replayed, {sm90_mismatches} sm_90 mismatches recorded");
+}
+
+/// The sm_90 profile lets a scalar generic f32/f64 add be either window's result;
+/// silicon must have written, in each window, exactly what the named state space
+/// computes (`red.global` in the global window, `red.shared` in the shared one).
+#[test]
+fn generic_adds_compute_as_the_space_their_window_points_into() {
+    use ptxvec_oracle::float::Format;
+    use ptxvec_oracle::memory::{Element, Engine, Op, Reduction, Space};
+    use ptxvec_oracle::profile::sm90;
+    let path = vectors_root().join("silicon/sm_90").join(vectors::FILE);
+    let ev: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let all = suites();
+    let mut checked = 0;
+    for (id, fmt) in [("red.add.f32", Format::F32), ("red.add.f64", Format::F64)] {
+        let s = all.iter().find(|s| s.id == id).unwrap();
+        for (window, space) in [(Window::Global, Space::Global), (Window::Shared, Space::SharedCta)] {
+            let s = s.in_window(window).unwrap();
+            let e = ev["variants"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|e| e["variant"] == id && e["window"].as_str() == s.window())
+                .unwrap_or_else(|| panic!("{id} {window:?}: no evidence"));
+            let r = Reduction {
+                engine: Engine::Red,
+                space,
+                op: Op::Add,
+                element: Element::Float(fmt),
+                lanes: 1,
+                packed: false,
+                noftz: false,
+            };
+            let pinned_or_kept = |rec: usize| -> u64 {
+                let id = &s.records[rec].id;
+                let kept = e["unpinned"].as_array().unwrap().iter().find(|u| u[0] == id.as_str());
+                match (kept, &s.records[rec].expect[raw::profile_index(ptxvec_oracle::profile::Profile::Sm90)][0].1[0]) {
+                    (Some(u), _) => u64::from_str_radix(u[2].as_str().unwrap().trim_start_matches("0x"), 16).unwrap(),
+                    (None, Slot::Exact(b)) => *b,
+                    (None, x) => panic!("{id}: {x:?} is neither pinned nor kept"),
+                }
+            };
+            for (i, rec) in s.records.iter().enumerate() {
+                let selfcheck::Inputs::Memory { mem, operand, operands: None } = &rec.inputs else {
+                    continue;
+                };
+                let want = sm90::add(&r, fmt, mem[0], operand[0]);
+                assert_eq!(pinned_or_kept(i), want, "{} {window:?}: silicon differs from {space:?}", rec.id);
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 1500, "only {checked} records");
 }

@@ -69,6 +69,10 @@ pub enum Command {
         /// With --variant: only the ptxvec_raw entry, no expectations.
         #[arg(long, requires = "variant")]
         raw: bool,
+        /// With --variant, for a variant stated with generic addressing: whether its
+        /// address points into global memory or into the CTA's shared memory.
+        #[arg(long, value_enum, default_value = "global", requires = "variant")]
+        window: crate::selfcheck::Window,
         /// Write the module here rather than to stdout.
         #[arg(long)]
         out: Option<PathBuf>,
@@ -130,8 +134,8 @@ fn run(cli: &Cli) -> Result<u8, String> {
     match &cli.command {
         Command::SiliconProbe(args) => return crate::silicon::run(args),
         Command::Silicon(args) => return crate::silicon::vectors::run(args),
-        Command::EmitPtx { variant: Some(id), raw, out, vectors, ptx, target, .. } => {
-            return crate::silicon::vectors::emit(vectors, id, *raw, ptx.as_deref(), target.as_deref(), out.as_deref());
+        Command::EmitPtx { variant: Some(id), raw, window, out, vectors, ptx, target, .. } => {
+            return crate::silicon::vectors::emit(vectors, id, *raw, *window, ptx.as_deref(), target.as_deref(), out.as_deref());
         }
         _ => {}
     }

@@ -3,5 +3,23 @@
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    restore_sigpipe();
     ptxvec_generator::cli::main()
 }
+
+/// Rust starts programs with SIGPIPE ignored, so a reader that stops early
+/// (`ptxvec generate | head`) made `println!` panic. Restoring the default action
+/// ends the program quietly then, as other Unix filters do. Files are written under
+/// a temporary name and renamed, so none is left half-written.
+#[cfg(unix)]
+#[allow(unsafe_code)]
+fn restore_sigpipe() {
+    // SAFETY: called first in main, before any other thread exists; it changes only
+    // the action of SIGPIPE, to the default.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
+#[cfg(not(unix))]
+fn restore_sigpipe() {}

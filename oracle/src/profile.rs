@@ -43,9 +43,9 @@ pub mod sm90 {
     // Measured: red.global.add.f32 and red.global.v2.f32.add flush inputs and
     // results, red.shared.add.f32 keeps them, as the document says; but
     // cp.reduce.async.bulk…add.f32 keeps them too (0 + min subnormal = min
-    // subnormal), against the document's "flushes" (errata E021). Generic
-    // addressing is not measured yet; the vectors address global memory, where
-    // sm_90 is taken to behave as for `.global`.
+    // subnormal), against the document's "flushes" (errata E021). A generic
+    // address behaves as the space it points into (measured in both windows);
+    // `Reduction::element` asks for each, and `Generic` alone is read as global.
     pub fn flushes(r: &Reduction) -> bool {
         if r.element != Element::Float(Format::F32) || r.noftz {
             return false;

@@ -28,9 +28,11 @@ pub const FIRST_FAILS: usize = 16;
 pub enum MemSpace {
     /// `red.global`: global memory through a global address.
     Global,
-    /// `red` without a space: global memory through a generic address (the oracle
-    /// reads generic addressing as global, `ptxvec_oracle::profile::sm90::flushes`).
+    /// `red` without a space: global memory through a generic address.
     Generic,
+    /// `red` without a space, run with the generic address of the CTA's shared
+    /// memory (the shared window of a generic variant, [`Suite::shared_window`]).
+    GenericShared,
     /// `red.shared` / `.shared::cta`: the word is copied into shared memory and back.
     SharedCta,
     /// `red.shared::cluster`: as `SharedCta`, through the CTA's own window.
@@ -40,6 +42,15 @@ pub enum MemSpace {
     /// `cp.reduce.async.bulk.shared::cluster.shared::cta.mbarrier…`: into the CTA's
     /// own shared memory, completion through an mbarrier.
     BulkCluster,
+}
+
+/// Where a generic variant's address points when it runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Window {
+    /// Into global memory (the default).
+    Global,
+    /// Into the CTA's shared memory.
+    Shared,
 }
 
 /// A warp collective.
@@ -190,11 +201,11 @@ pub enum Inputs {
     Memory {
         /// Memory before.
         mem: Vec<u64>,
-        /// The operand (of a contention record: the first thread's, a placeholder).
+        /// The operand (of a contention record: the first thread's).
         operand: Vec<u64>,
-        /// A contention record: 32 threads on one address. These modules give each
-        /// record one thread, so it is carried but not run (and not checked).
-        contention: bool,
+        /// A contention record: per thread (32, one warp), its operand; all of them
+        /// reduce into one address.
+        operands: Option<Vec<Vec<u64>>>,
     },
     /// A warp's inputs.
     Warp {
@@ -226,8 +237,7 @@ pub struct Record {
 
 impl Record {
     /// A lane executes outside the membermask: undefined behaviour that may hang
-    /// silicon, so such records are not run. Nor are contention records, which need
-    /// many threads on one address.
+    /// silicon, so such records are not run.
     pub fn skipped(&self) -> bool {
         match self.inputs {
             Inputs::Warp {
@@ -235,7 +245,17 @@ impl Record {
                 executing,
                 ..
             } => membermask != 0 && executing & !membermask != 0,
-            Inputs::Memory { contention, .. } => contention,
+            Inputs::Memory { .. } => false,
+        }
+    }
+
+    /// Per thread operands when this is a contention record.
+    pub fn contention(&self) -> Option<&[Vec<u64>]> {
+        match &self.inputs {
+            Inputs::Memory {
+                operands: Some(o), ..
+            } => Some(o),
+            _ => None,
         }
     }
 }
@@ -413,6 +433,19 @@ impl Suite {
             .enumerate()
             .map(|(n, v)| record(kind, v).map_err(|e| format!("{id}: line {}: {e}", n + 1)))
             .collect::<Result<Vec<_>, _>>()?;
+        let bulk = matches!(
+            kind,
+            Kind::Memory {
+                space: MemSpace::BulkGlobal | MemSpace::BulkCluster,
+                ..
+            }
+        );
+        if let Some(n) = records.iter().position(|r| bulk && r.contention().is_some()) {
+            return Err(format!(
+                "{id}: line {}: a contention record for a bulk reduction (one thread issues it)",
+                n + 1
+            ));
+        }
         Ok(Suite {
             id: id.to_owned(),
             opcode,
@@ -448,6 +481,59 @@ impl Suite {
             let (p, t) = self.requires.first().cloned().unwrap_or_default();
             (max_version(&p, "7.8"), t)
         })
+    }
+
+    /// The same vectors run through the generic address of the CTA's shared memory:
+    /// `Some` for a scalar variant stated with generic addressing, whose address the
+    /// hardware resolves at run time (its modules otherwise address global memory).
+    /// Not for a vector form: PTX ISA 9.7.13.6, "`red` with vector type may be used
+    /// only with `.global` space and with generic addressing where the address
+    /// points to `.global` space".
+    pub fn shared_window(&self) -> Option<Suite> {
+        match self.kind {
+            Kind::Memory {
+                space: MemSpace::Generic,
+                vector: false,
+                ..
+            } => {
+                let mut s = self.clone();
+                if let Kind::Memory { space, .. } = &mut s.kind {
+                    *space = MemSpace::GenericShared;
+                }
+                Some(s)
+            }
+            _ => None,
+        }
+    }
+
+    /// The suite run through `window`: an error for the shared window of a variant
+    /// that is not stated with generic addressing.
+    pub fn in_window(&self, window: Window) -> Result<Suite, String> {
+        match window {
+            Window::Global => Ok(self.clone()),
+            Window::Shared => self.shared_window().ok_or_else(|| {
+                format!(
+                    "{}: --window shared needs a scalar variant stated with generic addressing (`red` without a state space or a vector width)",
+                    self.id
+                )
+            }),
+        }
+    }
+
+    /// Where a generic variant's address points (`global` or `shared`), `None` for
+    /// every other variant.
+    pub fn window(&self) -> Option<&'static str> {
+        match self.kind {
+            Kind::Memory {
+                space: MemSpace::Generic,
+                ..
+            } => Some("global"),
+            Kind::Memory {
+                space: MemSpace::GenericShared,
+                ..
+            } => Some("shared"),
+            _ => None,
+        }
     }
 
     /// Records run on silicon (not skipped).
@@ -494,21 +580,36 @@ fn record(kind: Kind, v: &Value) -> Result<Record, String> {
     let inputs = match kind {
         Kind::Memory { width, lanes, .. } => {
             let mem = hex_list(ins, "mem", width)?;
-            let contention = ins.contains_key("operands");
-            let operand = if contention {
-                let first = ins["operands"].get(0).and_then(Value::as_array).ok_or("\"operands\": expected a list per thread")?;
-                let mut one = Map::new();
-                one.insert("operand".to_owned(), Value::Array(first.clone()));
-                hex_list(&one, "operand", width)?
-            } else {
-                hex_list(ins, "operand", width)?
+            let operands = match ins.get("operands") {
+                None => None,
+                Some(Value::Array(threads)) if threads.len() == WARP => Some(
+                    threads
+                        .iter()
+                        .map(|t| {
+                            let mut one = Map::new();
+                            one.insert("operand".to_owned(), t.clone());
+                            hex_list(&one, "operand", width)
+                        })
+                        .collect::<Result<Vec<_>, _>>()
+                        .map_err(|e| format!("\"operands\": {e}"))?,
+                ),
+                Some(_) => return Err(format!("\"operands\": expected a list of {WARP} threads")),
             };
-            if mem.len() != lanes as usize || operand.len() != lanes as usize {
+            let operand = match &operands {
+                Some(o) => o[0].clone(),
+                None => hex_list(ins, "operand", width)?,
+            };
+            let all = std::iter::once(&operand).chain(operands.iter().flatten());
+            if mem.len() != lanes as usize || all.into_iter().any(|o| o.len() != lanes as usize) {
                 return Err(format!(
-                    "expected {lanes} elements in \"mem\" and \"operand\""
+                    "expected {lanes} elements in \"mem\" and each operand"
                 ));
             }
-            Inputs::Memory { mem, operand, contention }
+            Inputs::Memory {
+                mem,
+                operand,
+                operands,
+            }
         }
         Kind::Warp { op, wide } => {
             let executing = hex_one(ins, "executing")?;
@@ -573,16 +674,10 @@ fn record(kind: Kind, v: &Value) -> Result<Record, String> {
             })
             .collect()
     };
-    let mut expect = Profile::ALL
+    let expect = Profile::ALL
         .iter()
         .map(|&p| expect_of(p))
         .collect::<Result<Vec<_>, _>>()?;
-    if matches!(inputs, Inputs::Memory { contention: true, .. }) {
-        // Not run: the check kernel must not hold the placeholder to the fold of 32.
-        for (_, slots) in expect.iter_mut().flatten() {
-            slots.iter_mut().for_each(|s| *s = Slot::Undefined);
-        }
-    }
     Ok(Record {
         id,
         negate,

@@ -19,7 +19,7 @@ use ptxvec_oracle::profile::Profile;
 use super::gpu::Gpu;
 use crate::selfcheck::ptx::{self, Entries, RESULT_PER_PROFILE};
 use crate::selfcheck::raw::{self, SlotBits};
-use crate::selfcheck::{self, Kind, Out, Suite, FIRST_FAILS};
+use crate::selfcheck::{self, Out, Suite, Window, FIRST_FAILS};
 
 /// The evidence format's name and version.
 pub const FORMAT: &str = "ptxvec-silicon-vectors/1";
@@ -47,6 +47,9 @@ pub struct Args {
     /// child does).
     #[arg(long, hide = true)]
     pub child: Option<String>,
+    /// With --child: the window a generic variant's address points into.
+    #[arg(long, value_enum, hide = true, default_value = "global")]
+    pub window: Window,
     /// With --child: load this PTX file as the raw module instead of the generated
     /// one (to try a kernel by hand on the device).
     #[arg(long, hide = true, requires = "child")]
@@ -73,11 +76,14 @@ pub fn emit(
     vectors: &Path,
     id: &str,
     raw_only: bool,
+    window: Window,
     ptx: Option<&str>,
     target: Option<&str>,
     out: Option<&Path>,
 ) -> Result<u8, String> {
-    let s = find(vectors, id).map_err(|e| format!("emit-ptx: {e}"))?;
+    let s = find(vectors, id)
+        .and_then(|s| s.in_window(window))
+        .map_err(|e| format!("emit-ptx: {e}"))?;
     let (p, t) = s.default_module();
     let entries = if raw_only {
         Entries::Raw
@@ -139,42 +145,61 @@ pub fn run(args: &Args) -> Result<u8, String> {
             entries.push(json!({"variant": id, "not_run": format!("needs {}", need.join(" or "))}));
             continue;
         };
-        let result = spawn(&exe, args, id).and_then(|v| {
-            let raw = unhex(v["raw"].as_str().unwrap_or_default())?;
-            let check = unhex(v["check"].as_str().unwrap_or_default())?;
-            Ok((raw, check))
-        });
-        let (raw_bytes, check) = match result {
-            Ok(x) => x,
-            Err(e) => {
-                println!("{id:<90} failed: {e}");
-                entries.push(json!({"variant": id, "ptx": p, "target": t, "error": e}));
-                code = EXIT_FAILED;
-                continue;
-            }
+        // A generic variant runs twice: its address into global memory, then into
+        // the CTA's shared memory (the hardware resolves a generic address at run
+        // time, and a variant covers both).
+        let windows: &[Window] = if s.shared_window().is_some() {
+            &[Window::Global, Window::Shared]
+        } else {
+            &[Window::Global]
         };
-        let e = evaluate(&s, &p, &t, &raw_bytes, &check);
-        let m = &e["matches"];
-        let x = &e["mismatches"];
-        let n = |v: &Value| v.to_string();
-        println!(
-            "{id:<90} {:>5} {:>5} {:>8} {:>8} {:>6} {:>6}{}",
-            n(&e["run"]),
-            n(&e["skipped"]),
-            n(&m["ptx-isa"]),
-            n(&m["sm_90"]),
-            n(&x["ptx-isa"]),
-            n(&x["sm_90"]),
-            if e["selfcheck"] == "agrees" {
-                String::new()
-            } else {
-                format!("  selfcheck: {}", e["selfcheck"])
+        for &w in windows {
+            let sw = s.in_window(w).map_err(|e| format!("silicon: {e}"))?;
+            let label = match sw.window() {
+                Some(x) => format!("{id} ({x})"),
+                None => id.clone(),
+            };
+            let result = spawn(&exe, args, id, w).and_then(|v| {
+                let raw = unhex(v["raw"].as_str().unwrap_or_default())?;
+                let check = unhex(v["check"].as_str().unwrap_or_default())?;
+                Ok((raw, check))
+            });
+            let (raw_bytes, check) = match result {
+                Ok(x) => x,
+                Err(e) => {
+                    println!("{label:<90} failed: {e}");
+                    let mut entry = json!({"variant": id, "ptx": p, "target": t, "error": e});
+                    if let Some(x) = sw.window() {
+                        entry["window"] = json!(x);
+                    }
+                    entries.push(entry);
+                    code = EXIT_FAILED;
+                    continue;
+                }
+            };
+            let e = evaluate(&sw, &p, &t, &raw_bytes, &check);
+            let m = &e["matches"];
+            let x = &e["mismatches"];
+            let n = |v: &Value| v.to_string();
+            println!(
+                "{label:<90} {:>5} {:>5} {:>8} {:>8} {:>6} {:>6}{}",
+                n(&e["run"]),
+                n(&e["skipped"]),
+                n(&m["ptx-isa"]),
+                n(&m["sm_90"]),
+                n(&x["ptx-isa"]),
+                n(&x["sm_90"]),
+                if e["selfcheck"] == "agrees" {
+                    String::new()
+                } else {
+                    format!("  selfcheck: {}", e["selfcheck"])
+                }
+            );
+            if x["sm_90"] != 0 || e["selfcheck"] != "agrees" {
+                code = EXIT_FAILED;
             }
-        );
-        if x["sm_90"] != 0 || e["selfcheck"] != "agrees" {
-            code = EXIT_FAILED;
+            entries.push(e);
         }
-        entries.push(e);
     }
     let header = json!({
         "format": FORMAT,
@@ -219,7 +244,7 @@ fn unhex(s: &str) -> Result<Vec<u8>, String> {
 }
 
 fn child(args: &Args, id: &str) -> Result<u8, String> {
-    let s = find(&args.vectors, id)?;
+    let s = find(&args.vectors, id)?.in_window(args.window)?;
     let gpu = Gpu::open().map_err(|e| e.to_string())?;
     let info = gpu.info().map_err(|e| e.to_string())?;
     let (p, t) = s
@@ -250,7 +275,7 @@ fn child(args: &Args, id: &str) -> Result<u8, String> {
     Ok(0)
 }
 
-fn spawn(exe: &Path, args: &Args, id: &str) -> Result<Value, String> {
+fn spawn(exe: &Path, args: &Args, id: &str, window: Window) -> Result<Value, String> {
     let mut c = Command::new(exe)
         .arg("silicon")
         .arg("--out")
@@ -258,6 +283,11 @@ fn spawn(exe: &Path, args: &Args, id: &str) -> Result<Value, String> {
         .arg("--vectors")
         .arg(&args.vectors)
         .args(["--child", id])
+        .arg("--window")
+        .arg(match window {
+            Window::Global => "global",
+            Window::Shared => "shared",
+        })
         .stdout(Stdio::piped())
         .spawn()
         .map_err(|e| format!("cannot start {}: {e}", exe.display()))?;
@@ -349,7 +379,7 @@ pub fn evaluate(s: &Suite, p: &str, t: &str, raw_bytes: &[u8], check: &[u8]) -> 
             ])
         })
         .collect();
-    json!({
+    let mut entry = json!({
         "variant": s.id,
         "ptx": p,
         "target": t,
@@ -359,21 +389,19 @@ pub fn evaluate(s: &Suite, p: &str, t: &str, raw_bytes: &[u8], check: &[u8]) -> 
         "raw_sha256": raw::digest(s, &vals),
         "matches": matches,
         "mismatches": mismatches,
-        "selfcheck": selfcheck_agrees(s, &verdicts, check),
+        "selfcheck": selfcheck_agrees(&verdicts, check),
         "sm_90_mismatches": detail(&verdicts[sm90], sm90, usize::MAX),
         "ptx_isa_examples": detail(&verdicts[isa], isa, EXAMPLES),
         "unpinned": unpinned,
-    })
+    });
+    if let Some(w) = s.window() {
+        entry["window"] = json!(w);
+    }
+    entry
 }
 
 /// "agrees" when the device's pass/fail counts and first failures equal the CPU's.
-fn selfcheck_agrees(s: &Suite, verdicts: &[raw::Verdict], check: &[u8]) -> String {
-    // The memory check kernel has no skip flags: it checks the records the runner
-    // skips (contention records) against all-undefined slots, and they pass.
-    let passes_unjudged = match s.kind {
-        Kind::Memory { .. } => s.records.len() - s.run_count(),
-        Kind::Warp { .. } => 0,
-    };
+fn selfcheck_agrees(verdicts: &[raw::Verdict], check: &[u8]) -> String {
     let word = |i: usize| -> u32 {
         check
             .get(4 * i..4 * i + 4)
@@ -393,11 +421,11 @@ fn selfcheck_agrees(s: &Suite, verdicts: &[raw::Verdict], check: &[u8]) -> Strin
             .take(FIRST_FAILS)
             .map(|r| *r as u32)
             .collect();
-        if pass as usize != v.matches + passes_unjudged || fail as usize != v.mismatched.len() || first != want {
+        if pass as usize != v.matches || fail as usize != v.mismatched.len() || first != want {
             diffs.push(format!(
                 "{}: device pass {pass} fail {fail} first {first:?}, cpu pass {} fail {} first {want:?}",
                 Profile::ALL[pi].name(),
-                v.matches + passes_unjudged,
+                v.matches,
                 v.mismatched.len()
             ));
         }
