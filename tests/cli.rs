@@ -142,3 +142,24 @@ fn a_closed_stdout_ends_quietly() {
 fn libc_sigpipe() -> i32 {
     13
 }
+
+/// `emit-ptx --window shared` writes a generic variant's shared window, and refuses
+/// a variant whose address is not generic (or a vector) with exit 2 and a reason.
+#[test]
+fn emit_ptx_window_shared_only_for_scalar_generic_variants() {
+    let out = ptxvec(&["emit-ptx", "--variant", "red.add.u32", "--window", "shared", "--raw"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).expect("utf-8");
+    assert!(text.contains("cvta.shared.u64"), "no generic shared address");
+    assert!(text.contains("--window shared --raw"), "the header names the window");
+    for id in ["red.shared.add.f32", "red.add.v2.f32"] {
+        let out = ptxvec(&["emit-ptx", "--variant", id, "--window", "shared"]);
+        assert_eq!(out.status.code(), Some(2), "{id}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("--window shared needs a scalar variant stated with generic addressing"), "{id}: {err}");
+        assert!(out.stdout.is_empty(), "{id}: wrote a module");
+    }
+    let out = ptxvec(&["emit-ptx", "--variant", "red.add.u32", "--window", "cluster"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("possible values: global, shared"));
+}

@@ -265,3 +265,36 @@ fn generic_adds_compute_as_the_space_their_window_points_into() {
     }
     assert!(checked > 1500, "only {checked} records");
 }
+
+/// The launch shapes of vectors/silicon/README.md ("Self-checking modules"):
+/// ceil(records / 128) blocks of one thread per record, rounded up to whole
+/// clusters of two for the `.shared::cluster` bulk form, then one block per
+/// contention record; `out` covers the record blocks only.
+#[test]
+fn launch_shapes_add_contention_blocks_and_whole_clusters() {
+    use ptxvec_generator::selfcheck::ptx::Launch;
+    let all = suites();
+    let shape = |id: &str| {
+        let s = all.iter().find(|s| s.id == id).unwrap();
+        (s.launch(), s.contention_records().len())
+    };
+    // 34 records, the last 2 contention: 1 + 2 blocks, 128 × 4 bytes.
+    let (l, c) = shape("red.add.u32");
+    assert_eq!(c, 2);
+    assert_eq!(l, Launch { grid: 3, block: 128, out_bytes: 512, result_bytes: 144 });
+    // 502 f64 records (2 contention): 4 + 2 blocks, 4 × 128 × 8 bytes.
+    let (l, _) = shape("red.shared.add.f64");
+    assert_eq!((l.grid, l.out_bytes), (6, 4096));
+    // 32 records fit one block; a cluster needs two.
+    let (l, c) = shape("cp.reduce.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes.add.u32");
+    assert_eq!(c, 0);
+    assert_eq!((l.grid, l.out_bytes), (2, 1024));
+    // The shared window keeps the shape, and only scalar generic variants have one.
+    let s = all.iter().find(|s| s.id == "red.add.u32").unwrap();
+    assert_eq!(s.shared_window().unwrap().launch(), s.launch());
+    for id in ["red.add.v2.f32", "red.global.add.f32", "red.shared.add.f32", "shfl.sync.idx.b32"] {
+        let s = all.iter().find(|s| s.id == id).unwrap();
+        assert!(s.shared_window().is_none(), "{id}");
+        assert!(s.in_window(Window::Shared).is_err(), "{id}");
+    }
+}
