@@ -100,16 +100,37 @@ fn a_bad_spec_folder_exits_2_with_its_location() {
 #[test]
 fn bench_reports_every_stage_with_its_item_count_and_cleans_up() {
     let scratch = std::env::temp_dir().join(format!("ptxvec-bench-test-{}", std::process::id()));
-    let out = ptxvec(&["bench", "--runs", "1", "--scratch", scratch.to_str().unwrap()]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = ptxvec(&[
+        "bench",
+        "--runs",
+        "1",
+        "--scratch",
+        scratch.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let text = String::from_utf8(out.stdout).unwrap();
     // One header and three stages; the full generate counts syntax cases and records.
     assert_eq!(text.lines().count(), 4, "{text}");
     let items = |prefix: &str| -> usize {
-        let line = text.lines().find(|l| l.starts_with(prefix)).unwrap_or_else(|| panic!("no {prefix} in\n{text}"));
-        line[46..].split_whitespace().next().unwrap().parse().unwrap()
+        let line = text
+            .lines()
+            .find(|l| l.starts_with(prefix))
+            .unwrap_or_else(|| panic!("no {prefix} in\n{text}"));
+        line[46..]
+            .split_whitespace()
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap()
     };
-    assert_eq!(items("generate"), items("syntax cases") + items("semantic records"));
+    assert_eq!(
+        items("generate"),
+        items("syntax cases") + items("semantic records")
+    );
     // The scratch folder holds what a generate writes.
     assert!(scratch.join("index.json").is_file());
     let _ = std::fs::remove_dir_all(&scratch);
@@ -134,7 +155,12 @@ fn a_closed_stdout_ends_quietly() {
         .expect("run ptxvec");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!stderr.contains("panicked"), "{stderr}");
-    assert_eq!(out.status.signal(), Some(libc_sigpipe()), "{:?}: {stderr}", out.status);
+    assert_eq!(
+        out.status.signal(),
+        Some(libc_sigpipe()),
+        "{:?}: {stderr}",
+        out.status
+    );
 }
 
 /// SIGPIPE's number on the platforms the tests run on (Linux and the BSDs alike).
@@ -147,19 +173,45 @@ fn libc_sigpipe() -> i32 {
 /// a variant whose address is not generic (or a vector) with exit 2 and a reason.
 #[test]
 fn emit_ptx_window_shared_only_for_scalar_generic_variants() {
-    let out = ptxvec(&["emit-ptx", "--variant", "red.add.u32", "--window", "shared", "--raw"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = ptxvec(&[
+        "emit-ptx",
+        "--variant",
+        "red.add.u32",
+        "--window",
+        "shared",
+        "--raw",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let text = String::from_utf8(out.stdout).expect("utf-8");
-    assert!(text.contains("cvta.shared.u64"), "no generic shared address");
-    assert!(text.contains("--window shared --raw"), "the header names the window");
+    assert!(
+        text.contains("cvta.shared.u64"),
+        "no generic shared address"
+    );
+    assert!(
+        text.contains("--window shared --raw"),
+        "the header names the window"
+    );
     for id in ["red.shared.add.f32", "red.add.v2.f32"] {
         let out = ptxvec(&["emit-ptx", "--variant", id, "--window", "shared"]);
         assert_eq!(out.status.code(), Some(2), "{id}");
         let err = String::from_utf8_lossy(&out.stderr);
-        assert!(err.contains("--window shared needs a scalar variant stated with generic addressing"), "{id}: {err}");
+        assert!(
+            err.contains("--window shared needs a scalar variant stated with generic addressing"),
+            "{id}: {err}"
+        );
         assert!(out.stdout.is_empty(), "{id}: wrote a module");
     }
-    let out = ptxvec(&["emit-ptx", "--variant", "red.add.u32", "--window", "cluster"]);
+    let out = ptxvec(&[
+        "emit-ptx",
+        "--variant",
+        "red.add.u32",
+        "--window",
+        "cluster",
+    ]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("possible values: global, shared"));
 }

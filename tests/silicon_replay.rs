@@ -15,9 +15,17 @@ use crate::spec_root;
 fn sm_90_evidence_replays_bit_for_bit_and_doc_differences_are_ledgered() {
     let spec = Spec::load(&spec_root()).unwrap();
     let dir = spec_root().join("../vectors/silicon/sm_90");
-    let mut files: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|x| x == "jsonl")).collect();
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+        .collect();
     files.sort();
-    assert!(files.len() >= 8, "evidence files missing under {}", dir.display());
+    assert!(
+        files.len() >= 8,
+        "evidence files missing under {}",
+        dir.display()
+    );
     let mut replay = Replay::default();
     for f in &files {
         replay_file(&spec, f, &mut replay).unwrap();
@@ -25,22 +33,57 @@ fn sm_90_evidence_replays_bit_for_bit_and_doc_differences_are_ledgered() {
     assert!(replay.records > 20_000, "only {} records", replay.records);
     let mut by: BTreeMap<(Profile, String), (usize, String)> = BTreeMap::new();
     for m in &replay.mismatches {
-        let e = by.entry((m.profile, m.chain.clone())).or_insert((0, format!("{}: {}", m.at, m.detail)));
+        let e = by
+            .entry((m.profile, m.chain.clone()))
+            .or_insert((0, format!("{}: {}", m.at, m.detail)));
         e.0 += 1;
     }
-    let sm90: Vec<String> = by.iter().filter(|((p, _), _)| *p == Profile::Sm90).map(|((_, c), (n, first))| format!("{c}: {n} outputs, first {first}")).collect();
-    assert!(sm90.is_empty(), "the sm_90 profile disagrees with silicon ({} outputs compared):\n{}", replay.outputs, sm90.join("\n"));
-    let ledgered: BTreeSet<String> = spec.errata.errata.iter().flat_map(|e| e.disagreements.iter().cloned()).filter(|d| d.starts_with("silicon:")).collect();
-    let found: BTreeSet<String> = by.keys().filter(|(p, _)| *p == Profile::PtxIsa).map(|(_, c)| format!("silicon:sm_90:{c}")).collect();
-    let unexplained: Vec<String> = by
+    let sm90: Vec<String> = by
         .iter()
-        .filter(|((p, c), _)| *p == Profile::PtxIsa && !ledgered.contains(&format!("silicon:sm_90:{c}")))
+        .filter(|((p, _), _)| *p == Profile::Sm90)
         .map(|((_, c), (n, first))| format!("{c}: {n} outputs, first {first}"))
         .collect();
-    assert!(unexplained.is_empty(), "the document disagrees with silicon outside the ledger:\n{}", unexplained.join("\n"));
+    assert!(
+        sm90.is_empty(),
+        "the sm_90 profile disagrees with silicon ({} outputs compared):\n{}",
+        replay.outputs,
+        sm90.join("\n")
+    );
+    let ledgered: BTreeSet<String> = spec
+        .errata
+        .errata
+        .iter()
+        .flat_map(|e| e.disagreements.iter().cloned())
+        .filter(|d| d.starts_with("silicon:"))
+        .collect();
+    let found: BTreeSet<String> = by
+        .keys()
+        .filter(|(p, _)| *p == Profile::PtxIsa)
+        .map(|(_, c)| format!("silicon:sm_90:{c}"))
+        .collect();
+    let unexplained: Vec<String> = by
+        .iter()
+        .filter(|((p, c), _)| {
+            *p == Profile::PtxIsa && !ledgered.contains(&format!("silicon:sm_90:{c}"))
+        })
+        .map(|((_, c), (n, first))| format!("{c}: {n} outputs, first {first}"))
+        .collect();
+    assert!(
+        unexplained.is_empty(),
+        "the document disagrees with silicon outside the ledger:\n{}",
+        unexplained.join("\n")
+    );
     let stale: Vec<&String> = ledgered.difference(&found).collect();
-    assert!(stale.is_empty(), "ledgered silicon differences that no longer show: {stale:?}");
-    println!("silicon replay: {} records, {} outputs, sm_90 profile 100%, {} doc differences ledgered", replay.records, replay.outputs, found.len());
+    assert!(
+        stale.is_empty(),
+        "ledgered silicon differences that no longer show: {stale:?}"
+    );
+    println!(
+        "silicon replay: {} records, {} outputs, sm_90 profile 100%, {} doc differences ledgered",
+        replay.records,
+        replay.outputs,
+        found.len()
+    );
 }
 
 /// Every device listed in witnesses.json wrote the same observations as the files
@@ -61,18 +104,39 @@ fn every_witness_device_wrote_the_committed_observations() {
             let key = b"\"sweeps\":";
             bytes.windows(key.len()).position(|x| x == key).unwrap()
         };
-        Sha256::digest(&bytes[start..]).iter().map(|b| format!("{b:02x}")).collect()
+        Sha256::digest(&bytes[start..])
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect()
     };
     let devices = w["devices"].as_array().unwrap();
     assert!(devices.len() >= 2, "one device is no cross-check");
     for d in devices {
         let bodies = d["bodies"].as_object().unwrap();
-        assert_eq!(bodies.len(), 9, "{}: eight probe families and the sweeps", d["device"]);
+        assert_eq!(
+            bodies.len(),
+            9,
+            "{}: eight probe families and the sweeps",
+            d["device"]
+        );
         for (file, want) in bodies {
-            assert_eq!(body(file), want.as_str().unwrap(), "{}: {file} differs from what it wrote", d["device"]);
+            assert_eq!(
+                body(file),
+                want.as_str().unwrap(),
+                "{}: {file} differs from what it wrote",
+                d["device"]
+            );
         }
     }
-    let header: serde_json::Value =
-        serde_json::from_str(std::fs::read_to_string(dir.join("red.jsonl")).unwrap().lines().next().unwrap()).unwrap();
-    assert!(devices.iter().any(|d| d["device"] == header["device"] && d["driver"] == header["driver"]));
+    let header: serde_json::Value = serde_json::from_str(
+        std::fs::read_to_string(dir.join("red.jsonl"))
+            .unwrap()
+            .lines()
+            .next()
+            .unwrap(),
+    )
+    .unwrap();
+    assert!(devices
+        .iter()
+        .any(|d| d["device"] == header["device"] && d["driver"] == header["driver"]));
 }

@@ -46,7 +46,13 @@ fn every_sm_90_variant_module_assembles_with_ptxas() {
             continue;
         };
         for entries in [Entries::Both, Entries::Raw] {
-            if let Err(e) = ptxvec_generator::ptxas::assemble_module(&ptxas, &target, &module(&s, &ptx, &target, entries), dir.path(), &n.to_string()) {
+            if let Err(e) = ptxvec_generator::ptxas::assemble_module(
+                &ptxas,
+                &target,
+                &module(&s, &ptx, &target, entries),
+                dir.path(),
+                &n.to_string(),
+            ) {
                 failures.push(format!("{} ({entries:?}): {e}", s.id));
             }
             n += 1;
@@ -176,7 +182,10 @@ fn sm_90_silicon_evidence_replays() {
     }
     // Every variant that sm_90 can execute has evidence, a scalar generic one in
     // both windows.
-    for s in all.iter().flat_map(|s| std::iter::once(s.clone()).chain(s.shared_window())) {
+    for s in all
+        .iter()
+        .flat_map(|s| std::iter::once(s.clone()).chain(s.shared_window()))
+    {
         if s.module_for((9, 0)).is_some() {
             assert!(
                 ev["variants"]
@@ -227,7 +236,10 @@ fn generic_adds_compute_as_the_space_their_window_points_into() {
     let mut checked = 0;
     for (id, fmt) in [("red.add.f32", Format::F32), ("red.add.f64", Format::F64)] {
         let s = all.iter().find(|s| s.id == id).unwrap();
-        for (window, space) in [(Window::Global, Space::Global), (Window::Shared, Space::SharedCta)] {
+        for (window, space) in [
+            (Window::Global, Space::Global),
+            (Window::Shared, Space::SharedCta),
+        ] {
             let s = s.in_window(window).unwrap();
             let e = ev["variants"]
                 .as_array()
@@ -246,19 +258,41 @@ fn generic_adds_compute_as_the_space_their_window_points_into() {
             };
             let pinned_or_kept = |rec: usize| -> u64 {
                 let id = &s.records[rec].id;
-                let kept = e["unpinned"].as_array().unwrap().iter().find(|u| u[0] == id.as_str());
-                match (kept, &s.records[rec].expect[raw::profile_index(ptxvec_oracle::profile::Profile::Sm90)][0].1[0]) {
-                    (Some(u), _) => u64::from_str_radix(u[2].as_str().unwrap().trim_start_matches("0x"), 16).unwrap(),
+                let kept = e["unpinned"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .find(|u| u[0] == id.as_str());
+                match (
+                    kept,
+                    &s.records[rec].expect
+                        [raw::profile_index(ptxvec_oracle::profile::Profile::Sm90)][0]
+                        .1[0],
+                ) {
+                    (Some(u), _) => {
+                        u64::from_str_radix(u[2].as_str().unwrap().trim_start_matches("0x"), 16)
+                            .unwrap()
+                    }
                     (None, Slot::Exact(b)) => *b,
                     (None, x) => panic!("{id}: {x:?} is neither pinned nor kept"),
                 }
             };
             for (i, rec) in s.records.iter().enumerate() {
-                let selfcheck::Inputs::Memory { mem, operand, operands: None } = &rec.inputs else {
+                let selfcheck::Inputs::Memory {
+                    mem,
+                    operand,
+                    operands: None,
+                } = &rec.inputs
+                else {
                     continue;
                 };
                 let want = sm90::add(&r, fmt, mem[0], operand[0]);
-                assert_eq!(pinned_or_kept(i), want, "{} {window:?}: silicon differs from {space:?}", rec.id);
+                assert_eq!(
+                    pinned_or_kept(i),
+                    want,
+                    "{} {window:?}: silicon differs from {space:?}",
+                    rec.id
+                );
                 checked += 1;
             }
         }
@@ -281,18 +315,33 @@ fn launch_shapes_add_contention_blocks_and_whole_clusters() {
     // 34 records, the last 2 contention: 1 + 2 blocks, 128 × 4 bytes.
     let (l, c) = shape("red.add.u32");
     assert_eq!(c, 2);
-    assert_eq!(l, Launch { grid: 3, block: 128, out_bytes: 512, result_bytes: 144 });
+    assert_eq!(
+        l,
+        Launch {
+            grid: 3,
+            block: 128,
+            out_bytes: 512,
+            result_bytes: 144
+        }
+    );
     // 502 f64 records (2 contention): 4 + 2 blocks, 4 × 128 × 8 bytes.
     let (l, _) = shape("red.shared.add.f64");
     assert_eq!((l.grid, l.out_bytes), (6, 4096));
     // 32 records fit one block; a cluster needs two.
-    let (l, c) = shape("cp.reduce.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes.add.u32");
+    let (l, c) = shape(
+        "cp.reduce.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes.add.u32",
+    );
     assert_eq!(c, 0);
     assert_eq!((l.grid, l.out_bytes), (2, 1024));
     // The shared window keeps the shape, and only scalar generic variants have one.
     let s = all.iter().find(|s| s.id == "red.add.u32").unwrap();
     assert_eq!(s.shared_window().unwrap().launch(), s.launch());
-    for id in ["red.add.v2.f32", "red.global.add.f32", "red.shared.add.f32", "shfl.sync.idx.b32"] {
+    for id in [
+        "red.add.v2.f32",
+        "red.global.add.f32",
+        "red.shared.add.f32",
+        "shfl.sync.idx.b32",
+    ] {
         let s = all.iter().find(|s| s.id == id).unwrap();
         assert!(s.shared_window().is_none(), "{id}");
         assert!(s.in_window(Window::Shared).is_err(), "{id}");

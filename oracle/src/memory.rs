@@ -153,7 +153,9 @@ impl Reduction {
             }
             // A vector red's generic address points to global memory (9.7.13.6:
             // "where the address points to `.global` space").
-            Profile::Sm90 if self.engine == Engine::Red && self.space == Space::Generic && !self.vector() => {
+            Profile::Sm90
+                if self.engine == Engine::Red && self.space == Space::Generic && !self.vector() =>
+            {
                 // A scalar generic address resolves at run time, and sm_90 then adds
                 // as the window's state space does (measured: vectors.json, the
                 // `window` entries of red.add.f32 and red.add.f64). A record does

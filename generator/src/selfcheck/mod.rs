@@ -440,7 +440,10 @@ impl Suite {
                 ..
             }
         );
-        if let Some(n) = records.iter().position(|r| bulk && r.contention().is_some()) {
+        if let Some(n) = records
+            .iter()
+            .position(|r| bulk && r.contention().is_some())
+        {
             return Err(format!(
                 "{id}: line {}: a contention record for a bulk reduction (one thread issues it)",
                 n + 1

@@ -299,7 +299,9 @@ fn window_note(s: &Suite) -> String {
         );
     }
     match s.window() {
-        Some("shared") => note += "\n// window: the generic address points into the CTA's shared memory",
+        Some("shared") => {
+            note += "\n// window: the generic address points into the CTA's shared memory"
+        }
         Some(_) => note += "\n// window: the generic address points into global memory",
         None => {}
     }
@@ -322,7 +324,10 @@ fn inputs_data(s: &Suite) -> String {
         Kind::Memory { width, .. } => {
             let (mut mem, mut op) = (Vec::new(), Vec::new());
             for r in &s.records {
-                if let Inputs::Memory { mem: a, operand: b, .. } = &r.inputs {
+                if let Inputs::Memory {
+                    mem: a, operand: b, ..
+                } = &r.inputs
+                {
                     mem.extend(a);
                     op.extend(b);
                 }
