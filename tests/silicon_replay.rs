@@ -140,3 +140,47 @@ fn every_witness_device_wrote_the_committed_observations() {
         .iter()
         .any(|d| d["device"] == header["device"] && d["driver"] == header["driver"]));
 }
+
+/// A ledger citation of silicon (`silicon: sm_90`, section `vectors/silicon/...:LINE`)
+/// names a line that exists and holds every bit pattern the quote gives, so evidence
+/// re-recorded or moved cannot leave the ledger pointing at something else.
+#[test]
+fn ledger_silicon_citations_name_lines_that_hold_their_bits() {
+    use ptxvec_spec::source::Origin;
+    let spec = Spec::load(&spec_root()).unwrap();
+    let repo = spec_root().join("..");
+    let mut checked = 0;
+    for e in &spec.errata.errata {
+        for src in &e.evidence {
+            let (Origin::Silicon(_), Some(section), Some(quote)) =
+                (&src.origin, &src.section, &src.quote)
+            else {
+                continue;
+            };
+            let Some((file, line)) = section.rsplit_once(':') else {
+                continue;
+            };
+            let Ok(line) = line.parse::<usize>() else {
+                continue;
+            };
+            let text = std::fs::read_to_string(repo.join(file))
+                .unwrap_or_else(|err| panic!("{}: {file}: {err}", e.id));
+            let held = text
+                .lines()
+                .nth(line - 1)
+                .unwrap_or_else(|| panic!("{}: {file} has no line {line}", e.id));
+            for bits in quote
+                .split(|c: char| !c.is_ascii_alphanumeric())
+                .filter(|w| w.starts_with("0x"))
+            {
+                assert!(
+                    held.contains(bits),
+                    "{}: {section} does not hold {bits}: {held}",
+                    e.id
+                );
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked >= 10, "only {checked} citations");
+}
