@@ -169,10 +169,10 @@ fn libc_sigpipe() -> i32 {
     13
 }
 
-/// `emit-ptx --window shared` writes a generic variant's shared window, and refuses
+/// `emit-ptx --window W` writes a generic variant run in window W, and refuses
 /// a variant whose address is not generic (or a vector) with exit 2 and a reason.
 #[test]
-fn emit_ptx_window_shared_only_for_scalar_generic_variants() {
+fn emit_ptx_windows_only_for_generic_variants() {
     let out = ptxvec(&[
         "emit-ptx",
         "--variant",
@@ -200,11 +200,25 @@ fn emit_ptx_window_shared_only_for_scalar_generic_variants() {
         assert_eq!(out.status.code(), Some(2), "{id}");
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(
-            err.contains("--window shared needs a scalar variant stated with generic addressing"),
+            err.contains("--window shared needs a variant stated with generic addressing"),
             "{id}: {err}"
         );
         assert!(out.stdout.is_empty(), "{id}: wrote a module");
     }
+    // The spelled window names the state space in the instruction.
+    let out = ptxvec(&[
+        "emit-ptx",
+        "--variant",
+        "red.add.u32",
+        "--window",
+        "shared-space",
+    ]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).expect("utf-8");
+    assert!(
+        text.contains("    red.shared.add.u32 [%rd"),
+        "no red.shared"
+    );
     let out = ptxvec(&[
         "emit-ptx",
         "--variant",
@@ -213,5 +227,6 @@ fn emit_ptx_window_shared_only_for_scalar_generic_variants() {
         "cluster",
     ]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("possible values: global, shared"));
+    assert!(String::from_utf8_lossy(&out.stderr)
+        .contains("possible values: global, shared, global-space, shared-space"));
 }

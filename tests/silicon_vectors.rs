@@ -37,11 +37,7 @@ fn every_sm_90_variant_module_assembles_with_ptxas() {
     let dir = tempfile::tempdir().unwrap();
     let mut failures = Vec::new();
     let mut n = 0;
-    let windows = suites().into_iter().flat_map(|s| {
-        let shared = s.shared_window();
-        std::iter::once(s).chain(shared)
-    });
-    for s in windows {
+    for s in suites().iter().flat_map(every_window) {
         let Some((ptx, target)) = s.module_for((9, 0)) else {
             continue;
         };
@@ -60,6 +56,14 @@ fn every_sm_90_variant_module_assembles_with_ptxas() {
     }
     assert!(n >= 180, "only {n} modules");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// A suite as it runs: once, or in each of its windows.
+fn every_window(s: &Suite) -> Vec<Suite> {
+    match s.windows() {
+        w if w.is_empty() => vec![s.clone()],
+        w => w.into_iter().map(|w| s.in_window(w).unwrap()).collect(),
+    }
 }
 
 /// Outputs that keep the sm_90 expectation: exact bits where it pins them, and
@@ -158,8 +162,11 @@ fn sm_90_silicon_evidence_replays() {
             .find(|s| s.id == id)
             .unwrap_or_else(|| panic!("{id}: not among the vectors"));
         let window = match e["window"].as_str() {
-            Some("shared") => Window::Shared,
-            _ => Window::Global,
+            None => Window::Global,
+            Some(w) => *Window::ALL
+                .iter()
+                .find(|x| x.name() == w)
+                .unwrap_or_else(|| panic!("{id}: unknown window {w}")),
         };
         let s = &s.in_window(window).unwrap();
         assert_eq!(e["window"].as_str(), s.window(), "{id}: window");
@@ -180,12 +187,9 @@ fn sm_90_silicon_evidence_replays() {
         records += e["run"].as_u64().unwrap();
         sm90_mismatches += e["mismatches"]["sm_90"].as_u64().unwrap();
     }
-    // Every variant that sm_90 can execute has evidence, a scalar generic one in
-    // both windows.
-    for s in all
-        .iter()
-        .flat_map(|s| std::iter::once(s.clone()).chain(s.shared_window()))
-    {
+    // Every variant that sm_90 can execute has evidence, a generic one in each of
+    // its windows.
+    for s in all.iter().flat_map(every_window) {
         if s.module_for((9, 0)).is_some() {
             assert!(
                 ev["variants"]
@@ -224,7 +228,8 @@ fn sm_90_silicon_evidence_replays() {
 
 /// The sm_90 profile lets a scalar generic f32/f64 add be either window's result;
 /// silicon must have written, in each window, exactly what the named state space
-/// computes (`red.global` in the global window, `red.shared` in the shared one).
+/// computes (`red.global` in the global windows, `red.shared` in the shared ones;
+/// the `-space` windows are those spellings themselves).
 #[test]
 fn generic_adds_compute_as_the_space_their_window_points_into() {
     use ptxvec_oracle::float::Format;
@@ -239,6 +244,8 @@ fn generic_adds_compute_as_the_space_their_window_points_into() {
         for (window, space) in [
             (Window::Global, Space::Global),
             (Window::Shared, Space::SharedCta),
+            (Window::GlobalSpace, Space::Global),
+            (Window::SharedSpace, Space::SharedCta),
         ] {
             let s = s.in_window(window).unwrap();
             let e = ev["variants"]
@@ -297,7 +304,7 @@ fn generic_adds_compute_as_the_space_their_window_points_into() {
             }
         }
     }
-    assert!(checked > 1500, "only {checked} records");
+    assert!(checked > 3000, "only {checked} records");
 }
 
 /// The launch shapes of vectors/silicon/README.md ("Self-checking modules"):
@@ -333,17 +340,36 @@ fn launch_shapes_add_contention_blocks_and_whole_clusters() {
     );
     assert_eq!(c, 0);
     assert_eq!((l.grid, l.out_bytes), (2, 1024));
-    // The shared window keeps the shape, and only scalar generic variants have one.
+    // Windows keep the shape; a scalar generic variant has all four, a generic
+    // vector the global two (the document's rule), a named space none.
     let s = all.iter().find(|s| s.id == "red.add.u32").unwrap();
-    assert_eq!(s.shared_window().unwrap().launch(), s.launch());
+    assert_eq!(s.windows(), Window::ALL);
+    for w in Window::ALL {
+        assert_eq!(s.in_window(w).unwrap().launch(), s.launch(), "{w:?}");
+    }
+    assert_eq!(
+        s.in_window(Window::SharedSpace).unwrap().opcode,
+        "red.shared.add.u32"
+    );
+    assert_eq!(
+        s.in_window(Window::GlobalSpace).unwrap().opcode,
+        "red.global.add.u32"
+    );
+    let v = all.iter().find(|s| s.id == "red.add.noftz.v2.f16").unwrap();
+    assert_eq!(v.windows(), [Window::Global, Window::GlobalSpace]);
+    assert_eq!(
+        v.in_window(Window::GlobalSpace).unwrap().opcode,
+        "red.global.add.noftz.v2.f16"
+    );
     for id in [
-        "red.add.v2.f32",
         "red.global.add.f32",
         "red.shared.add.f32",
         "shfl.sync.idx.b32",
     ] {
         let s = all.iter().find(|s| s.id == id).unwrap();
-        assert!(s.shared_window().is_none(), "{id}");
+        assert!(s.windows().is_empty(), "{id}");
         assert!(s.in_window(Window::Shared).is_err(), "{id}");
+        assert!(s.in_window(Window::Global).is_ok(), "{id}");
     }
+    assert!(v.in_window(Window::Shared).is_err());
 }

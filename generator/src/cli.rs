@@ -69,8 +69,9 @@ pub enum Command {
         /// With --variant: only the ptxvec_raw entry, no expectations.
         #[arg(long, requires = "variant")]
         raw: bool,
-        /// With --variant, for a variant stated with generic addressing: whether its
-        /// address points into global memory or into the CTA's shared memory.
+        /// With --variant, for a `red` stated with generic addressing: where its
+        /// generic address points (global, shared), or the same vectors spelled with
+        /// that state space (global-space, shared-space).
         #[arg(long, value_enum, default_value = "global", requires = "variant")]
         window: crate::selfcheck::Window,
         /// Write the module here rather than to stdout.

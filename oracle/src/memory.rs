@@ -256,7 +256,7 @@ mod tests {
         // "red with vector type may be used only ... with generic addressing where
         // the address points to .global space": a generic vector f32 add flushes.
         (GENERIC_ADD_V2_F32, Profile::PtxIsa, 0x0000_0001, 0x0000_0000, Expect::Bits(0x0000_0000), "doc: a vector's generic address is global"),
-        // sm_90 measured both windows (vectors.json, red.add.f32 global/shared):
+        // sm_90 measured every window (vectors.json, red.add.f32 global/shared):
         // flushed as .global, kept as .shared.
         (GENERIC_ADD_F32, Profile::Sm90, 0x0000_0001, 0x0000_0000, Expect::Either(0x0000_0000, 0x0000_0001), "vectors.json: red.add.f32#44 gave 0x0 (global), 0x1 (shared)"),
         // cp.reduce.async.bulk: "flushes subnormal inputs and results".

@@ -44,7 +44,7 @@ pub mod sm90 {
     // results, red.shared.add.f32 keeps them, as the document says; but
     // cp.reduce.async.bulk…add.f32 keeps them too (0 + min subnormal = min
     // subnormal), against the document's "flushes" (errata E021). A generic
-    // address behaves as the space it points into (measured in both windows);
+    // address behaves as the space it points into (measured in every window);
     // `Reduction::element` asks for each, and `Generic` alone is read as global.
     pub fn flushes(r: &Reduction) -> bool {
         if r.element != Element::Float(Format::F32) || r.noftz {

@@ -31,7 +31,7 @@ pub enum MemSpace {
     /// `red` without a space: global memory through a generic address.
     Generic,
     /// `red` without a space, run with the generic address of the CTA's shared
-    /// memory (the shared window of a generic variant, [`Suite::shared_window`]).
+    /// memory (`Window::Shared` of a generic variant, [`Suite::in_window`]).
     GenericShared,
     /// `red.shared` / `.shared::cta`: the word is copied into shared memory and back.
     SharedCta,
@@ -44,13 +44,53 @@ pub enum MemSpace {
     BulkCluster,
 }
 
-/// Where a generic variant's address points when it runs.
+/// How a variant stated with generic addressing (`red` without a state space) runs:
+/// its generic address into either memory, or spelled with a state space instead.
+/// A vector form takes only the global ones: PTX ISA 9.7.13.6, "`red` with vector
+/// type may be used only with `.global` space and with generic addressing where the
+/// address points to `.global` space".
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Window {
-    /// Into global memory (the default).
+    /// The generic address points into global memory (the default).
     Global,
-    /// Into the CTA's shared memory.
+    /// The generic address points into the CTA's shared memory.
     Shared,
+    /// Spelled `red.global…`: a global address.
+    #[value(name = "global-space")]
+    GlobalSpace,
+    /// Spelled `red.shared…`: a shared address.
+    #[value(name = "shared-space")]
+    SharedSpace,
+}
+
+impl Window {
+    /// Every window, in the order the runner takes them.
+    pub const ALL: [Window; 4] = [
+        Window::Global,
+        Window::Shared,
+        Window::GlobalSpace,
+        Window::SharedSpace,
+    ];
+
+    /// Its name on the command line and in the evidence.
+    pub fn name(self) -> &'static str {
+        match self {
+            Window::Global => "global",
+            Window::Shared => "shared",
+            Window::GlobalSpace => "global-space",
+            Window::SharedSpace => "shared-space",
+        }
+    }
+
+    /// Where the reduction lands, and the state space the opcode then names.
+    fn space(self) -> (MemSpace, Option<&'static str>) {
+        match self {
+            Window::Global => (MemSpace::Generic, None),
+            Window::Shared => (MemSpace::GenericShared, None),
+            Window::GlobalSpace => (MemSpace::Global, Some("global")),
+            Window::SharedSpace => (MemSpace::SharedCta, Some("shared")),
+        }
+    }
 }
 
 /// A warp collective.
@@ -273,6 +313,9 @@ pub struct Suite {
     pub requires: Vec<(String, String)>,
     /// The records, in file order.
     pub records: Vec<Record>,
+    /// How a variant stated with generic addressing runs (`Some(Window::Global)` as
+    /// read); `None` for every other variant.
+    pub window: Option<Window>,
 }
 
 /// Element width, float infinity and packing of a type qualifier.
@@ -449,12 +492,21 @@ impl Suite {
                 n + 1
             ));
         }
+        let window = matches!(
+            kind,
+            Kind::Memory {
+                space: MemSpace::Generic,
+                ..
+            }
+        )
+        .then_some(Window::Global);
         Ok(Suite {
             id: id.to_owned(),
             opcode,
             kind,
             requires,
             records,
+            window,
         })
     }
 
@@ -486,57 +538,48 @@ impl Suite {
         })
     }
 
-    /// The same vectors run through the generic address of the CTA's shared memory:
-    /// `Some` for a scalar variant stated with generic addressing, whose address the
-    /// hardware resolves at run time (its modules otherwise address global memory).
-    /// Not for a vector form: PTX ISA 9.7.13.6, "`red` with vector type may be used
-    /// only with `.global` space and with generic addressing where the address
-    /// points to `.global` space".
-    pub fn shared_window(&self) -> Option<Suite> {
-        match self.kind {
-            Kind::Memory {
-                space: MemSpace::Generic,
-                vector: false,
-                ..
-            } => {
-                let mut s = self.clone();
-                if let Kind::Memory { space, .. } = &mut s.kind {
-                    *space = MemSpace::GenericShared;
-                }
-                Some(s)
-            }
-            _ => None,
+    /// The windows this suite runs in: every [`Window`] for a scalar variant stated
+    /// with generic addressing, the global ones for a generic vector form, none for
+    /// a variant that names its state space.
+    pub fn windows(&self) -> Vec<Window> {
+        match (self.window, self.kind) {
+            (Some(Window::Global), Kind::Memory { vector, .. }) => Window::ALL
+                .into_iter()
+                .filter(|w| !vector || matches!(w, Window::Global | Window::GlobalSpace))
+                .collect(),
+            _ => Vec::new(),
         }
     }
 
-    /// The suite run through `window`: an error for the shared window of a variant
-    /// that is not stated with generic addressing.
+    /// The suite run through `window` (the same records and expectations): an error
+    /// for a window the variant does not have.
     pub fn in_window(&self, window: Window) -> Result<Suite, String> {
-        match window {
-            Window::Global => Ok(self.clone()),
-            Window::Shared => self.shared_window().ok_or_else(|| {
-                format!(
-                    "{}: --window shared needs a scalar variant stated with generic addressing (`red` without a state space or a vector width)",
-                    self.id
-                )
-            }),
+        if self.window.is_none() && window == Window::Global {
+            return Ok(self.clone());
         }
+        if !self.windows().contains(&window) {
+            return Err(format!(
+                "{}: --window {} needs a variant stated with generic addressing (`red` without a state space), and a scalar one unless global",
+                self.id,
+                window.name()
+            ));
+        }
+        let mut s = self.clone();
+        let (to, named) = window.space();
+        if let Kind::Memory { space, .. } = &mut s.kind {
+            *space = to;
+        }
+        if let (Some(name), Some(rest)) = (named, self.opcode.strip_prefix("red.")) {
+            s.opcode = format!("red.{name}.{rest}");
+        }
+        s.window = Some(window);
+        Ok(s)
     }
 
-    /// Where a generic variant's address points (`global` or `shared`), `None` for
+    /// The window's name for a variant stated with generic addressing, `None` for
     /// every other variant.
     pub fn window(&self) -> Option<&'static str> {
-        match self.kind {
-            Kind::Memory {
-                space: MemSpace::Generic,
-                ..
-            } => Some("global"),
-            Kind::Memory {
-                space: MemSpace::GenericShared,
-                ..
-            } => Some("shared"),
-            _ => None,
-        }
+        self.window.map(Window::name)
     }
 
     /// Records run on silicon (not skipped).

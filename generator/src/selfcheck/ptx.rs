@@ -11,7 +11,7 @@ use std::fmt::Write;
 
 use ptxvec_oracle::profile::Profile;
 
-use super::{Inputs, Kind, MemSpace, Out, Slot, Suite, WarpOp, BLOCK, FIRST_FAILS, WARP};
+use super::{Inputs, Kind, MemSpace, Out, Slot, Suite, WarpOp, Window, BLOCK, FIRST_FAILS, WARP};
 
 /// Which entries a module has.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -226,7 +226,10 @@ pub fn module(s: &Suite, ptx: &str, target: &str, entries: Entries) -> String {
          // launch: grid ({}, 1, 1), block ({}, 1, 1), no dynamic shared memory, one launch at a time\n\
          // {RAW}(.param .u64 out): writes {} bytes at out\n{}",
         s.id,
-        if s.window() == Some("shared") { " --window shared" } else { "" },
+        match s.window {
+            Some(w) if w != Window::Global => format!(" --window {}", w.name()),
+            _ => String::new(),
+        },
         if entries == Entries::Raw { " --raw" } else { "" },
         s.id,
         s.run_count(),
@@ -286,7 +289,7 @@ pub fn module(s: &Suite, ptx: &str, target: &str, entries: Entries) -> String {
     m
 }
 
-/// The header's words on contention blocks, the shared window and clusters.
+/// The header's words on contention blocks, the window and clusters.
 fn window_note(s: &Suite) -> String {
     let mut note = String::new();
     let c = s.contention_records().len();
@@ -298,13 +301,22 @@ fn window_note(s: &Suite) -> String {
             s.plain_grid() as usize + c
         );
     }
-    match s.window() {
-        Some("shared") => {
-            note += "\n// window: the generic address points into the CTA's shared memory"
-        }
-        Some(_) => note += "\n// window: the generic address points into global memory",
-        None => {}
-    }
+    let _ = match s.window {
+        Some(Window::Global) => write!(
+            note,
+            "\n// window: the generic address points into global memory"
+        ),
+        Some(Window::Shared) => write!(
+            note,
+            "\n// window: the generic address points into the CTA's shared memory"
+        ),
+        Some(Window::GlobalSpace | Window::SharedSpace) => write!(
+            note,
+            "\n// window: spelled `{}` (the variant is stated with generic addressing)",
+            s.opcode
+        ),
+        None => Ok(()),
+    };
     if let Kind::Memory {
         space: MemSpace::BulkCluster,
         ..

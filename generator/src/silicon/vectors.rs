@@ -47,7 +47,7 @@ pub struct Args {
     /// child does).
     #[arg(long, hide = true)]
     pub child: Option<String>,
-    /// With --child: the window a generic variant's address points into.
+    /// With --child: the window a generic variant runs in.
     #[arg(long, value_enum, hide = true, default_value = "global")]
     pub window: Window,
     /// With --child: load this PTX file as the raw module instead of the generated
@@ -148,12 +148,11 @@ pub fn run(args: &Args) -> Result<u8, String> {
         // A generic variant runs twice: its address into global memory, then into
         // the CTA's shared memory (the hardware resolves a generic address at run
         // time, and a variant covers both).
-        let windows: &[Window] = if s.shared_window().is_some() {
-            &[Window::Global, Window::Shared]
-        } else {
-            &[Window::Global]
+        let windows = match s.windows() {
+            w if w.is_empty() => vec![Window::Global],
+            w => w,
         };
-        for &w in windows {
+        for w in windows {
             let sw = s.in_window(w).map_err(|e| format!("silicon: {e}"))?;
             let label = match sw.window() {
                 Some(x) => format!("{id} ({x})"),
@@ -284,10 +283,7 @@ fn spawn(exe: &Path, args: &Args, id: &str, window: Window) -> Result<Value, Str
         .arg(&args.vectors)
         .args(["--child", id])
         .arg("--window")
-        .arg(match window {
-            Window::Global => "global",
-            Window::Shared => "shared",
-        })
+        .arg(window.name())
         .stdout(Stdio::piped())
         .spawn()
         .map_err(|e| format!("cannot start {}: {e}", exe.display()))?;
