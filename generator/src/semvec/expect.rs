@@ -8,8 +8,9 @@ use serde_json::{json, Map, Value};
 use ptxvec_oracle::float::Expect;
 use ptxvec_oracle::memory::Reduction;
 use ptxvec_oracle::profile::Profile;
-use ptxvec_oracle::warp::{self, DestPred, Lane, WARP_SIZE};
+use ptxvec_oracle::warp::{Lane, WARP_SIZE};
 
+use super::warp::{self, WarpInputs};
 use crate::semantics::Semantics;
 
 pub use crate::hexbits::hex;
@@ -103,77 +104,42 @@ fn warp_outputs(
     profile: Profile,
 ) -> Result<Value, String> {
     let executing = hex_one(inputs, "executing", 32)? as u32;
-    if sem == Semantics::Activemask {
-        let d: Vec<Value> = warp::activemask::activemask(executing)
-            .iter()
-            .map(|l| lane_json(*l, hex32))
-            .collect();
-        return Ok(json!({ "d": d }));
-    }
-    let mm = hex_one(inputs, "membermask", 32)? as u32;
-    let width = match sem {
-        Semantics::Vote(_) | Semantics::Ballot => 4,
-        Semantics::Match { wide: true, .. } => 64,
-        _ => 32,
+    let mut x = WarpInputs {
+        membermask: 0,
+        executing,
+        a: [0; WARP_SIZE],
+        b: [0; WARP_SIZE],
+        c: [0; WARP_SIZE],
     };
-    let a = lanes(inputs, "a", width)?;
-    let a32: [u32; WARP_SIZE] = std::array::from_fn(|i| a[i] as u32);
-    let pred: [bool; WARP_SIZE] = std::array::from_fn(|i| a[i] != 0);
-    let d32 = |r: [Lane<u32>; WARP_SIZE]| json!({ "d": r.iter().map(|l| lane_json(*l, hex32)).collect::<Vec<_>>() });
-    Ok(match sem {
-        Semantics::Vote(mode) => {
-            let r = warp::vote::vote(mode, negate, mm, executing, &pred);
-            json!({ "d": r.iter().map(|l| lane_json(*l, |b| hex(b.into(), 4))).collect::<Vec<_>>() })
-        }
-        Semantics::Ballot => d32(warp::vote::ballot(negate, mm, executing, &pred)),
-        Semantics::ReduxInt(form) => d32(warp::redux::redux_int(form, mm, executing, &a32)),
-        Semantics::ReduxF32(q) => d32(warp::redux::redux_f32(q, mm, executing, &a32)),
-        Semantics::Match {
-            all: false,
-            wide: true,
-        } => d32(warp::matching::match_any(mm, executing, &a)),
-        Semantics::Match {
-            all: false,
-            wide: false,
-        } => d32(warp::matching::match_any(mm, executing, &a32)),
-        Semantics::Match {
-            all: true,
-            wide: true,
-        } => dest_pred(&warp::matching::match_all(mm, executing, &a)),
-        Semantics::Match {
-            all: true,
-            wide: false,
-        } => dest_pred(&warp::matching::match_all(mm, executing, &a32)),
-        Semantics::Shfl(mode) => {
-            let b = hex_one(inputs, "b", 32)? as u32;
-            let c = hex_one(inputs, "c", 32)? as u32;
-            dest_pred(&warp::shfl::shfl_under(
-                profile,
-                mode,
-                mm,
-                executing,
-                &a32,
-                &[b; WARP_SIZE],
-                &[c; WARP_SIZE],
-            ))
-        }
-        Semantics::Activemask | Semantics::Memory(_) => {
-            return Err("not a warp collective".to_owned())
-        }
-    })
-}
-
-fn hex32(x: u32) -> String {
-    hex(x.into(), 32)
-}
-
-fn dest_pred(r: &[DestPred<u32>; WARP_SIZE]) -> Value {
-    let d: Vec<Value> = r.iter().map(|x| lane_json(x.d, hex32)).collect();
-    let p: Vec<Value> = r
-        .iter()
-        .map(|x| lane_json(x.p, |v| hex(v.into(), 4)))
-        .collect();
-    json!({"d": d, "p": p})
+    if sem != Semantics::Activemask {
+        x.membermask = hex_one(inputs, "membermask", 32)? as u32;
+        let width = match sem {
+            Semantics::Vote(_) | Semantics::Ballot => 4,
+            Semantics::Match { wide: true, .. } => 64,
+            _ => 32,
+        };
+        x.a = lanes(inputs, "a", width)?;
+    }
+    if let Semantics::Shfl(_) = sem {
+        // One b and one c for the warp, as the instruction's operands are written.
+        x.b = [hex_one(inputs, "b", 32)? as u32; WARP_SIZE];
+        x.c = [hex_one(inputs, "c", 32)? as u32; WARP_SIZE];
+    }
+    let r = warp::evaluate(sem, negate, &x, profile)?;
+    let mut out = Map::new();
+    let d: Vec<Value> =
+        r.d.iter()
+            .map(|l| lane_json(*l, |v| hex(v, r.d_width)))
+            .collect();
+    out.insert("d".into(), Value::Array(d));
+    if let Some(p) = r.p {
+        let p: Vec<Value> = p
+            .iter()
+            .map(|l| lane_json(*l, |v| hex(v.into(), 4)))
+            .collect();
+        out.insert("p".into(), Value::Array(p));
+    }
+    Ok(Value::Object(out))
 }
 
 fn lanes(m: &Map<String, Value>, key: &str, width: u32) -> Result<[u64; WARP_SIZE], String> {

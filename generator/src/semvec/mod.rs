@@ -7,6 +7,7 @@ pub mod expect;
 pub mod export;
 pub mod inputs;
 pub mod records;
+pub mod warp;
 
 use std::collections::BTreeMap;
 

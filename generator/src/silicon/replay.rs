@@ -10,10 +10,11 @@ use serde_json::{Map, Value};
 use ptxvec_oracle::float::{Expect, Format};
 use ptxvec_oracle::memory::Element;
 use ptxvec_oracle::profile::Profile;
-use ptxvec_oracle::warp::{self, Lane, WARP_SIZE};
+use ptxvec_oracle::warp::{Lane, WARP_SIZE};
 use ptxvec_spec::Spec;
 
 use crate::semantics::{self, Semantics};
+use crate::semvec::warp::{self, WarpInputs};
 use crate::syntax::judge;
 
 /// One output the profile does not accept.
@@ -128,70 +129,35 @@ fn replay_warp(
     outputs: &Map<String, Value>,
     fail: &mut impl FnMut(String),
 ) -> Result<usize, String> {
-    let executing = hex_one(inputs, "executing")? as u32;
-    let membermask = if inputs.contains_key("membermask") {
-        hex_one(inputs, "membermask")? as u32
-    } else {
-        u32::MAX
+    // The probes record shfl's `b` and `c` per lane, and neither `a` nor a
+    // membermask for activemask.
+    let shfl = matches!(sem, Semantics::Shfl(_));
+    let per_lane = |key: &str, needed: bool| -> Result<[u64; WARP_SIZE], String> {
+        if needed || inputs.contains_key(key) {
+            lanes(inputs, key)
+        } else {
+            Ok([0; WARP_SIZE])
+        }
     };
-    let a64 = if inputs.contains_key("a") {
-        lanes(inputs, "a")?
-    } else {
-        [0; WARP_SIZE]
+    let x = WarpInputs {
+        executing: hex_one(inputs, "executing")? as u32,
+        membermask: if inputs.contains_key("membermask") {
+            hex_one(inputs, "membermask")? as u32
+        } else {
+            u32::MAX
+        },
+        a: per_lane("a", false)?,
+        b: per_lane("b", shfl)?.map(|v| v as u32),
+        c: per_lane("c", shfl)?.map(|v| v as u32),
     };
-    let a32: [u32; WARP_SIZE] = std::array::from_fn(|i| a64[i] as u32);
-    let pred: [bool; WARP_SIZE] = std::array::from_fn(|i| a64[i] != 0);
     let d = written_lanes(outputs, "d")?;
     let p = if outputs.contains_key("p") {
         Some(written_lanes(outputs, "p")?)
     } else {
         None
     };
-    let (want_d, want_p): ([Lane<u64>; WARP_SIZE], Option<[Lane<bool>; WARP_SIZE]>) = match sem {
-        Semantics::Vote(mode) => (
-            warp::vote::vote(mode, negate, membermask, executing, &pred).map(|l| l.map(u64::from)),
-            None,
-        ),
-        Semantics::Ballot => (
-            warp::vote::ballot(negate, membermask, executing, &pred).map(|l| l.map(u64::from)),
-            None,
-        ),
-        Semantics::ReduxInt(form) => (
-            warp::redux::redux_int(form, membermask, executing, &a32).map(|l| l.map(u64::from)),
-            None,
-        ),
-        Semantics::ReduxF32(q) => (
-            warp::redux::redux_f32(q, membermask, executing, &a32).map(|l| l.map(u64::from)),
-            None,
-        ),
-        Semantics::Activemask => (
-            warp::activemask::activemask(executing).map(|l| l.map(u64::from)),
-            None,
-        ),
-        Semantics::Match { all: false, wide } => {
-            let r = if wide {
-                warp::matching::match_any(membermask, executing, &a64)
-            } else {
-                warp::matching::match_any(membermask, executing, &a32)
-            };
-            (r.map(|l| l.map(u64::from)), None)
-        }
-        Semantics::Match { all: true, wide } => {
-            let r = if wide {
-                warp::matching::match_all(membermask, executing, &a64)
-            } else {
-                warp::matching::match_all(membermask, executing, &a32)
-            };
-            (r.map(|dp| dp.d.map(u64::from)), Some(r.map(|dp| dp.p)))
-        }
-        Semantics::Shfl(mode) => {
-            let b: [u32; WARP_SIZE] = lanes(inputs, "b")?.map(|x| x as u32);
-            let c: [u32; WARP_SIZE] = lanes(inputs, "c")?.map(|x| x as u32);
-            let r = warp::shfl::shfl_under(profile, mode, membermask, executing, &a32, &b, &c);
-            (r.map(|dp| dp.d.map(u64::from)), Some(r.map(|dp| dp.p)))
-        }
-        Semantics::Memory(_) => return Err("not a warp instruction".to_owned()),
-    };
+    let want = warp::evaluate(sem, negate, &x, profile)?;
+    let (want_d, want_p) = (want.d, want.p);
     let mut n = 0;
     for lane in 0..WARP_SIZE {
         if let Lane::Value(w) = want_d[lane] {
