@@ -37,7 +37,7 @@ fn every_sm_90_variant_module_assembles_with_ptxas() {
     let dir = tempfile::tempdir().unwrap();
     let mut failures = Vec::new();
     let mut n = 0;
-    for s in suites().iter().flat_map(every_window) {
+    for s in suites().iter().flat_map(Suite::runs) {
         let Some((ptx, target)) = s.module_for((9, 0)) else {
             continue;
         };
@@ -56,14 +56,6 @@ fn every_sm_90_variant_module_assembles_with_ptxas() {
     }
     assert!(n >= 180, "only {n} modules");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-}
-
-/// A suite as it runs: once, or in each of its windows.
-fn every_window(s: &Suite) -> Vec<Suite> {
-    match s.windows() {
-        w if w.is_empty() => vec![s.clone()],
-        w => w.into_iter().map(|w| s.in_window(w).unwrap()).collect(),
-    }
 }
 
 /// Outputs that keep the sm_90 expectation: exact bits where it pins them, and
@@ -189,7 +181,7 @@ fn sm_90_silicon_evidence_replays() {
     }
     // Every variant that sm_90 can execute has evidence, a generic one in each of
     // its windows.
-    for s in all.iter().flat_map(every_window) {
+    for s in all.iter().flat_map(Suite::runs) {
         if s.module_for((9, 0)).is_some() {
             assert!(
                 ev["variants"]

@@ -551,6 +551,14 @@ impl Suite {
         }
     }
 
+    /// The suite as silicon runs it: once, or once in each of its windows.
+    pub fn runs(&self) -> Vec<Suite> {
+        match self.windows() {
+            w if w.is_empty() => vec![self.clone()],
+            w => w.into_iter().filter_map(|w| self.in_window(w).ok()).collect(),
+        }
+    }
+
     /// The suite run through `window` (the same records and expectations): an error
     /// for a window the variant does not have.
     pub fn in_window(&self, window: Window) -> Result<Suite, String> {

@@ -456,6 +456,76 @@ fn entry(s: &Suite, check: Option<&ExpectData>) -> String {
     b
 }
 
+/// A memory record's elements and operand registers: what each memory body loads,
+/// copies and reduces.
+struct Elems {
+    /// Element width in bits.
+    width: u32,
+    /// Elements per record.
+    lanes: u32,
+    /// The operand registers (`%r20`, …), one per element or per packed pair.
+    regs: Vec<String>,
+    /// Their width in bits.
+    reg_bits: u32,
+    /// The operand as the instruction takes it (`{%h20, %h21}` for a vector).
+    operand: String,
+}
+
+impl Elems {
+    fn new(width: u32, lanes: u32, packed: bool, vector: bool) -> Elems {
+        let reg_bits = if packed { 32 } else { width };
+        let nregs = if packed { lanes / 2 } else { lanes };
+        let regs: Vec<String> = (0..nregs).map(|j| reg(reg_bits, 20 + j)).collect();
+        let operand = if vector {
+            format!("{{{}}}", regs.join(", "))
+        } else {
+            regs.join(", ")
+        };
+        Elems {
+            width,
+            lanes,
+            regs,
+            reg_bits,
+            operand,
+        }
+    }
+
+    /// Copies every element from `(space, address)` to `(space, address)` through
+    /// the scratch register of the element's width (`%h40`, `%r40`, `%rd40`). Under
+    /// `guard` a thread loads only where the predicate holds and stores zero
+    /// otherwise (a padding thread of a block).
+    fn copy(&self, b: &mut String, guard: Option<&str>, from: (&str, &str), to: (&str, &str)) {
+        let (width, ty, t) = (self.width, format!(".b{}", self.width), reg(self.width, 40));
+        for k in 0..self.lanes {
+            let off = k * width / 8;
+            let _ = match guard {
+                Some(p) => writeln!(
+                    b,
+                    "    mov.b{width} {t}, 0;\n    @{p} ld.{}{ty} {t}, [{}+{off}];\n    st.{}{ty} [{}+{off}], {t};",
+                    from.0, from.1, to.0, to.1
+                ),
+                None => writeln!(
+                    b,
+                    "    ld.{}{ty} {t}, [{}+{off}];\n    st.{}{ty} [{}+{off}], {t};",
+                    from.0, from.1, to.0, to.1
+                ),
+            };
+        }
+    }
+
+    /// Loads the operand registers from global memory at `base`.
+    fn load_operands(&self, b: &mut String, base: &str) {
+        for (j, r) in self.regs.iter().enumerate() {
+            let _ = writeln!(
+                b,
+                "    ld.global.b{} {r}, [{base}+{}];",
+                self.reg_bits,
+                j as u32 * self.reg_bits / 8
+            );
+        }
+    }
+}
+
 fn memory_body(b: &mut String, s: &Suite, check: Option<&ExpectData>) {
     let Kind::Memory {
         space,
@@ -472,16 +542,8 @@ fn memory_body(b: &mut String, s: &Suite, check: Option<&ExpectData>) {
     let stride = s.stride();
     let wb = width / 8;
     let block_bytes = BLOCK as usize * stride;
-    let ty = format!(".b{width}");
-    let t = reg(width, 40);
-    let reg_bits = if packed { 32 } else { width };
-    let nregs = if packed { lanes / 2 } else { lanes };
-    let regs: Vec<String> = (0..nregs).map(|j| reg(reg_bits, 20 + j)).collect();
-    let operand = if vector {
-        format!("{{{}}}", regs.join(", "))
-    } else {
-        regs.join(", ")
-    };
+    let e = Elems::new(width, lanes, packed, vector);
+    let operand = &e.operand;
     let bulk = matches!(space, MemSpace::BulkGlobal | MemSpace::BulkCluster);
     let contention = !s.contention_records().is_empty();
     if contention {
@@ -507,36 +569,16 @@ fn memory_body(b: &mut String, s: &Suite, check: Option<&ExpectData>) {
         *b += "    mov.u64 %rd30, ptxvec_contended;\n    cvt.u64.u32 %rd31, %r3;\n    add.u64 %rd30, %rd30, %rd31;\n\
               \x20   ld.global.u8 %r12, [%rd30];\n    setp.ne.u32 %p5, %r12, 0;\n    @%p5 bra DONE;\n";
     }
-    // Copy element k from `src` (global) to `dst` in space `sp`, zero for padding.
+    // A record's elements from global `src` to `dst` in space `sp`; the bulk forms
+    // run every thread of the block and store zero past the last record.
+    let guard = bulk.then_some("%p0");
     let copy = |b: &mut String, src: &str, dst: &str, sp: &str| {
-        for k in 0..lanes {
-            let off = k * wb;
-            if bulk {
-                let _ = writeln!(
-                    b,
-                    "    mov.b{width} {t}, 0;\n    @%p0 ld.global{ty} {t}, [{src}+{off}];\n    st.{sp}{ty} [{dst}+{off}], {t};"
-                );
-            } else {
-                let _ = writeln!(
-                    b,
-                    "    ld.global{ty} {t}, [{src}+{off}];\n    st.{sp}{ty} [{dst}+{off}], {t};"
-                );
-            }
-        }
-    };
-    let load_operands = |b: &mut String| {
-        for (j, r) in regs.iter().enumerate() {
-            let _ = writeln!(
-                b,
-                "    ld.global.b{reg_bits} {r}, [%rd5+{}];",
-                j as u32 * reg_bits / 8
-            );
-        }
+        e.copy(b, guard, ("global", src), (sp, dst));
     };
     match space {
         MemSpace::Global | MemSpace::Generic => {
             copy(b, "%rd4", "%rd3", "global");
-            load_operands(b);
+            e.load_operands(b, "%rd5");
             *b += "    mov.u64 %rd6, %rd3;\n";
             let addr = reduce_address(b, space);
             let _ = writeln!(b, "    {} [{addr}], {operand};", s.opcode);
@@ -544,16 +586,10 @@ fn memory_body(b: &mut String, s: &Suite, check: Option<&ExpectData>) {
         MemSpace::SharedCta | MemSpace::SharedCluster | MemSpace::GenericShared => {
             *b += "    mov.u64 %rd6, ptxvec_sbuf;\n    add.u64 %rd6, %rd6, %rd7;\n";
             copy(b, "%rd4", "%rd6", "shared");
-            load_operands(b);
+            e.load_operands(b, "%rd5");
             let addr = reduce_address(b, space);
             let _ = writeln!(b, "    {} [{addr}], {operand};", s.opcode);
-            for k in 0..lanes {
-                let off = k * wb;
-                let _ = writeln!(
-                    b,
-                    "    ld.shared{ty} {t}, [%rd6+{off}];\n    st.global{ty} [%rd3+{off}], {t};"
-                );
-            }
+            e.copy(b, None, ("shared", "%rd6"), ("global", "%rd3"));
         }
         MemSpace::BulkGlobal => {
             // PTX ISA (cp.reduce.async.bulk): size a multiple of 16, addresses
@@ -593,13 +629,7 @@ fn memory_body(b: &mut String, s: &Suite, check: Option<&ExpectData>) {
                  \x20   mov.u64 %rd31, ptxvec_operand;\n    add.u64 %rd31, %rd31, %rd30;"
             );
             copy(b, "%rd4", "%rd6", "shared");
-            for k in 0..lanes {
-                let off = k * wb;
-                let _ = writeln!(
-                    b,
-                    "    mov.b{width} {t}, 0;\n    @%p9 ld.global{ty} {t}, [%rd31+{off}];\n    st.shared{ty} [%rd9+{off}], {t};"
-                );
-            }
+            e.copy(b, Some("%p9"), ("global", "%rd31"), ("shared", "%rd9"));
             let _ = writeln!(
                 b,
                 "    setp.eq.u32 %p1, %r0, 0;\n    @%p1 mbarrier.init.shared::cta.b64 [%rd12], 1;\n\
@@ -615,18 +645,12 @@ fn memory_body(b: &mut String, s: &Suite, check: Option<&ExpectData>) {
                  WAITED:\n    barrier.cluster.arrive;\n    barrier.cluster.wait;\n    @!%p0 bra DONE;",
                 s.opcode
             );
-            for k in 0..lanes {
-                let off = k * wb;
-                let _ = writeln!(
-                    b,
-                    "    ld.shared{ty} {t}, [%rd6+{off}];\n    st.global{ty} [%rd3+{off}], {t};"
-                );
-            }
+            e.copy(b, None, ("shared", "%rd6"), ("global", "%rd3"));
         }
     }
     if contention {
         *b += "    bra CHECK;\n";
-        contention_body(b, s, &regs, &operand);
+        contention_body(b, s, &e);
         *b += "CHECK:\n";
     }
     if let Some(d) = check {
@@ -664,22 +688,11 @@ fn reduce_address(b: &mut String, space: MemSpace) -> &'static str {
 /// reduce their operands into that one address between two barriers, thread 0
 /// copies a shared result out, and goes on to `CHECK` with the record in `%r3` and
 /// its output in `%rd3`.
-fn contention_body(b: &mut String, s: &Suite, regs: &[String], operand: &str) {
-    let Kind::Memory {
-        space,
-        width,
-        lanes,
-        packed,
-        ..
-    } = s.kind
-    else {
+fn contention_body(b: &mut String, s: &Suite, e: &Elems) {
+    let Kind::Memory { space, .. } = s.kind else {
         return;
     };
     let stride = s.stride();
-    let wb = width / 8;
-    let ty = format!(".b{width}");
-    let t = reg(width, 40);
-    let reg_bits = if packed { 32 } else { width };
     let shared = matches!(
         space,
         MemSpace::SharedCta | MemSpace::SharedCluster | MemSpace::GenericShared
@@ -703,35 +716,17 @@ fn contention_body(b: &mut String, s: &Suite, regs: &[String], operand: &str) {
         "global"
     };
     *b += "    @!%p7 bra CSTORED;\n";
-    for k in 0..lanes {
-        let off = k * wb;
-        let _ = writeln!(
-            b,
-            "    ld.global{ty} {t}, [%rd4+{off}];\n    st.{sp}{ty} [%rd6+{off}], {t};"
-        );
-    }
+    e.copy(b, None, ("global", "%rd4"), (sp, "%rd6"));
     *b += "CSTORED:\n    bar.sync 0;\n    @!%p8 bra CREDUCED;\n";
-    for (j, r) in regs.iter().enumerate() {
-        let _ = writeln!(
-            b,
-            "    ld.global.b{reg_bits} {r}, [%rd5+{}];",
-            j as u32 * reg_bits / 8
-        );
-    }
+    e.load_operands(b, "%rd5");
     let addr = reduce_address(b, space);
     let _ = writeln!(
         b,
-        "    {} [{addr}], {operand};\nCREDUCED:\n    bar.sync 0;\n    @!%p7 bra DONE;",
-        s.opcode
+        "    {} [{addr}], {};\nCREDUCED:\n    bar.sync 0;\n    @!%p7 bra DONE;",
+        s.opcode, e.operand
     );
     if shared {
-        for k in 0..lanes {
-            let off = k * wb;
-            let _ = writeln!(
-                b,
-                "    ld.shared{ty} {t}, [%rd6+{off}];\n    st.global{ty} [%rd3+{off}], {t};"
-            );
-        }
+        e.copy(b, None, ("shared", "%rd6"), ("global", "%rd3"));
     }
 }
 

@@ -43,6 +43,27 @@ pub struct DeviceInfo {
     pub driver: Option<String>,
 }
 
+impl DeviceInfo {
+    /// The compute capability as the evidence writes it: `9.0`.
+    pub fn cc_text(&self) -> String {
+        format!("{}.{}", self.cc.0, self.cc.1)
+    }
+}
+
+/// The line each runner announces the device with.
+impl std::fmt::Display for DeviceInfo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} (cc {}), driver {} (API {})",
+            self.name,
+            self.cc_text(),
+            self.driver.as_deref().unwrap_or("?"),
+            self.driver_api
+        )
+    }
+}
+
 /// An open device 0.
 #[derive(Debug)]
 pub struct Gpu {

@@ -104,19 +104,12 @@ fn emit(dir: &Path, families: &[Family]) -> Result<(), String> {
 
 fn in_process(gpu: &Gpu, out: &Path, families: &[Family]) -> Result<u8, String> {
     let info = gpu.info().map_err(|e| format!("silicon-probe: {e}"))?;
-    eprintln!(
-        "silicon-probe: {} (cc {}.{}), driver {} (API {})",
-        info.name,
-        info.cc.0,
-        info.cc.1,
-        info.driver.as_deref().unwrap_or("?"),
-        info.driver_api
-    );
+    eprintln!("silicon-probe: {info}");
     let mut code = 0;
     for &f in families {
         let header = Header {
             device: info.name.clone(),
-            cc: format!("{}.{}", info.cc.0, info.cc.1),
+            cc: info.cc_text(),
             driver: info.driver.clone(),
             cuda_driver_api: info.driver_api,
             family: f.name().to_owned(),

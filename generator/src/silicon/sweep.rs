@@ -386,14 +386,7 @@ pub fn run(args: &Args) -> Result<u8, String> {
     let gpu = Gpu::open().map_err(|e| format!("silicon-sweep: {e}"))?;
     let info = gpu.info().map_err(|e| format!("silicon-sweep: {e}"))?;
     drop(gpu);
-    eprintln!(
-        "silicon-sweep: {} (cc {}.{}), driver {} (API {})",
-        info.name,
-        info.cc.0,
-        info.cc.1,
-        info.driver.as_deref().unwrap_or("?"),
-        info.driver_api
-    );
+    eprintln!("silicon-sweep: {info}");
     let ctx = CudaContext::new(0).map_err(|e| format!("silicon-sweep: opening device 0: {e}"))?;
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let mut records = Vec::new();
@@ -546,11 +539,10 @@ pub fn render(info: &DeviceInfo, records: &[Record]) -> String {
     let driver = info.driver.as_deref().map_or("null".to_owned(), q);
     let _ = write!(
         o,
-        "{{\n  \"format\": {},\n  \"device\": {},\n  \"cc\": \"{}.{}\",\n  \"driver\": {driver},\n  \"cuda_driver_api\": {},\n  \"ptx\": {},\n  \"target\": {},\n  \"digest\": {},\n  \"block_pairs\": {BLOCK_PAIRS},\n  \"sweeps\": [",
+        "{{\n  \"format\": {},\n  \"device\": {},\n  \"cc\": \"{}\",\n  \"driver\": {driver},\n  \"cuda_driver_api\": {},\n  \"ptx\": {},\n  \"target\": {},\n  \"digest\": {},\n  \"block_pairs\": {BLOCK_PAIRS},\n  \"sweeps\": [",
         q(FORMAT),
         q(&info.name),
-        info.cc.0,
-        info.cc.1,
+        info.cc_text(),
         info.driver_api,
         q(PTX_VERSION),
         q(TARGET),

@@ -108,14 +108,7 @@ pub fn run(args: &Args) -> Result<u8, String> {
     let gpu = Gpu::open().map_err(|e| format!("silicon: {e}"))?;
     let info = gpu.info().map_err(|e| format!("silicon: {e}"))?;
     drop(gpu);
-    eprintln!(
-        "silicon: {} (cc {}.{}), driver {} (API {})",
-        info.name,
-        info.cc.0,
-        info.cc.1,
-        info.driver.as_deref().unwrap_or("?"),
-        info.driver_api
-    );
+    eprintln!("silicon: {info}");
     let mut idx = selfcheck::index(&args.vectors).map_err(|e| format!("silicon: {e}"))?;
     if !args.variants.is_empty() {
         for v in &args.variants {
@@ -148,12 +141,8 @@ pub fn run(args: &Args) -> Result<u8, String> {
         // A generic variant runs twice: its address into global memory, then into
         // the CTA's shared memory (the hardware resolves a generic address at run
         // time, and a variant covers both).
-        let windows = match s.windows() {
-            w if w.is_empty() => vec![Window::Global],
-            w => w,
-        };
-        for w in windows {
-            let sw = s.in_window(w).map_err(|e| format!("silicon: {e}"))?;
+        for sw in s.runs() {
+            let w = sw.window.unwrap_or(Window::Global);
             let label = match sw.window() {
                 Some(x) => format!("{id} ({x})"),
                 None => id.clone(),
@@ -203,7 +192,7 @@ pub fn run(args: &Args) -> Result<u8, String> {
     let header = json!({
         "format": FORMAT,
         "device": info.name,
-        "cc": format!("{}.{}", info.cc.0, info.cc.1),
+        "cc": info.cc_text(),
         "driver": info.driver,
         "cuda_driver_api": info.driver_api,
     });
