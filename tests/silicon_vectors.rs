@@ -5,9 +5,11 @@
 
 use std::path::PathBuf;
 
+use ptxvec_generator::record::{Expectation, Inputs, Out};
 use ptxvec_generator::selfcheck::ptx::{module, Entries};
-use ptxvec_generator::selfcheck::{self, raw, Slot, Suite, Window};
+use ptxvec_generator::selfcheck::{self, raw, Suite, Window};
 use ptxvec_generator::silicon::vectors;
+use ptxvec_oracle::profile::Profile;
 use serde_json::Value;
 
 use crate::spec_root;
@@ -17,10 +19,11 @@ fn vectors_root() -> PathBuf {
 }
 
 fn suites() -> Vec<Suite> {
+    let spec = ptxvec_spec::Spec::load(&spec_root()).unwrap();
     selfcheck::index(&vectors_root())
         .unwrap()
         .iter()
-        .map(|(id, path)| selfcheck::load(id, path).unwrap())
+        .map(|(id, path)| selfcheck::load(&spec, id, path).unwrap())
         .collect()
 }
 
@@ -61,19 +64,18 @@ fn every_sm_90_variant_module_assembles_with_ptxas() {
 /// Outputs that keep the sm_90 expectation: exact bits where it pins them, and
 /// for classes a value the class accepts.
 fn sm_90_outputs(s: &Suite) -> Vec<Option<raw::Values>> {
-    let pi = raw::profile_index(ptxvec_oracle::profile::Profile::Sm90);
     s.records
         .iter()
         .map(|r| {
-            (!r.skipped()).then(|| {
-                r.expect[pi]
+            (!selfcheck::skipped(r)).then(|| {
+                s.outputs()
                     .iter()
-                    .map(|(_, slots)| {
-                        slots
+                    .map(|(o, _)| {
+                        s.slots(r, Profile::Sm90, *o)
                             .iter()
                             .map(|x| match x {
-                                Slot::Exact(b) => *b,
-                                Slot::OneOf { a, .. } => *a,
+                                Expectation::Exact(b) => b.value,
+                                Expectation::OneOf { bits, .. } => bits[0].value,
                                 _ => 0x7fc0_0000,
                             })
                             .collect()
@@ -84,8 +86,30 @@ fn sm_90_outputs(s: &Suite) -> Vec<Option<raw::Values>> {
         .collect()
 }
 
+/// The first pinned sm_90 slot of a suite: (record, output, slot).
+fn first_pinned(s: &Suite) -> (usize, usize, usize) {
+    for (r, rec) in s.records.iter().enumerate() {
+        for (oi, (o, _)) in s.outputs().iter().enumerate() {
+            if let Some(k) = s
+                .slots(rec, Profile::Sm90, *o)
+                .iter()
+                .position(|x| x.exact().is_some())
+            {
+                if !selfcheck::skipped(rec) {
+                    return (r, oi, k);
+                }
+            }
+        }
+    }
+    panic!("{}: no pinned slot", s.id)
+}
+
+/// The CPU's judgement of raw buffers: outputs that keep every expectation match
+/// every record run; one flipped bit in a pinned slot is exactly one sm_90
+/// mismatch, named by record and slot; and the evidence of the clean buffer
+/// replays, while an oracle that changes one pinned bit no longer rebuilds it.
 #[test]
-fn evidence_from_agreeing_silicon_replays_and_an_oracle_change_is_caught() {
+fn raw_buffers_are_judged_and_replayed_slot_by_slot() {
     for (id, window) in [
         ("red.global.add.f32", Window::Global),
         ("shfl.sync.up.b32", Window::Global),
@@ -108,28 +132,43 @@ fn evidence_from_agreeing_silicon_replays_and_an_oracle_change_is_caught() {
             "{id}: decode(encode(x)) != x"
         );
         let e = vectors::evaluate(&s, &p, &t, &bytes, &[]);
-        assert_eq!(e["mismatches"]["sm_90"], 0, "{id}: {e}");
         assert_eq!(
             e["matches"]["sm_90"].as_u64().unwrap() as usize,
-            s.run_count()
+            s.run_count(),
+            "{id}: {e}"
         );
         assert!(
             vectors::replay(&e, &s).is_empty(),
             "{id}: {:?}",
             vectors::replay(&e, &s)
         );
+        // One flipped bit of silicon's output: one mismatch, at that slot.
+        let (r, oi, k) = first_pinned(&s);
+        let mut flipped = vals.clone();
+        flipped[r].as_mut().unwrap()[oi][k] ^= 1;
+        let bad = vectors::evaluate(&s, &p, &t, &raw::encode(&s, &flipped), &[]);
+        assert_eq!(bad["mismatches"]["sm_90"], 1, "{id}: {bad}");
+        let named = &bad["sm_90_mismatches"][0];
+        assert_eq!(named["id"], s.records[r].id.as_str(), "{id}: {bad}");
+        assert_eq!(
+            named["out"],
+            format!("{}[{k}]", s.outputs()[oi].0.name()),
+            "{id}: {bad}"
+        );
         // An oracle that changes one pinned sm_90 bit no longer rebuilds the digest.
-        let pi = raw::profile_index(ptxvec_oracle::profile::Profile::Sm90);
-        let slot = s
-            .records
-            .iter_mut()
-            .flat_map(|r| r.expect[pi].iter_mut())
-            .flat_map(|(_, v)| v.iter_mut())
-            .find(|x| matches!(x, Slot::Exact(_)))
-            .unwrap();
-        if let Slot::Exact(b) = slot {
-            *slot = Slot::Exact(*b ^ 1);
+        let out = s.outputs()[oi].0;
+        let rec = &mut s.records[r];
+        let mut changed = rec.expected(Profile::Sm90).unwrap().clone();
+        let slots = match out {
+            Out::Mem => changed.mem.as_mut(),
+            Out::D => changed.d.as_mut(),
+            Out::P => changed.p.as_mut(),
         }
+        .unwrap();
+        if let Expectation::Exact(b) = &mut slots[k] {
+            b.value ^= 1;
+        }
+        rec.expect.insert(Profile::Sm90, changed);
         let problems = vectors::replay(&e, &s);
         assert!(
             problems.iter().any(|p| p.contains("no longer rebuild")),
@@ -262,30 +301,20 @@ fn generic_adds_compute_as_the_space_their_window_points_into() {
                     .unwrap()
                     .iter()
                     .find(|u| u[0] == id.as_str());
-                match (
-                    kept,
-                    &s.records[rec].expect
-                        [raw::profile_index(ptxvec_oracle::profile::Profile::Sm90)][0]
-                        .1[0],
-                ) {
+                match (kept, &s.slots(&s.records[rec], Profile::Sm90, Out::Mem)[0]) {
                     (Some(u), _) => {
                         u64::from_str_radix(u[2].as_str().unwrap().trim_start_matches("0x"), 16)
                             .unwrap()
                     }
-                    (None, Slot::Exact(b)) => *b,
+                    (None, Expectation::Exact(b)) => b.value,
                     (None, x) => panic!("{id}: {x:?} is neither pinned nor kept"),
                 }
             };
             for (i, rec) in s.records.iter().enumerate() {
-                let selfcheck::Inputs::Memory {
-                    mem,
-                    operand,
-                    operands: None,
-                } = &rec.inputs
-                else {
+                let Inputs::Memory { mem, operand } = &rec.inputs else {
                     continue;
                 };
-                let want = sm90::add(&r, fmt, mem[0], operand[0]);
+                let want = sm90::add(&r, fmt, mem[0].value, operand[0].value);
                 assert_eq!(
                     pinned_or_kept(i),
                     want,

@@ -132,13 +132,8 @@ pub const EXIT_ILLEGAL: u8 = 1;
 
 fn run(cli: &Cli) -> Result<u8, String> {
     // Needs no spec: it runs where only the binary was copied.
-    match &cli.command {
-        Command::SiliconProbe(args) => return crate::silicon::run(args),
-        Command::Silicon(args) => return crate::silicon::vectors::run(args),
-        Command::EmitPtx { variant: Some(id), raw, window, out, vectors, ptx, target, .. } => {
-            return crate::silicon::vectors::emit(vectors, id, *raw, *window, ptx.as_deref(), target.as_deref(), out.as_deref());
-        }
-        _ => {}
+    if let Command::SiliconProbe(args) = &cli.command {
+        return crate::silicon::run(args);
     }
     if let Command::SiliconSweep(args) = &cli.command {
         return crate::silicon::sweep::run(args);
@@ -168,6 +163,18 @@ fn run(cli: &Cli) -> Result<u8, String> {
             }
         }
         Command::CheckSyntax(args) => crate::check_syntax::run(&spec, args),
+        Command::EmitPtx { variant: Some(id), raw, window, out, vectors, ptx, target, .. } => {
+            let req = crate::silicon::vectors::VariantModule {
+                vectors,
+                id,
+                raw_only: *raw,
+                window: *window,
+                ptx: ptx.as_deref(),
+                target: target.as_deref(),
+                out: out.as_deref(),
+            };
+            crate::silicon::vectors::emit(&spec, req)
+        }
         Command::EmitPtx { text, ptx, target, out, .. } => {
             let module = crate::check_syntax::emit(&spec, text.as_deref().unwrap_or_default(), ptx.as_deref(), target.as_deref())?;
             match out {
@@ -183,7 +190,7 @@ fn run(cli: &Cli) -> Result<u8, String> {
             Ok(if a.unexplained.is_empty() && a.stale.is_empty() { 0 } else { EXIT_ILLEGAL })
         }
         Command::SiliconProbe(args) => crate::silicon::run(args),
-        Command::Silicon(args) => crate::silicon::vectors::run(args),
+        Command::Silicon(args) => crate::silicon::vectors::run(args, &spec, &cli.spec),
         Command::SiliconSweep(args) => crate::silicon::sweep::run(args),
         Command::Bench { runs, scratch } => {
             let dir = scratch.clone().unwrap_or_else(|| std::env::temp_dir().join(format!("ptxvec-bench-{}", std::process::id())));

@@ -17,4 +17,4 @@ pub mod semantics;
 pub mod semvec;
 pub mod selfcheck;
 pub mod bench;
-pub mod hexbits;
+pub mod record;

@@ -175,3 +175,30 @@ fn int_op(q: Qualifier) -> Option<IntOp> {
         _ => return None,
     })
 }
+
+/// A record's instruction text read against the spec: its spelling, what it
+/// computes, and what its operands say.
+#[derive(Debug, Clone)]
+pub struct Reading<'s> {
+    /// The spelling its qualifiers fit.
+    pub spelling: Spelling<'s>,
+    /// What it computes.
+    pub semantics: Semantics,
+    /// A source operand is negated (vote's `!%p`).
+    pub negate: bool,
+}
+
+/// Reads `text`: an error when it does not tokenize, fits no syntax line of the
+/// spec, or computes nothing the oracle knows.
+pub fn read<'s>(spec: &'s ptxvec_spec::Spec, text: &str) -> Result<Reading<'s>, String> {
+    use crate::syntax::text::{tokenize, Operand};
+    let parsed = tokenize(text).map_err(|e| format!("`{text}`: {e}"))?;
+    let spelling = crate::syntax::judge::reading(spec, text).ok_or_else(|| {
+        format!("`{text}` is no spelling of the spec (see `ptxvec check-syntax`)")
+    })?;
+    Ok(Reading {
+        semantics: of(&spelling)?,
+        negate: parsed.operands.iter().any(|o| matches!(o, Operand::Not(_))),
+        spelling,
+    })
+}

@@ -4,17 +4,23 @@
 //! writes the raw outputs for a comparison elsewhere (`ptxvec_raw`). The calling
 //! convention is in vectors/silicon/README.md; any PTX consumer can run these.
 //!
-//! Everything here works from the vector files alone (no spec): a record's opcode,
-//! inputs and expectations say what to run and what to accept.
+//! What to run comes from the records' text read against the spec (its spelling:
+//! state space, vector form, element format, vote's `!`); what to accept, from the
+//! records' expectations.
 
 pub mod ptx;
 pub mod raw;
 
-use serde_json::{Map, Value};
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
 
-use crate::hexbits::{hex_list, parse_hex};
-
+use ptxvec_oracle::float::Format;
+use ptxvec_oracle::memory::Engine;
 use ptxvec_oracle::profile::Profile;
+use ptxvec_spec::{QualKind, Qualifier, Spec};
+
+use crate::record::{self, Bits, Expectation, Inputs, Out, Record, Shape};
+use crate::semantics::{self, Semantics};
 
 /// Lanes in a warp.
 pub const WARP: usize = 32;
@@ -114,7 +120,7 @@ pub enum WarpOp {
     Activemask,
 }
 
-/// What a variant runs, read from its records.
+/// What a variant runs, read from its spelling.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
     /// One thread per record, each on its own memory.
@@ -129,8 +135,6 @@ pub enum Kind {
         packed: bool,
         /// A `.vN` form (operand in braces).
         vector: bool,
-        /// The element's +infinity bits when it is a float (NaN checks).
-        inf: Option<u64>,
     },
     /// One warp per record.
     Warp {
@@ -141,162 +145,82 @@ pub enum Kind {
     },
 }
 
-/// An output's expected value in one slot (a lane, an element).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Slot {
-    /// These bits.
-    Exact(u64),
-    /// Any NaN.
-    AnyNan,
-    /// `a` or `b` (equal when one is listed), or any NaN when `nan`.
-    OneOf {
-        /// First accepted pattern.
-        a: u64,
-        /// Second accepted pattern.
-        b: u64,
-        /// Any NaN too.
-        nan: bool,
-    },
-    /// Anything (the document leaves it undefined).
-    Undefined,
-    /// The lane does not execute: no output.
-    NotExecuted,
-}
-
-impl Slot {
-    /// Whether `got` keeps the expectation; `inf` is the +infinity bits of a float
-    /// output (a NaN is anything above it once the sign is cleared).
-    pub fn accepts(self, got: u64, width: u32, inf: Option<u64>) -> bool {
-        let nan = inf.is_some_and(|i| got & !(1u64 << (width - 1)) > i);
-        match self {
-            Slot::Exact(x) => got == x,
-            Slot::AnyNan => nan,
-            Slot::OneOf { a, b, nan: n } => got == a || got == b || (n && nan),
-            Slot::Undefined | Slot::NotExecuted => true,
+impl Kind {
+    /// What a spelling that computes `sem` runs.
+    fn of(reading: &semantics::Reading<'_>) -> Kind {
+        let quals = reading.spelling.qualifiers();
+        let space = quals.iter().copied().find(|q| q.kind() == QualKind::Space);
+        match reading.semantics {
+            Semantics::Memory(r) => Kind::Memory {
+                // cp.reduce.async.bulk writes `.dst` before `.src`: the first space
+                // is where it reduces.
+                space: match (r.engine, space) {
+                    (Engine::BulkReduce, Some(Qualifier::Global)) => MemSpace::BulkGlobal,
+                    (Engine::BulkReduce, _) => MemSpace::BulkCluster,
+                    (Engine::Red, None) => MemSpace::Generic,
+                    (Engine::Red, Some(Qualifier::Global)) => MemSpace::Global,
+                    (Engine::Red, Some(Qualifier::SharedCluster)) => MemSpace::SharedCluster,
+                    (Engine::Red, Some(_)) => MemSpace::SharedCta,
+                },
+                width: r.element.bits(),
+                lanes: u32::from(r.lanes.max(1)),
+                packed: r.packed,
+                vector: quals.iter().any(|q| q.kind() == QualKind::Vector),
+            },
+            Semantics::Shfl(_) => Kind::warp(WarpOp::Shfl),
+            Semantics::Vote(_) => Kind::warp(WarpOp::Vote),
+            Semantics::Ballot => Kind::warp(WarpOp::Ballot),
+            Semantics::Match { all, wide } => Kind::Warp {
+                op: if all {
+                    WarpOp::MatchAll
+                } else {
+                    WarpOp::MatchAny
+                },
+                wide,
+            },
+            Semantics::ReduxInt(_) => Kind::warp(WarpOp::ReduxInt),
+            Semantics::ReduxF32(_) => Kind::warp(WarpOp::ReduxF32),
+            Semantics::Activemask => Kind::warp(WarpOp::Activemask),
         }
     }
 
-    /// Whether silicon writes a value here that is compared or digested.
-    pub fn defined(self) -> bool {
-        !matches!(self, Slot::Undefined | Slot::NotExecuted)
-    }
-
-    /// The device encoding: (kind bits, a, b). Kind bit 0: `a` or `b` is accepted;
-    /// bit 1: any NaN is; bit 2: anything is.
-    pub fn code(self) -> (u8, u64, u64) {
-        match self {
-            Slot::Exact(x) => (1, x, x),
-            Slot::AnyNan => (2, 0, 0),
-            Slot::OneOf { a, b, nan } => (if nan { 3 } else { 1 }, a, b),
-            Slot::Undefined | Slot::NotExecuted => (4, 0, 0),
-        }
-    }
-
-    /// As the vector files write it.
-    pub fn to_json(self, width: u32) -> Value {
-        let h = |x| Value::String(crate::semvec::expect::hex(x, width));
-        match self {
-            Slot::Exact(x) => h(x),
-            Slot::AnyNan => serde_json::json!({"accept": "nan:any"}),
-            Slot::OneOf { a, b, nan } => {
-                let bits = if a == b { vec![h(a)] } else { vec![h(a), h(b)] };
-                let mut m = serde_json::json!({"accept": "one_of", "bits": bits});
-                if nan {
-                    m["nan"] = Value::Bool(true);
-                }
-                m
-            }
-            Slot::Undefined => serde_json::json!({"accept": "undefined"}),
-            Slot::NotExecuted => Value::Null,
-        }
+    fn warp(op: WarpOp) -> Kind {
+        Kind::Warp { op, wide: false }
     }
 }
 
-/// An output of a record: `mem`, `d` or `p`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Out {
-    /// Memory elements after the reduction.
-    Mem,
-    /// The destination, per lane.
-    D,
-    /// The predicate destination, per lane.
-    P,
-}
-
-impl Out {
-    /// The key in the vector files.
-    pub fn name(self) -> &'static str {
-        match self {
-            Out::Mem => "mem",
-            Out::D => "d",
-            Out::P => "p",
+/// The device encoding of an expectation: (kind bits, a, b). Kind bit 0: `a` or
+/// `b` is accepted; bit 1: any NaN is; bit 2: anything is.
+pub fn code(e: &Expectation) -> (u8, u64, u64) {
+    match e {
+        Expectation::Exact(x) => (1, x.value, x.value),
+        Expectation::AnyNan => (2, 0, 0),
+        Expectation::OneOf { bits, nan } => {
+            let a = bits.first().map_or(0, |b| b.value);
+            let b = bits.get(1).map_or(a, |b| b.value);
+            (if *nan { 3 } else { 1 }, a, b)
         }
+        Expectation::Undefined | Expectation::NotExecuted => (4, 0, 0),
     }
 }
 
-/// A record's inputs.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Inputs {
-    /// Memory before, and the operand, one entry per element.
-    Memory {
-        /// Memory before.
-        mem: Vec<u64>,
-        /// The operand (of a contention record: the first thread's).
-        operand: Vec<u64>,
-        /// A contention record: per thread (32, one warp), its operand; all of them
-        /// reduce into one address.
-        operands: Option<Vec<Vec<u64>>>,
-    },
-    /// A warp's inputs.
-    Warp {
-        /// The membermask operand (0 for activemask).
-        membermask: u32,
-        /// Lanes that execute the instruction.
-        executing: u32,
-        /// Per lane `a` (predicates as 0/1).
-        a: Box<[u64; WARP]>,
-        /// shfl's `b`.
-        b: u32,
-        /// shfl's `c`.
-        c: u32,
-    },
-}
-
-/// One record, typed.
-#[derive(Debug, Clone)]
-pub struct Record {
-    /// `red.add.f32#12`.
-    pub id: String,
-    /// vote's `!` on the predicate source.
-    pub negate: bool,
-    /// The inputs.
-    pub inputs: Inputs,
-    /// Per profile (in [`Profile::ALL`] order), per output, the expected slots.
-    pub expect: Vec<Vec<(Out, Vec<Slot>)>>,
-}
-
-impl Record {
-    /// A lane executes outside the membermask: undefined behaviour that may hang
-    /// silicon, so such records are not run.
-    pub fn skipped(&self) -> bool {
-        match self.inputs {
-            Inputs::Warp {
-                membermask,
-                executing,
-                ..
-            } => membermask != 0 && executing & !membermask != 0,
-            Inputs::Memory { .. } => false,
+/// A lane executes outside the membermask: undefined behaviour that may hang
+/// silicon, so such records are not run.
+pub fn skipped(r: &Record) -> bool {
+    match &r.inputs {
+        Inputs::Warp(w) => {
+            let mm = w.membermask.map_or(0, |b| b.value);
+            mm != 0 && w.executing.value & !mm != 0
         }
+        Inputs::Memory { .. } | Inputs::Contention { .. } => false,
     }
+}
 
-    /// Per thread operands when this is a contention record.
-    pub fn contention(&self) -> Option<&[Vec<u64>]> {
-        match &self.inputs {
-            Inputs::Memory {
-                operands: Some(o), ..
-            } => Some(o),
-            _ => None,
-        }
+/// Per thread operands when this is a contention record.
+pub fn contention(r: &Record) -> Option<&[Vec<Bits>]> {
+    match &r.inputs {
+        Inputs::Contention { operands, .. } => Some(operands),
+        _ => None,
     }
 }
 
@@ -309,188 +233,88 @@ pub struct Suite {
     pub opcode: String,
     /// What it runs.
     pub kind: Kind,
+    /// Its records' inputs and outputs.
+    pub shape: Shape,
     /// Alternatives `(ptx, target)`, any one suffices.
     pub requires: Vec<(String, String)>,
     /// The records, in file order.
     pub records: Vec<Record>,
+    /// The texts among the records whose predicate source is negated (`!%p`).
+    pub negated: BTreeSet<String>,
     /// How a variant stated with generic addressing runs (`Some(Window::Global)` as
     /// read); `None` for every other variant.
     pub window: Option<Window>,
 }
 
-/// Element width, float infinity and packing of a type qualifier.
-fn type_info(ty: &str) -> Option<(u32, Option<u64>, bool)> {
-    Some(match ty {
-        "b32" | "u32" | "s32" => (32, None, false),
-        "b64" | "u64" | "s64" => (64, None, false),
-        "f16" => (16, Some(0x7c00), false),
-        "bf16" => (16, Some(0x7f80), false),
-        "f16x2" => (16, Some(0x7c00), true),
-        "bf16x2" => (16, Some(0x7f80), true),
-        "f32" => (32, Some(0x7f80_0000), false),
-        "f64" => (64, Some(0x7ff0_0000_0000_0000), false),
-        _ => return None,
-    })
-}
-
-fn kind_of(opcode: &str, lanes: usize) -> Result<Kind, String> {
-    let q: Vec<&str> = opcode.split('.').collect();
-    let has = |x: &str| q.contains(&x);
-    let last = q.last().copied().unwrap_or_default();
-    let warp = |op, wide| Ok(Kind::Warp { op, wide });
-    if opcode.starts_with("red.") || opcode.starts_with("cp.reduce.async.bulk.") {
-        let (width, inf, packed) =
-            type_info(last).ok_or_else(|| format!("`{opcode}`: unknown element type"))?;
-        let space = if let Some(rest) = opcode.strip_prefix("cp.reduce.async.bulk.") {
-            if rest.starts_with("global.") {
-                MemSpace::BulkGlobal
-            } else if rest.starts_with("shared::cluster.") {
-                MemSpace::BulkCluster
-            } else {
-                return Err(format!("`{opcode}`: unknown bulk destination"));
-            }
-        } else if has("global") {
-            MemSpace::Global
-        } else if has("shared::cluster") {
-            MemSpace::SharedCluster
-        } else if has("shared") || has("shared::cta") {
-            MemSpace::SharedCta
-        } else {
-            MemSpace::Generic
-        };
-        let vector = q.iter().any(|x| matches!(*x, "v2" | "v4" | "v8"));
-        return Ok(Kind::Memory {
-            space,
-            width,
-            lanes: lanes as u32,
-            packed,
-            vector,
-            inf,
-        });
-    }
-    match q.first().copied() {
-        Some("shfl") => warp(WarpOp::Shfl, false),
-        Some("vote") if has("ballot") => warp(WarpOp::Ballot, false),
-        Some("vote") => warp(WarpOp::Vote, false),
-        Some("match") if has("all") => warp(WarpOp::MatchAll, last == "b64"),
-        Some("match") => warp(WarpOp::MatchAny, last == "b64"),
-        Some("redux") if last == "f32" => warp(WarpOp::ReduxF32, false),
-        Some("redux") => warp(WarpOp::ReduxInt, false),
-        Some("activemask") => warp(WarpOp::Activemask, false),
-        _ => Err(format!("`{opcode}`: not an instruction the vectors cover")),
-    }
-}
-
-/// The hex string under `key`, as the 32-bit value every warp input is.
-fn hex_one(m: &Map<String, Value>, key: &str) -> Result<u32, String> {
-    crate::hexbits::hex_one(m, key, 32).map(|x| x as u32)
-}
-
-/// Parses one expectation slot.
-pub fn parse_slot(v: &Value, width: u32) -> Result<Slot, String> {
-    match v {
-        Value::Null => Ok(Slot::NotExecuted),
-        Value::String(_) => parse_hex(v, "expect", width).map(Slot::Exact),
-        Value::Object(o) => match o.get("accept").and_then(Value::as_str) {
-            Some("nan:any") => Ok(Slot::AnyNan),
-            Some("undefined") => Ok(Slot::Undefined),
-            Some("one_of") => {
-                let bits: Vec<u64> = match o.get("bits") {
-                    Some(Value::Array(a)) => a
-                        .iter()
-                        .map(|x| parse_hex(x, "bits", width))
-                        .collect::<Result<_, _>>()?,
-                    _ => return Err(format!("one_of without bits: {v}")),
-                };
-                let (a, b) = match bits.as_slice() {
-                    [a] => (*a, *a),
-                    [a, b] => (*a, *b),
-                    _ => return Err(format!("one_of takes one or two patterns: {v}")),
-                };
-                let nan = o.get("nan").and_then(Value::as_bool).unwrap_or(false);
-                Ok(Slot::OneOf { a, b, nan })
-            }
-            _ => Err(format!("unknown accept class: {v}")),
-        },
-        _ => Err(format!("not an expectation: {v}")),
-    }
-}
-
-impl Kind {
-    /// The outputs of a record, with their widths in bits: `mem`, or `d` (and `p`).
-    pub fn outputs(self) -> Vec<(Out, u32)> {
-        match self {
-            Kind::Memory { width, .. } => vec![(Out::Mem, width)],
-            Kind::Warp { op, .. } => match op {
-                WarpOp::Shfl | WarpOp::MatchAll => vec![(Out::D, 32), (Out::P, 4)],
-                WarpOp::Vote => vec![(Out::D, 4)],
-                _ => vec![(Out::D, 32)],
-            },
-        }
-    }
-
-    /// The +infinity bits of output `o` when it holds a float.
-    pub fn inf(self, o: Out) -> Option<u64> {
-        match (self, o) {
-            (Kind::Memory { inf, .. }, Out::Mem) => inf,
-            (
-                Kind::Warp {
-                    op: WarpOp::ReduxF32,
-                    ..
-                },
-                Out::D,
-            ) => Some(0x7f80_0000),
-            _ => None,
-        }
-    }
-}
-
 impl Suite {
-    /// Reads a variant's records (the lines of its vector file). Errors name the
-    /// record's line.
-    pub fn parse(id: &str, lines: &[Value]) -> Result<Suite, String> {
-        let first = lines.first().ok_or_else(|| format!("{id}: no records"))?;
-        let text = first["text"].as_str().unwrap_or_default();
-        let opcode = text
+    /// Reads a variant's records against the spec: every text must be a spelling
+    /// of one semantics, every record of its shape. Errors name the record's line.
+    pub fn parse(spec: &Spec, id: &str, records: Vec<Record>) -> Result<Suite, String> {
+        let first = records.first().ok_or_else(|| format!("{id}: no records"))?;
+        let at = |n: usize, e: &dyn std::fmt::Display| format!("{id}: line {}: {e}", n + 1);
+        let reading = semantics::read(spec, &first.text).map_err(|e| at(0, &e))?;
+        let (sem, kind, shape) = (
+            reading.semantics,
+            Kind::of(&reading),
+            Shape::of(reading.semantics),
+        );
+        let opcode = first
+            .text
             .split_whitespace()
             .next()
             .unwrap_or_default()
             .to_owned();
-        let lanes = first["inputs"]["mem"].as_array().map_or(1, Vec::len);
-        let kind = kind_of(&opcode, lanes).map_err(|e| format!("{id}: line 1: {e}"))?;
-        let requires = first["requires"]
-            .as_array()
-            .map(|a| {
-                a.iter()
-                    .map(|r| {
-                        (
-                            r["ptx"].as_str().unwrap_or_default().to_owned(),
-                            r["target"].as_str().unwrap_or_default().to_owned(),
-                        )
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
-        let records = lines
+        let requires = first
+            .requires
             .iter()
-            .enumerate()
-            .map(|(n, v)| record(kind, v).map_err(|e| format!("{id}: line {}: {e}", n + 1)))
-            .collect::<Result<Vec<_>, _>>()?;
-        let bulk = matches!(
-            kind,
-            Kind::Memory {
-                space: MemSpace::BulkGlobal | MemSpace::BulkCluster,
-                ..
+            .map(|r| (r.ptx.clone(), r.target.clone().unwrap_or_default()))
+            .collect();
+        let mut negated = BTreeSet::new();
+        let mut checked = BTreeSet::new();
+        let mut fitted = Vec::with_capacity(records.len());
+        for (n, mut r) in records.into_iter().enumerate() {
+            if checked.insert(r.text.clone()) {
+                let other = semantics::read(spec, &r.text).map_err(|e| at(n, &e))?;
+                if other.semantics != sem {
+                    return Err(at(
+                        n,
+                        &format!("`{}` computes another variant than line 1", r.text),
+                    ));
+                }
+                if other.negate {
+                    negated.insert(r.text.clone());
+                }
             }
-        );
-        if let Some(n) = records
-            .iter()
-            .position(|r| bulk && r.contention().is_some())
-        {
-            return Err(format!(
-                "{id}: line {}: a contention record for a bulk reduction (one thread issues it)",
-                n + 1
-            ));
+            r.inputs = r.inputs.fit(shape).map_err(|e| at(n, &e))?;
+            if !r.expect.contains_key(&Profile::PtxIsa) {
+                return Err(at(n, &"no ptx-isa expectation"));
+            }
+            for (p, o) in std::mem::take(&mut r.expect) {
+                let o = o
+                    .fit(shape)
+                    .map_err(|e| at(n, &format!("expect.{}: {e}", p.name())))?;
+                r.expect.insert(p, o);
+            }
+            if contention(&r).is_some_and(|t| t.len() != WARP) {
+                return Err(at(
+                    n,
+                    &format!("\"operands\": expected a list of {WARP} threads"),
+                ));
+            }
+            if matches!(
+                kind,
+                Kind::Memory {
+                    space: MemSpace::BulkGlobal | MemSpace::BulkCluster,
+                    ..
+                }
+            ) && contention(&r).is_some()
+            {
+                return Err(at(
+                    n,
+                    &"a contention record for a bulk reduction (one thread issues it)",
+                ));
+            }
+            fitted.push(r);
         }
         let window = matches!(
             kind,
@@ -504,10 +328,45 @@ impl Suite {
             id: id.to_owned(),
             opcode,
             kind,
+            shape,
             requires,
-            records,
+            records: fitted,
+            negated,
             window,
         })
+    }
+
+    /// Whether record `r`'s predicate source is negated.
+    pub fn negates(&self, r: &Record) -> bool {
+        self.negated.contains(&r.text)
+    }
+
+    /// The outputs of a record, with their widths in bits: `mem`, or `d` (and `p`).
+    pub fn outputs(&self) -> Vec<(Out, u32)> {
+        self.shape
+            .outputs()
+            .iter()
+            .map(|o| (o.out, o.field.width()))
+            .collect()
+    }
+
+    /// The float format of output `o`, where it holds floats.
+    pub fn float(&self, o: Out) -> Option<Format> {
+        self.shape
+            .outputs()
+            .iter()
+            .find(|s| s.out == o)
+            .and_then(|s| s.float)
+    }
+
+    /// The +infinity bits of output `o` when it holds a float (the device's NaN test).
+    pub fn inf(&self, o: Out) -> Option<u64> {
+        self.float(o).map(|f| f.inf(false))
+    }
+
+    /// Record `r`'s expected slots of output `o` under profile `p`.
+    pub fn slots<'a>(&self, r: &'a Record, p: Profile, o: Out) -> &'a [Expectation] {
+        r.expected(p).and_then(|e| e.get(o)).unwrap_or_default()
     }
 
     /// The lowest `(ptx, target)` an sm_90 module of this suite needs: the record's
@@ -555,7 +414,10 @@ impl Suite {
     pub fn runs(&self) -> Vec<Suite> {
         match self.windows() {
             w if w.is_empty() => vec![self.clone()],
-            w => w.into_iter().filter_map(|w| self.in_window(w).ok()).collect(),
+            w => w
+                .into_iter()
+                .filter_map(|w| self.in_window(w).ok())
+                .collect(),
         }
     }
 
@@ -592,7 +454,7 @@ impl Suite {
 
     /// Records run on silicon (not skipped).
     pub fn run_count(&self) -> usize {
-        self.records.iter().filter(|r| !r.skipped()).count()
+        self.records.iter().filter(|r| !skipped(r)).count()
     }
 }
 
@@ -627,151 +489,32 @@ fn max_version(a: &str, b: &str) -> String {
     }
 }
 
-fn record(kind: Kind, v: &Value) -> Result<Record, String> {
-    let id = v["id"].as_str().ok_or("record without \"id\"")?.to_owned();
-    let negate = v["text"].as_str().unwrap_or_default().contains('!');
-    let ins = v["inputs"].as_object().ok_or("record without \"inputs\"")?;
-    let inputs = match kind {
-        Kind::Memory { width, lanes, .. } => {
-            let mem = hex_list(ins, "mem", width)?;
-            let operands = match ins.get("operands") {
-                None => None,
-                Some(Value::Array(threads)) if threads.len() == WARP => Some(
-                    threads
-                        .iter()
-                        .map(|t| {
-                            let mut one = Map::new();
-                            one.insert("operand".to_owned(), t.clone());
-                            hex_list(&one, "operand", width)
-                        })
-                        .collect::<Result<Vec<_>, _>>()
-                        .map_err(|e| format!("\"operands\": {e}"))?,
-                ),
-                Some(_) => return Err(format!("\"operands\": expected a list of {WARP} threads")),
-            };
-            let operand = match &operands {
-                Some(o) => o[0].clone(),
-                None => hex_list(ins, "operand", width)?,
-            };
-            let all = std::iter::once(&operand).chain(operands.iter().flatten());
-            if mem.len() != lanes as usize || all.into_iter().any(|o| o.len() != lanes as usize) {
-                return Err(format!(
-                    "expected {lanes} elements in \"mem\" and each operand"
-                ));
-            }
-            Inputs::Memory {
-                mem,
-                operand,
-                operands,
-            }
-        }
-        Kind::Warp { op, wide } => {
-            let executing = hex_one(ins, "executing")?;
-            let (membermask, a) = if op == WarpOp::Activemask {
-                (0, Box::new([0; WARP]))
-            } else {
-                let width = match op {
-                    WarpOp::Vote | WarpOp::Ballot => 4,
-                    _ if wide => 64,
-                    _ => 32,
-                };
-                let a = hex_list(ins, "a", width)?;
-                let a: Box<[u64; WARP]> = a
-                    .into_boxed_slice()
-                    .try_into()
-                    .map_err(|_| "\"a\": expected 32 lanes".to_owned())?;
-                (hex_one(ins, "membermask")?, a)
-            };
-            let (b, c) = if op == WarpOp::Shfl {
-                (hex_one(ins, "b")?, hex_one(ins, "c")?)
-            } else {
-                (0, 0)
-            };
-            Inputs::Warp {
-                membermask,
-                executing,
-                a,
-                b,
-                c,
-            }
-        }
-    };
-    let expect_of = |p: Profile| -> Result<Vec<(Out, Vec<Slot>)>, String> {
-        let e = v["expect"]
-            .get(p.name())
-            .or_else(|| v["expect"].get(Profile::PtxIsa.name()))
-            .ok_or("record without a ptx-isa expectation")?;
-        kind.outputs()
-            .into_iter()
-            .map(|(o, w)| {
-                let slots = match e.get(o.name()) {
-                    Some(Value::Array(a)) => a
-                        .iter()
-                        .map(|s| parse_slot(s, w))
-                        .collect::<Result<Vec<_>, _>>()
-                        .map_err(|e| format!("expect.{}.{}: {e}", p.name(), o.name()))?,
-                    _ => return Err(format!("expect.{} has no \"{}\"", p.name(), o.name())),
-                };
-                let want = match kind {
-                    Kind::Memory { lanes, .. } => lanes as usize,
-                    Kind::Warp { .. } => WARP,
-                };
-                if slots.len() != want {
-                    return Err(format!(
-                        "expect.{}.{}: {} slots, expected {want}",
-                        p.name(),
-                        o.name(),
-                        slots.len()
-                    ));
-                }
-                Ok((o, slots))
-            })
-            .collect()
-    };
-    let expect = Profile::ALL
-        .iter()
-        .map(|&p| expect_of(p))
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok(Record {
-        id,
-        negate,
-        inputs,
-        expect,
-    })
-}
-
 /// Reads a variant's vector file (`vectors/semantic/<stem>.jsonl`).
-pub fn load(id: &str, path: &std::path::Path) -> Result<Suite, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let lines = text
-        .lines()
-        .enumerate()
-        .map(|(n, l)| {
-            serde_json::from_str::<Value>(l)
-                .map_err(|e| format!("{}: line {}: {e}", path.display(), n + 1))
-        })
-        .collect::<Result<Vec<_>, _>>()?;
-    Suite::parse(id, &lines)
+pub fn load(spec: &Spec, id: &str, path: &Path) -> Result<Suite, String> {
+    let records = record::read_file(path).map_err(|e| e.to_string())?;
+    Suite::parse(spec, id, records)
 }
 
 /// The variants of `vectors/index.json`, in its order: (variant id, file path).
-pub fn index(vectors: &std::path::Path) -> Result<Vec<(String, std::path::PathBuf)>, String> {
+pub fn index(vectors: &Path) -> Result<Vec<(String, PathBuf)>, String> {
+    #[derive(serde::Deserialize)]
+    struct Index {
+        files: Vec<Entry>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Entry {
+        variant: String,
+        file: String,
+    }
     let path = vectors.join("index.json");
     let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let v: Value = serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
-    let files = v["files"]
-        .as_array()
-        .ok_or_else(|| format!("{}: no \"files\" list", path.display()))?;
-    files
-        .iter()
-        .map(|f| match (f["variant"].as_str(), f["file"].as_str()) {
-            (Some(id), Some(file)) => Ok((id.to_owned(), vectors.join(file))),
-            _ => Err(format!(
-                "{}: an entry without variant or file",
-                path.display()
-            )),
-        })
-        .collect()
+    let index: Index =
+        serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(index
+        .files
+        .into_iter()
+        .map(|f| (f.variant, vectors.join(f.file)))
+        .collect())
 }
 
 #[cfg(test)]
@@ -791,52 +534,6 @@ mod tests {
         ];
         for (t, want) in table {
             assert_eq!(target_runs_on(t, 90), want, "case: {t}");
-        }
-    }
-
-    #[test]
-    fn slots_accept() {
-        let f32_inf = Some(0x7f80_0000);
-        let table = [
-            (Slot::Exact(5), 5, None, true),
-            (Slot::Exact(5), 6, None, false),
-            (Slot::AnyNan, 0x7fc0_0000, f32_inf, true),
-            (Slot::AnyNan, 0xffc0_0001, f32_inf, true),
-            (Slot::AnyNan, 0xff80_0000, f32_inf, false),
-            (
-                Slot::OneOf {
-                    a: 1,
-                    b: 2,
-                    nan: false,
-                },
-                2,
-                f32_inf,
-                true,
-            ),
-            (
-                Slot::OneOf {
-                    a: 1,
-                    b: 2,
-                    nan: false,
-                },
-                0x7fc0_0000,
-                f32_inf,
-                false,
-            ),
-            (
-                Slot::OneOf {
-                    a: 1,
-                    b: 1,
-                    nan: true,
-                },
-                0x7fc0_0000,
-                f32_inf,
-                true,
-            ),
-            (Slot::Undefined, 77, None, true),
-        ];
-        for (s, got, inf, want) in table {
-            assert_eq!(s.accepts(got, 32, inf), want, "case: {s:?} {got:#x}");
         }
     }
 }

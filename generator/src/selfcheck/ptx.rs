@@ -11,7 +11,11 @@ use std::fmt::Write;
 
 use ptxvec_oracle::profile::Profile;
 
-use super::{Inputs, Kind, MemSpace, Out, Slot, Suite, WarpOp, Window, BLOCK, FIRST_FAILS, WARP};
+use super::{
+    code, contention as contention_of, skipped, Kind, MemSpace, Suite, WarpOp, Window, BLOCK,
+    FIRST_FAILS, WARP,
+};
+use crate::record::{Expectation, Inputs, Out};
 
 /// Which entries a module has.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -74,7 +78,7 @@ impl Suite {
     /// (block `plain_grid() + j`) runs record `contention_records()[j]`.
     pub fn contention_records(&self) -> Vec<usize> {
         (0..self.records.len())
-            .filter(|&r| self.records[r].contention().is_some())
+            .filter(|&r| contention_of(&self.records[r]).is_some())
             .collect()
     }
 
@@ -167,22 +171,19 @@ struct ExpectData {
 
 fn expect_data(s: &Suite) -> ExpectData {
     let mut text = String::new();
-    let outs = s.kind.outputs();
+    let outs = s.outputs();
     let mut prefix = vec![Vec::new(); Profile::ALL.len()];
-    let mut emitted: Vec<(Vec<Slot>, String)> = Vec::new();
+    let mut emitted: Vec<(Vec<&Expectation>, String)> = Vec::new();
     for (pi, p) in Profile::ALL.iter().enumerate() {
-        for (oi, (o, width)) in outs.iter().enumerate() {
-            let slots: Vec<Slot> = s
-                .records
-                .iter()
-                .flat_map(|r| r.expect[pi][oi].1.iter().copied())
-                .collect();
+        for (o, width) in &outs {
+            let slots: Vec<&Expectation> =
+                s.records.iter().flat_map(|r| s.slots(r, *p, *o)).collect();
             if let Some((_, name)) = emitted.iter().find(|(e, _)| *e == slots) {
                 prefix[pi].push(name.clone());
                 continue;
             }
             let name = format!("ptxvec_expect_{}_{}", p.name().replace('-', "_"), o.name());
-            let codes: Vec<(u8, u64, u64)> = slots.iter().map(|x| x.code()).collect();
+            let codes: Vec<(u8, u64, u64)> = slots.iter().map(|x| code(x)).collect();
             let bits = store_bits(*width);
             let kinds: Vec<u64> = codes.iter().map(|c| u64::from(c.0)).collect();
             let a: Vec<u64> = codes.iter().map(|c| c.1).collect();
@@ -336,13 +337,14 @@ fn inputs_data(s: &Suite) -> String {
         Kind::Memory { width, .. } => {
             let (mut mem, mut op) = (Vec::new(), Vec::new());
             for r in &s.records {
-                if let Inputs::Memory {
-                    mem: a, operand: b, ..
-                } = &r.inputs
-                {
-                    mem.extend(a);
-                    op.extend(b);
-                }
+                // A contention record's own thread carries the first thread's operand.
+                let (a, b) = match &r.inputs {
+                    Inputs::Memory { mem, operand } => (mem, Some(operand)),
+                    Inputs::Contention { mem, operands } => (mem, operands.first()),
+                    Inputs::Warp(_) => continue,
+                };
+                mem.extend(a.iter().map(|x| x.value));
+                op.extend(b.into_iter().flatten().map(|x| x.value));
             }
             m += "// Inputs: memory before, operand; element after element, record after record.\n";
             array(&mut m, "ptxvec_mem_in", width, &mem);
@@ -352,12 +354,18 @@ fn inputs_data(s: &Suite) -> String {
                 let flags: Vec<u64> = s
                     .records
                     .iter()
-                    .map(|r| u64::from(r.contention().is_some()))
+                    .map(|r| u64::from(contention_of(r).is_some()))
                     .collect();
                 let idx: Vec<u64> = contention.iter().map(|&r| r as u64).collect();
                 let ops: Vec<u64> = contention
                     .iter()
-                    .flat_map(|&r| s.records[r].contention().unwrap_or_default().concat())
+                    .flat_map(|&r| {
+                        contention_of(&s.records[r])
+                            .unwrap_or_default()
+                            .iter()
+                            .flatten()
+                            .map(|x| x.value)
+                    })
                     .collect();
                 m += "// Per record: 1 for a contention record (its own thread stays idle).\n";
                 array(&mut m, "ptxvec_contended", 8, &flags);
@@ -371,20 +379,17 @@ fn inputs_data(s: &Suite) -> String {
             let (mut flags, mut mm, mut ex, mut a, mut b, mut c) =
                 (vec![], vec![], vec![], vec![], vec![], vec![]);
             for r in &s.records {
-                if let Inputs::Warp {
-                    membermask,
-                    executing,
-                    a: la,
-                    b: lb,
-                    c: lc,
-                } = &r.inputs
-                {
-                    flags.push(u64::from(r.skipped()) | u64::from(r.negate) << 1);
-                    mm.push(u64::from(*membermask));
-                    ex.push(u64::from(*executing));
-                    a.extend(la.iter());
-                    b.push(u64::from(*lb));
-                    c.push(u64::from(*lc));
+                if let Inputs::Warp(w) = &r.inputs {
+                    let value = |x: Option<crate::record::Bits>| x.map_or(0, |x| x.value);
+                    flags.push(u64::from(skipped(r)) | u64::from(s.negates(r)) << 1);
+                    mm.push(value(w.membermask));
+                    ex.push(w.executing.value);
+                    match &w.a {
+                        Some(la) => a.extend(la.iter().map(|x| x.value)),
+                        None => a.extend([0; WARP]),
+                    }
+                    b.push(value(w.b));
+                    c.push(value(w.c));
                 }
             }
             m += "// Per record: flags (bit 0 skip, bit 1 negate the predicate source), membermask, executing.\n";
@@ -662,7 +667,7 @@ fn memory_body(b: &mut String, s: &Suite, check: Option<&ExpectData>) {
         for k in 0..lanes {
             load64(b, "%rd50", &format!("%rd3+{}", k * wb), width);
             for (pi, prefixes) in d.prefix.iter().enumerate() {
-                compare(b, d, &prefixes[0], width, k, s.kind.inf(Out::Mem), pi);
+                compare(b, d, &prefixes[0], width, k, s.inf(Out::Mem), pi);
             }
         }
     }
@@ -858,11 +863,11 @@ fn warp_body(b: &mut String, s: &Suite, check: Option<&ExpectData>) {
         }
         Some(d) => {
             *b += "    cvt.u64.u32 %rd14, %r3;\n    mov.u64 %rd19, ptxvec_fails;\n    add.u64 %rd18, %rd19, %rd2;\n";
-            for (oi, (o, width)) in s.kind.outputs().into_iter().enumerate() {
+            for (oi, (o, width)) in s.outputs().into_iter().enumerate() {
                 let src = if o == Out::P { "%r31" } else { "%r30" };
                 let _ = writeln!(b, "    cvt.u64.u32 %rd50, {src};");
                 for (pi, prefixes) in d.prefix.iter().enumerate() {
-                    compare(b, d, &prefixes[oi], width, 0, s.kind.inf(o), pi);
+                    compare(b, d, &prefixes[oi], width, 0, s.inf(o), pi);
                 }
             }
         }
@@ -881,12 +886,11 @@ fn tally(b: &mut String, s: &Suite) {
         Kind::Warp { .. } => s
             .records
             .iter()
-            .map(|r| match r.inputs {
-                Inputs::Warp {
-                    membermask,
-                    executing,
-                    ..
-                } if !r.skipped() => 32 - u64::from((membermask & !executing).count_ones()),
+            .map(|r| match &r.inputs {
+                Inputs::Warp(w) if !skipped(r) => {
+                    let mm = w.membermask.map_or(0, |b| b.value);
+                    32 - u64::from((mm & !w.executing.value).count_ones())
+                }
                 _ => 32,
             })
             .sum(),

@@ -12,9 +12,10 @@ use sha2::{Digest, Sha256};
 use ptxvec_oracle::profile::Profile;
 
 use super::ptx::LANE_BYTES;
-use super::{Kind, Out, Slot, Suite, WARP};
+use super::{skipped, Kind, Suite, WARP};
+use crate::record::{Expectation, Out};
 
-/// Per output (in [`Kind::outputs`] order), per slot: the bits.
+/// Per output (in [`Suite::outputs`] order), per slot: the bits.
 pub type Values = Vec<Vec<u64>>;
 
 /// The index of `p` in [`Profile::ALL`].
@@ -37,7 +38,7 @@ pub fn decode(s: &Suite, out: &[u8]) -> Vec<Option<Values>> {
         .iter()
         .enumerate()
         .map(|(r, rec)| {
-            if rec.skipped() {
+            if skipped(rec) {
                 return None;
             }
             Some(match s.kind {
@@ -48,7 +49,6 @@ pub fn decode(s: &Suite, out: &[u8]) -> Vec<Option<Values>> {
                         .collect()]
                 }
                 Kind::Warp { .. } => s
-                    .kind
                     .outputs()
                     .iter()
                     .map(|(o, _)| {
@@ -89,17 +89,18 @@ pub struct Verdict {
 
 /// Judges `vals` under profile `p`.
 pub fn judge(s: &Suite, vals: &[Option<Values>], p: Profile) -> Verdict {
-    let pi = profile_index(p);
-    let outs = s.kind.outputs();
+    let outs = s.outputs();
     let mut v = Verdict::default();
     for (r, (rec, got)) in s.records.iter().zip(vals).enumerate() {
         let Some(got) = got else { continue };
         let mut ok = true;
-        for (oi, (o, width)) in outs.iter().enumerate() {
-            let inf = s.kind.inf(*o);
-            for (k, slot) in rec.expect[pi][oi].1.iter().enumerate() {
+        for (oi, (o, _)) in outs.iter().enumerate() {
+            let float = s.float(*o);
+            for (k, slot) in s.slots(rec, p, *o).iter().enumerate() {
                 let g = got[oi][k];
-                if !slot.accepts(g, *width, inf) {
+                // A lane that does not execute writes nothing: the buffer keeps
+                // whatever was there.
+                if *slot != Expectation::NotExecuted && !slot.accepts(Some(g), float) {
                     ok = false;
                     v.slots.push(SlotBits {
                         record: r,
@@ -122,13 +123,12 @@ pub fn judge(s: &Suite, vals: &[Option<Values>], p: Profile) -> Verdict {
 /// The slots whose bits the sm_90 expectation does not pin (defined, and not exactly
 /// these bits): what the evidence must keep for a replay to rebuild the digest.
 pub fn unpinned(s: &Suite, vals: &[Option<Values>]) -> Vec<SlotBits> {
-    let pi = profile_index(Profile::Sm90);
     let mut out = Vec::new();
     for (r, (rec, got)) in s.records.iter().zip(vals).enumerate() {
         let Some(got) = got else { continue };
-        for (oi, (o, slots)) in rec.expect[pi].iter().enumerate() {
-            for (k, slot) in slots.iter().enumerate() {
-                if slot.defined() && *slot != Slot::Exact(got[oi][k]) {
+        for (oi, (o, _)) in s.outputs().iter().enumerate() {
+            for (k, slot) in s.slots(rec, Profile::Sm90, *o).iter().enumerate() {
+                if slot.pinned() && slot.exact() != Some(got[oi][k]) {
                     out.push(SlotBits {
                         record: r,
                         out: *o,
@@ -145,30 +145,29 @@ pub fn unpinned(s: &Suite, vals: &[Option<Values>]) -> Vec<SlotBits> {
 /// The raw outputs as the sm_90 expectations and the `unpinned` silicon bits say
 /// they were. An error names a slot that neither pins.
 pub fn rebuild(s: &Suite, unpinned: &[SlotBits]) -> Result<Vec<Option<Values>>, String> {
-    let pi = profile_index(Profile::Sm90);
     let mut out = Vec::new();
     for (r, rec) in s.records.iter().enumerate() {
-        if rec.skipped() {
+        if skipped(rec) {
             out.push(None);
             continue;
         }
         let mut vals = Vec::new();
-        for (o, slots) in &rec.expect[pi] {
+        for (o, _) in &s.outputs() {
             let mut v = Vec::new();
-            for (k, slot) in slots.iter().enumerate() {
+            for (k, slot) in s.slots(rec, Profile::Sm90, *o).iter().enumerate() {
                 let kept = unpinned
                     .iter()
                     .find(|u| u.record == r && u.out == *o && u.slot == k);
                 v.push(match (kept, slot) {
                     (Some(u), _) => u.got,
-                    (None, Slot::Exact(x)) => *x,
-                    (None, s) if !s.defined() => 0,
+                    (None, Expectation::Exact(x)) => x.value,
+                    (None, s) if !s.pinned() => 0,
                     (None, s) => {
                         return Err(format!(
                             "{}: {}[{k}]: the sm_90 expectation {} does not pin the bits and the evidence keeps none",
                             rec.id,
                             o.name(),
-                            s.to_json(32)
+                            serde_json::to_string(s).unwrap_or_default()
                         ))
                     }
                 });
@@ -182,15 +181,14 @@ pub fn rebuild(s: &Suite, unpinned: &[SlotBits]) -> Result<Vec<Option<Values>>, 
 
 /// The digest of the raw outputs (module doc), as 64 hex digits.
 pub fn digest(s: &Suite, vals: &[Option<Values>]) -> String {
-    let pi = profile_index(Profile::Sm90);
-    let outs = s.kind.outputs();
+    let outs = s.outputs();
     let mut h = Sha256::new();
     for (rec, got) in s.records.iter().zip(vals) {
         let Some(got) = got else { continue };
-        for (oi, (_, width)) in outs.iter().enumerate() {
+        for (oi, (o, width)) in outs.iter().enumerate() {
             let bytes = (width.div_ceil(8)) as usize;
-            for (k, slot) in rec.expect[pi][oi].1.iter().enumerate() {
-                if slot.defined() {
+            for (k, slot) in s.slots(rec, Profile::Sm90, *o).iter().enumerate() {
+                if slot.pinned() {
                     h.update(&got[oi][k].to_le_bytes()[..bytes]);
                 }
             }
@@ -215,7 +213,7 @@ pub fn encode(s: &Suite, vals: &[Option<Values>]) -> Vec<u8> {
                 }
             }
             Kind::Warp { .. } => {
-                for (oi, (o, _)) in s.kind.outputs().iter().enumerate() {
+                for (oi, (o, _)) in s.outputs().iter().enumerate() {
                     let off = if *o == Out::P { 4 } else { 0 };
                     for (l, x) in v[oi].iter().enumerate() {
                         let at = (r * WARP + l) * LANE_BYTES + off;

@@ -3,52 +3,65 @@
 //! filled in for the chosen profiles. A line it cannot evaluate is answered
 //! `{"error": "<input>:N: ..."}` in its place, and the exit code is then 2.
 
+use std::collections::BTreeMap;
 use std::io::{BufRead, Write};
-
-use serde_json::{json, Map, Value};
 
 use ptxvec_oracle::profile::Profile;
 use ptxvec_spec::Spec;
 
 use super::expect::outputs;
+use crate::record::{strip_position, Record, Shape};
 use crate::semantics;
-use crate::syntax::judge;
+
+/// Why a line cannot be evaluated.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EvalError {
+    /// The line is no record: where it stops being one, and what was expected.
+    #[error("{column}: {message}")]
+    Json {
+        /// 1-based column.
+        column: usize,
+        /// What was expected.
+        message: String,
+    },
+    /// The record's text or inputs do not make an instruction the oracle computes.
+    #[error(" {0}")]
+    Record(String),
+}
 
 /// Evaluates one record; the error says what is wrong with it.
-pub fn eval_record(spec: &Spec, line: &str, profiles: &[Profile]) -> Result<Value, String> {
-    let mut rec: Map<String, Value> = match serde_json::from_str(line) {
-        Ok(Value::Object(m)) => m,
-        Ok(_) => return Err("expected a JSON object".to_owned()),
-        Err(e) => return Err(format!("not JSON: {e}")),
-    };
-    let text = rec
-        .get("text")
-        .and_then(Value::as_str)
-        .ok_or("no \"text\" (the PTX instruction)")?
-        .to_owned();
-    let spelling = judge::reading(spec, &text).ok_or_else(|| {
-        format!("`{text}` is no spelling of the spec (see `ptxvec check-syntax`)")
+pub fn eval_record(spec: &Spec, line: &str, profiles: &[Profile]) -> Result<Record, EvalError> {
+    let mut rec = Record::from_line(line).map_err(|e| EvalError::Json {
+        column: e.column(),
+        message: match e.classify() {
+            serde_json::error::Category::Data => strip_position(&e),
+            _ => format!("not JSON: {}", strip_position(&e)),
+        },
     })?;
-    let sem = semantics::of(&spelling)?;
-    let inputs = rec
-        .get("inputs")
-        .and_then(Value::as_object)
-        .ok_or("no \"inputs\" object")?
-        .clone();
-    let negate = text.contains('!');
-    let mut expect = Map::new();
+    let reading = semantics::read(spec, &rec.text).map_err(EvalError::Record)?;
+    let shape = Shape::of(reading.semantics);
+    rec.inputs = rec
+        .inputs
+        .fit(shape)
+        .map_err(|e| EvalError::Record(e.to_string()))?;
+    let mut expect = BTreeMap::new();
     for &p in profiles {
-        let out = outputs(sem, negate, &inputs, p)?;
+        let out = outputs(reading.semantics, reading.negate, &rec.inputs, p)
+            .map_err(EvalError::Record)?;
         // With both profiles, another profile is written only where it differs.
-        if profiles.len() == 1
-            || p == Profile::PtxIsa
-            || expect.get(Profile::PtxIsa.name()) != Some(&out)
+        if profiles.len() == 1 || p == Profile::PtxIsa || expect.get(&Profile::PtxIsa) != Some(&out)
         {
-            expect.insert(p.name().into(), out);
+            expect.insert(p, out);
         }
     }
-    rec.insert("expect".into(), Value::Object(expect));
-    Ok(Value::Object(rec))
+    rec.expect = expect;
+    Ok(rec)
+}
+
+/// One answer line of `eval`: a record, or the error in its place.
+#[derive(serde::Serialize)]
+struct ErrorLine {
+    error: String,
 }
 
 /// Evaluates every line of `input` (named `name` in errors) onto `out`; returns the
@@ -66,12 +79,18 @@ pub fn run(
         if line.trim().is_empty() {
             continue;
         }
-        let answer = eval_record(spec, &line, profiles).unwrap_or_else(|e| {
-            code = 2;
-            json!({ "error": format!("{name}:{}: {e}", i + 1) })
-        });
-        let text = serde_json::to_string(&answer).map_err(|e| format!("error: {e}"))?;
-        writeln!(out, "{text}").map_err(|e| format!("error: writing: {e}"))?;
+        let answer = match eval_record(spec, &line, profiles) {
+            Ok(rec) => rec.to_line(),
+            Err(e) => {
+                code = 2;
+                serde_json::to_string(&ErrorLine {
+                    // `file:line:column: message`, or `file:line: message`.
+                    error: format!("{name}:{}:{e}", i + 1),
+                })
+                .map_err(|e| format!("error: {e}"))?
+            }
+        };
+        writeln!(out, "{answer}").map_err(|e| format!("error: writing: {e}"))?;
     }
     Ok(code)
 }

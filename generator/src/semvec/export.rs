@@ -46,15 +46,11 @@ pub fn file_name(id: &str) -> String {
 }
 
 /// A variant's file, as text.
-pub fn jsonl(
-    v: &Variant<'_>,
-    seed: u64,
-    count: usize,
-) -> Result<(String, usize), serde_json::Error> {
-    let recs = records::records(v, seed, count);
+pub fn jsonl(v: &Variant<'_>, seed: u64, count: usize) -> Result<(String, usize), String> {
+    let recs = records::records(v, seed, count)?;
     let mut text = String::new();
     for r in &recs {
-        text.push_str(&serde_json::to_string(r)?);
+        text.push_str(&r.to_line());
         text.push('\n');
     }
     Ok((text, recs.len()))
@@ -91,7 +87,7 @@ pub fn write(
     }
     let mut rows = Vec::new();
     for v in &chosen {
-        let (text, n) = jsonl(v, seed, count).map_err(|e| format!("error: {}: {e}", v.id))?;
+        let (text, n) = jsonl(v, seed, count).map_err(|e| format!("error: {e}"))?;
         let rel = PathBuf::from("semantic").join(file_name(&v.id));
         let path = out.join(&rel);
         write_atomic(&path, &text).map_err(|e| format!("error: {}: {e}", path.display()))?;

@@ -1,37 +1,59 @@
 //! One variant's records: inputs from the catalogs, and the expected outputs under
 //! each profile (computed by [`super::expect`] from the record's own inputs).
 
-use serde_json::{json, Map, Value};
+use std::collections::BTreeMap;
 
 use ptxvec_oracle::float::Format;
 use ptxvec_oracle::memory::{Element, Reduction};
 use ptxvec_oracle::profile::Profile;
 use ptxvec_oracle::warp::shfl::{segment_c, ShflMode};
 
-use super::expect::{hex, outputs};
+use super::expect::outputs;
 use super::inputs::{self, Named};
 use super::Variant;
+use crate::record::{Bits, Inputs, Record, WarpInputs};
 use crate::semantics::Semantics;
 
-/// Every record of a variant, in a fixed order.
-pub fn records(v: &Variant<'_>, seed: u64, count: usize) -> Vec<Value> {
+/// A record before its expectations: text, inputs, and the class of each slot.
+struct Draft {
+    text: String,
+    /// vote's `!` on the predicate source, as `text` writes it.
+    negate: bool,
+    inputs: Inputs,
+    class: Vec<String>,
+}
+
+/// Every record of a variant, in a fixed order. An error names a record the oracle
+/// cannot compute: generate fails rather than export it.
+pub fn records(v: &Variant<'_>, seed: u64, count: usize) -> Result<Vec<Record>, String> {
     let plain = v.text();
-    let drafts: Vec<(String, Value, Vec<String>)> = match v.semantics {
+    let draft = |inputs, class| Draft {
+        text: plain.clone(),
+        negate: false,
+        inputs,
+        class,
+    };
+    let drafts: Vec<Draft> = match v.semantics {
         Semantics::Memory(r) => memory_inputs(v, r, seed, count)
             .into_iter()
             .chain(contention_inputs(v, r, seed))
-            .map(|(i, c)| (plain.clone(), i, c))
+            .map(|(i, c)| draft(i, c))
             .collect(),
         Semantics::Shfl(mode) => shfl_inputs(mode, seed)
             .into_iter()
-            .map(|(i, c)| (plain.clone(), i, c))
+            .map(|(i, c)| draft(i, c))
             .collect(),
         Semantics::Activemask => inputs::membermasks(seed)
             .into_iter()
             .map(|m| {
-                (
-                    plain.clone(),
-                    json!({"executing": hex(m.bits, 32)}),
+                draft(
+                    Inputs::Warp(WarpInputs {
+                        membermask: None,
+                        executing: Bits::new(m.bits, 32),
+                        a: None,
+                        b: None,
+                        c: None,
+                    }),
                     vec![m.class],
                 )
             })
@@ -41,39 +63,36 @@ pub fn records(v: &Variant<'_>, seed: u64, count: usize) -> Vec<Value> {
     drafts
         .into_iter()
         .enumerate()
-        .map(|(n, (text, ins, class))| {
-            let negate = text.contains('!');
-            let ins = match ins {
-                Value::Object(m) => m,
-                _ => Map::new(),
-            };
-            let mut expect = Map::new();
+        .map(|(n, d)| {
+            let id = format!("{}#{n}", v.id);
+            let mut expect = BTreeMap::new();
             for &p in Profile::ALL {
-                // Inputs built here always parse; a failure would be a bug in this module.
-                let out =
-                    outputs(v.semantics, negate, &ins, p).unwrap_or_else(|e| json!({ "error": e }));
+                let out = outputs(v.semantics, d.negate, &d.inputs, p)
+                    .map_err(|e| format!("{id}: {e}"))?;
                 // `ptx-isa` always; another profile only where it expects otherwise.
-                if p == Profile::PtxIsa || expect.get(Profile::PtxIsa.name()) != Some(&out) {
-                    expect.insert(p.name().into(), out);
+                if p == Profile::PtxIsa || expect.get(&Profile::PtxIsa) != Some(&out) {
+                    expect.insert(p, out);
                 }
             }
-            let mut rec = json!({
-                "id": format!("{}#{n}", v.id),
-                "text": text,
-                "requires": v.requires,
+            let random = d.class.iter().any(|c| c.contains("random"));
+            Ok(Record {
+                id,
                 // The note that defines what the record computes; index.json lists
                 // every note of the variant.
-                "spec": v.notes.first().cloned().unwrap_or_default(),
-                "class": class,
-                "inputs": ins,
-                "expect": expect,
-            });
-            if rec["class"].to_string().contains("random") {
-                rec["seed"] = json!(seed);
-            }
-            rec
+                spec: v.notes.first().cloned().unwrap_or_default(),
+                requires: v.requires.clone(),
+                seed: random.then_some(seed),
+                class: d.class,
+                inputs: d.inputs,
+                expect,
+                text: d.text,
+            })
         })
         .collect()
+}
+
+fn bits_of(width: u32) -> impl Fn(u64) -> Bits {
+    move |x| Bits::new(x, width)
 }
 
 /// The catalog's full cross product (memory, operand), then seeded random pairs; a
@@ -84,7 +103,7 @@ fn memory_inputs(
     r: Reduction,
     seed: u64,
     count: usize,
-) -> Vec<(Value, Vec<String>)> {
+) -> Vec<(Inputs, Vec<String>)> {
     let width = r.element.bits();
     let catalog: Vec<Named> = match r.element {
         Element::Float(f) => inputs::float_specials(f),
@@ -105,13 +124,19 @@ fn memory_inputs(
             let elems: Vec<&(Named, Named)> = (0..lanes)
                 .map(|k| &pairs[(c * lanes + k) % pairs.len()])
                 .collect();
-            let mem: Vec<String> = elems.iter().map(|(m, _)| hex(m.bits, width)).collect();
-            let operand: Vec<String> = elems.iter().map(|(_, o)| hex(o.bits, width)).collect();
+            let mem = elems
+                .iter()
+                .map(|(m, _)| Bits::new(m.bits, width))
+                .collect();
+            let operand = elems
+                .iter()
+                .map(|(_, o)| Bits::new(o.bits, width))
+                .collect();
             let class = elems
                 .iter()
                 .map(|(m, o)| format!("{} {}", m.class, o.class))
                 .collect();
-            (json!({"mem": mem, "operand": operand}), class)
+            (Inputs::Memory { mem, operand }, class)
         })
         .collect()
 }
@@ -125,7 +150,7 @@ const CONTENDERS: usize = 32;
 /// max, float min and max of non-NaN non-zero values, and float adds of small
 /// integers, whose every partial sum is exact in any order. Each candidate is
 /// folded in three orders under both profiles, and kept only if all agree.
-fn contention_inputs(v: &Variant<'_>, r: Reduction, seed: u64) -> Vec<(Value, Vec<String>)> {
+fn contention_inputs(v: &Variant<'_>, r: Reduction, seed: u64) -> Vec<(Inputs, Vec<String>)> {
     use ptxvec_oracle::int::IntOp;
     use ptxvec_oracle::memory::{Engine, Op};
     let order_free = match r.op {
@@ -199,10 +224,14 @@ fn contention_inputs(v: &Variant<'_>, r: Reduction, seed: u64) -> Vec<(Value, Ve
         if !order_free_here(r, &mem, &threads) {
             continue;
         }
-        let ins = json!({
-            "mem": mem.iter().map(|m| hex(*m, width)).collect::<Vec<_>>(),
-            "operands": threads.iter().map(|t| t.iter().map(|o| hex(*o, width)).collect::<Vec<_>>()).collect::<Vec<_>>(),
-        });
+        let bits = bits_of(width);
+        let ins = Inputs::Contention {
+            mem: mem.iter().map(|m| bits(*m)).collect(),
+            operands: threads
+                .iter()
+                .map(|t| t.iter().map(|o| bits(*o)).collect())
+                .collect(),
+        };
         out.push((ins, vec![format!("contention_{CONTENDERS} {kind}"); elems]));
     }
     out
@@ -232,19 +261,25 @@ fn order_free_here(r: Reduction, mem: &[u64], threads: &[Vec<u64>]) -> bool {
     })
 }
 
-fn lane_hex(a: &[u64; 32], width: u32) -> Vec<String> {
-    a.iter().map(|x| hex(*x, width)).collect()
+fn lane_bits(a: &[u64; 32], width: u32) -> Vec<Bits> {
+    a.iter().map(|x| Bits::new(*x, width)).collect()
 }
 
 /// shfl: in a full warp, every b from 0 to 33 with the whole-warp segment and with
 /// a clamp, and every segment width and clamp with the b at its edges; then partial
 /// masks and absent lanes.
-fn shfl_inputs(mode: ShflMode, seed: u64) -> Vec<(Value, Vec<String>)> {
+fn shfl_inputs(mode: ShflMode, seed: u64) -> Vec<(Inputs, Vec<String>)> {
     let (_, a) = &inputs::lane_values(seed)[0];
     let mut out = Vec::new();
     let mut push = |mm: u64, ex: u64, b: u64, c: u64, class: String| {
         out.push((
-            json!({"membermask": hex(mm, 32), "executing": hex(ex, 32), "a": lane_hex(a, 32), "b": hex(b, 32), "c": hex(c, 32)}),
+            Inputs::Warp(WarpInputs {
+                membermask: Some(Bits::new(mm, 32)),
+                executing: Bits::new(ex, 32),
+                a: Some(lane_bits(a, 32)),
+                b: Some(Bits::new(b, 32)),
+                c: Some(Bits::new(c, 32)),
+            }),
             vec![class],
         ));
     };
@@ -281,8 +316,8 @@ fn shfl_inputs(mode: ShflMode, seed: u64) -> Vec<(Value, Vec<String>)> {
 }
 
 /// vote, redux and match: membermasks × executing sets × lane values (× `!` for
-/// vote). Returns (text, inputs, classes).
-fn collective_inputs(v: &Variant<'_>, seed: u64) -> Vec<(String, Value, Vec<String>)> {
+/// vote).
+fn collective_inputs(v: &Variant<'_>, seed: u64) -> Vec<Draft> {
     let text = v.text();
     // vote's predicate source written `!%p`, as the syntax vectors write it.
     let negated = crate::syntax::legal::compose(
@@ -311,13 +346,22 @@ fn collective_inputs(v: &Variant<'_>, seed: u64) -> Vec<(String, Value, Vec<Stri
                     _ => (a, 32, &[false]),
                 };
                 for &negate in negations {
-                    let t = if negate { negated.clone() } else { text.clone() };
-                    let ins = json!({"membermask": hex(m.bits, 32), "executing": hex(e.bits, 32), "a": lane_hex(&a, width)});
-                    out.push((
-                        t,
-                        ins,
-                        vec![m.class.clone(), e.class.clone(), vclass.clone()],
-                    ));
+                    out.push(Draft {
+                        text: if negate {
+                            negated.clone()
+                        } else {
+                            text.clone()
+                        },
+                        negate,
+                        inputs: Inputs::Warp(WarpInputs {
+                            membermask: Some(Bits::new(m.bits, 32)),
+                            executing: Bits::new(e.bits, 32),
+                            a: Some(lane_bits(&a, width)),
+                            b: None,
+                            c: None,
+                        }),
+                        class: vec![m.class.clone(), e.class.clone(), vclass.clone()],
+                    });
                 }
             }
         }

@@ -10,7 +10,7 @@ use crate::semantics::Semantics;
 
 /// A warp's inputs, one entry per lane where they vary.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct WarpInputs {
+pub struct LaneInputs {
     /// The membermask operand (`activemask` has none and ignores it).
     pub membermask: u32,
     /// The lanes that execute the instruction.
@@ -26,7 +26,7 @@ pub struct WarpInputs {
 
 /// A warp's outputs per lane.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct WarpOutputs {
+pub struct LaneOutputs {
     /// `d`: its bits, a predicate as 0/1.
     pub d: [Lane<u64>; WARP_SIZE],
     /// The width `d` is written at: 4 for a predicate (one hex digit), else 32.
@@ -35,16 +35,16 @@ pub struct WarpOutputs {
     pub p: Option<[Lane<bool>; WARP_SIZE]>,
 }
 
-fn d_only(d: [Lane<u32>; WARP_SIZE]) -> WarpOutputs {
-    WarpOutputs {
+fn d_only(d: [Lane<u32>; WARP_SIZE]) -> LaneOutputs {
+    LaneOutputs {
         d: d.map(|l| l.map(u64::from)),
         d_width: 32,
         p: None,
     }
 }
 
-fn with_p(r: [DestPred<u32>; WARP_SIZE]) -> WarpOutputs {
-    WarpOutputs {
+fn with_p(r: [DestPred<u32>; WARP_SIZE]) -> LaneOutputs {
+    LaneOutputs {
         d: r.map(|x| x.d.map(u64::from)),
         d_width: 32,
         p: Some(r.map(|x| x.p)),
@@ -56,14 +56,14 @@ fn with_p(r: [DestPred<u32>; WARP_SIZE]) -> WarpOutputs {
 pub fn evaluate(
     sem: Semantics,
     negate: bool,
-    x: &WarpInputs,
+    x: &LaneInputs,
     profile: Profile,
-) -> Result<WarpOutputs, String> {
+) -> Result<LaneOutputs, String> {
     let (mm, ex) = (x.membermask, x.executing);
     let a32: [u32; WARP_SIZE] = x.a.map(|v| v as u32);
     let pred: [bool; WARP_SIZE] = x.a.map(|v| v != 0);
     Ok(match sem {
-        Semantics::Vote(mode) => WarpOutputs {
+        Semantics::Vote(mode) => LaneOutputs {
             d: warp::vote::vote(mode, negate, mm, ex, &pred).map(|l| l.map(u64::from)),
             d_width: 4,
             p: None,

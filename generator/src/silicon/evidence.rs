@@ -64,7 +64,10 @@ pub struct Record {
     pub error: Option<String>,
 }
 
-pub use crate::hexbits::hex;
+/// A bit pattern at `width` bits, as every evidence file writes it.
+pub fn hex(value: u64, width: u32) -> String {
+    crate::record::Bits::new(value, width).to_string()
+}
 
 fn base(probe: &Probe) -> Record {
     Record {

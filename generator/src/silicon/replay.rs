@@ -14,7 +14,7 @@ use ptxvec_oracle::warp::{Lane, WARP_SIZE};
 use ptxvec_spec::Spec;
 
 use crate::semantics::{self, Semantics};
-use crate::semvec::warp::{self, WarpInputs};
+use crate::semvec::warp::{self, LaneInputs};
 use crate::syntax::judge;
 
 /// One output the profile does not accept.
@@ -139,7 +139,7 @@ fn replay_warp(
             Ok([0; WARP_SIZE])
         }
     };
-    let x = WarpInputs {
+    let x = LaneInputs {
         executing: hex_one(inputs, "executing")? as u32,
         membermask: if inputs.contains_key("membermask") {
             hex_one(inputs, "membermask")? as u32

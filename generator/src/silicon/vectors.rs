@@ -15,11 +15,13 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Map, Value};
 
 use ptxvec_oracle::profile::Profile;
+use ptxvec_spec::Spec;
 
 use super::gpu::Gpu;
+use crate::record::{Bits, Out};
 use crate::selfcheck::ptx::{self, Entries, RESULT_PER_PROFILE};
 use crate::selfcheck::raw::{self, SlotBits};
-use crate::selfcheck::{self, Out, Suite, Window, FIRST_FAILS};
+use crate::selfcheck::{self, Suite, Window, FIRST_FAILS};
 
 /// The evidence format's name and version.
 pub const FORMAT: &str = "ptxvec-silicon-vectors/1";
@@ -59,7 +61,7 @@ pub struct Args {
 /// Exit status when the device ran but a variant failed or a profile disagreed.
 const EXIT_FAILED: u8 = 1;
 
-fn find(vectors: &Path, id: &str) -> Result<Suite, String> {
+fn find(spec: &Spec, vectors: &Path, id: &str) -> Result<Suite, String> {
     let idx = selfcheck::index(vectors)?;
     let (_, path) = idx.iter().find(|(v, _)| v == id).ok_or_else(|| {
         format!(
@@ -68,20 +70,40 @@ fn find(vectors: &Path, id: &str) -> Result<Suite, String> {
             vectors.join("index.json").display()
         )
     })?;
-    selfcheck::load(id, path)
+    selfcheck::load(spec, id, path)
 }
 
-/// `ptxvec emit-ptx --variant ID [--raw] [--out FILE]`.
-pub fn emit(
-    vectors: &Path,
-    id: &str,
-    raw_only: bool,
-    window: Window,
-    ptx: Option<&str>,
-    target: Option<&str>,
-    out: Option<&Path>,
-) -> Result<u8, String> {
-    let s = find(vectors, id)
+/// What `ptxvec emit-ptx --variant ID` writes.
+#[derive(Debug, Clone, Copy)]
+pub struct VariantModule<'a> {
+    /// The vectors folder (index.json, semantic/).
+    pub vectors: &'a Path,
+    /// The variant id.
+    pub id: &'a str,
+    /// Only the `ptxvec_raw` entry.
+    pub raw_only: bool,
+    /// Where a generic variant's address points.
+    pub window: Window,
+    /// The module's `.version`, if not the variant's own.
+    pub ptx: Option<&'a str>,
+    /// The module's `.target`, if not the variant's own.
+    pub target: Option<&'a str>,
+    /// The file to write, stdout when `None`.
+    pub out: Option<&'a Path>,
+}
+
+/// `ptxvec emit-ptx --variant ID [--raw] [--window W] [--out FILE]`.
+pub fn emit(spec: &Spec, req: VariantModule<'_>) -> Result<u8, String> {
+    let VariantModule {
+        vectors,
+        id,
+        raw_only,
+        window,
+        ptx,
+        target,
+        out,
+    } = req;
+    let s = find(spec, vectors, id)
         .and_then(|s| s.in_window(window))
         .map_err(|e| format!("emit-ptx: {e}"))?;
     let (p, t) = s.default_module();
@@ -101,9 +123,9 @@ pub fn emit(
 }
 
 /// Runs the subcommand. `Err` is a usage or environment error (exit 2).
-pub fn run(args: &Args) -> Result<u8, String> {
+pub fn run(args: &Args, spec: &Spec, spec_dir: &Path) -> Result<u8, String> {
     if let Some(id) = &args.child {
-        return child(args, id);
+        return child(args, spec, id);
     }
     let gpu = Gpu::open().map_err(|e| format!("silicon: {e}"))?;
     let info = gpu.info().map_err(|e| format!("silicon: {e}"))?;
@@ -127,7 +149,7 @@ pub fn run(args: &Args) -> Result<u8, String> {
         "variant", "run", "skip", "ptx-isa", "sm_90", "!isa", "!sm90"
     );
     for (id, path) in &idx {
-        let s = selfcheck::load(id, path).map_err(|e| format!("silicon: {e}"))?;
+        let s = selfcheck::load(spec, id, path).map_err(|e| format!("silicon: {e}"))?;
         let Some((p, t)) = s.module_for(info.cc) else {
             let need: Vec<String> = s
                 .requires
@@ -147,7 +169,7 @@ pub fn run(args: &Args) -> Result<u8, String> {
                 Some(x) => format!("{id} ({x})"),
                 None => id.clone(),
             };
-            let result = spawn(&exe, args, id, w).and_then(|v| {
+            let result = spawn(&exe, args, spec_dir, id, w).and_then(|v| {
                 let raw = unhex(v["raw"].as_str().unwrap_or_default())?;
                 let check = unhex(v["check"].as_str().unwrap_or_default())?;
                 Ok((raw, check))
@@ -231,8 +253,8 @@ fn unhex(s: &str) -> Result<Vec<u8>, String> {
         .collect()
 }
 
-fn child(args: &Args, id: &str) -> Result<u8, String> {
-    let s = find(&args.vectors, id)?.in_window(args.window)?;
+fn child(args: &Args, spec: &Spec, id: &str) -> Result<u8, String> {
+    let s = find(spec, &args.vectors, id)?.in_window(args.window)?;
     let gpu = Gpu::open().map_err(|e| e.to_string())?;
     let info = gpu.info().map_err(|e| e.to_string())?;
     let (p, t) = s
@@ -263,8 +285,16 @@ fn child(args: &Args, id: &str) -> Result<u8, String> {
     Ok(0)
 }
 
-fn spawn(exe: &Path, args: &Args, id: &str, window: Window) -> Result<Value, String> {
+fn spawn(
+    exe: &Path,
+    args: &Args,
+    spec_dir: &Path,
+    id: &str,
+    window: Window,
+) -> Result<Value, String> {
     let mut c = Command::new(exe)
+        .arg("--spec")
+        .arg(spec_dir)
         .arg("silicon")
         .arg("--out")
         .arg(&args.out)
@@ -311,8 +341,7 @@ fn slot_key(s: &SlotBits) -> String {
 }
 
 fn width_of(s: &Suite, o: Out) -> u32 {
-    s.kind
-        .outputs()
+    s.outputs()
         .into_iter()
         .find(|(x, _)| *x == o)
         .map_or(32, |(_, w)| w)
@@ -332,24 +361,18 @@ pub fn evaluate(s: &Suite, p: &str, t: &str, raw_bytes: &[u8], check: &[u8]) -> 
     }
     let sm90 = raw::profile_index(Profile::Sm90);
     let isa = raw::profile_index(Profile::PtxIsa);
-    let detail = |v: &raw::Verdict, pi: usize, limit: usize| -> Vec<Value> {
+    let detail = |v: &raw::Verdict, p: Profile, limit: usize| -> Vec<Value> {
         v.slots
             .iter()
             .take(limit)
             .map(|d| {
                 let rec = &s.records[d.record];
                 let w = width_of(s, d.out);
-                let oi = s
-                    .kind
-                    .outputs()
-                    .iter()
-                    .position(|(o, _)| *o == d.out)
-                    .unwrap_or(0);
                 json!({
                     "id": rec.id,
                     "out": slot_key(d),
-                    "got": crate::semvec::expect::hex(d.got, w),
-                    "expected": rec.expect[pi][oi].1[d.slot].to_json(w),
+                    "got": Bits::new(d.got, w).to_string(),
+                    "expected": s.slots(rec, p, d.out).get(d.slot),
                 })
             })
             .collect()
@@ -360,7 +383,7 @@ pub fn evaluate(s: &Suite, p: &str, t: &str, raw_bytes: &[u8], check: &[u8]) -> 
             json!([
                 s.records[u.record].id,
                 slot_key(u),
-                crate::semvec::expect::hex(u.got, width_of(s, u.out))
+                Bits::new(u.got, width_of(s, u.out)).to_string()
             ])
         })
         .collect();
@@ -375,8 +398,8 @@ pub fn evaluate(s: &Suite, p: &str, t: &str, raw_bytes: &[u8], check: &[u8]) -> 
         "matches": matches,
         "mismatches": mismatches,
         "selfcheck": selfcheck_agrees(&verdicts, check),
-        "sm_90_mismatches": detail(&verdicts[sm90], sm90, usize::MAX),
-        "ptx_isa_examples": detail(&verdicts[isa], isa, EXAMPLES),
+        "sm_90_mismatches": detail(&verdicts[sm90], Profile::Sm90, usize::MAX),
+        "ptx_isa_examples": detail(&verdicts[isa], Profile::PtxIsa, EXAMPLES),
         "unpinned": unpinned,
     });
     if let Some(w) = s.window() {

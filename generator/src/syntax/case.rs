@@ -20,12 +20,13 @@ pub enum Verdict {
 }
 
 /// One requirement alternative as written to the vector files.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct NeedRecord {
     /// The lowest `.version`.
     pub ptx: String,
     /// The target it needs, in the target model's sense; absent when none.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub target: Option<String>,
 }
 

@@ -1,0 +1,299 @@
+//! What one output slot (a lane, an element) must hold: exact bits, or an accept
+//! class where the document leaves the bits open (vectors/README.md, "Accept
+//! classes"). The one place that decides whether a result passes.
+
+use std::fmt;
+
+use serde::de::{self, MapAccess, Visitor};
+use serde::ser::SerializeMap;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use ptxvec_oracle::float::{Expect, Format};
+use ptxvec_oracle::warp::Lane;
+
+use super::bits::Bits;
+
+/// The expectation of one slot, as the vector files write it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Expectation {
+    /// `"0x..."`: exactly these bits.
+    Exact(Bits),
+    /// `{"accept": "nan:any"}`: any NaN of the slot's format.
+    AnyNan,
+    /// `{"accept": "one_of", "bits": [...], "nan": true}`: one of the listed
+    /// patterns (one or two), or with `nan` any NaN too.
+    OneOf {
+        /// The accepted patterns, as listed.
+        bits: Vec<Bits>,
+        /// Any NaN is accepted too.
+        nan: bool,
+    },
+    /// `{"accept": "undefined"}`: the lane executes, its value is undefined.
+    Undefined,
+    /// `null`: the lane does not execute the instruction and writes nothing.
+    NotExecuted,
+}
+
+impl Expectation {
+    /// An oracle result at `width` bits.
+    pub fn of(e: Expect, width: u32) -> Expectation {
+        let b = |x| Bits::new(x, width);
+        match e {
+            Expect::Bits(x) => Expectation::Exact(b(x)),
+            Expect::AnyNan => Expectation::AnyNan,
+            Expect::Either(x, y) => Expectation::OneOf {
+                bits: vec![b(x), b(y)],
+                nan: false,
+            },
+            Expect::BitsOrNan(x) => Expectation::OneOf {
+                bits: vec![b(x)],
+                nan: true,
+            },
+            Expect::Undefined => Expectation::Undefined,
+        }
+    }
+
+    /// A warp lane's result, `bits` turning its value into a pattern.
+    pub fn of_lane<T: Copy>(l: Lane<T>, bits: impl Fn(T) -> Bits) -> Expectation {
+        match l {
+            Lane::Value(v) => Expectation::Exact(bits(v)),
+            Lane::Undefined => Expectation::Undefined,
+            Lane::NotExecuted => Expectation::NotExecuted,
+        }
+    }
+
+    /// Whether `got` keeps the expectation. `got` is `None` where nothing was
+    /// written (a lane that did not execute); `float` is the slot's format where
+    /// it holds a float, for the NaN classes.
+    pub fn accepts(&self, got: Option<u64>, float: Option<Format>) -> bool {
+        let nan = |g: u64| float.is_some_and(|f| f.is_nan(g));
+        match (self, got) {
+            (Expectation::NotExecuted, got) => got.is_none(),
+            (Expectation::Undefined, _) => true,
+            (_, None) => false,
+            (Expectation::Exact(b), Some(g)) => g == b.value,
+            (Expectation::AnyNan, Some(g)) => nan(g),
+            (Expectation::OneOf { bits, nan: n }, Some(g)) => {
+                bits.iter().any(|b| b.value == g) || (*n && nan(g))
+            }
+        }
+    }
+
+    /// Whether an executing lane writes here, so that a result is compared (or
+    /// digested): not for an undefined value or a lane that does not execute.
+    pub fn pinned(&self) -> bool {
+        !matches!(self, Expectation::Undefined | Expectation::NotExecuted)
+    }
+
+    /// The bits when they are exact.
+    pub fn exact(&self) -> Option<u64> {
+        match self {
+            Expectation::Exact(b) => Some(b.value),
+            _ => None,
+        }
+    }
+
+    /// The same expectation with its patterns as a field of `width` bits holds
+    /// them (`pred`: a predicate's 0 or 1).
+    pub fn fit(&self, width: u32, pred: bool) -> Result<Expectation, super::bits::BitsError> {
+        let fit = |b: Bits| if pred { b.fit_pred() } else { b.fit(width) };
+        Ok(match self {
+            Expectation::Exact(b) => Expectation::Exact(fit(*b)?),
+            Expectation::OneOf { bits, nan } => Expectation::OneOf {
+                bits: bits.iter().map(|b| fit(*b)).collect::<Result<_, _>>()?,
+                nan: *nan,
+            },
+            e => e.clone(),
+        })
+    }
+}
+
+const ACCEPT_NAN_ANY: &str = "nan:any";
+const ACCEPT_ONE_OF: &str = "one_of";
+const ACCEPT_UNDEFINED: &str = "undefined";
+
+impl Serialize for Expectation {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let class = |s: S, name: &str| {
+            let mut m = s.serialize_map(Some(1))?;
+            m.serialize_entry("accept", name)?;
+            m.end()
+        };
+        match self {
+            Expectation::Exact(b) => b.serialize(s),
+            Expectation::AnyNan => class(s, ACCEPT_NAN_ANY),
+            Expectation::Undefined => class(s, ACCEPT_UNDEFINED),
+            Expectation::NotExecuted => s.serialize_unit(),
+            Expectation::OneOf { bits, nan } => {
+                let mut m = s.serialize_map(Some(2 + usize::from(*nan)))?;
+                m.serialize_entry("accept", ACCEPT_ONE_OF)?;
+                m.serialize_entry("bits", bits)?;
+                if *nan {
+                    m.serialize_entry("nan", &true)?;
+                }
+                m.end()
+            }
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Expectation {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Expectation, D::Error> {
+        d.deserialize_any(ExpectationVisitor)
+    }
+}
+
+struct ExpectationVisitor;
+
+impl<'de> Visitor<'de> for ExpectationVisitor {
+    type Value = Expectation;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(
+            "a hex bit pattern, null, or an accept class {\"accept\": \"nan:any\" | \"one_of\" | \"undefined\"}",
+        )
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<Expectation, E> {
+        Ok(Expectation::NotExecuted)
+    }
+
+    fn visit_none<E: de::Error>(self) -> Result<Expectation, E> {
+        Ok(Expectation::NotExecuted)
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Expectation, E> {
+        Bits::parse(v).map(Expectation::Exact).map_err(E::custom)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Expectation, A::Error> {
+        let (mut accept, mut bits, mut nan) = (None::<String>, None::<Vec<Bits>>, None::<bool>);
+        while let Some(key) = map.next_key::<String>()? {
+            let dup = || de::Error::custom(format_args!("duplicate field `{key}`"));
+            match key.as_str() {
+                "accept" if accept.is_none() => accept = Some(map.next_value()?),
+                "bits" if bits.is_none() => bits = Some(map.next_value()?),
+                "nan" if nan.is_none() => nan = Some(map.next_value()?),
+                "accept" | "bits" | "nan" => return Err(dup()),
+                other => {
+                    return Err(de::Error::unknown_field(other, &["accept", "bits", "nan"]));
+                }
+            }
+        }
+        let accept = accept.ok_or_else(|| de::Error::missing_field("accept"))?;
+        match accept.as_str() {
+            ACCEPT_ONE_OF => match bits {
+                Some(bits) if (1..=2).contains(&bits.len()) => Ok(Expectation::OneOf {
+                    bits,
+                    nan: nan.unwrap_or(false),
+                }),
+                _ => Err(de::Error::custom(
+                    "`one_of` lists one or two patterns under \"bits\"",
+                )),
+            },
+            ACCEPT_NAN_ANY | ACCEPT_UNDEFINED if bits.is_some() || nan.is_some() => Err(
+                de::Error::custom(format_args!("`{accept}` takes no \"bits\" and no \"nan\"")),
+            ),
+            ACCEPT_NAN_ANY => Ok(Expectation::AnyNan),
+            ACCEPT_UNDEFINED => Ok(Expectation::Undefined),
+            other => Err(de::Error::unknown_variant(
+                other,
+                &[ACCEPT_NAN_ANY, ACCEPT_ONE_OF, ACCEPT_UNDEFINED],
+            )),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(s: &str) -> Result<Expectation, serde_json::Error> {
+        serde_json::from_str(s)
+    }
+
+    /// vectors/README.md's table of accept classes, row by row: (the expectation
+    /// as written, the result, the slot's format, whether it passes).
+    #[test]
+    fn accept_classes_as_the_readme_defines_them() {
+        let f32 = Some(Format::F32);
+        let rows: [(&str, Option<u64>, Option<Format>, bool); 18] = [
+            (r#""0x00000005""#, Some(5), None, true),
+            (r#""0x00000005""#, Some(6), None, false),
+            (r#""0x00000005""#, None, None, false),
+            (r#"{"accept":"nan:any"}"#, Some(0x7fc0_0000), f32, true),
+            (r#"{"accept":"nan:any"}"#, Some(0xffc0_0001), f32, true),
+            (r#"{"accept":"nan:any"}"#, Some(0x7f80_0001), f32, true),
+            (r#"{"accept":"nan:any"}"#, Some(0xff80_0000), f32, false),
+            (r#"{"accept":"nan:any"}"#, None, f32, false),
+            (
+                r#"{"accept":"one_of","bits":["0x00000001","0x00000002"]}"#,
+                Some(2),
+                f32,
+                true,
+            ),
+            (
+                r#"{"accept":"one_of","bits":["0x00000001","0x00000002"]}"#,
+                Some(3),
+                f32,
+                false,
+            ),
+            (
+                r#"{"accept":"one_of","bits":["0x00000001","0x00000002"]}"#,
+                Some(0x7fc0_0000),
+                f32,
+                false,
+            ),
+            (
+                r#"{"accept":"one_of","bits":["0x00000001"],"nan":true}"#,
+                Some(0x7fc0_0000),
+                f32,
+                true,
+            ),
+            (
+                r#"{"accept":"one_of","bits":["0x00000001"],"nan":true}"#,
+                Some(1),
+                f32,
+                true,
+            ),
+            (
+                r#"{"accept":"one_of","bits":["0x00000001"],"nan":true}"#,
+                Some(0x7f80_0000),
+                f32,
+                false,
+            ),
+            (r#"{"accept":"undefined"}"#, Some(77), None, true),
+            (r#"{"accept":"undefined"}"#, None, None, true),
+            ("null", None, None, true),
+            ("null", Some(0), None, false),
+        ];
+        for (text, got, float, want) in rows {
+            let e = read(text).unwrap();
+            assert_eq!(e.accepts(got, float), want, "case: {text} got {got:x?}");
+            assert_eq!(
+                serde_json::to_string(&e).unwrap(),
+                text,
+                "round trip: {text}"
+            );
+        }
+    }
+
+    #[test]
+    fn malformed_expectations_are_refused() {
+        for text in [
+            r#"{"accept":"nan:quiet"}"#,
+            r#"{"accept":"one_of"}"#,
+            r#"{"accept":"one_of","bits":[]}"#,
+            r#"{"accept":"one_of","bits":["0x1","0x2","0x3"]}"#,
+            r#"{"accept":"nan:any","bits":["0x1"]}"#,
+            r#"{"accept":"undefined","accept":"undefined"}"#,
+            r#"{"accept":"undefined","why":"x"}"#,
+            r#"{"bits":["0x1"]}"#,
+            "5",
+            "true",
+            r#""0x+5""#,
+        ] {
+            assert!(read(text).is_err(), "accepted: {text}");
+        }
+    }
+}

@@ -1,0 +1,629 @@
+//! The semantic vector record: one type, one reader and one writer for every
+//! command that touches the vectors (`generate`, `eval`, the self-checking modules,
+//! the silicon comparison). Format: vectors/README.md; schema: vectors/schema.json.
+//!
+//! Fields are declared in the order the files list them (alphabetical), so that
+//! serde writes the committed bytes.
+
+pub mod bits;
+pub mod expectation;
+pub mod shape;
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::Path;
+
+use serde::de::{self, MapAccess, Visitor};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use ptxvec_oracle::profile::Profile;
+
+pub use bits::{Bits, BitsError};
+pub use expectation::Expectation;
+pub use shape::{Field, Out, OutShape, Shape, WarpShape};
+
+pub use crate::syntax::case::NeedRecord as Requirement;
+
+/// One record of a semantic vector file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Record {
+    /// Per slot of the inputs, the catalog class it was drawn from.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub class: Vec<String>,
+    /// The expected outputs per profile: `ptx-isa` always, another profile only
+    /// where it expects otherwise.
+    #[serde(
+        default,
+        skip_serializing_if = "BTreeMap::is_empty",
+        with = "by_profile"
+    )]
+    pub expect: BTreeMap<Profile, Outputs<Expectation>>,
+    /// `<variant>#<n>`.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub id: String,
+    /// The inputs.
+    pub inputs: Inputs,
+    /// The lowest modules that take the instruction, any one suffices.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub requires: Vec<Requirement>,
+    /// The seed of the random inputs, where some input is random.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+    /// The semantic note that defines what the record computes.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub spec: String,
+    /// The instruction.
+    pub text: String,
+}
+
+/// A record's inputs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "InputFields", into = "InputFields")]
+pub enum Inputs {
+    /// One thread reduces into memory: one entry per element of the access.
+    Memory {
+        /// Memory before.
+        mem: Vec<Bits>,
+        /// The operand.
+        operand: Vec<Bits>,
+    },
+    /// Threads reduce into one address, each with its own operand, in any order.
+    Contention {
+        /// Memory before.
+        mem: Vec<Bits>,
+        /// Per thread, its operand.
+        operands: Vec<Vec<Bits>>,
+    },
+    /// A warp executes the instruction.
+    Warp(WarpInputs),
+}
+
+/// A warp's inputs as the files write them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WarpInputs {
+    /// The membermask operand (all but `activemask`).
+    pub membermask: Option<Bits>,
+    /// The lanes that execute the instruction.
+    pub executing: Bits,
+    /// Per lane, the source `a`.
+    pub a: Option<Vec<Bits>>,
+    /// shfl's `b`.
+    pub b: Option<Bits>,
+    /// shfl's `c`.
+    pub c: Option<Bits>,
+}
+
+/// The inputs' keys, as the file writes them; [`Inputs`] is what they may form.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct InputFields {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    a: Option<Vec<Bits>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    b: Option<Bits>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    c: Option<Bits>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    executing: Option<Bits>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    mem: Option<Vec<Bits>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    membermask: Option<Bits>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    operand: Option<Vec<Bits>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    operands: Option<Vec<Vec<Bits>>>,
+}
+
+impl TryFrom<InputFields> for Inputs {
+    type Error = String;
+
+    fn try_from(f: InputFields) -> Result<Inputs, String> {
+        let warp_keys = f.a.is_some()
+            || f.b.is_some()
+            || f.c.is_some()
+            || f.executing.is_some()
+            || f.membermask.is_some();
+        match (f.mem, f.operand, f.operands) {
+            (Some(_), _, _) | (None, Some(_), _) | (None, None, Some(_)) if warp_keys => Err(
+                "memory inputs (\"mem\", \"operand\", \"operands\") and warp inputs (\"executing\", ...) in one record"
+                    .to_owned(),
+            ),
+            (Some(mem), Some(operand), None) => Ok(Inputs::Memory { mem, operand }),
+            (Some(mem), None, Some(operands)) => Ok(Inputs::Contention { mem, operands }),
+            (Some(_), Some(_), Some(_)) => {
+                Err("\"operand\" (one thread) and \"operands\" (one list per thread) in one record".to_owned())
+            }
+            (Some(_), None, None) => {
+                Err("\"mem\" without \"operand\" (one thread) or \"operands\" (one list per thread)".to_owned())
+            }
+            (None, Some(_), _) | (None, None, Some(_)) => Err("an operand without \"mem\"".to_owned()),
+            (None, None, None) => match f.executing {
+                Some(executing) => Ok(Inputs::Warp(WarpInputs {
+                    membermask: f.membermask,
+                    executing,
+                    a: f.a,
+                    b: f.b,
+                    c: f.c,
+                })),
+                None => Err(
+                    "expected \"mem\" and \"operand\" (red, cp.reduce.async.bulk) or \"executing\" (warp instructions)"
+                        .to_owned(),
+                ),
+            },
+        }
+    }
+}
+
+impl From<Inputs> for InputFields {
+    fn from(i: Inputs) -> InputFields {
+        match i {
+            Inputs::Memory { mem, operand } => InputFields {
+                mem: Some(mem),
+                operand: Some(operand),
+                ..InputFields::default()
+            },
+            Inputs::Contention { mem, operands } => InputFields {
+                mem: Some(mem),
+                operands: Some(operands),
+                ..InputFields::default()
+            },
+            Inputs::Warp(w) => InputFields {
+                a: w.a,
+                b: w.b,
+                c: w.c,
+                executing: Some(w.executing),
+                membermask: w.membermask,
+                ..InputFields::default()
+            },
+        }
+    }
+}
+
+/// A record's outputs, expected (`T` = [`Expectation`]) or produced: `mem` for a
+/// memory reduction, `d` (and `p`) per lane for a warp collective.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Outputs<T> {
+    /// The destination, per lane.
+    #[serde(default = "none", skip_serializing_if = "Option::is_none")]
+    pub d: Option<Vec<T>>,
+    /// Memory after the reduction, per element.
+    #[serde(default = "none", skip_serializing_if = "Option::is_none")]
+    pub mem: Option<Vec<T>>,
+    /// The predicate destination, per lane.
+    #[serde(default = "none", skip_serializing_if = "Option::is_none")]
+    pub p: Option<Vec<T>>,
+}
+
+fn none<T>() -> Option<T> {
+    None
+}
+
+impl<T> Outputs<T> {
+    /// The slots of output `o`, if present.
+    pub fn get(&self, o: Out) -> Option<&[T]> {
+        match o {
+            Out::D => self.d.as_deref(),
+            Out::Mem => self.mem.as_deref(),
+            Out::P => self.p.as_deref(),
+        }
+    }
+
+    fn slot_mut(&mut self, o: Out) -> &mut Option<Vec<T>> {
+        match o {
+            Out::D => &mut self.d,
+            Out::Mem => &mut self.mem,
+            Out::P => &mut self.p,
+        }
+    }
+
+    /// Outputs with only `o` set.
+    pub fn one(o: Out, slots: Vec<T>) -> Outputs<T> {
+        let mut out = Outputs {
+            d: None,
+            mem: None,
+            p: None,
+        };
+        *out.slot_mut(o) = Some(slots);
+        out
+    }
+
+    /// Sets output `o`.
+    pub fn set(&mut self, o: Out, slots: Vec<T>) {
+        *self.slot_mut(o) = Some(slots);
+    }
+}
+
+/// Why a record does not fit its instruction.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ShapeError {
+    /// A key the instruction needs is missing.
+    #[error("no \"{0}\" among the inputs")]
+    Missing(&'static str),
+    /// A key the instruction does not take.
+    #[error("\"{key}\": {instruction} takes no such input")]
+    Extra {
+        /// The key.
+        key: &'static str,
+        /// What the record's text is.
+        instruction: &'static str,
+    },
+    /// Another number of entries.
+    #[error("\"{key}\": {got} entries, expected {want}")]
+    Count {
+        /// The key.
+        key: String,
+        /// Entries written.
+        got: usize,
+        /// Entries the instruction has.
+        want: usize,
+    },
+    /// A value that does not fit its field.
+    #[error("\"{key}\": {err}")]
+    Bits {
+        /// The key.
+        key: String,
+        /// What is wrong with it.
+        err: BitsError,
+    },
+}
+
+fn fit_all(key: &str, v: &[Bits], field: Field, want: usize) -> Result<Vec<Bits>, ShapeError> {
+    if v.len() != want {
+        return Err(ShapeError::Count {
+            key: key.to_owned(),
+            got: v.len(),
+            want,
+        });
+    }
+    v.iter().map(|b| fit_one(key, *b, field)).collect()
+}
+
+fn fit_one(key: &str, b: Bits, field: Field) -> Result<Bits, ShapeError> {
+    match field {
+        Field::Bits(w) => b.fit(w),
+        Field::Pred => b.fit_pred(),
+    }
+    .map_err(|err| ShapeError::Bits {
+        key: key.to_owned(),
+        err,
+    })
+}
+
+impl Inputs {
+    /// The same inputs at the widths of `shape`: an error names the first input
+    /// that is missing, extra, of another count or too wide.
+    pub fn fit(&self, shape: Shape) -> Result<Inputs, ShapeError> {
+        let warp_only = |what| ShapeError::Extra {
+            key: "executing",
+            instruction: what,
+        };
+        match (self, shape) {
+            (
+                Inputs::Memory { mem, operand },
+                Shape::Memory {
+                    width, elements, ..
+                },
+            ) => Ok(Inputs::Memory {
+                mem: fit_all("mem", mem, Field::Bits(width), elements)?,
+                operand: fit_all("operand", operand, Field::Bits(width), elements)?,
+            }),
+            (
+                Inputs::Contention { mem, operands },
+                Shape::Memory {
+                    width, elements, ..
+                },
+            ) => {
+                if operands.is_empty() {
+                    return Err(ShapeError::Count {
+                        key: "operands".to_owned(),
+                        got: 0,
+                        want: 1,
+                    });
+                }
+                Ok(Inputs::Contention {
+                    mem: fit_all("mem", mem, Field::Bits(width), elements)?,
+                    operands: operands
+                        .iter()
+                        .enumerate()
+                        .map(|(t, o)| {
+                            fit_all(&format!("operands[{t}]"), o, Field::Bits(width), elements)
+                        })
+                        .collect::<Result<_, _>>()?,
+                })
+            }
+            (Inputs::Warp(_), Shape::Memory { .. }) => Err(warp_only("a memory reduction")),
+            (Inputs::Memory { .. } | Inputs::Contention { .. }, Shape::Warp(_)) => {
+                Err(ShapeError::Extra {
+                    key: "mem",
+                    instruction: "a warp collective",
+                })
+            }
+            (
+                Inputs::Warp(w),
+                Shape::Warp(shape::WarpShape {
+                    membermask,
+                    a,
+                    shfl,
+                    ..
+                }),
+            ) => {
+                let lanes = ptxvec_oracle::warp::WARP_SIZE;
+                let b32 = Field::Bits(32);
+                let need = |key: &'static str, want: bool, got: Option<Bits>| match (want, got) {
+                    (true, Some(v)) => fit_one(key, v, b32).map(Some),
+                    (true, None) => Err(ShapeError::Missing(key)),
+                    (false, Some(_)) => Err(ShapeError::Extra {
+                        key,
+                        instruction: "this instruction",
+                    }),
+                    (false, None) => Ok(None),
+                };
+                Ok(Inputs::Warp(WarpInputs {
+                    membermask: need("membermask", membermask, w.membermask)?,
+                    executing: fit_one("executing", w.executing, b32)?,
+                    a: match (a, &w.a) {
+                        (Some(field), Some(v)) => Some(fit_all("a", v, field, lanes)?),
+                        (Some(_), None) => return Err(ShapeError::Missing("a")),
+                        (None, Some(_)) => {
+                            return Err(ShapeError::Extra {
+                                key: "a",
+                                instruction: "this instruction",
+                            })
+                        }
+                        (None, None) => None,
+                    },
+                    b: need("b", shfl, w.b)?,
+                    c: need("c", shfl, w.c)?,
+                }))
+            }
+        }
+    }
+}
+
+impl Outputs<Expectation> {
+    /// The same expectations at the widths of `shape`, every output it has present
+    /// with its number of slots, no other.
+    pub fn fit(&self, shape: Shape) -> Result<Outputs<Expectation>, ShapeError> {
+        let outs = shape.outputs();
+        for o in [Out::D, Out::Mem, Out::P] {
+            if self.get(o).is_some() && !outs.iter().any(|s| s.out == o) {
+                return Err(ShapeError::Extra {
+                    key: o.name(),
+                    instruction: "this instruction",
+                });
+            }
+        }
+        let mut fitted = Outputs {
+            d: None,
+            mem: None,
+            p: None,
+        };
+        for s in outs {
+            let key = s.out.name();
+            let v = self.get(s.out).ok_or(ShapeError::Missing(key))?;
+            if v.len() != s.slots {
+                return Err(ShapeError::Count {
+                    key: key.to_owned(),
+                    got: v.len(),
+                    want: s.slots,
+                });
+            }
+            let slots = v
+                .iter()
+                .map(|e| {
+                    e.fit(s.field.width(), s.field == Field::Pred)
+                        .map_err(|err| ShapeError::Bits {
+                            key: key.to_owned(),
+                            err,
+                        })
+                })
+                .collect::<Result<_, _>>()?;
+            fitted.set(s.out, slots);
+        }
+        Ok(fitted)
+    }
+}
+
+impl Record {
+    /// What the record expects under `profile`: its own entry, else `ptx-isa`'s
+    /// (a profile is written only where it differs).
+    pub fn expected(&self, profile: Profile) -> Option<&Outputs<Expectation>> {
+        self.expect
+            .get(&profile)
+            .or_else(|| self.expect.get(&Profile::PtxIsa))
+    }
+
+    /// The record as one line of a vector file (no newline).
+    pub fn to_line(&self) -> String {
+        // A record holds strings, lists and maps with string keys only: serde_json
+        // cannot fail on it.
+        serde_json::to_string(self).unwrap_or_default()
+    }
+
+    /// Reads one line of JSON as a record; the error carries serde's line and column
+    /// within the line.
+    pub fn from_line(line: &str) -> Result<Record, serde_json::Error> {
+        serde_json::from_str(line)
+    }
+}
+
+/// Why a vector file cannot be read.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    /// The file cannot be opened or read.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// A line is not a record.
+    #[error("{path}:{line}:{column}: {message}")]
+    Line {
+        /// The file.
+        path: String,
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+        /// What was expected.
+        message: String,
+    },
+}
+
+/// Reads every record of a vector file, in order.
+pub fn read_file(path: &Path) -> Result<Vec<Record>, ReadError> {
+    let text = std::fs::read_to_string(path).map_err(|source| ReadError::Io {
+        path: path.display().to_string(),
+        source,
+    })?;
+    text.lines()
+        .enumerate()
+        .map(|(n, l)| {
+            Record::from_line(l).map_err(|e| ReadError::Line {
+                path: path.display().to_string(),
+                line: n + 1,
+                column: e.column(),
+                message: strip_position(&e),
+            })
+        })
+        .collect()
+}
+
+/// serde_json's message without its own " at line L column C" suffix.
+pub fn strip_position(e: &serde_json::Error) -> String {
+    let s = e.to_string();
+    match s.rfind(" at line ") {
+        Some(i) => s[..i].to_owned(),
+        None => s,
+    }
+}
+
+/// The expectations map, keyed by profile name; a duplicate or unknown profile is
+/// an error.
+mod by_profile {
+    use super::*;
+
+    /// [`Profile::ALL`]'s names, for messages (a test holds them equal).
+    pub const PROFILE_NAMES: &[&str] = &["ptx-isa", "sm_90"];
+
+    pub fn serialize<S: Serializer>(
+        m: &BTreeMap<Profile, Outputs<Expectation>>,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        s.collect_map(m.iter().map(|(p, o)| (p.name(), o)))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<BTreeMap<Profile, Outputs<Expectation>>, D::Error> {
+        struct ByProfile;
+        impl<'de> Visitor<'de> for ByProfile {
+            type Value = BTreeMap<Profile, Outputs<Expectation>>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an object keyed by profile (ptx-isa, sm_90)")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut out = BTreeMap::new();
+                while let Some(key) = map.next_key::<String>()? {
+                    let p = Profile::ALL
+                        .iter()
+                        .copied()
+                        .find(|p| p.name() == key)
+                        .ok_or_else(|| de::Error::unknown_variant(&key, PROFILE_NAMES))?;
+                    if out.insert(p, map.next_value()?).is_some() {
+                        return Err(de::Error::custom(format_args!("duplicate profile `{key}`")));
+                    }
+                }
+                Ok(out)
+            }
+        }
+        d.deserialize_map(ByProfile)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_committed_line_reads_and_writes_back_byte_for_byte() {
+        // As vectors/semantic/red.add.f32.jsonl writes its third record.
+        let line = r#"{"class":["+zero +min_subnormal"],"expect":{"ptx-isa":{"mem":[{"accept":"one_of","bits":["0x00000000","0x00000001"]}]}},"id":"red.add.f32#2","inputs":{"mem":["0x00000000"],"operand":["0x00000001"]},"requires":[{"ptx":"2.0","target":"sm_20"}],"spec":"red#operation","text":"red.add.f32 [%rd1], %f1;"}"#;
+        let r = Record::from_line(line).unwrap();
+        assert_eq!(r.to_line(), line);
+        assert!(matches!(r.inputs, Inputs::Memory { .. }));
+    }
+
+    #[test]
+    fn profile_names_are_the_oracles() {
+        let names: Vec<&str> = Profile::ALL.iter().map(|p| p.name()).collect();
+        assert_eq!(names, by_profile::PROFILE_NAMES);
+    }
+
+    #[test]
+    fn input_key_sets_that_form_no_inputs_are_refused() {
+        for inputs in [
+            r#"{"mem":["0x1"]}"#,
+            r#"{"mem":["0x1"],"operand":["0x1"],"operands":[["0x1"]]}"#,
+            r#"{"operand":["0x1"]}"#,
+            r#"{"mem":["0x1"],"operand":["0x1"],"executing":"0x1"}"#,
+            r#"{"membermask":"0x1"}"#,
+            r#"{"executing":"0x1","lanes":"0x1"}"#,
+            r#"{"executing":"0x1","executing":"0x1"}"#,
+        ] {
+            let line = format!(r#"{{"text":"x","inputs":{inputs}}}"#);
+            assert!(Record::from_line(&line).is_err(), "accepted: {inputs}");
+        }
+    }
+
+    #[test]
+    fn duplicate_fields_and_profiles_are_refused() {
+        for line in [
+            r#"{"text":"a","text":"b","inputs":{"executing":"0x1"}}"#,
+            r#"{"text":"a","inputs":{"executing":"0x1"},"expect":{"ptx-isa":{"d":[]},"ptx-isa":{"d":[]}}}"#,
+            r#"{"text":"a","inputs":{"executing":"0x1"},"expect":{"sm_80":{"d":[]}}}"#,
+            r#"{"text":"a","inputs":{"executing":"0x1"},"expect":{"ptx-isa":{"q":[]}}}"#,
+        ] {
+            assert!(Record::from_line(line).is_err(), "accepted: {line}");
+        }
+    }
+
+    #[test]
+    fn inputs_fit_their_shape() {
+        let vote = Shape::of(crate::semantics::Semantics::Vote(
+            ptxvec_oracle::warp::vote::VoteMode::All,
+        ));
+        let lanes = |v: &str| format!("[{}]", vec![format!("\"{v}\""); 32].join(","));
+        let read = |s: &str| -> Inputs { serde_json::from_str(s).unwrap() };
+        let ok = read(&format!(
+            r#"{{"executing":"0x1","membermask":"0xffffffff","a":{}}}"#,
+            lanes("0x1")
+        ));
+        let fitted = ok.fit(vote).unwrap();
+        let Inputs::Warp(w) = &fitted else { panic!() };
+        assert_eq!(w.executing.to_string(), "0x00000001");
+        // A predicate of 2, 31 lanes, a stray `b`, no membermask.
+        for bad in [
+            format!(
+                r#"{{"executing":"0x1","membermask":"0x1","a":{}}}"#,
+                lanes("0x2")
+            ),
+            format!(
+                r#"{{"executing":"0x1","membermask":"0x1","a":{}}}"#,
+                lanes("0x1").replacen("\"0x1\",", "", 1)
+            ),
+            format!(
+                r#"{{"executing":"0x1","membermask":"0x1","b":"0x1","a":{}}}"#,
+                lanes("0x1")
+            ),
+            format!(r#"{{"executing":"0x1","a":{}}}"#, lanes("0x1")),
+        ] {
+            assert!(read(&bad).fit(vote).is_err(), "accepted: {bad}");
+        }
+    }
+}
