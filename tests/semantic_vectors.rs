@@ -22,11 +22,17 @@ fn vectors_dir() -> PathBuf {
 fn all_files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
     let mut out = BTreeMap::new();
     let index = dir.join("index.json");
-    out.insert("index.json".to_owned(), std::fs::read(&index).unwrap_or_default());
+    out.insert(
+        "index.json".to_owned(),
+        std::fs::read(&index).unwrap_or_default(),
+    );
     if let Ok(rd) = std::fs::read_dir(dir.join("semantic")) {
         for e in rd {
             let p = e.unwrap().path();
-            out.insert(format!("semantic/{}", p.file_name().unwrap().to_string_lossy()), std::fs::read(&p).unwrap());
+            out.insert(
+                format!("semantic/{}", p.file_name().unwrap().to_string_lossy()),
+                std::fs::read(&p).unwrap(),
+            );
         }
     }
     out
@@ -44,7 +50,10 @@ fn generate_twice_gives_the_same_bytes_and_the_committed_files_are_current() {
     assert!(fa.len() > 100, "only {} files", fa.len());
     assert!(fa == fb, "two runs of generate differ");
     let committed = all_files(&vectors_dir());
-    let stale: Vec<&String> = fa.keys().filter(|k| committed.get(*k) != fa.get(*k)).collect();
+    let stale: Vec<&String> = fa
+        .keys()
+        .filter(|k| committed.get(*k) != fa.get(*k))
+        .collect();
     let extra: Vec<&String> = committed.keys().filter(|k| !fa.contains_key(*k)).collect();
     assert!(stale.is_empty() && extra.is_empty(), "vectors/ is stale (run `cargo run --release -- generate`): differ {stale:?}, not generated {extra:?}");
 }
@@ -53,11 +62,19 @@ fn generate_twice_gives_the_same_bytes_and_the_committed_files_are_current() {
 fn eval_round_trips_every_committed_record() {
     let spec = Spec::load(&spec_root()).unwrap();
     let mut n = 0;
-    for (name, bytes) in all_files(&vectors_dir()).iter().filter(|(k, _)| k.starts_with("semantic/")) {
+    for (name, bytes) in all_files(&vectors_dir())
+        .iter()
+        .filter(|(k, _)| k.starts_with("semantic/"))
+    {
         for (i, line) in String::from_utf8_lossy(bytes).lines().enumerate() {
             let want: Value = serde_json::from_str(line).unwrap();
-            let got = eval::eval_record(&spec, line, Profile::ALL).unwrap_or_else(|e| panic!("{name}:{}: {e}", i + 1));
-            assert!(got == want, "{name}:{}: eval gives\n{got}\nthe file has\n{want}", i + 1);
+            let got = eval::eval_record(&spec, line, Profile::ALL)
+                .unwrap_or_else(|e| panic!("{name}:{}: {e}", i + 1));
+            assert!(
+                got == want,
+                "{name}:{}: eval gives\n{got}\nthe file has\n{want}",
+                i + 1
+            );
             n += 1;
         }
     }
@@ -74,11 +91,19 @@ fn eval_names_the_line_of_a_record_it_cannot_evaluate() {
     let mut out = Vec::new();
     let code = eval::run(&spec, "in.jsonl", input.as_bytes(), &mut out, Profile::ALL).unwrap();
     assert_eq!(code, 2);
-    let lines: Vec<Value> = String::from_utf8(out).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let lines: Vec<Value> = String::from_utf8(out)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
     assert_eq!(lines.len(), 4);
     // u32 add: 1 + 2 = 3 (PTX ISA 9.7.13.6, `*a = operation(*a, b)`).
     assert_eq!(lines[0]["expect"]["ptx-isa"]["mem"][0], "0x00000003");
-    for (k, frag) in [(1, "in.jsonl:2: expected \"operand\""), (2, "in.jsonl:3: not JSON"), (3, "in.jsonl:4: `red.frobnicate.u32")] {
+    for (k, frag) in [
+        (1, "in.jsonl:2: expected \"operand\""),
+        (2, "in.jsonl:3: not JSON"),
+        (3, "in.jsonl:4: `red.frobnicate.u32"),
+    ] {
         let e = lines[k]["error"].as_str().unwrap_or_default();
         assert!(e.starts_with(frag), "line {}: {e}", k + 1);
     }
@@ -89,14 +114,19 @@ fn eval_names_the_line_of_a_record_it_cannot_evaluate() {
 fn every_catalog_class_appears_in_a_record() {
     let mut seen: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     let mut accepts = BTreeSet::new();
-    for (name, bytes) in all_files(&vectors_dir()).iter().filter(|(k, _)| k.starts_with("semantic/")) {
+    for (name, bytes) in all_files(&vectors_dir())
+        .iter()
+        .filter(|(k, _)| k.starts_with("semantic/"))
+    {
         let text = String::from_utf8_lossy(bytes);
         for line in text.lines() {
             let r: Value = serde_json::from_str(line).unwrap();
             let stem = name.trim_start_matches("semantic/").to_owned();
             for c in r["class"].as_array().unwrap() {
                 for word in c.as_str().unwrap().split(' ') {
-                    seen.entry(stem.clone()).or_default().insert(word.to_owned());
+                    seen.entry(stem.clone())
+                        .or_default()
+                        .insert(word.to_owned());
                 }
             }
             for a in ["nan:any", "one_of", "undefined"] {
@@ -106,11 +136,23 @@ fn every_catalog_class_appears_in_a_record() {
             }
         }
     }
-    let in_any = |pred: &dyn Fn(&str) -> bool, class: &str| seen.iter().any(|(f, cs)| pred(f) && cs.contains(class));
+    let in_any = |pred: &dyn Fn(&str) -> bool, class: &str| {
+        seen.iter().any(|(f, cs)| pred(f) && cs.contains(class))
+    };
     let mut missing = Vec::new();
-    for (f, tag) in [(Format::F16, ".f16"), (Format::BF16, ".bf16"), (Format::F32, ".f32"), (Format::F64, ".f64")] {
+    for (f, tag) in [
+        (Format::F16, ".f16"),
+        (Format::BF16, ".bf16"),
+        (Format::F32, ".f32"),
+        (Format::F64, ".f64"),
+    ] {
         for n in inputs::float_specials(f) {
-            if !in_any(&|file: &str| file.contains(tag) && (file.starts_with("red") || file.starts_with("cp")), &n.class) {
+            if !in_any(
+                &|file: &str| {
+                    file.contains(tag) && (file.starts_with("red") || file.starts_with("cp"))
+                },
+                &n.class,
+            ) {
                 missing.push(format!("{tag} {}", n.class));
             }
         }
@@ -129,7 +171,19 @@ fn every_catalog_class_appears_in_a_record() {
             }
         }
     }
-    for class in ["members_execute", "one_member_exited", "outsider_executes", "distinct", "all_equal", "collisions_mod_3", "random", "in_range", "out_of_range", "contention_32", "same"] {
+    for class in [
+        "members_execute",
+        "one_member_exited",
+        "outsider_executes",
+        "distinct",
+        "all_equal",
+        "collisions_mod_3",
+        "random",
+        "in_range",
+        "out_of_range",
+        "contention_32",
+        "same",
+    ] {
         if !in_any(&|_| true, class) {
             missing.push(class.to_owned());
         }
@@ -146,7 +200,10 @@ fn every_catalog_class_appears_in_a_record() {
             missing.push(format!("shfl b={b}"));
         }
     }
-    assert!(missing.is_empty(), "catalog classes in no record: {missing:?}");
+    assert!(
+        missing.is_empty(),
+        "catalog classes in no record: {missing:?}"
+    );
     assert_eq!(accepts.len(), 3, "accept classes used: {accepts:?}");
 }
 
@@ -154,7 +211,15 @@ fn every_catalog_class_appears_in_a_record() {
 fn the_committed_vectors_stay_under_20_mb() {
     fn size(p: &Path) -> u64 {
         std::fs::read_dir(p).map_or(0, |rd| {
-            rd.map(|e| e.unwrap().path()).map(|p| if p.is_dir() { size(&p) } else { p.metadata().map_or(0, |m| m.len()) }).sum()
+            rd.map(|e| e.unwrap().path())
+                .map(|p| {
+                    if p.is_dir() {
+                        size(&p)
+                    } else {
+                        p.metadata().map_or(0, |m| m.len())
+                    }
+                })
+                .sum()
         })
     }
     let total = size(&vectors_dir());
@@ -166,13 +231,27 @@ fn the_committed_vectors_stay_under_20_mb() {
 #[test]
 fn snapshots_of_a_sample_of_each_file() {
     let mut per: BTreeMap<String, String> = BTreeMap::new();
-    for (name, bytes) in all_files(&vectors_dir()).iter().filter(|(k, _)| k.starts_with("semantic/")) {
+    for (name, bytes) in all_files(&vectors_dir())
+        .iter()
+        .filter(|(k, _)| k.starts_with("semantic/"))
+    {
         let text = String::from_utf8_lossy(bytes);
         let lines: Vec<&str> = text.lines().collect();
-        let instruction = ["cp.reduce.async.bulk", "redux.sync", "red", "vote.sync", "shfl.sync", "match", "activemask"]
-            .into_iter()
-            .find(|i| name.trim_start_matches("semantic/").starts_with(&format!("{i}.")))
-            .unwrap_or("other");
+        let instruction = [
+            "cp.reduce.async.bulk",
+            "redux.sync",
+            "red",
+            "vote.sync",
+            "shfl.sync",
+            "match",
+            "activemask",
+        ]
+        .into_iter()
+        .find(|i| {
+            name.trim_start_matches("semantic/")
+                .starts_with(&format!("{i}."))
+        })
+        .unwrap_or("other");
         let s = per.entry(instruction.to_owned()).or_default();
         for k in [0, lines.len() / 2, lines.len() - 1] {
             s.push_str(lines[k]);
@@ -180,6 +259,9 @@ fn snapshots_of_a_sample_of_each_file() {
         }
     }
     for (instruction, sample) in per {
-        insta::assert_snapshot!(format!("semantic_{}", instruction.replace('.', "_")), sample);
+        insta::assert_snapshot!(
+            format!("semantic_{}", instruction.replace('.', "_")),
+            sample
+        );
     }
 }
