@@ -242,3 +242,18 @@ pub fn assemble_module(
         Err(String::from_utf8_lossy(&o.stderr).into_owned())
     }
 }
+
+/// The assembler that the environment variable `var` (`PTXVEC_PTXAS`,
+/// `PTXVEC_PTXAS_CU12`) names; an error when it is unset or names no file. The tests
+/// that run ptxas take it from here: they run only under `cfg(ptxas)` (see
+/// generator/build.rs), where a missing assembler fails them.
+pub fn from_env(var: &str) -> Result<PathBuf, String> {
+    let path = std::env::var_os(var)
+        .map(PathBuf::from)
+        .ok_or_else(|| format!("{var} is not set (bash .ci/run installs ptxas and sets it)"))?;
+    if path.is_file() {
+        Ok(path)
+    } else {
+        Err(format!("{var}={}: no such file", path.display()))
+    }
+}
