@@ -18,7 +18,7 @@ mod syntax_ptxas;
 mod ptxas_targets;
 mod spec_errors;
 mod target_model;
-mod silicon_replay;
+mod silicon_evidence;
 mod semantics_coverage;
 mod semantic_vectors;
 mod silicon_vectors;

@@ -349,9 +349,9 @@ fn launch_shapes_add_contention_blocks_and_whole_clusters() {
             result_bytes: 144
         }
     );
-    // 502 f64 records (2 contention): 4 + 2 blocks, 4 × 128 × 8 bytes.
+    // 694 f64 records (2 contention): 6 + 2 blocks, 6 × 128 × 8 bytes.
     let (l, _) = shape("red.shared.add.f64");
-    assert_eq!((l.grid, l.out_bytes), (6, 4096));
+    assert_eq!((l.grid, l.out_bytes), (8, 6144));
     // 32 records fit one block; a cluster needs two.
     let (l, c) = shape(
         "cp.reduce.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes.add.u32",

@@ -86,12 +86,74 @@ pub struct WarpInputs {
     pub membermask: Option<Bits>,
     /// The lanes that execute the instruction.
     pub executing: Bits,
+    /// Lanes outside the membermask that exited before the instruction. Members
+    /// that do not execute have always exited; other lanes that do not execute
+    /// are alive and branch around the instruction.
+    pub exited: Option<Bits>,
     /// Per lane, the source `a`.
     pub a: Option<Vec<Bits>>,
-    /// shfl's `b`.
-    pub b: Option<Bits>,
+    /// shfl's `b`: one value for the warp, or one per lane.
+    pub b: Option<LaneValue>,
     /// shfl's `c`.
     pub c: Option<Bits>,
+}
+
+impl WarpInputs {
+    /// Every lane that exited before the instruction: the members that do not
+    /// execute, and `exited`.
+    pub fn exits(&self) -> u64 {
+        let mm = self.membermask.map_or(0, |b| b.value);
+        (mm & !self.executing.value) | self.exited.map_or(0, |b| b.value)
+    }
+}
+
+/// A register operand of a warp instruction: one value for the warp (`"0x..."`),
+/// or one per lane (a list of 32).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LaneValue {
+    /// Every lane holds this value.
+    Warp(Bits),
+    /// Lane `l` holds entry `l`.
+    PerLane(Vec<Bits>),
+}
+
+impl LaneValue {
+    /// The value lane `l` holds.
+    pub fn lane(&self, l: usize) -> u64 {
+        match self {
+            LaneValue::Warp(b) => b.value,
+            LaneValue::PerLane(v) => v.get(l).map_or(0, |b| b.value),
+        }
+    }
+}
+
+impl Serialize for LaneValue {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            LaneValue::Warp(b) => b.serialize(s),
+            LaneValue::PerLane(v) => v.serialize(s),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for LaneValue {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<LaneValue, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = LaneValue;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a hex bit pattern, or a list of one per lane")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<LaneValue, E> {
+                Bits::parse(v).map(LaneValue::Warp).map_err(E::custom)
+            }
+            fn visit_seq<A: de::SeqAccess<'de>>(self, seq: A) -> Result<LaneValue, A::Error> {
+                Vec::<Bits>::deserialize(de::value::SeqAccessDeserializer::new(seq))
+                    .map(LaneValue::PerLane)
+            }
+        }
+        d.deserialize_any(V)
+    }
 }
 
 /// The inputs' keys, as the file writes them; [`Inputs`] is what they may form.
@@ -101,11 +163,13 @@ struct InputFields {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     a: Option<Vec<Bits>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    b: Option<Bits>,
+    b: Option<LaneValue>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     c: Option<Bits>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     executing: Option<Bits>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    exited: Option<Bits>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     mem: Option<Vec<Bits>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -124,6 +188,7 @@ impl TryFrom<InputFields> for Inputs {
             || f.b.is_some()
             || f.c.is_some()
             || f.executing.is_some()
+            || f.exited.is_some()
             || f.membermask.is_some();
         match (f.mem, f.operand, f.operands) {
             (Some(_), _, _) | (None, Some(_), _) | (None, None, Some(_)) if warp_keys => Err(
@@ -143,6 +208,7 @@ impl TryFrom<InputFields> for Inputs {
                 Some(executing) => Ok(Inputs::Warp(WarpInputs {
                     membermask: f.membermask,
                     executing,
+                    exited: f.exited,
                     a: f.a,
                     b: f.b,
                     c: f.c,
@@ -174,6 +240,7 @@ impl From<Inputs> for InputFields {
                 b: w.b,
                 c: w.c,
                 executing: Some(w.executing),
+                exited: w.exited,
                 membermask: w.membermask,
                 ..InputFields::default()
             },
@@ -260,6 +327,9 @@ pub enum ShapeError {
         /// Entries the instruction has.
         want: usize,
     },
+    /// Lanes that both execute and exited, or exited members.
+    #[error("\"exited\": {0}")]
+    Exited(&'static str),
     /// A value that does not fit its field.
     #[error("\"{key}\": {err}")]
     Bits {
@@ -361,9 +431,10 @@ impl Inputs {
                     }),
                     (false, None) => Ok(None),
                 };
-                Ok(Inputs::Warp(WarpInputs {
+                let fitted = WarpInputs {
                     membermask: need("membermask", membermask, w.membermask)?,
                     executing: fit_one("executing", w.executing, b32)?,
+                    exited: w.exited.map(|x| fit_one("exited", x, b32)).transpose()?,
                     a: match (a, &w.a) {
                         (Some(field), Some(v)) => Some(fit_all("a", v, field, lanes)?),
                         (Some(_), None) => return Err(ShapeError::Missing("a")),
@@ -375,9 +446,35 @@ impl Inputs {
                         }
                         (None, None) => None,
                     },
-                    b: need("b", shfl, w.b)?,
+                    b: match (shfl, &w.b) {
+                        (true, Some(LaneValue::Warp(v))) => {
+                            Some(LaneValue::Warp(fit_one("b", *v, b32)?))
+                        }
+                        (true, Some(LaneValue::PerLane(v))) => {
+                            Some(LaneValue::PerLane(fit_all("b", v, b32, lanes)?))
+                        }
+                        (true, None) => return Err(ShapeError::Missing("b")),
+                        (false, Some(_)) => {
+                            return Err(ShapeError::Extra {
+                                key: "b",
+                                instruction: "this instruction",
+                            })
+                        }
+                        (false, None) => None,
+                    },
                     c: need("c", shfl, w.c)?,
-                }))
+                };
+                if let Some(x) = fitted.exited {
+                    if x.value & fitted.executing.value != 0 {
+                        return Err(ShapeError::Exited("a lane both executes and exited"));
+                    }
+                    if x.value & fitted.membermask.map_or(0, |m| m.value) != 0 {
+                        return Err(ShapeError::Exited(
+                            "lists a member (members that do not execute have exited already)",
+                        ));
+                    }
+                }
+                Ok(Inputs::Warp(fitted))
             }
         }
     }

@@ -376,32 +376,35 @@ fn inputs_data(s: &Suite) -> String {
             }
         }
         Kind::Warp { op, wide } => {
-            let (mut flags, mut mm, mut ex, mut a, mut b, mut c) =
-                (vec![], vec![], vec![], vec![], vec![], vec![]);
+            let (mut flags, mut mm, mut ex, mut exits, mut a, mut b, mut c) =
+                (vec![], vec![], vec![], vec![], vec![], vec![], vec![]);
             for r in &s.records {
                 if let Inputs::Warp(w) = &r.inputs {
                     let value = |x: Option<crate::record::Bits>| x.map_or(0, |x| x.value);
                     flags.push(u64::from(skipped(r)) | u64::from(s.negates(r)) << 1);
                     mm.push(value(w.membermask));
                     ex.push(w.executing.value);
+                    exits.push(w.exits());
                     match &w.a {
                         Some(la) => a.extend(la.iter().map(|x| x.value)),
                         None => a.extend([0; WARP]),
                     }
-                    b.push(value(w.b));
+                    b.extend((0..WARP).map(|l| w.b.as_ref().map_or(0, |b| b.lane(l))));
                     c.push(value(w.c));
                 }
             }
-            m += "// Per record: flags (bit 0 skip, bit 1 negate the predicate source), membermask, executing.\n";
+            m += "// Per record: flags (bit 0 skip, bit 1 negate the predicate source), membermask,\n\
+                  // executing lanes, lanes that exit first (the others branch around).\n";
             array(&mut m, "ptxvec_flags", 32, &flags);
             array(&mut m, "ptxvec_membermask", 32, &mm);
             array(&mut m, "ptxvec_executing", 32, &ex);
+            array(&mut m, "ptxvec_exits", 32, &exits);
             if op != WarpOp::Activemask {
                 m += "// Per record and lane: a.\n";
                 array(&mut m, "ptxvec_a", if wide { 64 } else { 32 }, &a);
             }
             if op == WarpOp::Shfl {
-                m += "// Per record: b, c.\n";
+                m += "// Per record and lane: b. Per record: c.\n";
                 array(&mut m, "ptxvec_b", 32, &b);
                 array(&mut m, "ptxvec_c", 32, &c);
             }
@@ -795,10 +798,12 @@ fn warp_body(b: &mut String, s: &Suite, check: Option<&ExpectData>) {
           \x20   mov.u64 %rd4, ptxvec_flags;\n    add.u64 %rd4, %rd4, %rd2;\n    ld.global.u32 %r4, [%rd4];\n\
           \x20   mov.u64 %rd4, ptxvec_membermask;\n    add.u64 %rd4, %rd4, %rd2;\n    ld.global.u32 %r5, [%rd4];\n\
           \x20   mov.u64 %rd4, ptxvec_executing;\n    add.u64 %rd4, %rd4, %rd2;\n    ld.global.u32 %r6, [%rd4];\n\
+          \x20   mov.u64 %rd4, ptxvec_exits;\n    add.u64 %rd4, %rd4, %rd2;\n    ld.global.u32 %r11, [%rd4];\n\
           \x20   and.b32 %r7, %r4, 1;\n    setp.ne.u32 %p0, %r7, 0;\n    @%p0 bra DONE;\n\
-          \x20   shl.b32 %r8, 1, %r0;\n    and.b32 %r9, %r5, %r8;\n    and.b32 %r10, %r6, %r8;\n\
-          \x20   setp.ne.u32 %p1, %r9, 0;\n    setp.eq.u32 %p2, %r10, 0;\n    and.pred %p1, %p1, %p2;\n\
-          \x20   // A member that does not execute has exited.\n    @%p1 exit;\n    @%p2 bra DONE;\n";
+          \x20   shl.b32 %r8, 1, %r0;\n    and.b32 %r9, %r11, %r8;\n    and.b32 %r10, %r6, %r8;\n\
+          \x20   setp.ne.u32 %p1, %r9, 0;\n    setp.eq.u32 %p2, %r10, 0;\n\
+          \x20   // Lanes that exit first leave the warp; other lanes that do not execute branch around.\n\
+          \x20   @%p1 exit;\n    @%p2 bra DONE;\n";
     let a = if wide { "%rd20" } else { "%r20" };
     if op != WarpOp::Activemask {
         let bytes = if wide { 8 } else { 4 };
@@ -809,7 +814,7 @@ fn warp_body(b: &mut String, s: &Suite, check: Option<&ExpectData>) {
         );
     }
     if op == WarpOp::Shfl {
-        *b += "    mov.u64 %rd4, ptxvec_b;\n    add.u64 %rd4, %rd4, %rd2;\n    ld.global.u32 %r21, [%rd4];\n\
+        *b += "    mul.wide.u32 %rd3, %r3, 4;\n    mov.u64 %rd4, ptxvec_b;\n    add.u64 %rd4, %rd4, %rd3;\n    ld.global.u32 %r21, [%rd4];\n\
               \x20   mov.u64 %rd4, ptxvec_c;\n    add.u64 %rd4, %rd4, %rd2;\n    ld.global.u32 %r22, [%rd4];\n";
     }
     *b += "    mov.u32 %r31, 0;\n";
@@ -887,10 +892,7 @@ fn tally(b: &mut String, s: &Suite) {
             .records
             .iter()
             .map(|r| match &r.inputs {
-                Inputs::Warp(w) if !skipped(r) => {
-                    let mm = w.membermask.map_or(0, |b| b.value);
-                    32 - u64::from((mm & !w.executing.value).count_ones())
-                }
+                Inputs::Warp(w) if !skipped(r) => 32 - u64::from(w.exits().count_ones()),
                 _ => 32,
             })
             .sum(),

@@ -77,7 +77,7 @@ pub fn lanes(w: &WarpInputs) -> LaneInputs {
         membermask: value(w.membermask) as u32,
         executing: w.executing.value as u32,
         a,
-        b: [value(w.b) as u32; WARP_SIZE],
+        b: std::array::from_fn(|l| w.b.as_ref().map_or(0, |b| b.lane(l)) as u32),
         c: [value(w.c) as u32; WARP_SIZE],
     }
 }

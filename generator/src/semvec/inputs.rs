@@ -73,6 +73,21 @@ pub fn signed_specials(f: Format) -> Vec<(String, u64)> {
     out
 }
 
+/// Float values beyond [`float_specials`]: a negative tie (minus half an ulp of
+/// one), a significand with its top bit set (one and a half), and the default
+/// quiet NaN of either sign (no payload). Records pair them with every special.
+pub fn more_float_specials(f: Format) -> Vec<Named> {
+    let one = (f.bias() as u64) << f.frac_bits;
+    let half_ulp_of_one = ((f.bias() - f.frac_bits as i32 - 1) as u64) << f.frac_bits;
+    let default_qnan = (f.exp_max() << f.frac_bits) | f.quiet_bit();
+    vec![
+        named("-half_ulp_of_one", half_ulp_of_one | f.sign_bit()),
+        named("+one_and_half", one | f.quiet_bit()),
+        named("+default_qnan", default_qnan),
+        named("-default_qnan", default_qnan | f.sign_bit()),
+    ]
+}
+
 /// Seeded random bit patterns of a width.
 pub fn random_bits(seed: u64, salt: &str, width: u32, count: usize) -> Vec<Named> {
     let mut rng = rng(seed, salt);
@@ -129,6 +144,105 @@ pub fn membermasks(seed: u64) -> Vec<Named> {
     let mut rng = rng(seed, "membermask");
     out.push(named("random", u64::from(rng.random::<u32>() | 1)));
     out
+}
+
+/// Membermasks beyond [`membermasks`]: a nibble pattern, an irregular one, and
+/// all lanes but one at each end.
+pub fn more_membermasks() -> Vec<Named> {
+    vec![
+        named("low_nibbles", 0x0f0f_0f0f),
+        named("irregular", 0x1234_5678),
+        named("all_but_lowest", 0xffff_fffe),
+        named("all_but_highest", 0x7fff_ffff),
+    ]
+}
+
+/// Lanes that exit before the instruction, beyond one member: every fourth member
+/// (where a member is left), and lanes outside the mask (which otherwise stay
+/// alive and branch around it). Each is (executing set, exited non-members).
+pub fn exit_sets(membermask: u32) -> Vec<(Named, u64)> {
+    let mut out = Vec::new();
+    let fourth = membermask & 0x1111_1111;
+    if fourth != 0 && membermask & !fourth != 0 {
+        out.push((
+            named(
+                "every_fourth_member_exited",
+                u64::from(membermask & !fourth),
+            ),
+            0,
+        ));
+    }
+    let outside = !membermask & 0x00ff_00ff;
+    if outside != 0 {
+        out.push((
+            named("nonmembers_exited", u64::from(membermask)),
+            u64::from(outside),
+        ));
+    }
+    out
+}
+
+/// Predicate patterns for vote beyond those of [`lane_values`]: all set, one lane
+/// at each end, all but the lowest, and the membermask's lanes and their complement.
+pub fn pred_patterns(membermask: u32) -> Vec<Named> {
+    vec![
+        named("all_set", 0xffff_ffff),
+        named("lowest_lane_only", 1),
+        named("highest_lane_only", 0x8000_0000),
+        named("all_but_lowest", 0xffff_fffe),
+        named("membermask_lanes", u64::from(membermask)),
+        named("complement_of_membermask", u64::from(!membermask)),
+    ]
+}
+
+/// Lane values for redux beyond [`lane_values`]: lane ids, the signed extremes
+/// alternating, all ones (the sum wraps), and mixed magnitudes.
+pub fn redux_patterns() -> Vec<(String, [u64; 32])> {
+    vec![
+        ("lane_ids".to_owned(), std::array::from_fn(|l| l as u64)),
+        (
+            "signed_extremes".to_owned(),
+            std::array::from_fn(|l| if l % 2 == 0 { 0x8000_0000 } else { 0x7fff_ffff }),
+        ),
+        ("all_ones".to_owned(), [0xffff_ffff; 32]),
+        (
+            "mixed_magnitudes".to_owned(),
+            std::array::from_fn(|l| {
+                let l = l as u32;
+                u64::from(l.wrapping_mul(0x1111_1111) ^ (l << 27))
+            }),
+        ),
+    ]
+}
+
+/// 64-bit lane values for `match.*.b64` whose low words collide in one pattern
+/// and whose high words split the classes again (lane mod 4 at bit 40): a match
+/// that compares 32 bits is caught.
+pub fn wide_patterns() -> Vec<(String, [u64; 32])> {
+    let split = |l: usize| (l as u64 % 4) << 40;
+    vec![
+        (
+            "low_equal_high_mod_4".to_owned(),
+            std::array::from_fn(|l| 0x1234_5678_9abc_def0 ^ split(l)),
+        ),
+        (
+            "low_mod_2_high_mod_4".to_owned(),
+            std::array::from_fn(|l| l as u64 % 2 ^ split(l)),
+        ),
+        (
+            "low_div_8_high_mod_4".to_owned(),
+            std::array::from_fn(|l| (l as u64 / 8) << 16 ^ split(l)),
+        ),
+    ]
+}
+
+/// shfl `c` values whose clamp lies beyond the segment: width 4 with clamp 7, and
+/// width 8 with clamp 31.
+pub fn shfl_c_beyond_segment() -> Vec<Named> {
+    vec![
+        named("segment_width_4_clamp_7", 0x1c07),
+        named("segment_width_8_clamp_31", 0x181f),
+    ]
 }
 
 /// The executing-lane sets for a membermask: every member executes; one member has

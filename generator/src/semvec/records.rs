@@ -11,7 +11,7 @@ use ptxvec_oracle::warp::shfl::{segment_c, ShflMode};
 use super::expect::outputs;
 use super::inputs::{self, Named};
 use super::Variant;
-use crate::record::{Bits, Inputs, Record, WarpInputs};
+use crate::record::{Bits, Inputs, LaneValue, Record, WarpInputs};
 use crate::semantics::Semantics;
 
 /// A record before its expectations: text, inputs, and the class of each slot.
@@ -33,32 +33,29 @@ pub fn records(v: &Variant<'_>, seed: u64, count: usize) -> Result<Vec<Record>, 
         inputs,
         class,
     };
+    // Each catalog's classes crossed in full first, then the rarer classes (irregular
+    // masks, exits, value patterns) against a few partners each: appended, so that
+    // the records before them keep their ids.
     let drafts: Vec<Draft> = match v.semantics {
         Semantics::Memory(r) => memory_inputs(v, r, seed, count)
             .into_iter()
             .chain(contention_inputs(v, r, seed))
+            .chain(more_memory_inputs(r))
             .map(|(i, c)| draft(i, c))
             .collect(),
         Semantics::Shfl(mode) => shfl_inputs(mode, seed)
             .into_iter()
+            .chain(more_shfl_inputs(seed))
             .map(|(i, c)| draft(i, c))
             .collect(),
-        Semantics::Activemask => inputs::membermasks(seed)
+        Semantics::Activemask => activemask_inputs(seed)
             .into_iter()
-            .map(|m| {
-                draft(
-                    Inputs::Warp(WarpInputs {
-                        membermask: None,
-                        executing: Bits::new(m.bits, 32),
-                        a: None,
-                        b: None,
-                        c: None,
-                    }),
-                    vec![m.class],
-                )
-            })
+            .map(|(i, c)| draft(i, c))
             .collect(),
-        _ => collective_inputs(v, seed),
+        _ => collective_inputs(v, seed)
+            .into_iter()
+            .chain(more_collective_inputs(v, seed))
+            .collect(),
     };
     drafts
         .into_iter()
@@ -118,6 +115,35 @@ fn memory_inputs(
     let rm = inputs::random_bits(seed, &format!("{}:mem", v.id), width, count);
     let ro = inputs::random_bits(seed, &format!("{}:operand", v.id), width, count);
     pairs.extend(rm.into_iter().zip(ro));
+    accesses(r, &pairs)
+}
+
+/// Float pairs with a value of [`inputs::more_float_specials`] on either side,
+/// against every special.
+fn more_memory_inputs(r: Reduction) -> Vec<(Inputs, Vec<String>)> {
+    let Element::Float(f) = r.element else {
+        return Vec::new();
+    };
+    let more = inputs::more_float_specials(f);
+    let all: Vec<Named> = inputs::float_specials(f)
+        .into_iter()
+        .chain(more.clone())
+        .collect();
+    let mut pairs = Vec::new();
+    for m in &all {
+        for o in &all {
+            if more.contains(m) || more.contains(o) {
+                pairs.push((m.clone(), o.clone()));
+            }
+        }
+    }
+    accesses(r, &pairs)
+}
+
+/// Pairs as accesses: a vector or packed access carries `lanes` pairs at once, the
+/// last padded with the first pairs again.
+fn accesses(r: Reduction, pairs: &[(Named, Named)]) -> Vec<(Inputs, Vec<String>)> {
+    let width = r.element.bits();
     let lanes = usize::from(r.lanes.max(1));
     (0..pairs.len().div_ceil(lanes))
         .map(|c| {
@@ -276,8 +302,9 @@ fn shfl_inputs(mode: ShflMode, seed: u64) -> Vec<(Inputs, Vec<String>)> {
             Inputs::Warp(WarpInputs {
                 membermask: Some(Bits::new(mm, 32)),
                 executing: Bits::new(ex, 32),
+                exited: None,
                 a: Some(lane_bits(a, 32)),
-                b: Some(Bits::new(b, 32)),
+                b: Some(LaneValue::Warp(Bits::new(b, 32))),
                 c: Some(Bits::new(c, 32)),
             }),
             vec![class],
@@ -356,6 +383,7 @@ fn collective_inputs(v: &Variant<'_>, seed: u64) -> Vec<Draft> {
                         inputs: Inputs::Warp(WarpInputs {
                             membermask: Some(Bits::new(m.bits, 32)),
                             executing: Bits::new(e.bits, 32),
+                            exited: None,
                             a: Some(lane_bits(&a, width)),
                             b: None,
                             c: None,
@@ -364,6 +392,221 @@ fn collective_inputs(v: &Variant<'_>, seed: u64) -> Vec<Draft> {
                     });
                 }
             }
+        }
+    }
+    out
+}
+
+/// A warp's inputs: membermask (none for activemask), executing lanes, exited
+/// non-members (0 for none), per-lane `a` at `width` bits, shfl's `b` and `c`.
+struct Warp {
+    membermask: Option<u64>,
+    executing: u64,
+    exited: u64,
+    a: Option<([u64; 32], u32)>,
+    b: Option<LaneValue>,
+    c: Option<u64>,
+}
+
+impl Warp {
+    fn inputs(self) -> Inputs {
+        Inputs::Warp(WarpInputs {
+            membermask: self.membermask.map(|m| Bits::new(m, 32)),
+            executing: Bits::new(self.executing, 32),
+            exited: (self.exited != 0).then(|| Bits::new(self.exited, 32)),
+            a: self.a.map(|(a, w)| lane_bits(&a, w)),
+            b: self.b,
+            c: self.c.map(|c| Bits::new(c, 32)),
+        })
+    }
+}
+
+/// Every membermask with the executing sets that exit lanes: one member, every
+/// fourth member, non-members; then the irregular masks with every member
+/// executing. Each is (mask, executing, exited non-members, classes).
+fn exit_scenarios(seed: u64) -> Vec<(Named, Named, u64)> {
+    let mut out = Vec::new();
+    for m in inputs::membermasks(seed) {
+        for (e, x) in inputs::exit_sets(m.bits as u32) {
+            out.push((m.clone(), e, x));
+        }
+    }
+    for m in inputs::more_membermasks() {
+        let e = Named {
+            class: "members_execute".to_owned(),
+            bits: m.bits,
+        };
+        out.push((m.clone(), e, 0));
+        for (e, x) in inputs::exit_sets(m.bits as u32) {
+            out.push((m.clone(), e, x));
+        }
+    }
+    out
+}
+
+/// activemask: the lanes that take the branch holding it, as the membermask
+/// catalog gives them; then the same with lanes exited (every fourth of them, or
+/// lanes outside), and the irregular masks.
+fn activemask_inputs(seed: u64) -> Vec<(Inputs, Vec<String>)> {
+    let warp = |executing, exited| Warp {
+        membermask: None,
+        executing,
+        exited,
+        a: None,
+        b: None,
+        c: None,
+    };
+    let mut out: Vec<(Inputs, Vec<String>)> = inputs::membermasks(seed)
+        .into_iter()
+        .map(|m| (warp(m.bits, 0).inputs(), vec![m.class]))
+        .collect();
+    for (m, e, x) in exit_scenarios(seed) {
+        // No membermask: every lane that exited is listed.
+        let exited = (m.bits & !e.bits) | x;
+        out.push((
+            warp(e.bits, exited).inputs(),
+            vec![format!("{} {}", m.class, e.class)],
+        ));
+    }
+    out
+}
+
+/// shfl beyond [`shfl_inputs`]: a per-lane `b` (lane l reads 31 - l, then a
+/// uniform 1) in every exit scenario, and clamps beyond the segment in a full warp.
+fn more_shfl_inputs(seed: u64) -> Vec<(Inputs, Vec<String>)> {
+    let (_, a) = &inputs::lane_values(seed)[0];
+    let reversal = LaneValue::PerLane((0..32).map(|l| Bits::new(31 - l, 32)).collect());
+    let one = LaneValue::Warp(Bits::new(1, 32));
+    let mut out = Vec::new();
+    for (m, e, x) in exit_scenarios(seed) {
+        for (b, bclass) in [(&reversal, "b=31-lane"), (&one, "b=1")] {
+            let w = Warp {
+                membermask: Some(m.bits),
+                executing: e.bits,
+                exited: x,
+                a: Some((*a, 32)),
+                b: Some(b.clone()),
+                c: Some(0x1f),
+            };
+            out.push((
+                w.inputs(),
+                vec![format!("{} {} {bclass}", m.class, e.class)],
+            ));
+        }
+    }
+    for c in inputs::shfl_c_beyond_segment() {
+        for b in [0u64, 1, 2, 5, 16, 31, 32, 33] {
+            let w = Warp {
+                membermask: Some(0xffff_ffff),
+                executing: 0xffff_ffff,
+                exited: 0,
+                a: Some((*a, 32)),
+                b: Some(LaneValue::Warp(Bits::new(b, 32))),
+                c: Some(c.bits),
+            };
+            out.push((w.inputs(), vec![format!("full b={b} {}", c.class)]));
+        }
+    }
+    out
+}
+
+/// vote, redux and match beyond [`collective_inputs`]: every exit scenario with
+/// the first lane values; then the value patterns the full catalog lacks (vote's
+/// predicate patterns, redux's extremes, match.b64's split high words) with the
+/// full and the alternating mask.
+fn more_collective_inputs(v: &Variant<'_>, seed: u64) -> Vec<Draft> {
+    let text = v.text();
+    let negated = crate::syntax::legal::compose(
+        &v.id,
+        &crate::syntax::operands::render(&v.spelling, crate::syntax::operands::Style::Negated),
+    );
+    let vote = matches!(v.semantics, Semantics::Vote(_) | Semantics::Ballot);
+    let width = match v.semantics {
+        Semantics::Vote(_) | Semantics::Ballot => 4,
+        Semantics::Match { wide: true, .. } => 64,
+        _ => 32,
+    };
+    let f32s = inputs::float_specials(Format::F32);
+    // The lanes as the variant reads them (vote: bit 0; redux.f32: specials; b64: both words).
+    let shape = |a: [u64; 32]| -> [u64; 32] {
+        match v.semantics {
+            Semantics::Vote(_) | Semantics::Ballot => a.map(|x| x & 1),
+            Semantics::ReduxF32(_) => {
+                std::array::from_fn(|i| f32s[(i + a[i] as usize) % f32s.len()].bits)
+            }
+            Semantics::Match { wide: true, .. } => a.map(|x| x << 32 | x),
+            _ => a,
+        }
+    };
+    let mut out = Vec::new();
+    let mut push = |m: u64, e: u64, x: u64, a: [u64; 32], class: Vec<String>| {
+        for negate in if vote { vec![false, true] } else { vec![false] } {
+            let w = Warp {
+                membermask: Some(m),
+                executing: e,
+                exited: x,
+                a: Some((a, width)),
+                b: None,
+                c: None,
+            };
+            out.push(Draft {
+                text: if negate {
+                    negated.clone()
+                } else {
+                    text.clone()
+                },
+                negate,
+                inputs: w.inputs(),
+                class: class.clone(),
+            });
+        }
+    };
+    let (first, a) = &inputs::lane_values(seed)[0];
+    for (m, e, x) in exit_scenarios(seed) {
+        push(
+            m.bits,
+            e.bits,
+            x,
+            shape(*a),
+            vec![m.class, e.class, first.clone()],
+        );
+    }
+    let patterns: Vec<(String, [u64; 32])> = match v.semantics {
+        Semantics::ReduxInt(_) => inputs::redux_patterns(),
+        Semantics::Match { wide: true, .. } => inputs::wide_patterns(),
+        // The low words alone; all equal is among the lane values already.
+        Semantics::Match { wide: false, .. } => inputs::wide_patterns()
+            .into_iter()
+            .skip(1)
+            .map(|(c, a)| (c.replace("_high_mod_4", ""), a.map(|x| x & 0xffff_ffff)))
+            .collect(),
+        _ => Vec::new(),
+    };
+    for m in [0xffff_ffffu64, 0xaaaa_aaaa] {
+        let mclass = if m == 0xffff_ffff {
+            "full"
+        } else {
+            "alternating_odd"
+        };
+        let all: Vec<(String, [u64; 32])> = if vote {
+            inputs::pred_patterns(m as u32)
+                .into_iter()
+                .map(|p| (p.class, std::array::from_fn(|l| p.bits >> l & 1)))
+                .collect()
+        } else {
+            patterns
+                .iter()
+                .map(|(c, a)| (c.clone(), if width == 64 { *a } else { shape(*a) }))
+                .collect()
+        };
+        for (class, a) in all {
+            push(
+                m,
+                m,
+                0,
+                a,
+                vec![mclass.to_owned(), "members_execute".to_owned(), class],
+            );
         }
     }
     out

@@ -150,7 +150,7 @@ pub fn shfl(
 
 /// [`shfl`] under a profile. sm_90 defines what the document leaves undefined for a
 /// participant whose source lane has exited or is outside membermask: `d` is 0 and
-/// `p` is `pval` (measured: vectors/silicon/sm_90/shfl.sync.jsonl). A lane executing
+/// `p` is `pval` (measured: errata E024, vectors/silicon/sm_90/vectors.json). A lane executing
 /// outside membermask stays undefined in both profiles: it is not measured.
 pub fn shfl_under(
     profile: Profile,
