@@ -22,7 +22,7 @@ fn every_verdict_agrees_with_ptxas_or_is_in_the_ledger() {
             return;
         }
     };
-    let a = audit(&spec, &tools, 2);
+    let a = audit(&spec, &tools, 2).unwrap();
     println!("{}", a.report);
     assert!(a.unexplained.is_empty() && a.stale.is_empty(), "{}", a.report);
     let agreeing = a.findings.iter().filter(|f| f.agrees() == Some(true)).count();
