@@ -6,12 +6,9 @@
 use std::time::Instant;
 
 use ptxvec_generator::silicon::sweep::{block, evidence_path, parse, text, Evidence, Record};
-use ptxvec_oracle::sweep::{blocks_from_rows, Sweep, BLOCKS, ROWS_PER_BLOCK};
+use ptxvec_generator::sweep::{blocks_from_rows, Sweep, BLOCKS, ROWS, ROWS_PER_BLOCK};
 
 use crate::spec_root;
-
-/// Threads for the oracle's side: the project's machines have 2 cores.
-const THREADS: usize = 2;
 
 fn evidence() -> Evidence {
     let path = evidence_path(&spec_root().join(".."));
@@ -23,7 +20,7 @@ fn evidence() -> Evidence {
 fn check_block(s: &Sweep, r: &Record, i: usize) -> Result<(), String> {
     let rows = (i * ROWS_PER_BLOCK) as u32..((i + 1) * ROWS_PER_BLOCK) as u32;
     let digests = s
-        .row_digests(rows, THREADS)
+        .row_digests(rows)
         .map_err(|e| format!("{}: {e}", s.name))?;
     let want = blocks_from_rows(&digests)[0];
     let got = block(r, i)?;
@@ -150,7 +147,7 @@ fn sweeps_replay_exhaustive() {
     for r in &e.sweeps {
         let s = sweep_of(r);
         let t = Instant::now();
-        let rows = match s.row_digests(0..ptxvec_oracle::sweep::ROWS, THREADS) {
+        let rows = match s.row_digests(0..ROWS) {
             Ok(rows) => rows,
             Err(m) => {
                 failures.push(format!("{}: {m}", s.name));

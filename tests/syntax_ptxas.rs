@@ -21,7 +21,7 @@ fn every_verdict_agrees_with_ptxas_or_is_in_the_ledger() {
         jobs: 2,
     };
     let tools = tools(&spec, &args).unwrap_or_else(|e| panic!("{e}"));
-    let a = audit(&spec, &tools, 2);
+    let a = audit(&spec, &tools, 2).unwrap();
     println!("{}", a.report);
     assert!(
         a.unexplained.is_empty() && a.stale.is_empty(),

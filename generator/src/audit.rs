@@ -52,8 +52,9 @@ pub fn tools(spec: &Spec, args: &Args) -> Result<Vec<Ptxas>, String> {
     Ok(out)
 }
 
-/// Runs the differential over every syntax case and doc example.
-pub fn audit(spec: &Spec, tools: &[Ptxas], jobs: usize) -> Audit {
+/// Runs the differential over every syntax case and doc example. `Err` only if the
+/// ptxas threads cannot be started.
+pub fn audit(spec: &Spec, tools: &[Ptxas], jobs: usize) -> Result<Audit, rayon::ThreadPoolBuildError> {
     let mut checks = Vec::new();
     let mut counts: BTreeMap<String, (usize, usize)> = BTreeMap::new();
     for file in &spec.instructions {
@@ -64,7 +65,7 @@ pub fn audit(spec: &Spec, tools: &[Ptxas], jobs: usize) -> Audit {
     }
     checks.extend(differential::example_checks(spec, CHECK_PTXAS));
     let dir = std::env::temp_dir();
-    let findings = differential::run(spec, checks, tools, &dir, jobs);
+    let findings = differential::run(spec, checks, tools, &dir, jobs)?;
     let ledgered: BTreeMap<&str, &str> = spec
         .errata
         .errata
@@ -142,5 +143,5 @@ pub fn audit(spec: &Spec, tools: &[Ptxas], jobs: usize) -> Audit {
     for s in &stale {
         let _ = writeln!(report, "  STALE ledger entry (agrees now): {s}");
     }
-    Audit { findings, unexplained, stale, report: head + &report }
+    Ok(Audit { findings, unexplained, stale, report: head + &report })
 }

@@ -185,7 +185,7 @@ fn run(cli: &Cli) -> Result<u8, String> {
         }
         Command::AuditSyntax(args) => {
             let tools = crate::audit::tools(&spec, args)?;
-            let a = crate::audit::audit(&spec, &tools, args.jobs);
+            let a = crate::audit::audit(&spec, &tools, args.jobs).map_err(|e| format!("error: starting {} ptxas threads: {e}", args.jobs))?;
             print!("{}", a.report);
             Ok(if a.unexplained.is_empty() && a.stale.is_empty() { 0 } else { EXIT_ILLEGAL })
         }

@@ -11,6 +11,8 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use ptxvec_spec::Spec;
+use rayon::prelude::*;
+use rayon::ThreadPoolBuildError;
 
 use crate::ptxas::{self, Outcome, Ptxas};
 use crate::syntax::case::{Case, Verdict};
@@ -138,7 +140,13 @@ pub fn example_checks(spec: &Spec, newest: &str) -> Vec<Check> {
                     None => continue,
                 },
             };
-            let Some(module) = needs.0.iter().find_map(|n| context::checkable(&spec.targets, n, newest)) else { continue };
+            let Some(module) = needs
+                .0
+                .iter()
+                .find_map(|n| context::checkable(&spec.targets, n, newest))
+            else {
+                continue;
+            };
             let j = judge(spec, &ex.text, module.ptx, module.target, Order::Lenient);
             out.push(Check {
                 case: format!("example:{}:{}", ex.seed, ex.text),
@@ -155,8 +163,15 @@ pub fn example_checks(spec: &Spec, newest: &str) -> Vec<Check> {
 }
 
 /// Runs every check on the ptxas that can assemble its module (the first in the
-/// list that can), many to a module, on `jobs` threads.
-pub fn run(spec: &Spec, checks: Vec<Check>, tools: &[Ptxas], dir: &Path, jobs: usize) -> Vec<Finding> {
+/// list that can), many to a module, on `jobs` threads. `Err` only if the threads
+/// cannot be started; a panic while running a batch is the caller's panic.
+pub fn run(
+    spec: &Spec,
+    checks: Vec<Check>,
+    tools: &[Ptxas],
+    dir: &Path,
+    jobs: usize,
+) -> Result<Vec<Finding>, ThreadPoolBuildError> {
     // Batches: (tool, module) → indices, in check order; examples run alone, since
     // their symbolic names may clash.
     let mut batches: BTreeMap<(usize, Module, usize), Vec<usize>> = BTreeMap::new();
@@ -171,35 +186,75 @@ pub fn run(spec: &Spec, checks: Vec<Check>, tools: &[Ptxas], dir: &Path, jobs: u
                 findings[i] = Some(Finding {
                     check: c.clone(),
                     ptxas: None,
-                    outcome: Outcome::Unverifiable(format!("no available ptxas assembles .version {} .target {}", c.module.ptx, c.module.target)),
+                    outcome: Outcome::Unverifiable(format!(
+                        "no available ptxas assembles .version {} .target {}",
+                        c.module.ptx, c.module.target
+                    )),
                 });
             }
         }
     }
     let work: Vec<((usize, Module, usize), Vec<usize>)> = batches.into_iter().collect();
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let results = std::sync::Mutex::new(Vec::new());
-    std::thread::scope(|scope| {
-        for _ in 0..jobs.max(1) {
-            scope.spawn(|| loop {
-                let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let Some(((t, module, _), idx)) = work.get(k) else { break };
-                let texts: Vec<&str> = idx.iter().map(|i| checks[*i].text.as_str()).collect();
-                let outcomes = ptxas::run(&tools[*t], spec, *module, &texts, dir);
-                if let Ok(mut r) = results.lock() {
-                    r.push((*t, idx.clone(), outcomes));
-                }
-            });
-        }
-    });
-    for (t, idx, outcomes) in results.into_inner().unwrap_or_default() {
-        for (i, o) in idx.into_iter().zip(outcomes) {
+    let results = on_threads(jobs, &work, |((t, module, _), idx)| {
+        let texts: Vec<&str> = idx.iter().map(|i| checks[*i].text.as_str()).collect();
+        ptxas::run(&tools[*t], spec, *module, &texts, dir)
+    })?;
+    for (((t, _, _), idx), outcomes) in work.iter().zip(results) {
+        for (&i, o) in idx.iter().zip(outcomes) {
             findings[i] = Some(Finding {
                 check: checks[i].clone(),
-                ptxas: Some(tools[t].release.clone()),
+                ptxas: Some(tools[*t].release.clone()),
                 outcome: o,
             });
         }
     }
-    findings.into_iter().flatten().collect()
+    Ok(findings.into_iter().flatten().collect())
+}
+
+/// `f` of every item on a pool of `jobs` threads (at least one), in input order.
+/// A panic in `f` reaches the caller once the running items finish: no result is
+/// dropped silently.
+fn on_threads<T: Sync, R: Send>(
+    jobs: usize,
+    items: &[T],
+    f: impl Fn(&T) -> R + Sync,
+) -> Result<Vec<R>, ThreadPoolBuildError> {
+    // One item per job: a batch's cost is its ptxas run, which varies, so rayon
+    // balances them.
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs.max(1))
+        .build()?;
+    Ok(pool.install(|| items.par_iter().with_max_len(1).map(&f).collect()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn threads_keep_the_input_order() {
+        let items: Vec<u32> = (0..100).collect();
+        let out = on_threads(3, &items, |&x| x * 2).unwrap();
+        assert_eq!(out, items.iter().map(|x| x * 2).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn a_worker_panic_fails_the_run() {
+        // One batch panics among many on two threads: the run must panic, not
+        // return the other batches' results.
+        let items: Vec<u32> = (0..64).collect();
+        let run = std::panic::catch_unwind(|| {
+            on_threads(2, &items, |&x| {
+                assert_ne!(x, 37, "injected worker panic");
+                x
+            })
+        });
+        let payload = run.expect_err("a worker panic was swallowed");
+        let message = payload
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| payload.downcast_ref::<&str>().copied())
+            .unwrap_or_default();
+        assert!(message.contains("injected worker panic"), "{message:?}");
+    }
 }

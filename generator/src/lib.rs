@@ -13,6 +13,7 @@ pub mod audit;
 pub mod differential;
 pub mod ptxas;
 pub mod silicon;
+pub mod sweep;
 pub mod semantics;
 pub mod semvec;
 pub mod selfcheck;

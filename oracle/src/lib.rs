@@ -9,5 +9,4 @@ pub mod float;
 pub mod int;
 pub mod memory;
 pub mod profile;
-pub mod sweep;
 pub mod warp;

@@ -1,6 +1,7 @@
 //! `ptxvec silicon-sweep`: every (memory, operand) pair of the 16-bit memory
 //! reductions, 2^32 per instruction, run on a GPU and condensed into block digests
-//! (`ptxvec_oracle::sweep` defines them and computes the oracle's). A block whose
+//! (`crate::sweep` plans the sweeps, defines the digests and computes the oracle's).
+//! A block whose
 //! digest differs from the oracle's is narrowed down on the device: first to rows
 //! (each row's digest is already at hand), then each differing row is re-run with
 //! its raw results copied back, which names the pairs.
@@ -24,14 +25,14 @@ use cudarc::driver::{
     PushKernelArg,
 };
 use cudarc::nvrtc::Ptx;
-use ptxvec_oracle::sweep::{
-    blocks_from_rows, term, Layout, Sweep, BLOCKS, BLOCK_PAIRS, PAIRS, ROWS, ROW_PAIRS,
-};
 use serde::Deserialize;
 
 use super::evidence::write_atomic;
 use super::gpu::{DeviceInfo, Gpu};
 use super::probes::{PTX_VERSION, TARGET};
+use crate::sweep::{
+    blocks_from_rows, term, Layout, Sweep, BLOCKS, BLOCK_PAIRS, PAIRS, ROWS, ROW_PAIRS,
+};
 
 /// The evidence file's `format`.
 pub const FORMAT: &str = "ptxvec-sweeps/1";
@@ -153,7 +154,7 @@ pub fn text(s: &Sweep) -> String {
         format!("{} [%rd2], [%r10], %r12;", s.name)
     } else if s.layout == Layout::Scalar {
         format!("{} [%rd2], %h1;", s.name)
-    } else if s.name.contains("x2") {
+    } else if s.is_packed() {
         format!("{} [%rd2], %r9;", s.name)
     } else {
         format!("{} [%rd2], {{%h1, %h2}};", s.name)
@@ -208,7 +209,7 @@ pub fn module(s: &Sweep) -> String {
         let operands = match s.layout {
             Layout::Scalar => "    cvt.u16.u32 %h1, %r7;\n",
             // Packed: low half the operand, high half mem; .v2: the same in registers.
-            Layout::Swapped if s.name.contains("x2") => {
+            Layout::Swapped if s.is_packed() => {
                 "    shl.b32 %r9, %r6, 16;\n    or.b32 %r9, %r9, %r7;\n"
             }
             Layout::Swapped => "    cvt.u16.u32 %h1, %r7;\n    cvt.u16.u32 %h2, %r6;\n",
@@ -219,7 +220,7 @@ pub fn module(s: &Sweep) -> String {
         Layout::Scalar => "    ld.global.b16 %h0, [%rd2];\n    cvt.u32.u16 %r8, %h0;\n",
         Layout::Swapped => "    ld.global.b32 %r8, [%rd2];\n",
     };
-    // ptxvec_oracle::sweep::term: splitmix64's finalizer of p << 32 | result; then a
+    // crate::sweep::term: splitmix64's finalizer of p << 32 | result; then a
     // warp sum by shuffles (a warp's 32 pairs share a row) and one atomic add per
     // warp into the row's digest. Wrapping sums: the order does not matter.
     let mut digest = format!(
@@ -388,11 +389,10 @@ pub fn run(args: &Args) -> Result<u8, String> {
     drop(gpu);
     eprintln!("silicon-sweep: {info}");
     let ctx = CudaContext::new(0).map_err(|e| format!("silicon-sweep: opening device 0: {e}"))?;
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let mut records = Vec::new();
     let mut code = 0;
     for s in sweeps {
-        match one(&ctx, s, threads) {
+        match one(&ctx, s) {
             Ok(r) => {
                 if !r.mismatched_rows.is_empty() {
                     code = EXIT_MISMATCH;
@@ -440,7 +440,7 @@ fn select(names: &[String]) -> Result<Vec<&'static Sweep>, String> {
 }
 
 /// Runs one sweep, compares with the oracle, and narrows down any difference.
-fn one(ctx: &Arc<CudaContext>, s: &Sweep, threads: usize) -> Result<Record, String> {
+fn one(ctx: &Arc<CudaContext>, s: &Sweep) -> Result<Record, String> {
     let mut r = Runner::new(ctx, s).map_err(|e| e.to_string())?;
     let t = Instant::now();
     let silicon = r.sweep().map_err(|e| e.to_string())?;
@@ -456,7 +456,7 @@ fn one(ctx: &Arc<CudaContext>, s: &Sweep, threads: usize) -> Result<Record, Stri
         ));
     }
     let t = Instant::now();
-    let oracle = s.row_digests(0..ROWS, threads).map_err(|e| e.to_string())?;
+    let oracle = s.row_digests(0..ROWS).map_err(|e| e.to_string())?;
     let cpu_s = t.elapsed().as_secs_f64();
     let mut rows = Vec::new();
     let mut pairs = Vec::new();
@@ -489,8 +489,9 @@ fn one(ctx: &Arc<CudaContext>, s: &Sweep, threads: usize) -> Result<Record, Stri
         });
     }
     eprintln!(
-        "{}: gpu {gpu_s:.3} s, oracle {cpu_s:.1} s on {threads} threads, {} rows differ",
+        "{}: gpu {gpu_s:.3} s, oracle {cpu_s:.1} s on {} threads, {} rows differ",
         s.name,
+        rayon::current_num_threads(),
         rows.len()
     );
     Ok(Record {
