@@ -5,19 +5,21 @@
 
 use std::time::Instant;
 
-use ptxvec_generator::silicon::sweep::{block, evidence_path, parse, text, Evidence, Record};
+use ptxvec_generator::silicon::sweep::{
+    block, evidence_path, parse, text, SweepResult, SweepsFile,
+};
 use ptxvec_generator::sweep::{blocks_from_rows, Sweep, BLOCKS, ROWS, ROWS_PER_BLOCK};
 
 use crate::spec_root;
 
-fn evidence() -> Evidence {
+fn evidence() -> SweepsFile {
     let path = evidence_path(&spec_root().join(".."));
     let text = std::fs::read_to_string(&path).unwrap();
     parse(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
 /// The oracle's digest of block `i`, against the record's; `Err` says where.
-fn check_block(s: &Sweep, r: &Record, i: usize) -> Result<(), String> {
+fn check_block(s: &Sweep, r: &SweepResult, i: usize) -> Result<(), String> {
     let rows = (i * ROWS_PER_BLOCK) as u32..((i + 1) * ROWS_PER_BLOCK) as u32;
     let digests = s
         .row_digests(rows)
@@ -35,7 +37,7 @@ fn check_block(s: &Sweep, r: &Record, i: usize) -> Result<(), String> {
     }
 }
 
-fn sweep_of(r: &Record) -> &'static Sweep {
+fn sweep_of(r: &SweepResult) -> &'static Sweep {
     Sweep::find(&r.name).unwrap()
 }
 

@@ -5,12 +5,11 @@
 
 use std::path::PathBuf;
 
-use ptxvec_generator::record::{Expectation, Inputs, Out};
+use ptxvec_generator::record::{Bits, Expectation, Inputs, Out};
 use ptxvec_generator::selfcheck::ptx::{module, Entries};
 use ptxvec_generator::selfcheck::{self, raw, Suite, Window};
-use ptxvec_generator::silicon::vectors;
+use ptxvec_generator::silicon::{evidence, vectors};
 use ptxvec_oracle::profile::Profile;
-use serde_json::Value;
 
 use crate::spec_root;
 
@@ -129,11 +128,7 @@ fn raw_buffers_are_judged_and_replayed_slot_by_slot() {
             "{id}: decode(encode(x)) != x"
         );
         let e = vectors::evaluate(&s, &p, &t, &bytes, &[]);
-        assert_eq!(
-            e["matches"]["sm_90"].as_u64().unwrap() as usize,
-            s.run_count(),
-            "{id}: {e}"
-        );
+        assert_eq!(e.matched("sm_90"), s.run_count(), "{id}: {e:?}");
         assert!(
             vectors::replay(&e, &s).is_empty(),
             "{id}: {:?}",
@@ -144,13 +139,13 @@ fn raw_buffers_are_judged_and_replayed_slot_by_slot() {
         let mut flipped = vals.clone();
         flipped[r].as_mut().unwrap()[oi][k] ^= 1;
         let bad = vectors::evaluate(&s, &p, &t, &raw::encode(&s, &flipped), &[]);
-        assert_eq!(bad["mismatches"]["sm_90"], 1, "{id}: {bad}");
-        let named = &bad["sm_90_mismatches"][0];
-        assert_eq!(named["id"], s.records[r].id.as_str(), "{id}: {bad}");
+        assert_eq!(bad.mismatched("sm_90"), 1, "{id}: {bad:?}");
+        let named = &bad.sm_90_mismatches.as_ref().unwrap()[0];
+        assert_eq!(named.id, s.records[r].id, "{id}: {bad:?}");
         assert_eq!(
-            named["out"],
+            named.out,
             format!("{}[{k}]", s.outputs()[oi].0.name()),
-            "{id}: {bad}"
+            "{id}: {bad:?}"
         );
         // An oracle that changes one pinned sm_90 bit no longer rebuilds the digest.
         let out = s.outputs()[oi].0;
@@ -178,18 +173,18 @@ fn raw_buffers_are_judged_and_replayed_slot_by_slot() {
 fn sm_90_silicon_evidence_replays() {
     let path = vectors_root().join("silicon/sm_90").join(vectors::FILE);
     let text = std::fs::read_to_string(&path).unwrap();
-    let ev: Value = serde_json::from_str(&text).unwrap();
-    assert_eq!(ev["format"], vectors::FORMAT);
+    let ev = evidence::parse(&text).unwrap();
+    assert_eq!(ev.format, vectors::FORMAT);
     let all = suites();
     let mut problems = Vec::new();
     let (mut ran, mut records, mut sm90_mismatches) = (0, 0, 0);
-    for e in ev["variants"].as_array().unwrap() {
-        let id = e["variant"].as_str().unwrap();
+    for e in &ev.variants {
+        let id = e.variant.as_str();
         let s = all
             .iter()
             .find(|s| s.id == id)
             .unwrap_or_else(|| panic!("{id}: not among the vectors"));
-        let window = match e["window"].as_str() {
+        let window = match e.window.as_deref() {
             None => Window::Global,
             Some(w) => *Window::ALL
                 .iter()
@@ -197,34 +192,33 @@ fn sm_90_silicon_evidence_replays() {
                 .unwrap_or_else(|| panic!("{id}: unknown window {w}")),
         };
         let s = &s.in_window(window).unwrap();
-        assert_eq!(e["window"].as_str(), s.window(), "{id}: window");
-        if e.get("not_run").is_some() {
+        assert_eq!(e.window.as_deref(), s.window(), "{id}: window");
+        if e.not_run.is_some() {
             assert!(
                 s.module_for((9, 0)).is_none(),
                 "{id}: runs on sm_90 but was not run"
             );
             continue;
         }
-        assert!(e.get("error").is_none(), "{id}: {}", e["error"]);
+        assert!(e.error.is_none(), "{id}: {:?}", e.error);
         assert_eq!(
-            e["selfcheck"], "agrees",
+            e.selfcheck.as_deref(),
+            Some(vectors::AGREES),
             "{id}: the device's self-check disagrees with the raw outputs"
         );
         problems.extend(vectors::replay(e, s));
         ran += 1;
-        records += e["run"].as_u64().unwrap();
-        sm90_mismatches += e["mismatches"]["sm_90"].as_u64().unwrap();
+        records += e.run.unwrap();
+        sm90_mismatches += e.mismatched("sm_90");
     }
     // Every variant that sm_90 can execute has evidence, a generic one in each of
     // its windows.
     for s in all.iter().flat_map(Suite::runs) {
         if s.module_for((9, 0)).is_some() {
             assert!(
-                ev["variants"]
-                    .as_array()
-                    .unwrap()
+                ev.variants
                     .iter()
-                    .any(|e| e["variant"] == s.id.as_str() && e["window"].as_str() == s.window()),
+                    .any(|e| e.variant == s.id && e.window.as_deref() == s.window()),
                 "{} ({:?}): no evidence",
                 s.id,
                 s.window()
@@ -241,13 +235,13 @@ fn sm_90_silicon_evidence_replays() {
         .iter()
         .flat_map(|e| e.disagreements.iter().cloned())
         .collect();
-    for e in ev["variants"].as_array().unwrap() {
-        if e["mismatches"]["ptx-isa"].as_u64().unwrap_or(0) > 0 {
-            let key = format!("silicon:sm_90:{}", e["variant"].as_str().unwrap());
+    for e in &ev.variants {
+        if e.mismatched("ptx-isa") > 0 {
+            let key = format!("silicon:sm_90:{}", e.variant);
             assert!(
                 ledgered.contains(&key),
-                "{key}: silicon differs from the document outside the ledger: {}",
-                e["ptx_isa_examples"]
+                "{key}: silicon differs from the document outside the ledger: {:?}",
+                e.ptx_isa_examples
             );
         }
     }
@@ -264,7 +258,7 @@ fn generic_adds_compute_as_the_space_their_window_points_into() {
     use ptxvec_oracle::memory::{Element, Engine, Op, Reduction, Space};
     use ptxvec_oracle::profile::sm90;
     let path = vectors_root().join("silicon/sm_90").join(vectors::FILE);
-    let ev: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let ev = evidence::parse(&std::fs::read_to_string(&path).unwrap()).unwrap();
     let all = suites();
     let mut checked = 0;
     for (id, fmt) in [("red.add.f32", Format::F32), ("red.add.f64", Format::F64)] {
@@ -276,11 +270,10 @@ fn generic_adds_compute_as_the_space_their_window_points_into() {
             (Window::SharedSpace, Space::SharedCta),
         ] {
             let s = s.in_window(window).unwrap();
-            let e = ev["variants"]
-                .as_array()
-                .unwrap()
+            let e = ev
+                .variants
                 .iter()
-                .find(|e| e["variant"] == id && e["window"].as_str() == s.window())
+                .find(|e| e.variant == id && e.window.as_deref() == s.window())
                 .unwrap_or_else(|| panic!("{id} {window:?}: no evidence"));
             let r = Reduction {
                 engine: Engine::Red,
@@ -293,16 +286,9 @@ fn generic_adds_compute_as_the_space_their_window_points_into() {
             };
             let pinned_or_kept = |rec: usize| -> u64 {
                 let id = &s.records[rec].id;
-                let kept = e["unpinned"]
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .find(|u| u[0] == id.as_str());
+                let kept = e.unpinned.iter().flatten().find(|u| u.0 == *id);
                 match (kept, &s.slots(&s.records[rec], Profile::Sm90, Out::Mem)[0]) {
-                    (Some(u), _) => {
-                        u64::from_str_radix(u[2].as_str().unwrap().trim_start_matches("0x"), 16)
-                            .unwrap()
-                    }
+                    (Some(u), _) => Bits::parse(&u.2).unwrap().value,
                     (None, Expectation::Exact(b)) => b.value,
                     (None, x) => panic!("{id}: {x:?} is neither pinned nor kept"),
                 }

@@ -90,9 +90,6 @@ pub enum Command {
     /// Run the ptxas differential and print, per instruction, cases by verdict,
     /// agreement with ptxas, and the ledger entries. Exit 1 on an unexplained disagreement.
     AuditSyntax(crate::audit::Args),
-    /// Run the probe catalog on a GPU (CUDA driver API) and write what the silicon
-    /// did as JSON Lines evidence, one file per family. Exit 2 without a GPU.
-    SiliconProbe(crate::silicon::Args),
     /// Run every semantic variant the GPU can execute, compare its raw outputs with
     /// each profile, and write vectors.json evidence. Exit 2 without a GPU.
     Silicon(crate::silicon::vectors::Args),
@@ -132,9 +129,6 @@ pub const EXIT_ILLEGAL: u8 = 1;
 
 fn run(cli: &Cli) -> Result<u8, String> {
     // Needs no spec: it runs where only the binary was copied.
-    if let Command::SiliconProbe(args) = &cli.command {
-        return crate::silicon::run(args);
-    }
     if let Command::SiliconSweep(args) = &cli.command {
         return crate::silicon::sweep::run(args);
     }
@@ -189,7 +183,6 @@ fn run(cli: &Cli) -> Result<u8, String> {
             print!("{}", a.report);
             Ok(if a.unexplained.is_empty() && a.stale.is_empty() { 0 } else { EXIT_ILLEGAL })
         }
-        Command::SiliconProbe(args) => crate::silicon::run(args),
         Command::Silicon(args) => crate::silicon::vectors::run(args, &spec, &cli.spec),
         Command::SiliconSweep(args) => crate::silicon::sweep::run(args),
         Command::Bench { runs, scratch } => {

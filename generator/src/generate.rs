@@ -55,7 +55,7 @@ fn write_one(
     let cases = vectors::cases(spec, ins);
     let text = vectors::to_jsonl(&cases).map_err(|e| format!("error: {}: {e}", ins.instruction))?;
     let path = vectors::file_for(out, &ins.instruction);
-    vectors::write_atomic(&path, &text).map_err(|e| format!("error: {}: {e}", path.display()))?;
+    crate::files::write_atomic(&path, text.as_bytes()).map_err(|e| format!("error: {}: {e}", path.display()))?;
     let legal = cases.iter().filter(|c| c.rule.is_none()).count();
     Ok((path, cases.len(), legal))
 }

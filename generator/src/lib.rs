@@ -19,3 +19,4 @@ pub mod semvec;
 pub mod selfcheck;
 pub mod bench;
 pub mod record;
+pub mod files;

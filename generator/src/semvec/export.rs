@@ -8,7 +8,7 @@ use sha2::{Digest, Sha256};
 use ptxvec_spec::Spec;
 
 use super::{records, variants, Variant};
-use crate::syntax::vectors::write_atomic;
+use crate::files::write_atomic;
 
 /// One manifest row.
 #[derive(Debug, Clone, Serialize)]
@@ -90,7 +90,8 @@ pub fn write(
         let (text, n) = jsonl(v, seed, count).map_err(|e| format!("error: {e}"))?;
         let rel = PathBuf::from("semantic").join(file_name(&v.id));
         let path = out.join(&rel);
-        write_atomic(&path, &text).map_err(|e| format!("error: {}: {e}", path.display()))?;
+        write_atomic(&path, text.as_bytes())
+            .map_err(|e| format!("error: {}: {e}", path.display()))?;
         rows.push(IndexEntry {
             file: rel.to_string_lossy().replace('\\', "/"),
             variant: v.id.clone(),
@@ -121,7 +122,8 @@ pub fn write(
         let text =
             serde_json::to_string_pretty(&index).map_err(|e| format!("error: index: {e}"))? + "\n";
         let path = out.join("index.json");
-        write_atomic(&path, &text).map_err(|e| format!("error: {}: {e}", path.display()))?;
+        write_atomic(&path, text.as_bytes())
+            .map_err(|e| format!("error: {}: {e}", path.display()))?;
     }
     Ok(rows)
 }

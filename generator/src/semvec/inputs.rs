@@ -227,11 +227,11 @@ pub fn wide_patterns() -> Vec<(String, [u64; 32])> {
         ),
         (
             "low_mod_2_high_mod_4".to_owned(),
-            std::array::from_fn(|l| l as u64 % 2 ^ split(l)),
+            std::array::from_fn(|l| (l as u64 % 2) ^ split(l)),
         ),
         (
             "low_div_8_high_mod_4".to_owned(),
-            std::array::from_fn(|l| (l as u64 / 8) << 16 ^ split(l)),
+            std::array::from_fn(|l| ((l as u64 / 8) << 16) ^ split(l)),
         ),
     ]
 }

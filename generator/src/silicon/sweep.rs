@@ -11,28 +11,24 @@
 //! words, `reduce` runs the instruction, `digest` adds each pair's term into its
 //! row's digest. Kernel boundaries order the three: no fence is needed between the
 //! generic writes of `init`, the reductions, and the loads of `digest`.
-// Kernel launches are unsafe in cudarc: the driver cannot check the argument list
-// against the kernel. Every entry here is ours and takes (u64, u64, u32).
-#![allow(unsafe_code)]
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::time::Instant;
 
-use cudarc::driver::{
-    result::DriverError, CudaContext, CudaFunction, CudaSlice, CudaStream, LaunchConfig,
-    PushKernelArg,
-};
-use cudarc::nvrtc::Ptx;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
-use super::evidence::write_atomic;
-use super::gpu::{DeviceInfo, Gpu};
-use super::probes::{PTX_VERSION, TARGET};
+use super::device::{Device, DeviceError, DeviceInfo, SweepEntry, SweepModule};
+use crate::files::write_atomic;
 use crate::sweep::{
     blocks_from_rows, term, Layout, Sweep, BLOCKS, BLOCK_PAIRS, PAIRS, ROWS, ROW_PAIRS,
 };
+
+/// The modules' `.version`. PTX ISA 8.1 introduced vector `red`, 8.0
+/// `cp.reduce.async.bulk`; the CUDA 13.0 driver JIT takes up to 9.0.
+pub const PTX_VERSION: &str = "8.4";
+/// The modules' `.target`.
+pub const TARGET: &str = "sm_90";
 
 /// The evidence file's `format`.
 pub const FORMAT: &str = "ptxvec-sweeps/1";
@@ -64,12 +60,20 @@ pub struct Args {
     /// Write each sweep's PTX module to this folder and run nothing.
     #[arg(long)]
     pub emit_ptx: Option<PathBuf>,
+    /// Run one sweep in this process and print its result as JSON (what each
+    /// child does).
+    #[arg(long, hide = true)]
+    pub child: Option<String>,
 }
+
+/// How long one sweep's child may run: the device takes a tenth of a second, the
+/// oracle's replay of its 2^32 pairs tens of seconds on a few cores.
+pub const CHILD_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(600);
 
 /// The evidence file.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Evidence {
+pub struct SweepsFile {
     /// [`FORMAT`].
     pub format: String,
     /// `cuDeviceGetName`.
@@ -89,13 +93,13 @@ pub struct Evidence {
     /// Pairs per block ([`BLOCK_PAIRS`]).
     pub block_pairs: u64,
     /// One entry per sweep run.
-    pub sweeps: Vec<Record>,
+    pub sweeps: Vec<SweepResult>,
 }
 
 /// One sweep's evidence.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Record {
+pub struct SweepResult {
     /// The instruction name (`Sweep::name`).
     pub name: String,
     /// The instruction exactly as it stands in the kernel.
@@ -111,7 +115,7 @@ pub struct Record {
 }
 
 /// A row whose silicon digest differs from the oracle's.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RowMismatch {
     /// The memory value, `0x` and 4 digits.
@@ -125,7 +129,7 @@ pub struct RowMismatch {
 }
 
 /// One pair whose silicon result differs from the oracle's.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PairMismatch {
     /// Memory before, `0x` and 4 digits.
@@ -254,108 +258,43 @@ pub fn module(s: &Sweep) -> String {
 
 // ------------------------------------------------------------------ the device
 
-/// A driver call that failed, and the step it was.
-#[derive(Debug, thiserror::Error)]
-#[error("CUDA driver: {what}: {source}")]
-pub struct DeviceError {
-    what: &'static str,
-    source: DriverError,
-}
-
-fn at(what: &'static str) -> impl FnOnce(DriverError) -> DeviceError {
-    move |source| DeviceError { what, source }
-}
-
-struct Kernels {
-    init: CudaFunction,
-    reduce: CudaFunction,
-    digest: CudaFunction,
-}
-
-/// One sweep's module on the device, with its chunk buffer and row digests.
+/// One sweep's module on the device.
 struct Runner {
-    stream: Arc<CudaStream>,
-    k: Kernels,
-    buf: CudaSlice<u8>,
-    rows: CudaSlice<u64>,
+    m: SweepModule,
     stride: u32,
 }
 
 impl Runner {
-    fn new(ctx: &Arc<CudaContext>, s: &Sweep) -> Result<Runner, DeviceError> {
-        let stream = ctx.default_stream();
-        let m = ctx
-            .load_module(Ptx::from_src(module(s)))
-            .map_err(at("loading the module"))?;
-        let k = Kernels {
-            init: m.load_function("init").map_err(at("finding init"))?,
-            reduce: m.load_function("reduce").map_err(at("finding reduce"))?,
-            digest: m.load_function("digest").map_err(at("finding digest"))?,
-        };
+    fn new(dev: &Device, s: &Sweep) -> Result<Runner, DeviceError> {
         let stride = stride(s);
-        let buf = stream
-            .alloc_zeros::<u8>(CHUNK as usize * stride as usize)
-            .map_err(at("allocating the chunk"))?;
-        let rows = stream
-            .alloc_zeros::<u64>(ROWS as usize)
-            .map_err(at("allocating the row digests"))?;
-        Ok(Runner {
-            stream,
-            k,
-            buf,
-            rows,
-            stride,
-        })
-    }
-
-    fn launch(&mut self, f: &CudaFunction, base: u32, pairs: u32) -> Result<(), DeviceError> {
-        let cfg = LaunchConfig {
-            grid_dim: (pairs / THREADS, 1, 1),
-            block_dim: (THREADS, 1, 1),
-            shared_mem_bytes: 0,
-        };
-        let mut l = self.stream.launch_builder(f);
-        l.arg(&self.buf).arg(&self.rows).arg(&base);
-        // SAFETY: every entry takes (.u64 buf, .u64 rows, .u32 base) and touches
-        // buf[0, pairs * stride) and rows[0, ROWS) for the grid it is given; `pairs`
-        // never exceeds CHUNK and is a multiple of THREADS.
-        unsafe { l.launch(cfg) }.map_err(at("launching"))?;
-        Ok(())
+        let m = dev.sweep_module(&module(s), CHUNK, stride, ROWS as usize)?;
+        Ok(Runner { m, stride })
     }
 
     /// Initializes and reduces `pairs` pairs from `base` into the chunk buffer.
     fn reduce(&mut self, base: u32, pairs: u32) -> Result<(), DeviceError> {
-        let (init, reduce) = (self.k.init.clone(), self.k.reduce.clone());
-        self.launch(&init, base, pairs)?;
-        self.launch(&reduce, base, pairs)
+        self.m.launch(SweepEntry::Init, base, pairs, THREADS)?;
+        self.m.launch(SweepEntry::Reduce, base, pairs, THREADS)
     }
 
     /// Every pair, chunk by chunk: the row digests.
     fn sweep(&mut self) -> Result<Vec<u64>, DeviceError> {
-        self.stream
-            .memset_zeros(&mut self.rows)
-            .map_err(at("zeroing the row digests"))?;
-        let digest = self.k.digest.clone();
+        self.m.zero_rows()?;
         for c in 0..(PAIRS / u64::from(CHUNK)) {
             let base = (c * u64::from(CHUNK)) as u32;
             self.reduce(base, CHUNK)?;
-            self.launch(&digest, base, CHUNK)?;
+            self.m.launch(SweepEntry::Digest, base, CHUNK, THREADS)?;
         }
-        self.stream.synchronize().map_err(at("running the sweep"))?;
-        self.stream
-            .clone_dtoh(&self.rows)
-            .map_err(at("copying the row digests out"))
+        self.m.synchronize()?;
+        self.m.rows()
     }
 
     /// One row re-run, its raw results copied back (one per pair, operand order).
     fn raw_row(&mut self, mem: u32) -> Result<Vec<u32>, DeviceError> {
         let n = ROW_PAIRS as u32;
         self.reduce(mem << 16, n)?;
-        self.stream.synchronize().map_err(at("re-running a row"))?;
-        let bytes = self
-            .stream
-            .clone_dtoh(&self.buf.slice(0..(n * self.stride) as usize))
-            .map_err(at("copying a row out"))?;
+        self.m.synchronize()?;
+        let bytes = self.m.chunk((n * self.stride) as usize)?;
         Ok(match self.stride {
             2 => bytes
                 .chunks_exact(2)
@@ -377,22 +316,33 @@ pub fn run(args: &Args) -> Result<u8, String> {
     if let Some(dir) = &args.emit_ptx {
         for s in &sweeps {
             let name = format!("{}.ptx", s.name.replace("::", "_"));
-            write_atomic(dir, &name, module(s).as_bytes()).map_err(|e| {
+            write_atomic(&dir.join(&name), module(s).as_bytes()).map_err(|e| {
                 format!("silicon-sweep: writing {}: {e}", dir.join(&name).display())
             })?;
         }
         return Ok(0);
     }
+    if let Some(name) = &args.child {
+        let r =
+            select(std::slice::from_ref(name)).and_then(|s| one(s[0]).map_err(|e| e.to_string()));
+        return super::child::answer(r);
+    }
     // Fail early, and with one clear message, where there is no GPU.
-    let gpu = Gpu::open().map_err(|e| format!("silicon-sweep: {e}"))?;
-    let info = gpu.info().map_err(|e| format!("silicon-sweep: {e}"))?;
-    drop(gpu);
+    let dev = Device::open().map_err(|e| format!("silicon-sweep: {e}"))?;
+    let info = dev.info().map_err(|e| format!("silicon-sweep: {e}"))?;
+    drop(dev);
     eprintln!("silicon-sweep: {info}");
-    let ctx = CudaContext::new(0).map_err(|e| format!("silicon-sweep: opening device 0: {e}"))?;
     let mut records = Vec::new();
     let mut code = 0;
     for s in sweeps {
-        match one(&ctx, s) {
+        let argv: Vec<std::ffi::OsString> = vec![
+            "silicon-sweep".into(),
+            "--out".into(),
+            args.out.clone().into(),
+            "--child".into(),
+            s.name.into(),
+        ];
+        match super::child::run::<SweepResult>(&argv, CHILD_TIMEOUT) {
             Ok(r) => {
                 if !r.mismatched_rows.is_empty() {
                     code = EXIT_MISMATCH;
@@ -406,7 +356,7 @@ pub fn run(args: &Args) -> Result<u8, String> {
         }
         // Rewritten after every sweep: a run cut short keeps what it finished.
         let text = render(&info, &records);
-        write_atomic(&args.out, FILE, text.as_bytes()).map_err(|e| {
+        write_atomic(&args.out.join(FILE), text.as_bytes()).map_err(|e| {
             format!(
                 "silicon-sweep: writing {}: {e}",
                 args.out.join(FILE).display()
@@ -440,8 +390,9 @@ fn select(names: &[String]) -> Result<Vec<&'static Sweep>, String> {
 }
 
 /// Runs one sweep, compares with the oracle, and narrows down any difference.
-fn one(ctx: &Arc<CudaContext>, s: &Sweep) -> Result<Record, String> {
-    let mut r = Runner::new(ctx, s).map_err(|e| e.to_string())?;
+fn one(s: &Sweep) -> Result<SweepResult, String> {
+    let dev = Device::open().map_err(|e| e.to_string())?;
+    let mut r = Runner::new(&dev, s).map_err(|e| e.to_string())?;
     let t = Instant::now();
     let silicon = r.sweep().map_err(|e| e.to_string())?;
     let gpu_s = t.elapsed().as_secs_f64();
@@ -494,7 +445,7 @@ fn one(ctx: &Arc<CudaContext>, s: &Sweep) -> Result<Record, String> {
         rayon::current_num_threads(),
         rows.len()
     );
-    Ok(Record {
+    Ok(SweepResult {
         name: s.name.to_owned(),
         text: text(s),
         layout: s.layout.name().to_owned(),
@@ -535,7 +486,7 @@ fn q(s: &str) -> String {
 }
 
 /// The evidence file's bytes: fixed key order, eight digests a line.
-pub fn render(info: &DeviceInfo, records: &[Record]) -> String {
+pub fn render(info: &DeviceInfo, records: &[SweepResult]) -> String {
     let mut o = String::new();
     let driver = info.driver.as_deref().map_or("null".to_owned(), q);
     let _ = write!(
@@ -603,8 +554,8 @@ pub fn render(info: &DeviceInfo, records: &[Record]) -> String {
 }
 
 /// Reads an evidence file's text.
-pub fn parse(text: &str) -> Result<Evidence, String> {
-    let e: Evidence = serde_json::from_str(text).map_err(|e| e.to_string())?;
+pub fn parse(text: &str) -> Result<SweepsFile, String> {
+    let e: SweepsFile = serde_json::from_str(text).map_err(|e| e.to_string())?;
     if e.format != FORMAT {
         return Err(format!("format {:?}, expected {FORMAT:?}", e.format));
     }
@@ -630,7 +581,7 @@ pub fn parse(text: &str) -> Result<Evidence, String> {
 }
 
 /// A recorded block digest as a number.
-pub fn block(r: &Record, i: usize) -> Result<u64, String> {
+pub fn block(r: &SweepResult, i: usize) -> Result<u64, String> {
     let h = r
         .blocks
         .get(i)
@@ -656,7 +607,7 @@ mod tests {
         }
     }
 
-    fn record(s: &Sweep, mismatch: bool) -> Record {
+    fn record(s: &Sweep, mismatch: bool) -> SweepResult {
         let mismatched_rows = if mismatch {
             vec![RowMismatch {
                 mem: "0x7c01".into(),
@@ -677,7 +628,7 @@ mod tests {
         } else {
             Vec::new()
         };
-        Record {
+        SweepResult {
             name: s.name.into(),
             text: text(s),
             layout: s.layout.name().into(),

@@ -7,26 +7,20 @@
 //! The child runs the raw entry, whose bits the parent judges on the CPU, and the
 //! check entry, whose on-device verdict must agree with the CPU's.
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
-
-use serde_json::{json, Map, Value};
+use std::time::Duration;
 
 use ptxvec_oracle::profile::Profile;
 use ptxvec_spec::Spec;
 
-use super::gpu::Gpu;
+use super::device::Device;
 use crate::record::{Bits, Out};
 use crate::selfcheck::ptx::{self, Entries, RESULT_PER_PROFILE};
 use crate::selfcheck::raw::{self, SlotBits};
 use crate::selfcheck::{self, Suite, Window, FIRST_FAILS};
 
-/// The evidence format's name and version.
-pub const FORMAT: &str = "ptxvec-silicon-vectors/1";
-/// The evidence file's name in the output folder.
-pub const FILE: &str = "vectors.json";
+use super::evidence::{Header, Run, SlotReport};
+pub use super::evidence::{FILE, FORMAT};
 /// How long one variant's child may run.
 pub const CHILD_TIMEOUT: Duration = Duration::from_secs(60);
 /// ptx-isa mismatching slots kept per variant as examples (the rest are counted;
@@ -127,9 +121,9 @@ pub fn run(args: &Args, spec: &Spec, spec_dir: &Path) -> Result<u8, String> {
     if let Some(id) = &args.child {
         return child(args, spec, id);
     }
-    let gpu = Gpu::open().map_err(|e| format!("silicon: {e}"))?;
-    let info = gpu.info().map_err(|e| format!("silicon: {e}"))?;
-    drop(gpu);
+    let dev = Device::open().map_err(|e| format!("silicon: {e}"))?;
+    let info = dev.info().map_err(|e| format!("silicon: {e}"))?;
+    drop(dev);
     eprintln!("silicon: {info}");
     let mut idx = selfcheck::index(&args.vectors).map_err(|e| format!("silicon: {e}"))?;
     if !args.variants.is_empty() {
@@ -140,8 +134,6 @@ pub fn run(args: &Args, spec: &Spec, spec_dir: &Path) -> Result<u8, String> {
         }
         idx.retain(|(id, _)| args.variants.contains(id));
     }
-    let exe =
-        std::env::current_exe().map_err(|e| format!("silicon: cannot find own binary: {e}"))?;
     let mut entries = Vec::new();
     let mut code = 0;
     println!(
@@ -157,7 +149,10 @@ pub fn run(args: &Args, spec: &Spec, spec_dir: &Path) -> Result<u8, String> {
                 .map(|(p, t)| format!("{t} (PTX {p})"))
                 .collect();
             println!("{id:<90} not run: needs {}", need.join(" or "));
-            entries.push(json!({"variant": id, "not_run": format!("needs {}", need.join(" or "))}));
+            entries.push(Run {
+                not_run: Some(format!("needs {}", need.join(" or "))),
+                ..Run::of(id)
+            });
             continue;
         };
         // A generic variant runs twice: its address into global memory, then into
@@ -169,74 +164,54 @@ pub fn run(args: &Args, spec: &Spec, spec_dir: &Path) -> Result<u8, String> {
                 Some(x) => format!("{id} ({x})"),
                 None => id.clone(),
             };
-            let result = spawn(&exe, args, spec_dir, id, w).and_then(|v| {
-                let raw = unhex(v["raw"].as_str().unwrap_or_default())?;
-                let check = unhex(v["check"].as_str().unwrap_or_default())?;
-                Ok((raw, check))
-            });
+            let result =
+                spawn(args, spec_dir, id, w).and_then(|b| Ok((unhex(&b.raw)?, unhex(&b.check)?)));
             let (raw_bytes, check) = match result {
                 Ok(x) => x,
                 Err(e) => {
                     println!("{label:<90} failed: {e}");
-                    let mut entry = json!({"variant": id, "ptx": p, "target": t, "error": e});
-                    if let Some(x) = sw.window() {
-                        entry["window"] = json!(x);
-                    }
-                    entries.push(entry);
+                    entries.push(Run {
+                        error: Some(e),
+                        ptx: Some(p.clone()),
+                        target: Some(t.clone()),
+                        window: sw.window().map(str::to_owned),
+                        ..Run::of(id)
+                    });
                     code = EXIT_FAILED;
                     continue;
                 }
             };
             let e = evaluate(&sw, &p, &t, &raw_bytes, &check);
-            let m = &e["matches"];
-            let x = &e["mismatches"];
-            let n = |v: &Value| v.to_string();
+            let agrees = e.selfcheck.as_deref() == Some(AGREES);
             println!(
                 "{label:<90} {:>5} {:>5} {:>8} {:>8} {:>6} {:>6}{}",
-                n(&e["run"]),
-                n(&e["skipped"]),
-                n(&m["ptx-isa"]),
-                n(&m["sm_90"]),
-                n(&x["ptx-isa"]),
-                n(&x["sm_90"]),
-                if e["selfcheck"] == "agrees" {
+                e.run.unwrap_or(0),
+                e.skipped.unwrap_or(0),
+                e.matched("ptx-isa"),
+                e.matched("sm_90"),
+                e.mismatched("ptx-isa"),
+                e.mismatched("sm_90"),
+                if agrees {
                     String::new()
                 } else {
-                    format!("  selfcheck: {}", e["selfcheck"])
+                    format!(
+                        "  selfcheck: {}",
+                        e.selfcheck.as_deref().unwrap_or_default()
+                    )
                 }
             );
-            if x["sm_90"] != 0 || e["selfcheck"] != "agrees" {
+            if e.mismatched("sm_90") != 0 || !agrees {
                 code = EXIT_FAILED;
             }
             entries.push(e);
         }
     }
-    let header = json!({
-        "format": FORMAT,
-        "device": info.name,
-        "cc": info.cc_text(),
-        "driver": info.driver,
-        "cuda_driver_api": info.driver_api,
-    });
-    let text = render(&header, &entries);
-    let path = super::evidence::write_atomic(&args.out, FILE, text.as_bytes())
+    let text = super::evidence::render(&Header::of(&info), &entries);
+    let path = args.out.join(FILE);
+    crate::files::write_atomic(&path, text.as_bytes())
         .map_err(|e| format!("silicon: writing {}: {e}", args.out.join(FILE).display()))?;
     eprintln!("silicon: {} variants -> {}", entries.len(), path.display());
     Ok(code)
-}
-
-/// The evidence file: the header's keys, then `variants`, one per line.
-pub fn render(header: &Value, variants: &[Value]) -> String {
-    let mut h = header.as_object().cloned().unwrap_or_default();
-    h.remove("variants");
-    let head = serde_json::to_string(&h).unwrap_or_default();
-    let mut s = format!("{},\n\"variants\": [\n", head.trim_end_matches('}'));
-    for (i, v) in variants.iter().enumerate() {
-        s += &serde_json::to_string(v).unwrap_or_default();
-        s += if i + 1 < variants.len() { ",\n" } else { "\n" };
-    }
-    s += "]}\n";
-    s
 }
 
 fn hexs(b: &[u8]) -> String {
@@ -253,87 +228,58 @@ fn unhex(s: &str) -> Result<Vec<u8>, String> {
         .collect()
 }
 
-fn child(args: &Args, spec: &Spec, id: &str) -> Result<u8, String> {
-    let s = find(spec, &args.vectors, id)?.in_window(args.window)?;
-    let gpu = Gpu::open().map_err(|e| e.to_string())?;
-    let info = gpu.info().map_err(|e| e.to_string())?;
-    let (p, t) = s
-        .module_for(info.cc)
-        .ok_or_else(|| format!("{id}: not for this device"))?;
-    let l = s.launch();
-    let raw_module = match &args.module_file {
-        Some(f) => std::fs::read_to_string(f).map_err(|e| format!("{}: {e}", f.display()))?,
-        None => ptx::module(&s, &p, &t, Entries::Raw),
-    };
-    let out = match gpu.run_one(&raw_module, ptx::RAW, l.out_bytes, l.grid, l.block) {
-        Ok(raw) => {
-            let check = gpu.run_one(
-                &ptx::module(&s, &p, &t, Entries::Both),
-                ptx::CHECK,
-                l.result_bytes,
-                l.grid,
-                l.block,
-            );
-            match check {
-                Ok(c) => json!({"raw": hexs(&raw), "check": hexs(&c)}),
-                Err(e) => json!({"error": format!("{}: {e}", ptx::CHECK)}),
-            }
-        }
-        Err(e) => json!({"error": format!("{}: {e}", ptx::RAW)}),
-    };
-    println!("{out}");
-    Ok(0)
+/// What a child hands back: the raw entry's buffer and the check entry's result,
+/// in hex.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+struct Buffers {
+    raw: String,
+    check: String,
 }
 
-fn spawn(
-    exe: &Path,
-    args: &Args,
-    spec_dir: &Path,
-    id: &str,
-    window: Window,
-) -> Result<Value, String> {
-    let mut c = Command::new(exe)
-        .arg("--spec")
-        .arg(spec_dir)
-        .arg("silicon")
-        .arg("--out")
-        .arg(&args.out)
-        .arg("--vectors")
-        .arg(&args.vectors)
-        .args(["--child", id])
-        .arg("--window")
-        .arg(window.name())
-        .stdout(Stdio::piped())
-        .spawn()
-        .map_err(|e| format!("cannot start {}: {e}", exe.display()))?;
-    let mut stdout = c.stdout.take().ok_or("no stdout")?;
-    let reader = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = stdout.read_to_string(&mut s);
-        s
-    });
-    let start = Instant::now();
-    let status = loop {
-        match c.try_wait() {
-            Ok(Some(st)) => break st,
-            Ok(None) if start.elapsed() > CHILD_TIMEOUT => {
-                let _ = c.kill();
-                let _ = c.wait();
-                return Err(format!("timed out after {}s", CHILD_TIMEOUT.as_secs()));
-            }
-            Ok(None) => std::thread::sleep(Duration::from_millis(20)),
-            Err(e) => return Err(e.to_string()),
-        }
-    };
-    let text = reader.join().map_err(|_| "reader panicked")?;
-    if !status.success() {
-        return Err(format!("child exited with {status}"));
-    }
-    let v: Value = serde_json::from_str(text.trim()).map_err(|e| format!("child output: {e}"))?;
-    if let Some(e) = v.get("error").and_then(Value::as_str) {
-        return Err(e.to_owned());
-    }
-    Ok(v)
+fn child(args: &Args, spec: &Spec, id: &str) -> Result<u8, String> {
+    let buffers = (|| -> Result<Buffers, String> {
+        let s = find(spec, &args.vectors, id)?.in_window(args.window)?;
+        let dev = Device::open().map_err(|e| e.to_string())?;
+        let info = dev.info().map_err(|e| e.to_string())?;
+        let (p, t) = s
+            .module_for(info.cc)
+            .ok_or_else(|| format!("{id}: not for this device"))?;
+        let l = s.launch();
+        let raw_module = match &args.module_file {
+            Some(f) => std::fs::read_to_string(f).map_err(|e| format!("{}: {e}", f.display()))?,
+            None => ptx::module(&s, &p, &t, Entries::Raw),
+        };
+        let raw = dev
+            .run_one(&raw_module, ptx::RAW, l.out_bytes, l.grid, l.block)
+            .map_err(|e| format!("{}: {e}", ptx::RAW))?;
+        let both = ptx::module(&s, &p, &t, Entries::Both);
+        let check = dev
+            .run_one(&both, ptx::CHECK, l.result_bytes, l.grid, l.block)
+            .map_err(|e| format!("{}: {e}", ptx::CHECK))?;
+        Ok(Buffers {
+            raw: hexs(&raw),
+            check: hexs(&check),
+        })
+    })();
+    super::child::answer(buffers)
+}
+
+/// Runs one variant in `window` in a child process.
+fn spawn(args: &Args, spec_dir: &Path, id: &str, window: Window) -> Result<Buffers, String> {
+    let argv: Vec<std::ffi::OsString> = vec![
+        "--spec".into(),
+        spec_dir.into(),
+        "silicon".into(),
+        "--out".into(),
+        args.out.clone().into(),
+        "--vectors".into(),
+        args.vectors.clone().into(),
+        "--child".into(),
+        id.into(),
+        "--window".into(),
+        window.name().into(),
+    ];
+    super::child::run(&argv, CHILD_TIMEOUT)
 }
 
 fn slot_key(s: &SlotBits) -> String {
@@ -348,65 +294,65 @@ fn width_of(s: &Suite, o: Out) -> u32 {
 }
 
 /// The evidence entry of a variant from its raw buffer and check result.
-pub fn evaluate(s: &Suite, p: &str, t: &str, raw_bytes: &[u8], check: &[u8]) -> Value {
+pub fn evaluate(s: &Suite, p: &str, t: &str, raw_bytes: &[u8], check: &[u8]) -> Run {
     let vals = raw::decode(s, raw_bytes);
-    let mut matches = Map::new();
-    let mut mismatches = Map::new();
-    let mut verdicts = Vec::new();
-    for &pr in Profile::ALL {
-        let v = raw::judge(s, &vals, pr);
-        matches.insert(pr.name().into(), json!(v.matches));
-        mismatches.insert(pr.name().into(), json!(v.mismatched.len()));
-        verdicts.push(v);
-    }
-    let sm90 = raw::profile_index(Profile::Sm90);
-    let isa = raw::profile_index(Profile::PtxIsa);
-    let detail = |v: &raw::Verdict, p: Profile, limit: usize| -> Vec<Value> {
-        v.slots
+    let verdicts: Vec<raw::Verdict> = Profile::ALL
+        .iter()
+        .map(|&pr| raw::judge(s, &vals, pr))
+        .collect();
+    let per_profile = |f: &dyn Fn(&raw::Verdict) -> usize| {
+        Profile::ALL
+            .iter()
+            .zip(&verdicts)
+            .map(|(pr, v)| (pr.name().to_owned(), f(v)))
+            .collect()
+    };
+    let detail = |p: Profile, limit: usize| -> Vec<SlotReport> {
+        verdicts[raw::profile_index(p)]
+            .slots
             .iter()
             .take(limit)
             .map(|d| {
                 let rec = &s.records[d.record];
-                let w = width_of(s, d.out);
-                json!({
-                    "id": rec.id,
-                    "out": slot_key(d),
-                    "got": Bits::new(d.got, w).to_string(),
-                    "expected": s.slots(rec, p, d.out).get(d.slot),
-                })
+                SlotReport {
+                    expected: s.slots(rec, p, d.out)[d.slot].clone(),
+                    got: Bits::new(d.got, width_of(s, d.out)).to_string(),
+                    id: rec.id.clone(),
+                    out: slot_key(d),
+                }
             })
             .collect()
     };
-    let unpinned: Vec<Value> = raw::unpinned(s, &vals)
+    let unpinned = raw::unpinned(s, &vals)
         .iter()
         .map(|u| {
-            json!([
-                s.records[u.record].id,
+            (
+                s.records[u.record].id.clone(),
                 slot_key(u),
-                Bits::new(u.got, width_of(s, u.out)).to_string()
-            ])
+                Bits::new(u.got, width_of(s, u.out)).to_string(),
+            )
         })
         .collect();
-    let mut entry = json!({
-        "variant": s.id,
-        "ptx": p,
-        "target": t,
-        "records": s.records.len(),
-        "run": s.run_count(),
-        "skipped": s.records.len() - s.run_count(),
-        "raw_sha256": raw::digest(s, &vals),
-        "matches": matches,
-        "mismatches": mismatches,
-        "selfcheck": selfcheck_agrees(&verdicts, check),
-        "sm_90_mismatches": detail(&verdicts[sm90], Profile::Sm90, usize::MAX),
-        "ptx_isa_examples": detail(&verdicts[isa], Profile::PtxIsa, EXAMPLES),
-        "unpinned": unpinned,
-    });
-    if let Some(w) = s.window() {
-        entry["window"] = json!(w);
+    Run {
+        matches: Some(per_profile(&|v| v.matches)),
+        mismatches: Some(per_profile(&|v| v.mismatched.len())),
+        ptx: Some(p.to_owned()),
+        ptx_isa_examples: Some(detail(Profile::PtxIsa, EXAMPLES)),
+        raw_sha256: Some(raw::digest(s, &vals)),
+        records: Some(s.records.len()),
+        run: Some(s.run_count()),
+        selfcheck: Some(selfcheck_agrees(&verdicts, check)),
+        skipped: Some(s.records.len() - s.run_count()),
+        sm_90_mismatches: Some(detail(Profile::Sm90, usize::MAX)),
+        target: Some(t.to_owned()),
+        unpinned: Some(unpinned),
+        window: s.window().map(str::to_owned),
+        ..Run::of(&s.id)
     }
-    entry
 }
+
+/// The self-check's word when the device counted as the CPU did.
+pub const AGREES: &str = "agrees";
 
 /// "agrees" when the device's pass/fail counts and first failures equal the CPU's.
 fn selfcheck_agrees(verdicts: &[raw::Verdict], check: &[u8]) -> String {
@@ -439,41 +385,35 @@ fn selfcheck_agrees(verdicts: &[raw::Verdict], check: &[u8]) -> String {
         }
     }
     if diffs.is_empty() {
-        "agrees".to_owned()
+        AGREES.to_owned()
     } else {
         diffs.join("; ")
     }
 }
 
 /// What a replay of one evidence entry found: problems, one line each.
-pub fn replay(entry: &Value, s: &Suite) -> Vec<String> {
+pub fn replay(entry: &Run, s: &Suite) -> Vec<String> {
     let mut problems = Vec::new();
     let id = &s.id;
     let mut kept = Vec::new();
-    for u in entry["unpinned"].as_array().into_iter().flatten() {
-        let (Some(rid), Some(key), Some(got)) = (u[0].as_str(), u[1].as_str(), u[2].as_str())
-        else {
-            problems.push(format!("{id}: malformed unpinned entry {u}"));
-            continue;
-        };
+    for (rid, key, got) in entry.unpinned.iter().flatten() {
         let parsed = (|| -> Option<SlotBits> {
-            let record = s.records.iter().position(|r| r.id == rid)?;
+            let record = s.records.iter().position(|r| r.id == *rid)?;
             let (o, k) = key.strip_suffix(']')?.split_once('[')?;
             let out = [Out::Mem, Out::D, Out::P]
                 .into_iter()
                 .find(|x| x.name() == o)?;
-            let got = u64::from_str_radix(got.strip_prefix("0x")?, 16).ok()?;
             Some(SlotBits {
                 record,
                 out,
                 slot: k.parse().ok()?,
-                got,
+                got: Bits::parse(got).ok()?.value,
             })
         })();
         match parsed {
             Some(b) => kept.push(b),
             None => problems.push(format!(
-                "{id}: unpinned entry {u} names no slot of the vectors"
+                "{id}: unpinned entry ({rid}, {key}, {got}) names no slot of the vectors"
             )),
         }
     }
@@ -485,28 +425,27 @@ pub fn replay(entry: &Value, s: &Suite) -> Vec<String> {
         }
     };
     let digest = raw::digest(s, &vals);
-    if entry["raw_sha256"].as_str() != Some(digest.as_str()) {
+    if entry.raw_sha256.as_deref() != Some(digest.as_str()) {
         problems.push(format!(
-            "{id}: the sm_90 expectations no longer rebuild silicon's outputs (digest {digest}, silicon {}): an oracle or vector change broke agreement with silicon, or the vectors changed and silicon must run again",
-            entry["raw_sha256"]
+            "{id}: the sm_90 expectations no longer rebuild silicon's outputs (digest {digest}, silicon {:?}): an oracle or vector change broke agreement with silicon, or the vectors changed and silicon must run again",
+            entry.raw_sha256
         ));
     }
-    if entry["run"].as_u64() != Some(s.run_count() as u64) {
+    if entry.run != Some(s.run_count()) {
         problems.push(format!(
-            "{id}: {} records run on silicon, the vectors run {}",
-            entry["run"],
+            "{id}: {:?} records run on silicon, the vectors run {}",
+            entry.run,
             s.run_count()
         ));
     }
     for &p in Profile::ALL {
         let v = raw::judge(s, &vals, p);
-        let rec_m = entry["matches"][p.name()].as_u64();
-        if rec_m != Some(v.matches as u64) {
+        if entry.matched(p.name()) != v.matches {
             problems.push(format!(
                 "{id}: {} matches {} records of silicon now, {} when recorded",
                 p.name(),
                 v.matches,
-                entry["matches"][p.name()]
+                entry.matched(p.name())
             ));
         }
     }

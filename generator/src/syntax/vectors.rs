@@ -1,8 +1,6 @@
 //! The syntax vector files: vectors/syntax/<instruction>.jsonl, one case per line,
 //! legal cases first (form order), then illegal ones (form order, mutation order).
 
-use std::fs;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use ptxvec_spec::{Instruction, Spec};
@@ -33,21 +31,3 @@ pub fn to_jsonl(cases: &[Case]) -> Result<String, serde_json::Error> {
     Ok(out)
 }
 
-/// Writes a file through a temporary name in the same folder, then renames it, so
-/// that a reader never sees half a file.
-pub fn write_atomic(path: &Path, text: &str) -> std::io::Result<()> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    fs::create_dir_all(dir)?;
-    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("out");
-    let tmp = dir.join(format!(".{name}.tmp{}", std::process::id()));
-    let result = (|| {
-        let mut f = fs::File::create(&tmp)?;
-        f.write_all(text.as_bytes())?;
-        f.sync_all()?;
-        fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = fs::remove_file(&tmp);
-    }
-    result
-}

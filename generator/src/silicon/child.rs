@@ -1,0 +1,63 @@
+//! Each run on the device in a child process of its own: a kernel that faults
+//! leaves the CUDA context unusable for the rest of the process, and one that hangs
+//! must not hang the whole run. The parent runs `ptxvec <args>` and reads one JSON
+//! line from the child's stdout: `{"Ok": answer}` or `{"Err": "why"}`.
+
+use std::ffi::OsString;
+use std::io::{Read, Write};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+/// Runs this binary with `args` and returns the child's answer, or why there is
+/// none: it could not start, outran `timeout` (and was killed), exited with an
+/// error status, or printed no answer.
+pub fn run<T: DeserializeOwned>(args: &[OsString], timeout: Duration) -> Result<T, String> {
+    let exe = std::env::current_exe().map_err(|e| format!("cannot find own binary: {e}"))?;
+    let mut c = Command::new(&exe)
+        .args(args)
+        .stdout(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot start {}: {e}", exe.display()))?;
+    let mut stdout = c.stdout.take().ok_or("the child has no stdout")?;
+    // Read while waiting, so that a child with much to say never blocks on a full pipe.
+    let reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = stdout.read_to_string(&mut s);
+        s
+    });
+    let start = Instant::now();
+    let status = loop {
+        match c.try_wait() {
+            Ok(Some(st)) => break st,
+            Ok(None) if start.elapsed() > timeout => {
+                let _ = c.kill();
+                let _ = c.wait();
+                return Err(format!("timed out after {} s", timeout.as_secs()));
+            }
+            Ok(None) => std::thread::sleep(Duration::from_millis(20)),
+            Err(e) => return Err(e.to_string()),
+        }
+    };
+    let text = reader
+        .join()
+        .map_err(|_| "the reader of the child's output panicked")?;
+    if !status.success() {
+        return Err(format!("child exited with {status}"));
+    }
+    let answer: Result<T, String> =
+        serde_json::from_str(text.trim()).map_err(|e| format!("child output: {e}"))?;
+    answer
+}
+
+/// The child's side: prints its answer as the one line [`run`] reads.
+pub fn answer<T: Serialize>(r: Result<T, String>) -> Result<u8, String> {
+    let line = serde_json::to_string(&r).map_err(|e| format!("answer: {e}"))?;
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "{line}")
+        .and_then(|()| out.flush())
+        .map_err(|e| format!("writing the answer: {e}"))?;
+    Ok(0)
+}
