@@ -170,9 +170,19 @@ fn guard(path: &Path, text: &str) -> Guard {
             // accepts some text that yaml-rust2 refuses (flow collections at column 0
             // in a block mapping) and takes quadratic time on it when deeply nested.
             Err(e) => {
+                // yaml-rust2's scanner reads ahead of the events, and has its own
+                // nesting limit; name ours, the one a reader can act on.
+                let message = if e.info().contains("recursion limit") {
+                    format!(
+                        "nested too deep ({}); a spec file nests at most {MAX_DEPTH} mappings and sequences",
+                        e.info()
+                    )
+                } else {
+                    e.info().to_owned()
+                };
                 g.errors.push(SpecError::Yaml {
                     at: at(*e.marker()),
-                    message: e.info().to_owned(),
+                    message,
                 });
                 g.fatal = true;
                 return g;
@@ -274,6 +284,11 @@ struct Element {
     flow: bool,
 }
 
+/// A sequence being read by [`mask`] (`None` on the stack for a mapping): the start of
+/// the element now open, the elements so far, whether it is a flow `[...]`, and the
+/// elements closed.
+type OpenSeq = (Option<(usize, usize)>, usize, bool, Vec<Element>);
+
 /// The text with the innermost sequence element around `pos` that has a sibling
 /// blanked out, lines and columns of everything else unchanged; `None` when no such
 /// element holds it.
@@ -284,8 +299,7 @@ fn mask(text: &str, pos: (usize, usize)) -> Option<String> {
             .get(l.wrapping_sub(1))
             .and_then(|t| t.chars().nth(c.wrapping_sub(1)))
     };
-    // (start of the element now open, elements so far, flow, elements closed)
-    let mut stack: Vec<Option<(Option<(usize, usize)>, usize, bool, Vec<Element>)>> = Vec::new();
+    let mut stack: Vec<Option<OpenSeq>> = Vec::new();
     let mut best: Option<Element> = None;
     let mut parser = Parser::new_from_str(text);
     loop {
