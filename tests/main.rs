@@ -17,6 +17,7 @@ mod syntax_check;
 mod syntax_ptxas;
 mod ptxas_targets;
 mod spec_errors;
+mod hostile;
 mod target_model;
 mod silicon_evidence;
 mod semantics_coverage;

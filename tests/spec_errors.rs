@@ -65,8 +65,8 @@ fn errors(fixture: &str) -> (Vec<SpecError>, String) {
 const CASES: &[(&str, &str, &str)] = &[
     (
         "yaml_syntax",
-        "instructions/fixture.yaml:5:1",
-        "found unexpected end of stream",
+        "instructions/fixture.yaml:3:10",
+        "invalid indentation in quoted scalar",
     ),
     (
         "unknown_field",

@@ -136,7 +136,7 @@ fn batch_mode_answers_one_line_per_input_in_order() {
     let input = concat!(
         r#"{"text": "redux.sync.min.f32 %f1, %f2, 0xffffffff;", "ptx": "8.6", "target": "sm_100a"}"#, "\n",
         r#"{"text": "redux.sync.min.f32 %f1, %f2, 0xffffffff;", "ptx": "8.6", "target": "sm_90"}"#, "\n",
-        r#"{"text": "red.global.add.u32 [%rd1]", "ptx": "7.0", "target": "sm_80"}"#, "\n",
+        r#"{"text": "red.global.add.u32 [%rd1];", "ptx": "7.0", "target": "sm_80"}"#, "\n",
     );
     let (code, out, _) = ptxvec(&["check-syntax", "-"], input);
     assert_eq!(code, 0);

@@ -3,6 +3,7 @@
 //! cases under 2 s, a full `generate` under 10 s on 2 cores) are shown here, not by
 //! timed tests.
 
+use std::io::Write;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -15,8 +16,8 @@ use crate::syntax::vectors;
 type Stage<'a> = dyn Fn() -> Result<usize, String> + 'a;
 
 /// Times each stage `runs` times and prints a table; `scratch` receives the files of
-/// the full `generate` stage.
-pub fn run(spec: &Spec, runs: usize, scratch: &Path) -> Result<(), String> {
+/// the full `generate` stage; the table goes to `table`.
+pub fn run(spec: &Spec, runs: usize, scratch: &Path, table: &mut dyn Write) -> Result<(), String> {
     let runs = runs.max(1);
     let stages: [(&str, &Stage); 3] = [
         ("syntax cases (all instructions, in memory)", &|| {
@@ -44,10 +45,12 @@ pub fn run(spec: &Spec, runs: usize, scratch: &Path) -> Result<(), String> {
             Ok(cases + rows.iter().map(|r| r.records).sum::<usize>())
         }),
     ];
-    println!(
+    writeln!(
+        table,
         "{:<46} {:>8} {:>10} {:>10}  runs={runs}",
         "stage", "items", "min", "median"
-    );
+    )
+    .map_err(crate::output::write_error)?;
     for (name, stage) in stages {
         let mut times: Vec<Duration> = Vec::with_capacity(runs);
         let mut items = 0;
@@ -57,11 +60,13 @@ pub fn run(spec: &Spec, runs: usize, scratch: &Path) -> Result<(), String> {
             times.push(t.elapsed());
         }
         times.sort();
-        println!(
+        writeln!(
+            table,
             "{name:<46} {items:>8} {:>9.3}s {:>9.3}s",
             times[0].as_secs_f64(),
             times[runs / 2].as_secs_f64()
-        );
+        )
+        .map_err(crate::output::write_error)?;
     }
     Ok(())
 }

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use ptxvec_spec::{PtxVersion, Spec, Target};
 
 use crate::cli::{EXIT_ILLEGAL, EXIT_INPUT};
+use crate::output::write_error;
 use crate::syntax::judge::{judge, Judgement, Kind, Order};
 
 /// The arguments of `check-syntax`.
@@ -56,11 +57,33 @@ struct Answer<'a> {
     warnings: &'a [String],
 }
 
-fn module(ptx: Option<&str>, target: Option<&str>) -> Result<(PtxVersion, Target), String> {
+/// Parses the module's `.version` and `.target`, and holds them to what the target
+/// model knows: a version or target it does not list cannot be judged, so it is a
+/// usage error, never a verdict.
+fn module(
+    spec: &Spec,
+    ptx: Option<&str>,
+    target: Option<&str>,
+) -> Result<(PtxVersion, Target), String> {
     let ptx = ptx.ok_or("missing the PTX ISA version (--ptx 8.6, or \"ptx\" in the line)")?;
     let target = target.ok_or("missing the target (--target sm_90, or \"target\" in the line)")?;
     let v: PtxVersion = ptx.parse().map_err(|e| format!("{e}"))?;
     let t: Target = target.parse().map_err(|e| format!("{e}"))?;
+    let versions = &spec.targets.ptx_versions.values;
+    if !versions.contains(&v) {
+        let range = match (versions.first(), versions.last()) {
+            (Some(a), Some(b)) => format!(" (it lists {a} to {b})"),
+            _ => String::new(),
+        };
+        return Err(format!(
+            "unknown PTX ISA version {v}: spec/targets.yaml does not list it{range}"
+        ));
+    }
+    if spec.targets.info(t).is_none() {
+        return Err(format!(
+            "unknown target {t}: spec/targets.yaml does not list it"
+        ));
+    }
     Ok((v, t))
 }
 
@@ -72,79 +95,213 @@ fn answer<'a>(j: &'a Judgement, id: Option<&'a serde_json::Value>) -> Answer<'a>
         rule: j.defect.as_ref().map(|d| d.rule.as_str()),
         instruction: j.instruction.as_deref(),
         form: j.form.as_deref(),
-        message: j.defect.as_ref().map_or_else(|| "legal".to_owned(), |d| d.message.clone()),
+        message: j
+            .defect
+            .as_ref()
+            .map_or_else(|| "legal".to_owned(), |d| d.message.clone()),
         warnings: &j.warnings,
     }
 }
 
-/// Runs the subcommand; returns the exit status.
-pub fn run(spec: &Spec, args: &Args) -> Result<u8, String> {
-    let order = if args.strict { Order::Strict } else { Order::Lenient };
+/// The longest line batch mode reads, in bytes. A longer line is answered with an
+/// error record; the rest of it is skipped without being kept, so that memory stays
+/// bounded whatever stdin holds (`/dev/zero` is one endless line).
+pub const MAX_LINE_BYTES: usize = 1 << 20;
+
+/// Runs the subcommand onto `out`; returns the exit status.
+pub fn run(spec: &Spec, args: &Args, out: &mut dyn Write) -> Result<u8, String> {
+    let order = if args.strict {
+        Order::Strict
+    } else {
+        Order::Lenient
+    };
     if args.text != "-" {
-        let (ptx, target) = module(args.ptx.as_deref(), args.target.as_deref()).map_err(|e| format!("error: {e}"))?;
+        let (ptx, target) = module(spec, args.ptx.as_deref(), args.target.as_deref())
+            .map_err(|e| format!("error: {e}"))?;
         let j = judge(spec, &args.text, ptx, target, order);
         for w in &j.warnings {
-            eprintln!("warning: {w}");
+            let _ = writeln!(std::io::stderr(), "warning: {w}");
         }
-        return Ok(match &j.defect {
-            None => {
-                println!("legal");
-                0
-            }
-            Some(d) => {
-                println!("illegal ({}): {}: {}", d.kind, d.rule, d.message);
-                EXIT_ILLEGAL
-            }
-        });
+        let (line, code) = match &j.defect {
+            None => ("legal".to_owned(), 0),
+            Some(d) => (
+                format!("illegal ({}): {}: {}", d.kind, d.rule, d.message),
+                EXIT_ILLEGAL,
+            ),
+        };
+        writeln!(out, "{line}").map_err(write_error)?;
+        return Ok(code);
     }
     let stdin = std::io::stdin();
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
+    let mut input = stdin.lock();
     let mut bad_lines = Vec::new();
-    for (n, line) in stdin.lock().lines().enumerate() {
-        let line_no = n + 1;
-        let line = line.map_err(|e| format!("error: <stdin>:{line_no}: {e}"))?;
-        if line.trim().is_empty() {
-            continue;
-        }
-        let reply = match serde_json::from_str::<Request>(&line) {
-            Err(e) => Err(format!("<stdin>:{line_no}:{}: {e} (expected {{\"text\": ..., \"ptx\": \"8.6\", \"target\": \"sm_100a\"}})", e.column())),
-            Ok(req) => module(req.ptx.as_deref().or(args.ptx.as_deref()), req.target.as_deref().or(args.target.as_deref()))
-                .map_err(|e| format!("<stdin>:{line_no}: {e}"))
-                .map(|(ptx, target)| {
-                    let j = judge(spec, &req.text, ptx, target, order);
-                    serde_json::to_string(&answer(&j, req.id.as_ref())).unwrap_or_default()
-                }),
+    let mut buf = Vec::new();
+    for line_no in 1.. {
+        let text = match read_line(&mut input, &mut buf)
+            .map_err(|e| format!("error: <stdin>:{line_no}: {e}"))?
+        {
+            Line::End => break,
+            Line::TooLong => {
+                // Answered before the rest is skipped, so that a reader sees it even
+                // when the line never ends.
+                bad_lines.push(line_no);
+                let e = format!("<stdin>:{line_no}: line longer than {MAX_LINE_BYTES} bytes");
+                writeln!(out, "{}", serde_json::json!({ "error": e }))
+                    .and_then(|()| out.flush())
+                    .map_err(write_error)?;
+                skip_line(&mut input).map_err(|e| format!("error: <stdin>:{line_no}: {e}"))?;
+                continue;
+            }
+            Line::Read => answer_line(spec, args, order, line_no, &buf),
         };
-        let text = match reply {
+        let text = match text {
             Ok(t) => t,
             Err(e) => {
                 bad_lines.push(line_no);
                 serde_json::json!({ "error": e }).to_string()
             }
         };
-        writeln!(out, "{text}").map_err(|e| format!("error: stdout: {e}"))?;
+        writeln!(out, "{text}").map_err(write_error)?;
     }
     if bad_lines.is_empty() {
         Ok(0)
     } else {
-        eprintln!("error: {} input line(s) could not be judged: {:?}", bad_lines.len(), bad_lines);
+        let _ = writeln!(
+            std::io::stderr(),
+            "error: {} input line(s) could not be judged: {:?}",
+            bad_lines.len(),
+            bad_lines
+        );
         Ok(EXIT_INPUT)
     }
 }
 
+/// The answer to one batch line (a blank line is answered by a blank line, so that
+/// answers stay aligned with inputs), or the error for its record.
+fn answer_line(
+    spec: &Spec,
+    args: &Args,
+    order: Order,
+    line_no: usize,
+    bytes: &[u8],
+) -> Result<String, String> {
+    let line = std::str::from_utf8(bytes).map_err(|e| {
+        let column = String::from_utf8_lossy(&bytes[..e.valid_up_to()])
+            .chars()
+            .count()
+            + 1;
+        format!(
+            "<stdin>:{line_no}:{column}: not UTF-8 (byte 0x{:02x})",
+            bytes[e.valid_up_to()]
+        )
+    })?;
+    if line.trim().is_empty() {
+        return Ok(String::new());
+    }
+    let req = serde_json::from_str::<Request>(line).map_err(|e| {
+        let mut message = e.to_string();
+        // serde_json appends " at line 1 column C": the position is given once, first.
+        if let Some(i) = message.rfind(" at line ") {
+            message.truncate(i);
+        }
+        // serde_json counts columns in bytes; positions here count characters.
+        let byte = e.column().saturating_sub(1);
+        let column = line.get(..byte).map_or(e.column(), |p| p.chars().count() + 1);
+        format!("<stdin>:{line_no}:{column}: {message} (expected {{\"text\": ..., \"ptx\": \"8.6\", \"target\": \"sm_100a\"}})")
+    })?;
+    let (ptx, target) = module(
+        spec,
+        req.ptx.as_deref().or(args.ptx.as_deref()),
+        req.target.as_deref().or(args.target.as_deref()),
+    )
+    .map_err(|e| format!("<stdin>:{line_no}: {e}"))?;
+    let j = judge(spec, &req.text, ptx, target, order);
+    serde_json::to_string(&answer(&j, req.id.as_ref()))
+        .map_err(|e| format!("<stdin>:{line_no}: {e}"))
+}
+
+/// What [`read_line`] found.
+enum Line {
+    /// The end of the input.
+    End,
+    /// A line, now in the buffer without its line end.
+    Read,
+    /// A line longer than [`MAX_LINE_BYTES`]; its rest is still unread.
+    TooLong,
+}
+
+/// Reads one line as bytes (invalid UTF-8 is the caller's to answer), at most
+/// [`MAX_LINE_BYTES`] of it.
+fn read_line<R: BufRead>(input: &mut R, buf: &mut Vec<u8>) -> std::io::Result<Line> {
+    buf.clear();
+    let n = std::io::Read::take(&mut *input, MAX_LINE_BYTES as u64 + 1).read_until(b'\n', buf)?;
+    if n == 0 {
+        return Ok(Line::End);
+    }
+    if buf.last() == Some(&b'\n') {
+        buf.pop();
+        if buf.last() == Some(&b'\r') {
+            buf.pop();
+        }
+        return Ok(Line::Read);
+    }
+    Ok(if buf.len() > MAX_LINE_BYTES {
+        Line::TooLong
+    } else {
+        Line::Read
+    })
+}
+
+/// Reads and drops the rest of a line, a buffer at a time.
+fn skip_line(input: &mut impl BufRead) -> std::io::Result<()> {
+    loop {
+        let chunk = input.fill_buf()?;
+        if chunk.is_empty() {
+            return Ok(());
+        }
+        match chunk.iter().position(|&b| b == b'\n') {
+            Some(i) => {
+                input.consume(i + 1);
+                return Ok(());
+            }
+            None => {
+                let n = chunk.len();
+                input.consume(n);
+            }
+        }
+    }
+}
+
 /// `emit-ptx`: a text (or the case with this id) wrapped in a module.
-pub fn emit(spec: &Spec, text: &str, ptx: Option<&str>, target: Option<&str>) -> Result<String, String> {
+pub fn emit(
+    spec: &Spec,
+    text: &str,
+    ptx: Option<&str>,
+    target: Option<&str>,
+) -> Result<String, String> {
     let case = spec.instructions.iter().find_map(|f| {
         let name = &f.instruction.instruction;
         text.starts_with(&format!("{name}/"))
-            .then(|| crate::syntax::vectors::cases(spec, &f.instruction).into_iter().find(|c| c.id == text))
+            .then(|| {
+                crate::syntax::vectors::cases(spec, &f.instruction)
+                    .into_iter()
+                    .find(|c| c.id == text)
+            })
             .flatten()
     });
     let (body, ptx, target) = match &case {
-        Some(c) => (c.text.as_str(), ptx.or(Some(c.ptx.as_str())), target.or(Some(c.target.as_str()))),
+        Some(c) => (
+            c.text.as_str(),
+            ptx.or(Some(c.ptx.as_str())),
+            target.or(Some(c.target.as_str())),
+        ),
         None => (text, ptx, target),
     };
-    let (v, t) = module(ptx, target).map_err(|e| format!("error: {e}"))?;
-    Ok(crate::ptx_module::wrap(spec, crate::syntax::context::Module { ptx: v, target: t }, &[body]).text)
+    let (v, t) = module(spec, ptx, target).map_err(|e| format!("error: {e}"))?;
+    Ok(crate::ptx_module::wrap(
+        spec,
+        crate::syntax::context::Module { ptx: v, target: t },
+        &[body],
+    )
+    .text)
 }

@@ -1,6 +1,7 @@
 //! Argument parsing and dispatch. Errors are printed once, here, at the edge;
 //! input and usage errors exit with 2.
 
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -115,10 +116,18 @@ pub const EXIT_INPUT: u8 = 2;
 /// Parses the command line, runs it, and turns the outcome into an exit code.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
-    match run(&cli) {
+    // A write error on stdout is an input error of sorts (exit 2); the flush at the
+    // end can fail too, but the first error is the one reported.
+    let result = crate::output::Stdout::open().and_then(|mut out| {
+        let code = run(&cli, &mut out);
+        let flushed = out.finish();
+        code.and_then(|c| flushed.map(|()| c))
+    });
+    match result {
         Ok(code) => ExitCode::from(code),
         Err(message) => {
-            eprintln!("{message}");
+            // Nothing is left to do if stderr fails too; eprintln! would panic.
+            let _ = writeln!(std::io::stderr(), "{message}");
             ExitCode::from(EXIT_INPUT)
         }
     }
@@ -127,7 +136,8 @@ pub fn main() -> ExitCode {
 /// Exit status for an illegal verdict.
 pub const EXIT_ILLEGAL: u8 = 1;
 
-fn run(cli: &Cli) -> Result<u8, String> {
+fn run(cli: &Cli, stdout: &mut crate::output::Stdout) -> Result<u8, String> {
+    use crate::output::write_error;
     // Needs no spec: it runs where only the binary was copied.
     if let Command::SiliconSweep(args) = &cli.command {
         return crate::silicon::sweep::run(args);
@@ -135,20 +145,19 @@ fn run(cli: &Cli) -> Result<u8, String> {
     let spec = ptxvec_spec::Spec::load(&cli.spec).map_err(|e| e.to_string())?;
     match &cli.command {
         Command::Spec => {
-            print!("{}", crate::spec_summary::render(&spec));
+            write!(stdout, "{}", crate::spec_summary::render(&spec)).map_err(write_error)?;
             Ok(0)
         }
         Command::Generate { out, instructions, variants, seed, count } => {
-            crate::generate::run(&spec, out, instructions)?;
+            crate::generate::run(&spec, out, instructions, stdout)?;
             let rows = crate::semvec::export::write(&spec, out, variants, *seed, *count)?;
             let records: usize = rows.iter().map(|r| r.records).sum();
-            println!("{:<28} {:>6} files {:>8} records", out.join("semantic").display(), rows.len(), records);
+            writeln!(stdout, "{:<28} {:>6} files {:>8} records", out.join("semantic").display(), rows.len(), records).map_err(write_error)?;
             Ok(0)
         }
         Command::Eval { input, profile } => {
             let profiles: Vec<ptxvec_oracle::profile::Profile> =
                 ptxvec_oracle::profile::Profile::ALL.iter().copied().filter(|p| profile == "all" || p.name() == profile).collect();
-            let stdout = std::io::stdout().lock();
             if input.as_os_str() == "-" {
                 crate::semvec::eval::run(&spec, "<stdin>", std::io::stdin().lock(), stdout, &profiles)
             } else {
@@ -156,7 +165,7 @@ fn run(cli: &Cli) -> Result<u8, String> {
                 crate::semvec::eval::run(&spec, &input.display().to_string(), std::io::BufReader::new(f), stdout, &profiles)
             }
         }
-        Command::CheckSyntax(args) => crate::check_syntax::run(&spec, args),
+        Command::CheckSyntax(args) => crate::check_syntax::run(&spec, args, stdout),
         Command::EmitPtx { variant: Some(id), raw, window, out, vectors, ptx, target, .. } => {
             let req = crate::silicon::vectors::VariantModule {
                 vectors,
@@ -173,21 +182,21 @@ fn run(cli: &Cli) -> Result<u8, String> {
             let module = crate::check_syntax::emit(&spec, text.as_deref().unwrap_or_default(), ptx.as_deref(), target.as_deref())?;
             match out {
                 Some(path) => std::fs::write(path, module).map_err(|e| format!("error: {}: {e}", path.display()))?,
-                None => print!("{module}"),
+                None => write!(stdout, "{module}").map_err(write_error)?,
             }
             Ok(0)
         }
         Command::AuditSyntax(args) => {
             let tools = crate::audit::tools(&spec, args)?;
             let a = crate::audit::audit(&spec, &tools, args.jobs).map_err(|e| format!("error: starting {} ptxas threads: {e}", args.jobs))?;
-            print!("{}", a.report);
+            write!(stdout, "{}", a.report).map_err(write_error)?;
             Ok(if a.unexplained.is_empty() && a.stale.is_empty() { 0 } else { EXIT_ILLEGAL })
         }
         Command::Silicon(args) => crate::silicon::vectors::run(args, &spec, &cli.spec),
         Command::SiliconSweep(args) => crate::silicon::sweep::run(args),
         Command::Bench { runs, scratch } => {
             let dir = scratch.clone().unwrap_or_else(|| std::env::temp_dir().join(format!("ptxvec-bench-{}", std::process::id())));
-            let result = crate::bench::run(&spec, *runs, &dir);
+            let result = crate::bench::run(&spec, *runs, &dir, stdout);
             if scratch.is_none() {
                 let _ = std::fs::remove_dir_all(&dir);
             }

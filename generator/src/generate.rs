@@ -1,5 +1,6 @@
 //! `ptxvec generate`: writes the vector files.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use ptxvec_spec::{Instruction, Spec};
@@ -7,8 +8,13 @@ use ptxvec_spec::{Instruction, Spec};
 use crate::syntax::vectors;
 
 /// Writes vectors/syntax/<instruction>.jsonl for every instruction (or those named),
-/// and prints one line per file.
-pub fn run(spec: &Spec, out: &Path, only: &[String]) -> Result<(), String> {
+/// and prints one line per file onto `summary`.
+pub fn run(
+    spec: &Spec,
+    out: &Path,
+    only: &[String],
+    summary: &mut dyn Write,
+) -> Result<(), String> {
     for name in only {
         if spec.instruction(name).is_none() {
             let known: Vec<&str> = spec
@@ -28,12 +34,14 @@ pub fn run(spec: &Spec, out: &Path, only: &[String]) -> Result<(), String> {
             continue;
         }
         let (path, cases, legal) = write_one(spec, ins, out)?;
-        println!(
+        writeln!(
+            summary,
             "{:<28} {:>6} legal {:>6} illegal",
             path.display(),
             legal,
             cases - legal
-        );
+        )
+        .map_err(crate::output::write_error)?;
     }
     Ok(())
 }

@@ -4,6 +4,7 @@
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
 pub mod cli;
+pub mod output;
 pub mod spec_summary;
 pub mod syntax;
 pub mod check_syntax;

@@ -10,7 +10,7 @@ pub struct Location {
     pub path: PathBuf,
     /// 1-based line.
     pub line: usize,
-    /// 1-based column.
+    /// 1-based column, in characters.
     pub column: usize,
     /// The text of that line.
     pub line_text: String,
@@ -32,6 +32,34 @@ pub enum SpecError {
         path: PathBuf,
         /// What the OS said.
         source: std::io::Error,
+    },
+    /// A path the loader must read is not a regular file (a FIFO would block the
+    /// load forever, a device would never end).
+    #[error("{}: not a regular file ({what}); the spec is made of regular files", path.display())]
+    NotAFile {
+        /// The path.
+        path: PathBuf,
+        /// What it is instead: "a directory", "a FIFO", ...
+        what: &'static str,
+    },
+    /// A file is larger than [`crate::limits::MAX_FILE_BYTES`].
+    #[error("{}: {size} bytes; a spec file holds at most {cap} bytes", path.display())]
+    TooLarge {
+        /// The file.
+        path: PathBuf,
+        /// Its size (at least; reading stops past the cap).
+        size: u64,
+        /// The cap.
+        cap: u64,
+    },
+    /// A file in a spec folder whose name says YAML but not `.yaml`: it would be
+    /// silently skipped otherwise.
+    #[error("{}: spec files end in `.yaml`; rename it to {}", path.display(), rename.display())]
+    Extension {
+        /// The file.
+        path: PathBuf,
+        /// The name it should have.
+        rename: PathBuf,
     },
     /// The YAML does not parse, or does not have the expected shape.
     #[error("{at}: {message}{}", caret(at))]
@@ -55,7 +83,10 @@ impl SpecError {
     /// Where the error is, when it is in a file's text.
     pub fn location(&self) -> Option<&Location> {
         match self {
-            SpecError::Io { .. } => None,
+            SpecError::Io { .. }
+            | SpecError::NotAFile { .. }
+            | SpecError::TooLarge { .. }
+            | SpecError::Extension { .. } => None,
             SpecError::Yaml { at, .. } | SpecError::Invalid { at, .. } => Some(at),
         }
     }
@@ -65,7 +96,15 @@ fn caret(at: &Location) -> String {
     if at.line_text.is_empty() {
         return String::new();
     }
-    let pad = " ".repeat(at.column.saturating_sub(1));
+    // Columns count characters, not bytes: pad with one space per character before
+    // the column, keeping tabs so that the caret lines up under a tab-indented line.
+    let pad: String = at
+        .line_text
+        .chars()
+        .chain(std::iter::repeat(' '))
+        .take(at.column.saturating_sub(1))
+        .map(|c| if c == '\t' { '\t' } else { ' ' })
+        .collect();
     format!("\n    | {}\n    | {pad}^", at.line_text)
 }
 

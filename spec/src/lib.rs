@@ -11,6 +11,7 @@
 
 pub mod errata;
 pub mod error;
+pub mod limits;
 pub mod model;
 pub mod qualifier;
 pub mod source;
@@ -23,6 +24,7 @@ mod yaml;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 pub use errata::{Erratum, ErratumKind, Ledger};
@@ -69,33 +71,42 @@ pub struct Spec {
 
 impl Spec {
     /// Loads and checks the spec folder `root` (the repository's `spec/`).
+    ///
+    /// Every error of every file is returned. The loader reads regular files only,
+    /// and holds each to the caps in [`limits`].
     pub fn load(root: &Path) -> Result<Spec, SpecErrors> {
         let mut errors = Vec::new();
-        let seeds = read_seeds(&root.join("seeds")).unwrap_or_else(|e| {
-            errors.push(e);
-            BTreeMap::new()
-        });
+        let seeds = read_seeds(&root.join("seeds"), &mut errors);
         let seed_ids: BTreeSet<String> = seeds.keys().cloned().collect();
 
-        let targets = load_checked(&root.join("targets.yaml"), &mut errors, validate::targets);
-        let ledger: Option<Ledger> =
-            load_checked(&root.join("errata.yaml"), &mut errors, |_| Vec::new());
+        let targets = load_checked(&root.join("targets.yaml"), &mut errors, validate::targets).0;
+        let errata_path = root.join("errata.yaml");
+        let (ledger, errata_text): (Option<Ledger>, _) =
+            load_checked(&errata_path, &mut errors, |_| Vec::new());
         let errata_ids: BTreeSet<String> = ledger
             .iter()
             .flat_map(|l| l.errata.iter().map(|e| e.id.clone()))
             .collect();
 
         let mut instructions = Vec::new();
+        let mut texts = Vec::new();
+        // Instructions whose file did not load: a reference to one cannot be checked,
+        // which does not make it wrong.
+        let mut unverifiable = Unverifiable::default();
         let dir = root.join("instructions");
-        match yaml_files(&dir) {
-            Err(e) => errors.push(e),
-            Ok(files) => {
+        match yaml_files(&dir, &mut errors) {
+            None => unverifiable.all = true,
+            Some(files) => {
                 for path in files {
                     let Some(text) = read(&path, &mut errors) else {
+                        unverifiable.note(&path, None);
                         continue;
                     };
                     match yaml::from_str::<Instruction>(&path, &text) {
-                        Err(e) => errors.push(e),
+                        Err(e) => {
+                            errors.extend(e);
+                            unverifiable.note(&path, yaml::instruction_name(&text));
+                        }
                         Ok(instruction) => {
                             if let Some(targets) = &targets {
                                 let cx = validate::Context {
@@ -111,29 +122,28 @@ impl Spec {
                                 );
                             }
                             instructions.push(InstructionFile { path, instruction });
+                            texts.push(text);
                         }
                     }
                 }
             }
         }
         let mut names = BTreeSet::new();
-        for f in &instructions {
+        for (f, text) in instructions.iter().zip(&texts) {
             if !names.insert(f.instruction.instruction.as_str()) {
-                let text = fs::read_to_string(&f.path).unwrap_or_default();
                 let problem = (
                     "instruction".to_owned(),
                     format!("`{}` is defined by two files", f.instruction.instruction),
                 );
-                report(&f.path, &text, vec![problem], &mut errors);
+                report(&f.path, text, vec![problem], &mut errors);
             }
         }
-        if let Some(ledger) = &ledger {
-            let path = root.join("errata.yaml");
-            let text = fs::read_to_string(&path).unwrap_or_default();
+        if let (Some(ledger), Some(text)) = (&ledger, &errata_text) {
+            let known = |name: &str| names.contains(name) || unverifiable.covers(name);
             report(
-                &path,
-                &text,
-                validate::ledger(ledger, &names, &seed_ids),
+                &errata_path,
+                text,
+                validate::ledger(ledger, &known, &seed_ids),
                 &mut errors,
             );
         }
@@ -157,32 +167,110 @@ impl Spec {
     }
 }
 
-fn read(path: &Path, errors: &mut Vec<SpecError>) -> Option<String> {
-    fs::read_to_string(path)
-        .map_err(|source| {
-            errors.push(SpecError::Io {
-                path: path.to_owned(),
-                source,
-            })
-        })
-        .ok()
+/// The names of instructions whose files did not load.
+#[derive(Default)]
+struct Unverifiable {
+    /// The instructions folder itself could not be read.
+    all: bool,
+    /// File stems (`match.sync` for match.sync.yaml) and `instruction:` values.
+    names: BTreeSet<String>,
 }
 
+impl Unverifiable {
+    fn note(&mut self, path: &Path, name: Option<String>) {
+        if let Some(stem) = path.file_stem().and_then(|s| s.to_str()) {
+            self.names.insert(stem.to_owned());
+        }
+        self.names.extend(name);
+    }
+
+    fn covers(&self, name: &str) -> bool {
+        self.all || self.names.contains(name)
+    }
+}
+
+fn read(path: &Path, errors: &mut Vec<SpecError>) -> Option<String> {
+    read_text(path).map_err(|e| errors.push(e)).ok()
+}
+
+/// Reads a spec file as text, within the caps: a regular file (asked of its metadata
+/// before it is opened, since opening a FIFO blocks until someone writes to it), no
+/// larger than [`limits::MAX_FILE_BYTES`] (read no further even if it grows), UTF-8,
+/// and no line longer than [`limits::MAX_LINE_BYTES`].
+fn read_text(path: &Path) -> Result<String, SpecError> {
+    let io = |source| SpecError::Io {
+        path: path.to_owned(),
+        source,
+    };
+    let meta = fs::metadata(path).map_err(io)?;
+    if !meta.is_file() {
+        return Err(SpecError::NotAFile {
+            path: path.to_owned(),
+            what: file_kind(&meta.file_type()),
+        });
+    }
+    let too_large = |size| SpecError::TooLarge {
+        path: path.to_owned(),
+        size,
+        cap: limits::MAX_FILE_BYTES,
+    };
+    if meta.len() > limits::MAX_FILE_BYTES {
+        return Err(too_large(meta.len()));
+    }
+    let mut bytes = Vec::new();
+    fs::File::open(path)
+        .map_err(io)?
+        .take(limits::MAX_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(io)?;
+    if bytes.len() as u64 > limits::MAX_FILE_BYTES {
+        return Err(too_large(bytes.len() as u64));
+    }
+    yaml::text(path, bytes)
+}
+
+/// What a path that is not a regular file is, in words.
+fn file_kind(t: &fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_fifo() {
+            return "a FIFO";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+        if t.is_char_device() || t.is_block_device() {
+            return "a device";
+        }
+    }
+    if t.is_dir() {
+        "a directory"
+    } else {
+        "not a regular file"
+    }
+}
+
+/// Reads, deserializes and checks one file; returns the value only if it has no
+/// error, and the text whenever it was read.
 fn load_checked<T: serde::de::DeserializeOwned>(
     path: &Path,
     errors: &mut Vec<SpecError>,
     check: impl Fn(&T) -> Vec<validate::Problem>,
-) -> Option<T> {
-    let text = read(path, errors)?;
+) -> (Option<T>, Option<String>) {
+    let Some(text) = read(path, errors) else {
+        return (None, None);
+    };
     match yaml::from_str::<T>(path, &text) {
         Err(e) => {
-            errors.push(e);
-            None
+            errors.extend(e);
+            (None, Some(text))
         }
         Ok(v) => {
             let before = errors.len();
             report(path, &text, check(&v), errors);
-            (errors.len() == before).then_some(v)
+            let ok = errors.len() == before;
+            (ok.then_some(v), Some(text))
         }
     }
 }
@@ -206,30 +294,66 @@ fn report(path: &Path, text: &str, problems: Vec<validate::Problem>, errors: &mu
     }
 }
 
-fn yaml_files(dir: &Path) -> Result<Vec<PathBuf>, SpecError> {
+/// The `.yaml` files of a folder, by name; `None` when the folder cannot be read.
+/// A `.yml` file is an error: skipping it would silently drop an instruction.
+fn yaml_files(dir: &Path, errors: &mut Vec<SpecError>) -> Option<Vec<PathBuf>> {
     let io = |source| SpecError::Io {
         path: dir.to_owned(),
         source,
     };
+    let entries = match fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(e) => {
+            errors.push(io(e));
+            return None;
+        }
+    };
     let mut files = Vec::new();
-    for entry in fs::read_dir(dir).map_err(io)? {
-        let path = entry.map_err(io)?.path();
-        if path.extension().is_some_and(|e| e == "yaml") {
-            files.push(path);
+    for entry in entries {
+        let path = match entry {
+            Ok(e) => e.path(),
+            Err(e) => {
+                errors.push(io(e));
+                return None;
+            }
+        };
+        match path.extension().and_then(|e| e.to_str()) {
+            Some("yaml") => files.push(path),
+            Some("yml") => errors.push(SpecError::Extension {
+                rename: path.with_extension("yaml"),
+                path,
+            }),
+            _ => {}
         }
     }
     files.sort();
-    Ok(files)
+    Some(files)
 }
 
-fn read_seeds(dir: &Path) -> Result<BTreeMap<String, Seed>, SpecError> {
-    let io = |source| SpecError::Io {
-        path: dir.to_owned(),
-        source,
-    };
+/// The seed documents, by number; a seed that cannot be read is an error.
+fn read_seeds(dir: &Path, errors: &mut Vec<SpecError>) -> BTreeMap<String, Seed> {
     let mut seeds = BTreeMap::new();
-    for entry in fs::read_dir(dir).map_err(io)? {
-        let path = entry.map_err(io)?.path();
+    let entries = match fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(source) => {
+            errors.push(SpecError::Io {
+                path: dir.to_owned(),
+                source,
+            });
+            return seeds;
+        }
+    };
+    for entry in entries {
+        let path = match entry {
+            Ok(e) => e.path(),
+            Err(source) => {
+                errors.push(SpecError::Io {
+                    path: dir.to_owned(),
+                    source,
+                });
+                return seeds;
+            }
+        };
         let Some(file_name) = path.file_name().and_then(|n| n.to_str()).map(str::to_owned) else {
             continue;
         };
@@ -241,10 +365,9 @@ fn read_seeds(dir: &Path) -> Result<BTreeMap<String, Seed>, SpecError> {
         {
             continue;
         }
-        let text = fs::read_to_string(&path).map_err(|source| SpecError::Io {
-            path: path.clone(),
-            source,
-        })?;
+        let Some(text) = read(&path, errors) else {
+            continue;
+        };
         seeds.insert(
             id.to_owned(),
             Seed {
@@ -254,5 +377,5 @@ fn read_seeds(dir: &Path) -> Result<BTreeMap<String, Seed>, SpecError> {
             },
         );
     }
-    Ok(seeds)
+    seeds
 }

@@ -73,9 +73,25 @@ impl Problems {
     }
 }
 
+/// Whether a name has the form of a PTX mnemonic (`red`, `cp.reduce.async.bulk`):
+/// it names files under vectors/, so no `/`, no `..`, nothing empty.
+fn is_instruction_name(name: &str) -> bool {
+    name.split('.')
+        .all(|w| !w.is_empty() && w.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'))
+}
+
 /// Checks one instruction file.
 pub(crate) fn instruction(ins: &Instruction, cx: &Context<'_>) -> Vec<Problem> {
     let mut p = Problems::default();
+    if !is_instruction_name(&ins.instruction) {
+        p.push(
+            "instruction",
+            format!(
+                "`{}` is not an instruction name (expected words of letters, digits and `_` joined by single dots, such as `match.sync`); the name becomes a file name under vectors/",
+                ins.instruction
+            ),
+        );
+    }
     for (i, s) in ins.sources.iter().enumerate() {
         p.source(cx, format!("sources[{i}]"), s);
     }
@@ -542,7 +558,7 @@ pub(crate) fn targets(model: &TargetModel) -> Vec<Problem> {
 /// Checks spec/errata.yaml against the instructions.
 pub(crate) fn ledger(
     ledger: &Ledger,
-    instructions: &BTreeSet<&str>,
+    instructions: &dyn Fn(&str) -> bool,
     seeds: &BTreeSet<String>,
 ) -> Vec<Problem> {
     let mut p = Problems::default();
@@ -557,7 +573,7 @@ pub(crate) fn ledger(
     for (i, e) in ledger.errata.iter().enumerate() {
         let path = format!("errata[{i}]");
         for (j, name) in e.instructions.iter().enumerate() {
-            if !instructions.contains(name.as_str()) {
+            if !instructions(name) {
                 p.push(
                     format!("{path}.instructions[{j}]"),
                     format!("unknown instruction `{name}`"),

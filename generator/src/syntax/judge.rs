@@ -107,6 +107,16 @@ pub fn judge(spec: &Spec, text: &str, ptx: PtxVersion, target: Target, order: Or
             return j;
         }
     };
+    // PTX ISA 4.3 (Statements): "Statements begin with an optional label and end with
+    // a semicolon." ptxas 13.5 without it: "Parsing error near 'ret': syntax error".
+    if !text.trim_end().ends_with(';') {
+        j.defect = Some(fail(
+            Kind::Malformed,
+            "syntax.semicolon",
+            "expected `;` at the end of the instruction: every PTX statement ends with one",
+        ));
+        return j;
+    }
     let chain = parsed.words.join(".");
     let Some(mnemonic) = Mnemonic::prefix_of(&chain) else {
         j.defect = Some(fail(
@@ -116,15 +126,28 @@ pub fn judge(spec: &Spec, text: &str, ptx: PtxVersion, target: Target, order: Or
         ));
         return j;
     };
-    let Some(instruction) = spec.instructions.iter().map(|f| &f.instruction).find(|i| i.mnemonic == mnemonic) else {
-        j.defect = Some(fail(Kind::Malformed, "syntax.mnemonic", format!("no spec for `{mnemonic}`")));
+    let Some(instruction) = spec
+        .instructions
+        .iter()
+        .map(|f| &f.instruction)
+        .find(|i| i.mnemonic == mnemonic)
+    else {
+        j.defect = Some(fail(
+            Kind::Malformed,
+            "syntax.mnemonic",
+            format!("no spec for `{mnemonic}`"),
+        ));
         return j;
     };
     j.instruction = Some(instruction.instruction.clone());
     if let Some(g) = &parsed.guard {
         let name = g.trim_start_matches('@').trim_start_matches('!');
         if RegClass::of_name(name).is_some_and(|c| c != RegClass::Pred) {
-            j.defect = Some(fail(Kind::Invalid, "operand.guard", format!("guard `{g}` must be a predicate")));
+            j.defect = Some(fail(
+                Kind::Invalid,
+                "operand.guard",
+                format!("guard `{g}` must be a predicate"),
+            ));
             return j;
         }
     }
@@ -134,12 +157,20 @@ pub fn judge(spec: &Spec, text: &str, ptx: PtxVersion, target: Target, order: Or
         let spelled = format!(".{w}");
         match spelled.parse::<Qualifier>() {
             Ok(q) if quals.contains(&q) => {
-                j.defect = Some(fail(Kind::Malformed, "syntax.duplicate_qualifier", format!("`{q}` is written twice")));
+                j.defect = Some(fail(
+                    Kind::Malformed,
+                    "syntax.duplicate_qualifier",
+                    format!("`{q}` is written twice"),
+                ));
                 return j;
             }
             Ok(q) => quals.push(q),
             Err(_) => {
-                j.defect = Some(fail(Kind::Malformed, "syntax.unknown_qualifier", format!("`{spelled}` is not a PTX qualifier")));
+                j.defect = Some(fail(
+                    Kind::Malformed,
+                    "syntax.unknown_qualifier",
+                    format!("`{spelled}` is not a PTX qualifier"),
+                ));
                 return j;
             }
         }
@@ -155,13 +186,28 @@ pub fn judge(spec: &Spec, text: &str, ptx: PtxVersion, target: Target, order: Or
                 j.form = Some(spelling.form.id.clone());
                 match operands::check(&spelling, &parsed.operands) {
                     Err(d) => {
-                        first_defect.get_or_insert((spelling.form.id.clone(), fail(if d.malformed { Kind::Malformed } else { Kind::Invalid }, d.rule, d.message)));
+                        first_defect.get_or_insert((
+                            spelling.form.id.clone(),
+                            fail(
+                                if d.malformed {
+                                    Kind::Malformed
+                                } else {
+                                    Kind::Invalid
+                                },
+                                d.rule,
+                                d.message,
+                            ),
+                        ));
                     }
                     Ok(()) => {
                         if !in_order {
-                            let msg = format!("qualifiers not in the document's order `{}`", spelling.chain());
+                            let msg = format!(
+                                "qualifiers not in the document's order `{}`",
+                                spelling.chain()
+                            );
                             if order == Order::Strict {
-                                j.defect = Some(fail(Kind::Malformed, "syntax.qualifier_order", msg));
+                                j.defect =
+                                    Some(fail(Kind::Malformed, "syntax.qualifier_order", msg));
                                 return j;
                             }
                             j.warnings.push(msg);
@@ -182,10 +228,22 @@ pub fn judge(spec: &Spec, text: &str, ptx: PtxVersion, target: Target, order: Or
 
 /// Whether a well-formed spelling is allowed: tables and forbid rules, then the
 /// version and target rules in file order.
-pub fn allowed(spec: &Spec, s: &Spelling<'_>, ptx: PtxVersion, target: Target) -> Result<(), Defect> {
+pub fn allowed(
+    spec: &Spec,
+    s: &Spelling<'_>,
+    ptx: PtxVersion,
+    target: Target,
+) -> Result<(), Defect> {
     match s.refusal() {
         Some(Refusal::Table(id)) => {
-            return Err(fail(Kind::Invalid, format!("table.{id}"), format!("`{}` is not among the combinations of table `{id}`", s.chain())));
+            return Err(fail(
+                Kind::Invalid,
+                format!("table.{id}"),
+                format!(
+                    "`{}` is not among the combinations of table `{id}`",
+                    s.chain()
+                ),
+            ));
         }
         Some(Refusal::Forbidden(rule)) => {
             let reason = match &rule.effect {
@@ -197,7 +255,9 @@ pub fn allowed(spec: &Spec, s: &Spelling<'_>, ptx: PtxVersion, target: Target) -
         None => {}
     }
     if let Some(rule) = s.unmet_rule(&spec.targets, ptx, target) {
-        let Effect::Requires(reqs) = &rule.effect else { return Ok(()) };
+        let Effect::Requires(reqs) = &rule.effect else {
+            return Ok(());
+        };
         let alts: Vec<String> = reqs
             .iter()
             .map(|r| match (r.ptx, r.target) {
@@ -210,7 +270,11 @@ pub fn allowed(spec: &Spec, s: &Spelling<'_>, ptx: PtxVersion, target: Target) -
         return Err(fail(
             Kind::Invalid,
             rule.id.clone(),
-            format!("`{}` needs {}; the module has .version {ptx} and .target {target}", s.chain(), alts.join(" or ")),
+            format!(
+                "`{}` needs {}; the module has .version {ptx} and .target {target}",
+                s.chain(),
+                alts.join(" or ")
+            ),
         ));
     }
     Ok(())
@@ -220,14 +284,21 @@ type QualDefect = (Defect, Option<String>);
 
 /// The spellings the qualifiers can be read as (each with whether the order is the
 /// document's), or the defect of the nearest syntax line.
-fn read_qualifiers<'s>(instruction: &'s Instruction, quals: &[Qualifier]) -> Result<Vec<(Spelling<'s>, bool)>, QualDefect> {
+fn read_qualifiers<'s>(
+    instruction: &'s Instruction,
+    quals: &[Qualifier],
+) -> Result<Vec<(Spelling<'s>, bool)>, QualDefect> {
     let vocabulary: Vec<Qualifier> = instruction
         .forms()
         .flat_map(|(g, f)| f.possible_qualifiers(g))
         .collect();
     if let Some(q) = quals.iter().find(|q| !vocabulary.contains(q)) {
         return Err((
-            fail(Kind::Invalid, "qualifier.not_allowed", format!("`{q}` is not a qualifier of {}", instruction.instruction)),
+            fail(
+                Kind::Invalid,
+                "qualifier.not_allowed",
+                format!("`{q}` is not a qualifier of {}", instruction.instruction),
+            ),
             None,
         ));
     }
@@ -240,7 +311,15 @@ fn read_qualifiers<'s>(instruction: &'s Instruction, quals: &[Qualifier]) -> Res
         .filter(|(_, f, fit)| fit.cost(f) == 0)
         .map(|(g, f, fit)| {
             let slots = fit.placed.iter().map(|p| p.map(|i| quals[i])).collect();
-            (Spelling { instruction, group: g, form: f, slots }, in_order(&fit.placed))
+            (
+                Spelling {
+                    instruction,
+                    group: g,
+                    form: f,
+                    slots,
+                },
+                in_order(&fit.placed),
+            )
         })
         .collect();
     if !exact.is_empty() {
@@ -248,7 +327,15 @@ fn read_qualifiers<'s>(instruction: &'s Instruction, quals: &[Qualifier]) -> Res
     }
     if let Some((table, s)) = across::table_refusal(instruction, quals) {
         return Err((
-            fail(Kind::Invalid, format!("table.{}", table.id), format!("`{}` is not among the combinations of table `{}`", s.chain(), table.id)),
+            fail(
+                Kind::Invalid,
+                format!("table.{}", table.id),
+                format!(
+                    "`{}` is not among the combinations of table `{}`",
+                    s.chain(),
+                    table.id
+                ),
+            ),
             Some(s.form.id.clone()),
         ));
     }
@@ -263,11 +350,23 @@ fn read_qualifiers<'s>(instruction: &'s Instruction, quals: &[Qualifier]) -> Res
         .iter()
         .min_by_key(|(_, f, fit)| (fit.cost(f), fit.unplaced.len()))
     else {
-        return Err((fail(Kind::Malformed, "syntax.missing_qualifier", "no syntax line"), None));
+        return Err((
+            fail(
+                Kind::Malformed,
+                "syntax.missing_qualifier",
+                "no syntax line",
+            ),
+            None,
+        ));
     };
     let missing = fit.missing(form);
     let form_id = Some(form.id.clone());
-    let names = |ix: &[usize]| ix.iter().map(|i| quals[*i].spelling()).collect::<Vec<_>>().join(" ");
+    let names = |ix: &[usize]| {
+        ix.iter()
+            .map(|i| quals[*i].spelling())
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
     let placeholders: Vec<&str> = missing
         .iter()
         .filter_map(|t| match t {
@@ -278,16 +377,41 @@ fn read_qualifiers<'s>(instruction: &'s Instruction, quals: &[Qualifier]) -> Res
     if let ([one], [p]) = (fit.unplaced.as_slice(), placeholders.as_slice()) {
         if missing.len() == 1 {
             let q = quals[*one];
-            let values = g.sets.get(*p).map(|s| s.values.iter().map(|v| v.spelling()).collect::<Vec<_>>().join(", ")).unwrap_or_default();
+            let values = g
+                .sets
+                .get(*p)
+                .map(|s| {
+                    s.values
+                        .iter()
+                        .map(|v| v.spelling())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                })
+                .unwrap_or_default();
             return Err((
-                fail(Kind::Invalid, format!("set.{p}"), format!("`{q}` is not one of .{p} = {{{values}}} in `{}`", form.syntax.text)),
+                fail(
+                    Kind::Invalid,
+                    format!("set.{p}"),
+                    format!(
+                        "`{q}` is not one of .{p} = {{{values}}} in `{}`",
+                        form.syntax.text
+                    ),
+                ),
                 form_id,
             ));
         }
     }
     if !placeholders.is_empty() {
         return Err((
-            fail(Kind::Malformed, "syntax.missing_qualifier", format!("no `.{}` qualifier; nearest syntax line `{}`", placeholders.join("`, `."), form.syntax.text)),
+            fail(
+                Kind::Malformed,
+                "syntax.missing_qualifier",
+                format!(
+                    "no `.{}` qualifier; nearest syntax line `{}`",
+                    placeholders.join("`, `."),
+                    form.syntax.text
+                ),
+            ),
             form_id,
         ));
     }
@@ -300,12 +424,24 @@ fn read_qualifiers<'s>(instruction: &'s Instruction, quals: &[Qualifier]) -> Res
             })
             .collect();
         return Err((
-            fail(Kind::Invalid, "qualifier.required", format!("`{}` requires {}", form.syntax.text, fixed.join(" "))),
+            fail(
+                Kind::Invalid,
+                "qualifier.required",
+                format!("`{}` requires {}", form.syntax.text, fixed.join(" ")),
+            ),
             form_id,
         ));
     }
     Err((
-        fail(Kind::Invalid, "qualifier.extra", format!("no syntax line takes {} here; nearest `{}`", names(&fit.unplaced), form.syntax.text)),
+        fail(
+            Kind::Invalid,
+            "qualifier.extra",
+            format!(
+                "no syntax line takes {} here; nearest `{}`",
+                names(&fit.unplaced),
+                form.syntax.text
+            ),
+        ),
         form_id,
     ))
 }
@@ -336,8 +472,20 @@ pub fn reading<'s>(spec: &'s Spec, text: &str) -> Option<Spelling<'s>> {
     let parsed = text::tokenize(text).ok()?;
     let chain = parsed.words.join(".");
     let mnemonic = Mnemonic::prefix_of(&chain)?;
-    let instruction = spec.instructions.iter().map(|f| &f.instruction).find(|i| i.mnemonic == mnemonic)?;
+    let instruction = spec
+        .instructions
+        .iter()
+        .map(|f| &f.instruction)
+        .find(|i| i.mnemonic == mnemonic)?;
     let skip = mnemonic.spelling().split('.').count();
-    let quals: Vec<Qualifier> = parsed.words[skip..].iter().map(|w| format!(".{w}").parse()).collect::<Result<_, _>>().ok()?;
-    read_qualifiers(instruction, &quals).ok()?.into_iter().next().map(|(s, _)| s)
+    let quals: Vec<Qualifier> = parsed.words[skip..]
+        .iter()
+        .map(|w| format!(".{w}").parse())
+        .collect::<Result<_, _>>()
+        .ok()?;
+    read_qualifiers(instruction, &quals)
+        .ok()?
+        .into_iter()
+        .next()
+        .map(|(s, _)| s)
 }

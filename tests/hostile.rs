@@ -1,0 +1,582 @@
+//! Hostile input (issue 15): no panic, no hang, no lost or foreign file. Each case
+//! states its input, the exit code and the message; the messages are insta
+//! snapshots named after the case, with temporary paths shown as `<tmp>`.
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::spec_root;
+
+fn repo_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn bin() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_ptxvec"));
+    c.current_dir(repo_root());
+    c
+}
+
+/// Runs ptxvec with `args`, stdin from `input`, stdout and stderr captured.
+fn run(args: &[&str], input: &[u8]) -> Output {
+    let mut child = bin()
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.to_vec();
+    // Written from a thread: a large input must not block against a full stdout pipe.
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(&input);
+    });
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    out
+}
+
+/// Runs ptxvec with stdout on /dev/full: every write fails with ENOSPC.
+fn to_dev_full(args: &[&str]) -> Output {
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .unwrap();
+    bin()
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(full)
+        .stderr(Stdio::piped())
+        .output()
+        .unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+// ---- Output rule: a write error is exit 2 with a message, never a panic (101).
+
+const DEV_FULL: &str = "error: stdout: No space left on device (os error 28)\n";
+
+#[test]
+fn stdout_full_spec() {
+    // `ptxvec spec >/dev/full` → 2, "error: stdout: No space left on device".
+    let o = to_dev_full(&["spec"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_eq!(stderr(&o), DEV_FULL);
+    insta::assert_snapshot!("stdout_full_spec", stderr(&o));
+}
+
+#[test]
+fn stdout_full_check_syntax() {
+    // `check-syntax 'activemask.b32 %r1;' --ptx 8.6 --target sm_90 >/dev/full` → 2.
+    let o = to_dev_full(&[
+        "check-syntax",
+        "activemask.b32 %r1;",
+        "--ptx",
+        "8.6",
+        "--target",
+        "sm_90",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_eq!(stderr(&o), DEV_FULL);
+    insta::assert_snapshot!("stdout_full_check_syntax", stderr(&o));
+}
+
+#[test]
+fn stdout_full_emit_ptx() {
+    // `emit-ptx 'activemask.b32 %r1;' --ptx 8.6 --target sm_90 >/dev/full` → 2.
+    let o = to_dev_full(&[
+        "emit-ptx",
+        "activemask.b32 %r1;",
+        "--ptx",
+        "8.6",
+        "--target",
+        "sm_90",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_eq!(stderr(&o), DEV_FULL);
+    insta::assert_snapshot!("stdout_full_emit_ptx", stderr(&o));
+}
+
+#[test]
+fn stdout_full_generate() {
+    // `generate --out <tmp> >/dev/full` → 2: its summary cannot be printed.
+    let dir = tempfile::tempdir().unwrap();
+    let o = to_dev_full(&[
+        "generate",
+        "--instruction",
+        "activemask",
+        "--variant",
+        "activemask",
+        "--out",
+        dir.path().to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_eq!(stderr(&o), DEV_FULL);
+    insta::assert_snapshot!("stdout_full_generate", stderr(&o));
+}
+
+#[test]
+fn stdout_closed_batch() {
+    // `check-syntax - <in >&-` → 2 and a message on stderr: the answers would be lost.
+    let o = Command::new("sh")
+        .arg("-c")
+        .arg("exec \"$0\" check-syntax - >&-")
+        .arg(env!("CARGO_BIN_EXE_ptxvec"))
+        .current_dir(repo_root())
+        .stdin(Stdio::null())
+        .stderr(Stdio::piped())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    insta::assert_snapshot!("stdout_closed_batch", stderr(&o));
+    // The same with stdout on /dev/null is fine: there the loss is asked for.
+    let o = bin()
+        .args([
+            "check-syntax",
+            "activemask.b32 %r1;",
+            "--ptx",
+            "8.6",
+            "--target",
+            "sm_90",
+        ])
+        .stdout(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0));
+}
+
+#[test]
+fn stdout_pipe_closed_ends_quietly() {
+    // `ptxvec spec | true`: the reader is gone; the program dies of SIGPIPE, the
+    // shell's status 141, and says nothing.
+    use std::os::unix::process::ExitStatusExt;
+    let mut child = bin()
+        .arg("spec")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!(status.signal(), Some(libc_sigpipe()), "{status:?}: {err}");
+    assert_eq!(err, "");
+}
+
+fn libc_sigpipe() -> i32 {
+    13
+}
+
+// ---- Judging rule: a version or target the model does not know is a usage error.
+
+fn check(text: &str, ptx: &str, target: &str) -> Output {
+    run(
+        &["check-syntax", text, "--ptx", ptx, "--target", target],
+        b"",
+    )
+}
+
+#[test]
+fn judge_unknown_version() {
+    // --ptx 99.9 → 2, "unknown PTX ISA version 99.9".
+    let o = check("activemask.b32 %r1;", "99.9", "sm_90");
+    assert_eq!(o.status.code(), Some(2), "{}", stdout(&o));
+    assert!(stderr(&o).contains("unknown PTX ISA version 99.9"));
+    insta::assert_snapshot!("judge_unknown_version", stderr(&o));
+}
+
+#[test]
+fn judge_future_version() {
+    // --ptx 10.0: well formed, but no PTX ISA the model knows → 2.
+    let o = check("activemask.b32 %r1;", "10.0", "sm_90");
+    assert_eq!(o.status.code(), Some(2), "{}", stdout(&o));
+    insta::assert_snapshot!("judge_future_version", stderr(&o));
+}
+
+#[test]
+fn judge_unknown_target() {
+    // --target sm_999 → 2, "unknown target sm_999", not an illegal verdict (1).
+    let o = check("activemask.b32 %r1;", "8.6", "sm_999");
+    assert_eq!(o.status.code(), Some(2), "{}", stdout(&o));
+    assert!(stderr(&o).contains("unknown target sm_999"));
+    insta::assert_snapshot!("judge_unknown_target", stderr(&o));
+}
+
+#[test]
+fn judge_unknown_target_batch() {
+    // In batch mode the line's answer is an error record, and the exit code is 2.
+    let input = concat!(
+        r#"{"text": "activemask.b32 %r1;", "ptx": "8.6", "target": "sm_999"}"#,
+        "\n",
+        r#"{"text": "activemask.b32 %r1;", "ptx": "99.9", "target": "sm_90"}"#,
+        "\n",
+        r#"{"text": "activemask.b32 %r1;", "ptx": "8.6", "target": "sm_90"}"#,
+        "\n",
+    );
+    let o = run(&["check-syntax", "-"], input.as_bytes());
+    assert_eq!(o.status.code(), Some(2));
+    let out = stdout(&o);
+    assert_eq!(out.lines().count(), 3, "{out}");
+    insta::assert_snapshot!("judge_unknown_target_batch", out);
+}
+
+#[test]
+fn judge_missing_semicolon() {
+    // `activemask.b32 %r1` → 1, malformed, syntax.semicolon. PTX ISA 4.3: statements
+    // "end with a semicolon"; ptxas 13.5: "Parsing error near 'ret': syntax error".
+    let o = check("activemask.b32 %r1", "8.6", "sm_90");
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stdout(&o).starts_with("illegal (malformed): syntax.semicolon"));
+    insta::assert_snapshot!("judge_missing_semicolon", stdout(&o));
+}
+
+#[test]
+fn judge_wide_immediate_follows_ptxas() {
+    // A 96-bit literal for the .b32 membermask, and a 33-bit one: ptxas 13.5 and
+    // 12.9 assemble both without a word (exit 0, no message), e.g.
+    // `redux.sync.add.u32 %r1, %r2, 0x1000000000000000000000000;` at .version 8.6,
+    // .target sm_90. The judge follows ptxas: legal (0).
+    for text in [
+        "redux.sync.add.u32 %r1, %r2, 0x1000000000000000000000000;",
+        "vote.sync.ballot.b32 %r1, %p1, 0x1ffffffff;",
+    ] {
+        let o = check(text, "8.6", "sm_90");
+        assert_eq!(o.status.code(), Some(0), "{text}: {}", stdout(&o));
+        assert_eq!(stdout(&o), "legal\n");
+    }
+}
+
+// ---- Batch-mode rule: every input line gets exactly one answer line.
+
+#[test]
+fn batch_invalid_utf8() {
+    // A line with byte 0xff between two good lines → three answers, the middle one
+    // `{"error": "<stdin>:2:12: not UTF-8 (byte 0xff)"}`, exit 2.
+    let good = br#"{"text": "activemask.b32 %r1;", "ptx": "8.6", "target": "sm_90"}"#;
+    let mut input = good.to_vec();
+    input.extend_from_slice(b"\n{\"text\": \"a\xffb\"}\n");
+    input.extend_from_slice(good);
+    input.push(b'\n');
+    let o = run(&["check-syntax", "-"], &input);
+    assert_eq!(o.status.code(), Some(2));
+    let out = stdout(&o);
+    assert_eq!(out.lines().count(), 3, "{out}");
+    insta::assert_snapshot!("batch_invalid_utf8", out);
+}
+
+#[test]
+fn batch_error_has_one_position() {
+    // `x` on line 1 → `<stdin>:1:1: expected value (...)`, not "... at line 1 column 1".
+    let o = run(&["check-syntax", "-"], b"x\n");
+    assert_eq!(o.status.code(), Some(2));
+    let out = stdout(&o);
+    assert!(!out.contains(" at line "), "{out}");
+    insta::assert_snapshot!("batch_error_has_one_position", out);
+}
+
+#[test]
+fn batch_blank_line_answered_blank() {
+    // A blank line is answered by a blank line: answers stay aligned with inputs.
+    let good = r#"{"text": "activemask.b32 %r1;", "ptx": "8.6", "target": "sm_90"}"#;
+    let o = run(
+        &["check-syntax", "-"],
+        format!("{good}\n\n{good}\n").as_bytes(),
+    );
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(stdout(&o).split('\n').count(), 4, "{}", stdout(&o));
+}
+
+#[test]
+fn batch_long_line() {
+    // A line of MAX_LINE_BYTES + 1 bytes, then a good line → two answers, exit 2.
+    let max = ptxvec_generator::check_syntax::MAX_LINE_BYTES;
+    let mut input = vec![b' '; max + 1];
+    input.extend_from_slice(
+        b"\n{\"text\": \"activemask.b32 %r1;\", \"ptx\": \"8.6\", \"target\": \"sm_90\"}\n",
+    );
+    let o = run(&["check-syntax", "-"], &input);
+    assert_eq!(o.status.code(), Some(2));
+    let out = stdout(&o);
+    assert_eq!(out.lines().count(), 2, "{out}");
+    insta::assert_snapshot!("batch_long_line", out);
+}
+
+#[test]
+fn batch_dev_zero_bounded_memory() {
+    // stdin = /dev/zero, one endless line: the answer comes at once, and memory stays
+    // flat while the rest is skipped.
+    let zero = std::fs::File::open("/dev/zero").unwrap();
+    let mut child = bin()
+        .args(["check-syntax", "-"])
+        .stdin(zero)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut first = Vec::new();
+    let mut out = child.stdout.take().unwrap();
+    let mut byte = [0u8];
+    while out.read(&mut byte).unwrap() == 1 && byte[0] != b'\n' {
+        first.push(byte[0]);
+    }
+    std::thread::sleep(Duration::from_secs(2));
+    let status = std::fs::read_to_string(format!("/proc/{}/status", child.id())).unwrap();
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let rss_kb: u64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap();
+    assert!(rss_kb < 64 * 1024, "VmRSS {rss_kb} kB");
+    insta::assert_snapshot!(
+        "batch_dev_zero_bounded_memory",
+        String::from_utf8_lossy(&first)
+    );
+}
+
+// ---- The spec loader: every error, at file:line:column; exit 2.
+
+/// A copy of spec/ in a temporary folder.
+fn spec_copy() -> tempfile::TempDir {
+    fn copy_dir(from: &Path, to: &Path) {
+        std::fs::create_dir_all(to).unwrap();
+        for e in std::fs::read_dir(from).unwrap() {
+            let p = e.unwrap().path();
+            let dest = to.join(p.file_name().unwrap());
+            if p.is_dir() {
+                copy_dir(&p, &dest);
+            } else {
+                std::fs::copy(&p, &dest).unwrap();
+            }
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&spec_root(), &dir.path().join("spec"));
+    dir
+}
+
+/// Edits one file of the copy: replaces the first `from` with `to`.
+fn edit(dir: &Path, file: &str, from: &str, to: &str) {
+    let path = dir.join("spec").join(file);
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.contains(from), "{file} lacks {from:?}");
+    std::fs::write(&path, text.replacen(from, to, 1)).unwrap();
+}
+
+/// `ptxvec --spec <copy> spec` → exit 2; returns stderr with the folder as `<tmp>`,
+/// after checking that the load took less than `secs`.
+fn load_fails(dir: &Path, secs: u64) -> String {
+    let t = Instant::now();
+    let o = bin()
+        .arg("--spec")
+        .arg(dir.join("spec"))
+        .arg("spec")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(
+        t.elapsed() < Duration::from_secs(secs),
+        "took {:?}",
+        t.elapsed()
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(o.stdout.is_empty());
+    stderr(&o).replace(&dir.display().to_string(), "<tmp>")
+}
+
+#[test]
+fn spec_duplicate_key() {
+    // A second `a:` in match.sync's operands → the second key's line and column.
+    let d = spec_copy();
+    edit(
+        d.path(),
+        "instructions/match.sync.yaml",
+        "          a: &a {",
+        "          a: {class: type}\n          a: &a {",
+    );
+    let err = load_fails(d.path(), 10);
+    assert!(
+        err.contains("match.sync.yaml:19:11: duplicate key `a`"),
+        "{err}"
+    );
+    insta::assert_snapshot!("spec_duplicate_key", err);
+}
+
+#[test]
+fn spec_instruction_name_escapes() {
+    // `instruction: ../../escaped` would make generate write outside --out.
+    let d = spec_copy();
+    edit(
+        d.path(),
+        "instructions/activemask.yaml",
+        "instruction: activemask",
+        "instruction: ../../escaped",
+    );
+    let err = load_fails(d.path(), 10);
+    assert!(err.contains("is not an instruction name"), "{err}");
+    insta::assert_snapshot!("spec_instruction_name_escapes", err);
+}
+
+#[test]
+fn spec_invalid_utf8() {
+    // Byte 0xff in line 2 (`ins\xfftruction`) → the line and column of that byte.
+    let d = spec_copy();
+    let path = d.path().join("spec/instructions/activemask.yaml");
+    let mut bytes = std::fs::read(&path).unwrap();
+    let at = bytes.iter().position(|&b| b == b'\n').unwrap() + 1;
+    bytes.insert(at + 3, 0xff);
+    std::fs::write(&path, bytes).unwrap();
+    let err = load_fails(d.path(), 10);
+    assert!(
+        err.contains("activemask.yaml:2:4: byte 0xff is not UTF-8"),
+        "{err}"
+    );
+    insta::assert_snapshot!("spec_invalid_utf8", err);
+}
+
+#[test]
+fn spec_caret_after_multibyte() {
+    // `é — é` before a bad target on the same line: column 48 counts characters, and
+    // the caret stands under the `s` of `sm_1x`.
+    let d = spec_copy();
+    edit(
+        d.path(),
+        "targets.yaml",
+        "  - name: sm_10\n",
+        "  - {source: {doc: \"é — é\", section: x}, name: sm_1x, ptx: \"1.0\"}\n  - name: sm_10\n",
+    );
+    let err = load_fails(d.path(), 10);
+    let caret = err.lines().nth(2).unwrap();
+    let line = err.lines().nth(1).unwrap();
+    assert_eq!(
+        line.chars().nth(caret.chars().count() - 1),
+        Some('s'),
+        "{err}"
+    );
+    insta::assert_snapshot!("spec_caret_after_multibyte", err);
+}
+
+#[test]
+fn spec_yml_refused() {
+    // instructions/x.yml → refused by name, not skipped.
+    let d = spec_copy();
+    std::fs::write(d.path().join("spec/instructions/x.yml"), "instruction: x\n").unwrap();
+    let err = load_fails(d.path(), 10);
+    insta::assert_snapshot!("spec_yml_refused", err);
+}
+
+#[test]
+fn spec_two_typos() {
+    // Two unknown qualifiers in two places of redux.sync.yaml → two errors.
+    let d = spec_copy();
+    edit(
+        d.path(),
+        "instructions/redux.sync.yaml",
+        ".add, .min, .max]",
+        ".add, .minn, .max]",
+    );
+    edit(
+        d.path(),
+        "instructions/redux.sync.yaml",
+        ".and, .or, .xor]",
+        ".and, .or, .xorr]",
+    );
+    let err = load_fails(d.path(), 10);
+    assert!(err.ends_with("2 errors in the spec\n"), "{err}");
+    insta::assert_snapshot!("spec_two_typos", err);
+}
+
+#[test]
+fn spec_broken_file_no_errata_cascade() {
+    // red.yaml broken → its own error only, no `unknown instruction red` from errata.
+    let d = spec_copy();
+    edit(
+        d.path(),
+        "instructions/red.yaml",
+        "mnemonic: red\n",
+        "mnemonic: redd\n",
+    );
+    let err = load_fails(d.path(), 10);
+    assert!(!err.contains("unknown instruction"), "{err}");
+    insta::assert_snapshot!("spec_broken_file_no_errata_cascade", err);
+}
+
+#[test]
+fn spec_deep_nesting() {
+    // 100,000 nested flow sequences, one per line (62 s before) → refused at once.
+    let d = spec_copy();
+    let text = format!(
+        "instruction: x\nmnemonic: red\nsummary:\n{}{}",
+        "  [\n".repeat(100_000),
+        "  ]\n".repeat(100_000)
+    );
+    std::fs::write(d.path().join("spec/instructions/deep.yaml"), text).unwrap();
+    let err = load_fails(d.path(), 5);
+    insta::assert_snapshot!("spec_deep_nesting", err);
+}
+
+#[test]
+fn spec_alias_bomb() {
+    // Ten levels of ten aliases each (10^10 nodes expanded) → refused at the cap.
+    let d = spec_copy();
+    let mut text =
+        String::from("instruction: x\nmnemonic: red\na0: &a0 [0, 0, 0, 0, 0, 0, 0, 0, 0, 0]\n");
+    for i in 1..10 {
+        let items = vec![format!("*a{}", i - 1); 10].join(", ");
+        text.push_str(&format!("a{i}: &a{i} [{items}]\n"));
+    }
+    std::fs::write(d.path().join("spec/instructions/bomb.yaml"), text).unwrap();
+    let err = load_fails(d.path(), 5);
+    insta::assert_snapshot!("spec_alias_bomb", err);
+}
+
+#[test]
+fn spec_fifo() {
+    // A FIFO named x.yaml → refused without being opened (opening would block).
+    let d = spec_copy();
+    let fifo = d.path().join("spec/instructions/x.yaml");
+    let ok = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(ok.success());
+    let err = load_fails(d.path(), 5);
+    insta::assert_snapshot!("spec_fifo", err);
+}
+
+#[test]
+fn spec_too_large() {
+    // A file over MAX_FILE_BYTES → refused before it is read.
+    let d = spec_copy();
+    let big = "#".repeat(ptxvec_spec::limits::MAX_FILE_BYTES as usize + 1);
+    std::fs::write(d.path().join("spec/instructions/big.yaml"), big).unwrap();
+    let err = load_fails(d.path(), 5);
+    insta::assert_snapshot!("spec_too_large", err);
+}
+
+#[test]
+fn spec_long_line() {
+    // A line over MAX_LINE_BYTES → its line, and the cap.
+    let d = spec_copy();
+    let text = format!(
+        "instruction: x\nsummary: {}\n",
+        "a".repeat(ptxvec_spec::limits::MAX_LINE_BYTES)
+    );
+    std::fs::write(d.path().join("spec/instructions/long.yaml"), text).unwrap();
+    let err = load_fails(d.path(), 5);
+    insta::assert_snapshot!("spec_long_line", err);
+}
