@@ -155,8 +155,12 @@ fn eval_names_the_line_of_a_record_it_cannot_evaluate() {
                  not json\n\
                  {\"text\": \"red.frobnicate.u32 [%rd1], %r1;\", \"inputs\": {\"mem\": [\"0x1\"], \"operand\": [\"0x2\"]}}\n";
     let mut out = Vec::new();
-    let code = eval::run(&spec, "in.jsonl", input.as_bytes(), &mut out, Profile::ALL).unwrap();
-    assert_eq!(code, 2);
+    // Every line is answered; the run is an input error (exit 2) for the three bad ones.
+    let e = eval::run(&spec, "in.jsonl", input.as_bytes(), &mut out, Profile::ALL).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "in.jsonl: 3 line(s) could not be evaluated: [2, 3, 4]"
+    );
     let lines: Vec<Value> = String::from_utf8(out)
         .unwrap()
         .lines()

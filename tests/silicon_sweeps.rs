@@ -25,7 +25,7 @@ fn check_block(s: &Sweep, r: &SweepResult, i: usize) -> Result<(), String> {
         .row_digests(rows)
         .map_err(|e| format!("{}: {e}", s.name))?;
     let want = blocks_from_rows(&digests)[0];
-    let got = block(r, i)?;
+    let got = block(r, i).map_err(|e| e.to_string())?;
     if got == want {
         Ok(())
     } else {
@@ -168,7 +168,7 @@ fn sweeps_replay_exhaustive() {
                         s.name
                     ));
                 }
-                Err(m) => failures.push(m),
+                Err(m) => failures.push(m.to_string()),
             }
         }
         eprintln!(

@@ -22,7 +22,7 @@ fn suites() -> Vec<Suite> {
     selfcheck::index(&vectors_root())
         .unwrap()
         .iter()
-        .map(|(id, path)| selfcheck::load(&spec, id, path).unwrap())
+        .map(|e| selfcheck::load(&spec, e, &vectors_root()).unwrap())
         .collect()
 }
 

@@ -40,21 +40,18 @@ pub struct Audit {
 }
 
 /// The assemblers named by the arguments; a missing one is an error.
-pub fn tools(spec: &Spec, args: &Args) -> Result<Vec<Ptxas>, String> {
+pub fn tools(spec: &Spec, args: &Args) -> crate::error::Result<Vec<Ptxas>> {
     let mut out = Vec::new();
     for (path, release, flag) in [(&args.ptxas, CHECK_PTXAS, "--ptxas / PTXVEC_PTXAS"), (&args.ptxas_cu12, "12.9", "--ptxas-cu12 / PTXVEC_PTXAS_CU12")] {
-        let path = path.clone().ok_or_else(|| format!("error: no ptxas {release}: set {flag} (pip install nvidia-cuda-nvcc)"))?;
-        if !path.is_file() {
-            return Err(format!("error: {}: no such file ({flag})", path.display()));
-        }
-        out.push(Ptxas::new(spec, path, release).ok_or_else(|| format!("error: CUDA {release} is not in spec/targets.yaml"))?);
+        let path = crate::ptxas::locate(path.clone(), flag, &format!("ptxas {release}: pip install nvidia-cuda-nvcc"))?;
+        out.push(Ptxas::new(spec, path, release).ok_or_else(|| crate::error::Error::Usage(format!("CUDA {release} is not in spec/targets.yaml")))?);
     }
     Ok(out)
 }
 
 /// Runs the differential over every syntax case and doc example. `Err` only if the
 /// ptxas threads cannot be started.
-pub fn audit(spec: &Spec, tools: &[Ptxas], jobs: usize) -> Result<Audit, rayon::ThreadPoolBuildError> {
+pub fn audit(spec: &Spec, tools: &[Ptxas], jobs: usize) -> crate::error::Result<Audit> {
     let mut checks = Vec::new();
     let mut counts: BTreeMap<String, (usize, usize)> = BTreeMap::new();
     for file in &spec.instructions {

@@ -13,11 +13,16 @@ use crate::semvec::{self, export};
 use crate::syntax::vectors;
 
 /// One stage: runs once and returns how many items it made.
-type Stage<'a> = dyn Fn() -> Result<usize, String> + 'a;
+type Stage<'a> = dyn Fn() -> crate::error::Result<usize> + 'a;
 
 /// Times each stage `runs` times and prints a table; `scratch` receives the files of
 /// the full `generate` stage; the table goes to `table`.
-pub fn run(spec: &Spec, runs: usize, scratch: &Path, table: &mut dyn Write) -> Result<(), String> {
+pub fn run(
+    spec: &Spec,
+    runs: usize,
+    scratch: &Path,
+    table: &mut dyn Write,
+) -> crate::error::Result<()> {
     let runs = runs.max(1);
     let stages: [(&str, &Stage); 3] = [
         ("syntax cases (all instructions, in memory)", &|| {

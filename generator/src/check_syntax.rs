@@ -7,7 +7,8 @@ use serde::{Deserialize, Serialize};
 
 use ptxvec_spec::{PtxVersion, Spec, Target};
 
-use crate::cli::{EXIT_ILLEGAL, EXIT_INPUT};
+use crate::error::{Error, Outcome, Result};
+use crate::output::ErrorAnswer;
 use crate::output::write_error;
 use crate::syntax::judge::{judge, Judgement, Kind, Order};
 
@@ -64,25 +65,27 @@ fn module(
     spec: &Spec,
     ptx: Option<&str>,
     target: Option<&str>,
-) -> Result<(PtxVersion, Target), String> {
-    let ptx = ptx.ok_or("missing the PTX ISA version (--ptx 8.6, or \"ptx\" in the line)")?;
-    let target = target.ok_or("missing the target (--target sm_90, or \"target\" in the line)")?;
-    let v: PtxVersion = ptx.parse().map_err(|e| format!("{e}"))?;
-    let t: Target = target.parse().map_err(|e| format!("{e}"))?;
+) -> Result<(PtxVersion, Target)> {
+    let usage = |m: &str| Error::Usage(m.to_owned());
+    let ptx = ptx.ok_or_else(|| usage("missing the PTX ISA version (--ptx 8.6, or \"ptx\" in the line)"))?;
+    let target =
+        target.ok_or_else(|| usage("missing the target (--target sm_90, or \"target\" in the line)"))?;
+    let v: PtxVersion = ptx.parse().map_err(|e| Error::Usage(format!("{e}")))?;
+    let t: Target = target.parse().map_err(|e| Error::Usage(format!("{e}")))?;
     let versions = &spec.targets.ptx_versions.values;
     if !versions.contains(&v) {
         let range = match (versions.first(), versions.last()) {
             (Some(a), Some(b)) => format!(" (it lists {a} to {b})"),
             _ => String::new(),
         };
-        return Err(format!(
+        return Err(Error::Usage(format!(
             "unknown PTX ISA version {v}: spec/targets.yaml does not list it{range}"
-        ));
+        )));
     }
     if spec.targets.info(t).is_none() {
-        return Err(format!(
+        return Err(Error::Usage(format!(
             "unknown target {t}: spec/targets.yaml does not list it"
-        ));
+        )));
     }
     Ok((v, t))
 }
@@ -108,29 +111,27 @@ fn answer<'a>(j: &'a Judgement, id: Option<&'a serde_json::Value>) -> Answer<'a>
 /// bounded whatever stdin holds (`/dev/zero` is one endless line).
 pub const MAX_LINE_BYTES: usize = 1 << 20;
 
-/// Runs the subcommand onto `out`; returns the exit status.
-pub fn run(spec: &Spec, args: &Args, out: &mut dyn Write) -> Result<u8, String> {
+/// Runs the subcommand onto `out`: one text gives its verdict (illegal is a
+/// finding); batch mode answers every line, and a line it could not judge makes
+/// the run an input error once every line is answered.
+pub fn run(spec: &Spec, args: &Args, out: &mut dyn Write) -> Result<Outcome> {
     let order = if args.strict {
         Order::Strict
     } else {
         Order::Lenient
     };
     if args.text != "-" {
-        let (ptx, target) = module(spec, args.ptx.as_deref(), args.target.as_deref())
-            .map_err(|e| format!("error: {e}"))?;
+        let (ptx, target) = module(spec, args.ptx.as_deref(), args.target.as_deref())?;
         let j = judge(spec, &args.text, ptx, target, order);
         for w in &j.warnings {
             let _ = writeln!(std::io::stderr(), "warning: {w}");
         }
-        let (line, code) = match &j.defect {
-            None => ("legal".to_owned(), 0),
-            Some(d) => (
-                format!("illegal ({}): {}: {}", d.kind, d.rule, d.message),
-                EXIT_ILLEGAL,
-            ),
+        let line = match &j.defect {
+            None => "legal".to_owned(),
+            Some(d) => format!("illegal ({}): {}: {}", d.kind, d.rule, d.message),
         };
         writeln!(out, "{line}").map_err(write_error)?;
-        return Ok(code);
+        return Ok(Outcome::findings_if(j.defect.is_some()));
     }
     let stdin = std::io::stdin();
     let mut input = stdin.lock();
@@ -138,7 +139,7 @@ pub fn run(spec: &Spec, args: &Args, out: &mut dyn Write) -> Result<u8, String> 
     let mut buf = Vec::new();
     for line_no in 1.. {
         let text = match read_line(&mut input, &mut buf)
-            .map_err(|e| format!("error: <stdin>:{line_no}: {e}"))?
+            .map_err(|e| Error::Input(format!("<stdin>:{line_no}: {e}")))?
         {
             Line::End => break,
             Line::TooLong => {
@@ -146,10 +147,11 @@ pub fn run(spec: &Spec, args: &Args, out: &mut dyn Write) -> Result<u8, String> 
                 // when the line never ends.
                 bad_lines.push(line_no);
                 let e = format!("<stdin>:{line_no}: line longer than {MAX_LINE_BYTES} bytes");
-                writeln!(out, "{}", serde_json::json!({ "error": e }))
+                writeln!(out, "{}", ErrorAnswer::line(e))
                     .and_then(|()| out.flush())
                     .map_err(write_error)?;
-                skip_line(&mut input).map_err(|e| format!("error: <stdin>:{line_no}: {e}"))?;
+                skip_line(&mut input)
+                    .map_err(|e| Error::Input(format!("<stdin>:{line_no}: {e}")))?;
                 continue;
             }
             Line::Read => answer_line(spec, args, order, line_no, &buf),
@@ -158,21 +160,19 @@ pub fn run(spec: &Spec, args: &Args, out: &mut dyn Write) -> Result<u8, String> 
             Ok(t) => t,
             Err(e) => {
                 bad_lines.push(line_no);
-                serde_json::json!({ "error": e }).to_string()
+                ErrorAnswer::line(e)
             }
         };
         writeln!(out, "{text}").map_err(write_error)?;
     }
     if bad_lines.is_empty() {
-        Ok(0)
+        Ok(Outcome::Pass)
     } else {
-        let _ = writeln!(
-            std::io::stderr(),
-            "error: {} input line(s) could not be judged: {:?}",
+        Err(Error::Input(format!(
+            "{} input line(s) could not be judged: {:?}",
             bad_lines.len(),
             bad_lines
-        );
-        Ok(EXIT_INPUT)
+        )))
     }
 }
 
@@ -184,7 +184,7 @@ fn answer_line(
     order: Order,
     line_no: usize,
     bytes: &[u8],
-) -> Result<String, String> {
+) -> std::result::Result<String, String> {
     let line = std::str::from_utf8(bytes).map_err(|e| {
         let column = String::from_utf8_lossy(&bytes[..e.valid_up_to()])
             .chars()
@@ -278,7 +278,7 @@ pub fn emit(
     text: &str,
     ptx: Option<&str>,
     target: Option<&str>,
-) -> Result<String, String> {
+) -> Result<String> {
     let case = spec.instructions.iter().find_map(|f| {
         let name = &f.instruction.instruction;
         text.starts_with(&format!("{name}/"))
@@ -297,7 +297,7 @@ pub fn emit(
         ),
         None => (text, ptx, target),
     };
-    let (v, t) = module(spec, ptx, target).map_err(|e| format!("error: {e}"))?;
+    let (v, t) = module(spec, ptx, target)?;
     Ok(crate::ptx_module::wrap(
         spec,
         crate::syntax::context::Module { ptx: v, target: t },

@@ -1,11 +1,15 @@
-//! Argument parsing and dispatch. Errors are printed once, here, at the edge;
-//! input and usage errors exit with 2.
+//! Argument parsing and dispatch. Errors are printed once, here, at the edge, and
+//! exit statuses are decided here alone: 0 pass, 1 findings, 2 any error.
 
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+
+use ptxvec_oracle::profile::Profile;
+
+use crate::error::{Error, Outcome, Result};
 
 /// Turns the PTX ISA's syntax tables into conformance test vectors.
 #[derive(Debug, Parser)]
@@ -24,7 +28,8 @@ pub struct Cli {
 pub enum Command {
     /// List what the spec encodes: each instruction, its forms, qualifier and spelling counts.
     Spec,
-    /// Write the vector files: vectors/syntax/<instruction>.jsonl.
+    /// Write the vector files: vectors/syntax/<instruction>.jsonl,
+    /// vectors/semantic/<variant>.jsonl and vectors/index.json.
     Generate {
         /// The vectors folder.
         #[arg(long, default_value = "vectors")]
@@ -49,9 +54,9 @@ pub enum Command {
         /// The records: a file, or `-` for stdin.
         #[arg(default_value = "-")]
         input: PathBuf,
-        /// The profile to expect under: ptx-isa, sm_90, or all.
-        #[arg(long, default_value = "all", value_parser = ["ptx-isa", "sm_90", "all"])]
-        profile: String,
+        /// The profile to expect under.
+        #[arg(long, value_enum, default_value = "all")]
+        profile: ProfileChoice,
     },
     /// Judge an instruction text in a module: exit 0 legal, 1 illegal, 2 usage error.
     /// With `-`, read JSON Lines `{"text", "ptx", "target"}` from stdin and answer one
@@ -110,58 +115,82 @@ pub enum Command {
     },
 }
 
-/// Exit status for a failure caused by the input or the command line.
-pub const EXIT_INPUT: u8 = 2;
+/// `eval --profile`: one of the oracle's profiles, or all of them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ProfileChoice {
+    /// What the document promises.
+    #[value(name = "ptx-isa")]
+    PtxIsa,
+    /// What sm_90 silicon does.
+    #[value(name = "sm_90")]
+    Sm90,
+    /// Both.
+    All,
+}
 
-/// Parses the command line, runs it, and turns the outcome into an exit code.
-pub fn main() -> ExitCode {
-    let cli = Cli::parse();
-    // A write error on stdout is an input error of sorts (exit 2); the flush at the
-    // end can fail too, but the first error is the one reported.
-    let result = crate::output::Stdout::open().and_then(|mut out| {
-        let code = run(&cli, &mut out);
-        let flushed = out.finish();
-        code.and_then(|c| flushed.map(|()| c))
-    });
-    match result {
-        Ok(code) => ExitCode::from(code),
-        Err(message) => {
-            // Nothing is left to do if stderr fails too; eprintln! would panic.
-            let _ = writeln!(std::io::stderr(), "{message}");
-            ExitCode::from(EXIT_INPUT)
+impl ProfileChoice {
+    /// The profiles chosen, in [`Profile::ALL`] order.
+    pub fn profiles(self) -> Vec<Profile> {
+        match self {
+            ProfileChoice::PtxIsa => vec![Profile::PtxIsa],
+            ProfileChoice::Sm90 => vec![Profile::Sm90],
+            ProfileChoice::All => Profile::ALL.to_vec(),
         }
     }
 }
 
-/// Exit status for an illegal verdict.
-pub const EXIT_ILLEGAL: u8 = 1;
+/// Exit status of a command that ran and found something (an illegal text, an
+/// unexplained disagreement, silicon that does not match).
+pub const EXIT_FINDINGS: u8 = 1;
+/// Exit status for bad input or bad usage, and any other error.
+pub const EXIT_ERROR: u8 = 2;
 
-fn run(cli: &Cli, stdout: &mut crate::output::Stdout) -> Result<u8, String> {
+/// Parses the command line, runs it, and turns the outcome into an exit code: the
+/// one place that decides them.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    // The flush at the end can fail too; the first error is the one reported.
+    let result = crate::output::Stdout::open().and_then(|mut out| {
+        let outcome = run(&cli, &mut out);
+        let flushed = out.finish();
+        outcome.and_then(|o| flushed.map(|()| o))
+    });
+    match result {
+        Ok(Outcome::Pass) => ExitCode::SUCCESS,
+        Ok(Outcome::Findings) => ExitCode::from(EXIT_FINDINGS),
+        Err(e) => {
+            // Nothing is left to do if stderr fails too; eprintln! would panic.
+            let _ = writeln!(std::io::stderr(), "{}", e.report());
+            ExitCode::from(EXIT_ERROR)
+        }
+    }
+}
+
+fn run(cli: &Cli, stdout: &mut crate::output::Stdout) -> Result<Outcome> {
     use crate::output::write_error;
     // Needs no spec: it runs where only the binary was copied.
     if let Command::SiliconSweep(args) = &cli.command {
         return crate::silicon::sweep::run(args);
     }
-    let spec = ptxvec_spec::Spec::load(&cli.spec).map_err(|e| e.to_string())?;
+    let spec = ptxvec_spec::Spec::load(&cli.spec)?;
     match &cli.command {
         Command::Spec => {
             write!(stdout, "{}", crate::spec_summary::render(&spec)).map_err(write_error)?;
-            Ok(0)
+            Ok(Outcome::Pass)
         }
         Command::Generate { out, instructions, variants, seed, count } => {
             crate::generate::run(&spec, out, instructions, stdout)?;
             let rows = crate::semvec::export::write(&spec, out, variants, *seed, *count)?;
             let records: usize = rows.iter().map(|r| r.records).sum();
             writeln!(stdout, "{:<28} {:>6} files {:>8} records", out.join("semantic").display(), rows.len(), records).map_err(write_error)?;
-            Ok(0)
+            Ok(Outcome::Pass)
         }
         Command::Eval { input, profile } => {
-            let profiles: Vec<ptxvec_oracle::profile::Profile> =
-                ptxvec_oracle::profile::Profile::ALL.iter().copied().filter(|p| profile == "all" || p.name() == profile).collect();
+            let profiles = profile.profiles();
             if input.as_os_str() == "-" {
                 crate::semvec::eval::run(&spec, "<stdin>", std::io::stdin().lock(), stdout, &profiles)
             } else {
-                let f = std::fs::File::open(input).map_err(|e| format!("error: {}: {e}", input.display()))?;
+                let f = std::fs::File::open(input).map_err(|e| Error::io(input, e))?;
                 crate::semvec::eval::run(&spec, &input.display().to_string(), std::io::BufReader::new(f), stdout, &profiles)
             }
         }
@@ -174,25 +203,21 @@ fn run(cli: &Cli, stdout: &mut crate::output::Stdout) -> Result<u8, String> {
                 window: *window,
                 ptx: ptx.as_deref(),
                 target: target.as_deref(),
-                out: out.as_deref(),
             };
-            crate::silicon::vectors::emit(&spec, req)
+            let module = crate::silicon::vectors::emit(&spec, req)?;
+            write_module(stdout, out.as_deref(), &module)
         }
         Command::EmitPtx { text, ptx, target, out, .. } => {
             let module = crate::check_syntax::emit(&spec, text.as_deref().unwrap_or_default(), ptx.as_deref(), target.as_deref())?;
-            match out {
-                Some(path) => std::fs::write(path, module).map_err(|e| format!("error: {}: {e}", path.display()))?,
-                None => write!(stdout, "{module}").map_err(write_error)?,
-            }
-            Ok(0)
+            write_module(stdout, out.as_deref(), &module)
         }
         Command::AuditSyntax(args) => {
             let tools = crate::audit::tools(&spec, args)?;
-            let a = crate::audit::audit(&spec, &tools, args.jobs).map_err(|e| format!("error: starting {} ptxas threads: {e}", args.jobs))?;
+            let a = crate::audit::audit(&spec, &tools, args.jobs)?;
             write!(stdout, "{}", a.report).map_err(write_error)?;
-            Ok(if a.unexplained.is_empty() && a.stale.is_empty() { 0 } else { EXIT_ILLEGAL })
+            Ok(Outcome::findings_if(!a.unexplained.is_empty() || !a.stale.is_empty()))
         }
-        Command::Silicon(args) => crate::silicon::vectors::run(args, &spec, &cli.spec),
+        Command::Silicon(args) => crate::silicon::vectors::run(args, &spec, &cli.spec, stdout),
         Command::SiliconSweep(args) => crate::silicon::sweep::run(args),
         Command::Bench { runs, scratch } => {
             let dir = scratch.clone().unwrap_or_else(|| std::env::temp_dir().join(format!("ptxvec-bench-{}", std::process::id())));
@@ -200,7 +225,16 @@ fn run(cli: &Cli, stdout: &mut crate::output::Stdout) -> Result<u8, String> {
             if scratch.is_none() {
                 let _ = std::fs::remove_dir_all(&dir);
             }
-            result.map(|()| 0)
+            result.map(|()| Outcome::Pass)
         }
     }
+}
+
+/// `emit-ptx`'s module to `--out`, else to stdout.
+fn write_module(stdout: &mut crate::output::Stdout, out: Option<&std::path::Path>, module: &str) -> Result<Outcome> {
+    match out {
+        Some(path) => crate::files::write_atomic(path, module.as_bytes()).map_err(|e| Error::io(path, e))?,
+        None => write!(stdout, "{module}").map_err(crate::output::write_error)?,
+    }
+    Ok(Outcome::Pass)
 }

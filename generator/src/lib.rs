@@ -21,3 +21,4 @@ pub mod selfcheck;
 pub mod bench;
 pub mod record;
 pub mod files;
+pub mod error;

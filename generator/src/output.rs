@@ -5,6 +5,8 @@
 
 use std::io::{self, StdoutLock, Write};
 
+use crate::error::Error;
+
 /// The locked standard output of the process.
 pub struct Stdout {
     lock: StdoutLock<'static>,
@@ -12,14 +14,14 @@ pub struct Stdout {
 
 impl Stdout {
     /// Locks stdout, or says why it cannot be written.
-    pub fn open() -> Result<Stdout, String> {
+    pub fn open() -> Result<Stdout, Error> {
         if closed_at_start() {
-            return Err(
-                "error: stdout: closed (the program was started with fd 1 closed, \
-                        and its output would be lost; redirect it to a file, or to \
-                        >/dev/null to discard it)"
+            return Err(Error::Usage(
+                "stdout: closed (the program was started with fd 1 closed, \
+                 and its output would be lost; redirect it to a file, or to \
+                 >/dev/null to discard it)"
                     .to_owned(),
-            );
+            ));
         }
         Ok(Stdout {
             lock: io::stdout().lock(),
@@ -27,8 +29,8 @@ impl Stdout {
     }
 
     /// Flushes what is buffered: the last chance for a write error to show.
-    pub fn finish(mut self) -> Result<(), String> {
-        self.lock.flush().map_err(write_error)
+    pub fn finish(mut self) -> Result<(), Error> {
+        self.lock.flush().map_err(Error::Stdout)
     }
 }
 
@@ -42,9 +44,17 @@ impl Write for Stdout {
     }
 }
 
-/// The message for a failed write to stdout.
-pub fn write_error(e: io::Error) -> String {
-    format!("error: stdout: {e}")
+/// A failed write to stdout.
+pub fn write_error(e: io::Error) -> Error {
+    Error::Stdout(e)
+}
+
+/// A progress or diagnostic line on stderr; a failure to write it is ignored (it
+/// carries no result, and `eprintln!` would panic).
+pub fn note(args: std::fmt::Arguments<'_>) {
+    let mut err = io::stderr().lock();
+    let _ = err.write_fmt(args);
+    let _ = err.write_all(b"\n");
 }
 
 /// Whether fd 1 was closed when the program started. Rust's runtime reopens a closed
@@ -79,4 +89,19 @@ fn closed_at_start() -> bool {
 #[cfg(not(unix))]
 fn closed_at_start() -> bool {
     false
+}
+
+/// The answer a batch command writes in place of a line it cannot answer.
+#[derive(Debug, serde::Serialize)]
+pub struct ErrorAnswer {
+    /// `<input>:line[:column]: what is wrong`.
+    pub error: String,
+}
+
+impl ErrorAnswer {
+    /// The answer line (no newline) for `error`.
+    pub fn line(error: String) -> String {
+        // A struct of one string serializes whatever the string holds.
+        serde_json::to_string(&ErrorAnswer { error }).unwrap_or_default()
+    }
 }

@@ -226,20 +226,23 @@ pub fn assemble_module(
     text: &str,
     dir: &Path,
     name: &str,
-) -> Result<(), String> {
+) -> crate::error::Result<()> {
+    use crate::error::Error;
     let file = dir.join(format!("{name}.ptx"));
-    std::fs::write(&file, text).map_err(|e| format!("{}: {e}", file.display()))?;
+    std::fs::write(&file, text).map_err(|e| Error::io(&file, e))?;
     let o = Command::new(ptxas)
         .arg(format!("-arch={target}"))
         .arg(&file)
         .arg("-o")
         .arg(if cfg!(windows) { "NUL" } else { "/dev/null" })
         .output()
-        .map_err(|e| format!("{}: {e}", ptxas.display()))?;
+        .map_err(|e| Error::io(ptxas, e))?;
     if o.status.success() {
         Ok(())
     } else {
-        Err(String::from_utf8_lossy(&o.stderr).into_owned())
+        Err(Error::Ptxas(
+            String::from_utf8_lossy(&o.stderr).into_owned(),
+        ))
     }
 }
 
@@ -247,13 +250,25 @@ pub fn assemble_module(
 /// `PTXVEC_PTXAS_CU12`) names; an error when it is unset or names no file. The tests
 /// that run ptxas take it from here: they run only under `cfg(ptxas)` (see
 /// generator/build.rs), where a missing assembler fails them.
-pub fn from_env(var: &str) -> Result<PathBuf, String> {
-    let path = std::env::var_os(var)
-        .map(PathBuf::from)
-        .ok_or_else(|| format!("{var} is not set (bash .ci/run installs ptxas and sets it)"))?;
+pub fn from_env(var: &str) -> crate::error::Result<PathBuf> {
+    locate(
+        std::env::var_os(var).map(PathBuf::from),
+        var,
+        "bash .ci/run installs ptxas and sets it",
+    )
+}
+
+/// The assembler at `path`, given by `how` (a variable or a flag): an error when
+/// none is given (`hint` says where to get one) or it names no file.
+pub fn locate(path: Option<PathBuf>, how: &str, hint: &str) -> crate::error::Result<PathBuf> {
+    use crate::error::Error;
+    let path = path.ok_or_else(|| Error::Usage(format!("{how} is not set ({hint})")))?;
     if path.is_file() {
         Ok(path)
     } else {
-        Err(format!("{var}={}: no such file", path.display()))
+        Err(Error::Usage(format!(
+            "{how}={}: no such file",
+            path.display()
+        )))
     }
 }

@@ -39,12 +39,25 @@ pub enum Semantics {
     Activemask,
 }
 
+/// A spelling the oracle computes nothing for.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("`{spelling}`: no {what} the oracle knows")]
+pub struct NotComputed {
+    /// The qualifier chain.
+    pub spelling: String,
+    /// What the oracle lacks: a state space, a type, an operation.
+    pub what: &'static str,
+}
+
 /// What a spelling computes; an error names what the oracle lacks for it.
-pub fn of(s: &Spelling<'_>) -> Result<Semantics, String> {
+pub fn of(s: &Spelling<'_>) -> Result<Semantics, NotComputed> {
     let q = s.qualifiers();
     let has = |x: Qualifier| q.contains(&x);
     let first_of = |kind| q.iter().copied().find(|x| x.kind() == kind);
-    let missing = |what: &str| format!("`{}`: no {what} the oracle knows", s.chain());
+    let missing = |what: &'static str| NotComputed {
+        spelling: s.chain(),
+        what,
+    };
     match s.form.syntax.mnemonic {
         Mnemonic::Red | Mnemonic::CpReduceAsyncBulk => {
             let engine = if s.form.syntax.mnemonic == Mnemonic::Red {
@@ -190,14 +203,17 @@ pub struct Reading<'s> {
 
 /// Reads `text`: an error when it does not tokenize, fits no syntax line of the
 /// spec, or computes nothing the oracle knows.
-pub fn read<'s>(spec: &'s ptxvec_spec::Spec, text: &str) -> Result<Reading<'s>, String> {
+pub fn read<'s>(spec: &'s ptxvec_spec::Spec, text: &str) -> crate::error::Result<Reading<'s>> {
+    use crate::error::Error;
     use crate::syntax::text::{tokenize, Operand};
-    let parsed = tokenize(text).map_err(|e| format!("`{text}`: {e}"))?;
+    let parsed = tokenize(text).map_err(|e| Error::Input(format!("`{text}`: {e}")))?;
     let spelling = crate::syntax::judge::reading(spec, text).ok_or_else(|| {
-        format!("`{text}` is no spelling of the spec (see `ptxvec check-syntax`)")
+        Error::Input(format!(
+            "`{text}` is no spelling of the spec (see `ptxvec check-syntax`)"
+        ))
     })?;
     Ok(Reading {
-        semantics: of(&spelling)?,
+        semantics: of(&spelling).map_err(|e| Error::Input(e.to_string()))?,
         negate: parsed.operands.iter().any(|o| matches!(o, Operand::Not(_))),
         spelling,
     })

@@ -578,11 +578,16 @@ pub fn read_file(path: &Path) -> Result<Vec<Record>, ReadError> {
         path: path.display().to_string(),
         source,
     })?;
+    read_text(&path.display().to_string(), &text)
+}
+
+/// Reads every record of a vector file's text (`name` in errors), in order.
+pub fn read_text(name: &str, text: &str) -> Result<Vec<Record>, ReadError> {
     text.lines()
         .enumerate()
         .map(|(n, l)| {
             Record::from_line(l).map_err(|e| ReadError::Line {
-                path: path.display().to_string(),
+                path: name.to_owned(),
                 line: n + 1,
                 column: e.column(),
                 message: strip_position(&e),

@@ -12,15 +12,19 @@ pub mod ptx;
 pub mod raw;
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use ptxvec_oracle::float::Format;
 use ptxvec_oracle::memory::Engine;
 use ptxvec_oracle::profile::Profile;
 use ptxvec_spec::{QualKind, Qualifier, Spec};
 
+use sha2::Digest;
+
+use crate::error::{Error, Result};
 use crate::record::{self, Bits, Expectation, Inputs, Out, Record, Shape};
 use crate::semantics::{self, Semantics};
+use crate::semvec::export::{Index, IndexEntry};
 
 /// Lanes in a warp.
 pub const WARP: usize = 32;
@@ -249,9 +253,13 @@ pub struct Suite {
 impl Suite {
     /// Reads a variant's records against the spec: every text must be a spelling
     /// of one semantics, every record of its shape. Errors name the record's line.
-    pub fn parse(spec: &Spec, id: &str, records: Vec<Record>) -> Result<Suite, String> {
-        let first = records.first().ok_or_else(|| format!("{id}: no records"))?;
-        let at = |n: usize, e: &dyn std::fmt::Display| format!("{id}: line {}: {e}", n + 1);
+    pub fn parse(spec: &Spec, id: &str, records: Vec<Record>) -> Result<Suite> {
+        let first = records
+            .first()
+            .ok_or_else(|| Error::Input(format!("{id}: no records")))?;
+        let at = |n: usize, e: &dyn std::fmt::Display| {
+            Error::Input(format!("{id}: line {}: {e}", n + 1))
+        };
         let reading = semantics::read(spec, &first.text).map_err(|e| at(0, &e))?;
         let (sem, kind, shape) = (
             reading.semantics,
@@ -423,16 +431,16 @@ impl Suite {
 
     /// The suite run through `window` (the same records and expectations): an error
     /// for a window the variant does not have.
-    pub fn in_window(&self, window: Window) -> Result<Suite, String> {
+    pub fn in_window(&self, window: Window) -> Result<Suite> {
         if self.window.is_none() && window == Window::Global {
             return Ok(self.clone());
         }
         if !self.windows().contains(&window) {
-            return Err(format!(
+            return Err(Error::Usage(format!(
                 "{}: --window {} needs a variant stated with generic addressing (`red` without a state space), and a scalar one unless global",
                 self.id,
                 window.name()
-            ));
+            )));
         }
         let mut s = self.clone();
         let (to, named) = window.space();
@@ -489,32 +497,33 @@ fn max_version(a: &str, b: &str) -> String {
     }
 }
 
-/// Reads a variant's vector file (`vectors/semantic/<stem>.jsonl`).
-pub fn load(spec: &Spec, id: &str, path: &Path) -> Result<Suite, String> {
-    let records = record::read_file(path).map_err(|e| e.to_string())?;
-    Suite::parse(spec, id, records)
+/// Reads a variant's vector file, which must be the one `index.json` lists: its
+/// SHA-256 is checked, so that a file changed by hand is refused, not run.
+pub fn load(spec: &Spec, entry: &IndexEntry, vectors: &Path) -> Result<Suite> {
+    let path = vectors.join(&entry.file);
+    let bytes = std::fs::read(&path).map_err(|e| Error::io(&path, e))?;
+    let digest = format!("{:x}", sha2::Sha256::digest(&bytes));
+    if digest != entry.sha256 {
+        return Err(Error::Input(format!(
+            "{}: SHA-256 {digest}, index.json lists {}: the file changed since `ptxvec generate` wrote it",
+            path.display(),
+            entry.sha256
+        )));
+    }
+    let text = String::from_utf8(bytes)
+        .map_err(|e| Error::Input(format!("{}: not UTF-8: {e}", path.display())))?;
+    let records = record::read_text(&path.display().to_string(), &text)
+        .map_err(|e| Error::Input(e.to_string()))?;
+    Suite::parse(spec, &entry.variant, records)
 }
 
-/// The variants of `vectors/index.json`, in its order: (variant id, file path).
-pub fn index(vectors: &Path) -> Result<Vec<(String, PathBuf)>, String> {
-    #[derive(serde::Deserialize)]
-    struct Index {
-        files: Vec<Entry>,
-    }
-    #[derive(serde::Deserialize)]
-    struct Entry {
-        variant: String,
-        file: String,
-    }
+/// The variants `vectors/index.json` lists, in its order.
+pub fn index(vectors: &Path) -> Result<Vec<IndexEntry>> {
     let path = vectors.join("index.json");
-    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let index: Index =
-        serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
-    Ok(index
-        .files
-        .into_iter()
-        .map(|f| (f.variant, vectors.join(f.file)))
-        .collect())
+    let text = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e))?;
+    let index: Index = serde_json::from_str(&text)
+        .map_err(|e| Error::Input(format!("{}: {e}", path.display())))?;
+    Ok(index.files)
 }
 
 #[cfg(test)]

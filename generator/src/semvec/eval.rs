@@ -10,6 +10,8 @@ use ptxvec_oracle::profile::Profile;
 use ptxvec_spec::Spec;
 
 use super::expect::outputs;
+use crate::error::{Error, Outcome, Result};
+use crate::output::ErrorAnswer;
 use crate::record::{strip_position, Record, Shape};
 use crate::semantics;
 
@@ -30,7 +32,11 @@ pub enum EvalError {
 }
 
 /// Evaluates one record; the error says what is wrong with it.
-pub fn eval_record(spec: &Spec, line: &str, profiles: &[Profile]) -> Result<Record, EvalError> {
+pub fn eval_record(
+    spec: &Spec,
+    line: &str,
+    profiles: &[Profile],
+) -> std::result::Result<Record, EvalError> {
     let mut rec = Record::from_line(line).map_err(|e| EvalError::Json {
         column: e.column(),
         message: match e.classify() {
@@ -38,7 +44,7 @@ pub fn eval_record(spec: &Spec, line: &str, profiles: &[Profile]) -> Result<Reco
             _ => format!("not JSON: {}", strip_position(&e)),
         },
     })?;
-    let reading = semantics::read(spec, &rec.text).map_err(EvalError::Record)?;
+    let reading = semantics::read(spec, &rec.text).map_err(|e| EvalError::Record(e.to_string()))?;
     let shape = Shape::of(reading.semantics);
     rec.inputs = rec
         .inputs
@@ -47,7 +53,7 @@ pub fn eval_record(spec: &Spec, line: &str, profiles: &[Profile]) -> Result<Reco
     let mut expect = BTreeMap::new();
     for &p in profiles {
         let out = outputs(reading.semantics, reading.negate, &rec.inputs, p)
-            .map_err(EvalError::Record)?;
+            .map_err(|e| EvalError::Record(e.to_string()))?;
         // With both profiles, another profile is written only where it differs.
         if profiles.len() == 1 || p == Profile::PtxIsa || expect.get(&Profile::PtxIsa) != Some(&out)
         {
@@ -58,39 +64,38 @@ pub fn eval_record(spec: &Spec, line: &str, profiles: &[Profile]) -> Result<Reco
     Ok(rec)
 }
 
-/// One answer line of `eval`: a record, or the error in its place.
-#[derive(serde::Serialize)]
-struct ErrorLine {
-    error: String,
-}
-
-/// Evaluates every line of `input` (named `name` in errors) onto `out`; returns the
-/// exit code: 0, or 2 when some line could not be evaluated.
+/// Evaluates every line of `input` (named `name` in errors) onto `out`. A line it
+/// cannot evaluate is answered with an error record, and makes the run an input
+/// error once every line is answered.
 pub fn run(
     spec: &Spec,
     name: &str,
     input: impl BufRead,
     mut out: impl Write,
     profiles: &[Profile],
-) -> Result<u8, String> {
-    let mut code = 0;
+) -> Result<Outcome> {
+    let mut bad_lines = Vec::new();
     for (i, line) in input.lines().enumerate() {
-        let line = line.map_err(|e| format!("error: {name}: {e}"))?;
+        let line = line.map_err(|e| Error::Input(format!("{name}:{}: {e}", i + 1)))?;
         if line.trim().is_empty() {
             continue;
         }
         let answer = match eval_record(spec, &line, profiles) {
             Ok(rec) => rec.to_line(),
             Err(e) => {
-                code = 2;
-                serde_json::to_string(&ErrorLine {
-                    // `file:line:column: message`, or `file:line: message`.
-                    error: format!("{name}:{}:{e}", i + 1),
-                })
-                .map_err(|e| format!("error: {e}"))?
+                bad_lines.push(i + 1);
+                // `file:line:column: message`, or `file:line: message`.
+                ErrorAnswer::line(format!("{name}:{}:{e}", i + 1))
             }
         };
-        writeln!(out, "{answer}").map_err(|e| format!("error: writing: {e}"))?;
+        writeln!(out, "{answer}").map_err(Error::Stdout)?;
     }
-    Ok(code)
+    if bad_lines.is_empty() {
+        Ok(Outcome::Pass)
+    } else {
+        Err(Error::Input(format!(
+            "{name}: {} line(s) could not be evaluated: {bad_lines:?}",
+            bad_lines.len()
+        )))
+    }
 }

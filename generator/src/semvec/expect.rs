@@ -9,6 +9,7 @@ use ptxvec_oracle::profile::Profile;
 use ptxvec_oracle::warp::WARP_SIZE;
 
 use super::warp::{self, LaneInputs};
+use crate::error::{Error, Result};
 use crate::record::{Bits, Expectation, Inputs, Out, Outputs, WarpInputs};
 use crate::semantics::Semantics;
 
@@ -20,7 +21,8 @@ pub fn outputs(
     negate: bool,
     inputs: &Inputs,
     profile: Profile,
-) -> Result<Outputs<Expectation>, String> {
+) -> Result<Outputs<Expectation>> {
+    let other = |m: &str| Err(Error::Input(m.to_owned()));
     match (sem, inputs) {
         (Semantics::Memory(r), Inputs::Memory { mem, operand }) => {
             Ok(memory(r, mem, std::slice::from_ref(operand), profile))
@@ -29,12 +31,10 @@ pub fn outputs(
             Ok(memory(r, mem, operands, profile))
         }
         (Semantics::Memory(_), Inputs::Warp(_)) => {
-            Err("a memory reduction takes \"mem\" and \"operand\", not warp inputs".to_owned())
+            other("a memory reduction takes \"mem\" and \"operand\", not warp inputs")
         }
         (_, Inputs::Warp(w)) => warp_outputs(sem, negate, w, profile),
-        (_, _) => {
-            Err("a warp collective takes \"executing\" and lanes, not memory inputs".to_owned())
-        }
+        (_, _) => other("a warp collective takes \"executing\" and lanes, not memory inputs"),
     }
 }
 
@@ -87,7 +87,7 @@ fn warp_outputs(
     negate: bool,
     w: &WarpInputs,
     profile: Profile,
-) -> Result<Outputs<Expectation>, String> {
+) -> Result<Outputs<Expectation>> {
     let r = warp::evaluate(sem, negate, &lanes(w), profile)?;
     let mut out = Outputs::one(
         Out::D,

@@ -2,16 +2,18 @@
 
 use std::path::{Path, PathBuf};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use ptxvec_spec::Spec;
 
 use super::{records, variants, Variant};
+use crate::error::{Error, Result};
 use crate::files::write_atomic;
 
 /// One manifest row.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct IndexEntry {
     /// Relative to vectors/: `semantic/red.global.add.f32.jsonl`.
     pub file: String,
@@ -27,7 +29,8 @@ pub struct IndexEntry {
 }
 
 /// The manifest.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Index {
     /// What wrote it.
     pub generator: String,
@@ -46,7 +49,7 @@ pub fn file_name(id: &str) -> String {
 }
 
 /// A variant's file, as text.
-pub fn jsonl(v: &Variant<'_>, seed: u64, count: usize) -> Result<(String, usize), String> {
+pub fn jsonl(v: &Variant<'_>, seed: u64, count: usize) -> Result<(String, usize)> {
     let recs = records::records(v, seed, count)?;
     let mut text = String::new();
     for r in &recs {
@@ -77,21 +80,20 @@ pub fn write(
     only: &[String],
     seed: u64,
     count: usize,
-) -> Result<Vec<IndexEntry>, String> {
+) -> Result<Vec<IndexEntry>> {
     let chosen = selected(spec, only);
     if chosen.is_empty() {
-        return Err(format!(
-            "error: --variant {}: no such variant or instruction (see vectors/index.json)",
+        return Err(Error::Usage(format!(
+            "--variant {}: no such variant or instruction (see vectors/index.json)",
             only.join(", ")
-        ));
+        )));
     }
     let mut rows = Vec::new();
     for v in &chosen {
-        let (text, n) = jsonl(v, seed, count).map_err(|e| format!("error: {e}"))?;
+        let (text, n) = jsonl(v, seed, count)?;
         let rel = PathBuf::from("semantic").join(file_name(&v.id));
         let path = out.join(&rel);
-        write_atomic(&path, text.as_bytes())
-            .map_err(|e| format!("error: {}: {e}", path.display()))?;
+        write_atomic(&path, text.as_bytes()).map_err(|e| Error::io(&path, e))?;
         rows.push(IndexEntry {
             file: rel.to_string_lossy().replace('\\', "/"),
             variant: v.id.clone(),
@@ -108,8 +110,7 @@ pub fn write(
             for e in dir.flatten() {
                 let rel = format!("semantic/{}", e.file_name().to_string_lossy());
                 if rel.ends_with(".jsonl") && !keep.contains(&rel) {
-                    std::fs::remove_file(e.path())
-                        .map_err(|err| format!("error: {}: {err}", e.path().display()))?;
+                    std::fs::remove_file(e.path()).map_err(|err| Error::io(&e.path(), err))?;
                 }
             }
         }
@@ -119,11 +120,10 @@ pub fn write(
             count,
             files: rows.clone(),
         };
-        let text =
-            serde_json::to_string_pretty(&index).map_err(|e| format!("error: index: {e}"))? + "\n";
+        // The index holds strings and numbers: serde_json cannot fail on it.
+        let text = serde_json::to_string_pretty(&index).unwrap_or_default() + "\n";
         let path = out.join("index.json");
-        write_atomic(&path, text.as_bytes())
-            .map_err(|e| format!("error: {}: {e}", path.display()))?;
+        write_atomic(&path, text.as_bytes()).map_err(|e| Error::io(&path, e))?;
     }
     Ok(rows)
 }

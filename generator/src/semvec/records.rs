@@ -25,7 +25,8 @@ struct Draft {
 
 /// Every record of a variant, in a fixed order. An error names a record the oracle
 /// cannot compute: generate fails rather than export it.
-pub fn records(v: &Variant<'_>, seed: u64, count: usize) -> Result<Vec<Record>, String> {
+pub fn records(v: &Variant<'_>, seed: u64, count: usize) -> crate::error::Result<Vec<Record>> {
+    use crate::error::Context;
     let plain = v.text();
     let draft = |inputs, class| Draft {
         text: plain.clone(),
@@ -64,8 +65,7 @@ pub fn records(v: &Variant<'_>, seed: u64, count: usize) -> Result<Vec<Record>, 
             let id = format!("{}#{n}", v.id);
             let mut expect = BTreeMap::new();
             for &p in Profile::ALL {
-                let out = outputs(v.semantics, d.negate, &d.inputs, p)
-                    .map_err(|e| format!("{id}: {e}"))?;
+                let out = outputs(v.semantics, d.negate, &d.inputs, p).context(&id)?;
                 // `ptx-isa` always; another profile only where it expects otherwise.
                 if p == Profile::PtxIsa || expect.get(&Profile::PtxIsa) != Some(&out) {
                     expect.insert(p, out);

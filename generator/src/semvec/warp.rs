@@ -58,7 +58,7 @@ pub fn evaluate(
     negate: bool,
     x: &LaneInputs,
     profile: Profile,
-) -> Result<LaneOutputs, String> {
+) -> crate::error::Result<LaneOutputs> {
     let (mm, ex) = (x.membermask, x.executing);
     let a32: [u32; WARP_SIZE] = x.a.map(|v| v as u32);
     let pred: [bool; WARP_SIZE] = x.a.map(|v| v != 0);
@@ -85,6 +85,10 @@ pub fn evaluate(
         Semantics::Shfl(mode) => with_p(warp::shfl::shfl_under(
             profile, mode, mm, ex, &a32, &x.b, &x.c,
         )),
-        Semantics::Memory(_) => return Err("not a warp collective".to_owned()),
+        Semantics::Memory(_) => {
+            return Err(crate::error::Error::Input(
+                "a memory reduction is not a warp collective".to_owned(),
+            ))
+        }
     })
 }

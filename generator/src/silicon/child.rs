@@ -5,6 +5,8 @@
 
 use std::ffi::OsString;
 use std::io::{Read, Write};
+
+use crate::error::{Error, Outcome, Result};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -14,7 +16,14 @@ use serde::Serialize;
 /// Runs this binary with `args` and returns the child's answer, or why there is
 /// none: it could not start, outran `timeout` (and was killed), exited with an
 /// error status, or printed no answer.
-pub fn run<T: DeserializeOwned>(args: &[OsString], timeout: Duration) -> Result<T, String> {
+pub fn run<T: DeserializeOwned>(args: &[OsString], timeout: Duration) -> Result<T> {
+    run_child(args, timeout).map_err(Error::Run)
+}
+
+fn run_child<T: DeserializeOwned>(
+    args: &[OsString],
+    timeout: Duration,
+) -> std::result::Result<T, String> {
     let exe = std::env::current_exe().map_err(|e| format!("cannot find own binary: {e}"))?;
     let mut c = Command::new(&exe)
         .args(args)
@@ -47,17 +56,18 @@ pub fn run<T: DeserializeOwned>(args: &[OsString], timeout: Duration) -> Result<
     if !status.success() {
         return Err(format!("child exited with {status}"));
     }
-    let answer: Result<T, String> =
+    // The wire form of the child's answer: `{"Ok": ...}` or `{"Err": "why"}`.
+    let answer: std::result::Result<T, String> =
         serde_json::from_str(text.trim()).map_err(|e| format!("child output: {e}"))?;
     answer
 }
 
-/// The child's side: prints its answer as the one line [`run`] reads.
-pub fn answer<T: Serialize>(r: Result<T, String>) -> Result<u8, String> {
-    let line = serde_json::to_string(&r).map_err(|e| format!("answer: {e}"))?;
-    let mut out = std::io::stdout().lock();
-    writeln!(out, "{line}")
-        .and_then(|()| out.flush())
-        .map_err(|e| format!("writing the answer: {e}"))?;
-    Ok(0)
+/// The child's side: writes its answer as the one line [`run`] reads; an error
+/// becomes the answer, so the child itself succeeds.
+pub fn answer<T: Serialize>(r: Result<T>, out: &mut dyn Write) -> Result<Outcome> {
+    let wire: std::result::Result<T, String> = r.map_err(|e| e.to_string());
+    // Our answers hold strings, numbers and lists: serde_json cannot fail on them.
+    let line = serde_json::to_string(&wire).unwrap_or_default();
+    writeln!(out, "{line}").map_err(Error::Stdout)?;
+    Ok(Outcome::Pass)
 }

@@ -19,7 +19,9 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 
 use super::device::{Device, DeviceError, DeviceInfo, SweepEntry, SweepModule};
+use crate::error::{Error, Outcome, Result};
 use crate::files::write_atomic;
+use crate::output::note;
 use crate::sweep::{
     blocks_from_rows, term, Layout, Sweep, BLOCKS, BLOCK_PAIRS, PAIRS, ROWS, ROW_PAIRS,
 };
@@ -44,9 +46,6 @@ pub const MAX_RAW_ROWS: usize = 16;
 pub const MAX_PAIRS: usize = 64;
 /// How the digest is defined, as the evidence file states it.
 pub const DIGEST: &str = "block digest = sum mod 2^64, over the block's pairs p = mem << 16 | operand, of splitmix64_finalizer(p << 32 | result)";
-
-/// Exit status when the device ran but a sweep differed from the oracle or failed.
-const EXIT_MISMATCH: u8 = 1;
 
 /// Arguments of `ptxvec silicon-sweep`.
 #[derive(Debug, clap::Args)]
@@ -310,30 +309,28 @@ impl Runner {
 
 // ------------------------------------------------------------------ the run
 
-/// Runs the subcommand. `Err` is a usage or environment error (exit 2).
-pub fn run(args: &Args) -> Result<u8, String> {
+/// Runs the subcommand: findings when a sweep failed or differs from the oracle.
+pub fn run(args: &Args) -> Result<Outcome> {
     let sweeps = select(&args.sweeps)?;
     if let Some(dir) = &args.emit_ptx {
         for s in &sweeps {
-            let name = format!("{}.ptx", s.name.replace("::", "_"));
-            write_atomic(&dir.join(&name), module(s).as_bytes()).map_err(|e| {
-                format!("silicon-sweep: writing {}: {e}", dir.join(&name).display())
-            })?;
+            let path = dir.join(format!("{}.ptx", s.name.replace("::", "_")));
+            write_atomic(&path, module(s).as_bytes()).map_err(|e| Error::io(&path, e))?;
         }
-        return Ok(0);
+        return Ok(Outcome::Pass);
     }
     if let Some(name) = &args.child {
-        let r =
-            select(std::slice::from_ref(name)).and_then(|s| one(s[0]).map_err(|e| e.to_string()));
-        return super::child::answer(r);
+        let r = select(std::slice::from_ref(name)).and_then(|s| one(s[0]));
+        return super::child::answer(r, &mut std::io::stdout().lock());
     }
     // Fail early, and with one clear message, where there is no GPU.
-    let dev = Device::open().map_err(|e| format!("silicon-sweep: {e}"))?;
-    let info = dev.info().map_err(|e| format!("silicon-sweep: {e}"))?;
+    let dev = Device::open()?;
+    let info = dev.info()?;
     drop(dev);
-    eprintln!("silicon-sweep: {info}");
+    note(format_args!("silicon-sweep: {info}"));
     let mut records = Vec::new();
-    let mut code = 0;
+    let mut failed = false;
+    let path = args.out.join(FILE);
     for s in sweeps {
         let argv: Vec<std::ffi::OsString> = vec![
             "silicon-sweep".into(),
@@ -344,34 +341,27 @@ pub fn run(args: &Args) -> Result<u8, String> {
         ];
         match super::child::run::<SweepResult>(&argv, CHILD_TIMEOUT) {
             Ok(r) => {
-                if !r.mismatched_rows.is_empty() {
-                    code = EXIT_MISMATCH;
-                }
+                failed |= !r.mismatched_rows.is_empty();
                 records.push(r);
             }
             Err(e) => {
-                eprintln!("{}: {e}", s.name);
-                code = EXIT_MISMATCH;
+                note(format_args!("{}: {e}", s.name));
+                failed = true;
             }
         }
         // Rewritten after every sweep: a run cut short keeps what it finished.
         let text = render(&info, &records);
-        write_atomic(&args.out.join(FILE), text.as_bytes()).map_err(|e| {
-            format!(
-                "silicon-sweep: writing {}: {e}",
-                args.out.join(FILE).display()
-            )
-        })?;
+        write_atomic(&path, text.as_bytes()).map_err(|e| Error::io(&path, e))?;
     }
-    eprintln!(
+    note(format_args!(
         "silicon-sweep: {} sweeps -> {}",
         records.len(),
-        args.out.join(FILE).display()
-    );
-    Ok(code)
+        path.display()
+    ));
+    Ok(Outcome::findings_if(failed))
 }
 
-fn select(names: &[String]) -> Result<Vec<&'static Sweep>, String> {
+fn select(names: &[String]) -> Result<Vec<&'static Sweep>> {
     if names.is_empty() {
         return Ok(Sweep::ALL.iter().collect());
     }
@@ -380,34 +370,31 @@ fn select(names: &[String]) -> Result<Vec<&'static Sweep>, String> {
         .map(|n| {
             Sweep::find(n).ok_or_else(|| {
                 let known: Vec<&str> = Sweep::ALL.iter().map(|s| s.name).collect();
-                format!(
-                    "silicon-sweep: unknown sweep {n:?} (known: {})",
-                    known.join(", ")
-                )
+                Error::Usage(format!("unknown sweep {n:?} (known: {})", known.join(", ")))
             })
         })
         .collect()
 }
 
 /// Runs one sweep, compares with the oracle, and narrows down any difference.
-fn one(s: &Sweep) -> Result<SweepResult, String> {
-    let dev = Device::open().map_err(|e| e.to_string())?;
-    let mut r = Runner::new(&dev, s).map_err(|e| e.to_string())?;
+fn one(s: &Sweep) -> Result<SweepResult> {
+    let dev = Device::open()?;
+    let mut r = Runner::new(&dev, s)?;
     let t = Instant::now();
-    let silicon = r.sweep().map_err(|e| e.to_string())?;
+    let silicon = r.sweep()?;
     let gpu_s = t.elapsed().as_secs_f64();
     // The digest kernel itself, checked on real data: row 0's raw results, digested
     // here, must give the row digest the device computed.
-    let raw = r.raw_row(0).map_err(|e| e.to_string())?;
+    let raw = r.raw_row(0)?;
     let here = raw_digest(0, &raw);
     if here != silicon[0] {
-        return Err(format!(
+        return Err(Error::Run(format!(
             "the device's digest of row 0 ({:016x}) is not its raw results' ({here:016x}): the digest kernel is wrong",
             silicon[0]
-        ));
+        )));
     }
     let t = Instant::now();
-    let oracle = s.row_digests(0..ROWS).map_err(|e| e.to_string())?;
+    let oracle = s.row_digests(0..ROWS)?;
     let cpu_s = t.elapsed().as_secs_f64();
     let mut rows = Vec::new();
     let mut pairs = Vec::new();
@@ -418,11 +405,11 @@ fn one(s: &Sweep) -> Result<SweepResult, String> {
         }
         let mut n = None;
         if rows.len() < MAX_RAW_ROWS {
-            let raw = r.raw_row(mem).map_err(|e| e.to_string())?;
+            let raw = r.raw_row(mem)?;
             let mut count = 0;
             for (o, &got) in raw.iter().enumerate() {
                 let p = mem << 16 | o as u32;
-                let want = s.result(p).map_err(|e| e.to_string())?;
+                let want = s.result(p)?;
                 if got != want {
                     count += 1;
                     if pairs.len() < MAX_PAIRS {
@@ -439,12 +426,12 @@ fn one(s: &Sweep) -> Result<SweepResult, String> {
             pairs: n,
         });
     }
-    eprintln!(
+    note(format_args!(
         "{}: gpu {gpu_s:.3} s, oracle {cpu_s:.1} s on {} threads, {} rows differ",
         s.name,
         rayon::current_num_threads(),
         rows.len()
-    );
+    ));
     Ok(SweepResult {
         name: s.name.to_owned(),
         text: text(s),
@@ -554,23 +541,24 @@ pub fn render(info: &DeviceInfo, records: &[SweepResult]) -> String {
 }
 
 /// Reads an evidence file's text.
-pub fn parse(text: &str) -> Result<SweepsFile, String> {
-    let e: SweepsFile = serde_json::from_str(text).map_err(|e| e.to_string())?;
+pub fn parse(text: &str) -> Result<SweepsFile> {
+    let bad = |m: String| Err(Error::Input(m));
+    let e: SweepsFile = serde_json::from_str(text).map_err(|e| Error::Input(e.to_string()))?;
     if e.format != FORMAT {
-        return Err(format!("format {:?}, expected {FORMAT:?}", e.format));
+        return bad(format!("format {:?}, expected {FORMAT:?}", e.format));
     }
     if e.block_pairs != BLOCK_PAIRS {
-        return Err(format!(
+        return bad(format!(
             "block_pairs {}, expected {BLOCK_PAIRS}",
             e.block_pairs
         ));
     }
     for r in &e.sweeps {
         if Sweep::find(&r.name).is_none() {
-            return Err(format!("{}: no such sweep", r.name));
+            return bad(format!("{}: no such sweep", r.name));
         }
         if r.blocks.len() != BLOCKS {
-            return Err(format!(
+            return bad(format!(
                 "{}: {} blocks, expected {BLOCKS}",
                 r.name,
                 r.blocks.len()
@@ -581,12 +569,13 @@ pub fn parse(text: &str) -> Result<SweepsFile, String> {
 }
 
 /// A recorded block digest as a number.
-pub fn block(r: &SweepResult, i: usize) -> Result<u64, String> {
+pub fn block(r: &SweepResult, i: usize) -> Result<u64> {
     let h = r
         .blocks
         .get(i)
-        .ok_or_else(|| format!("{}: no block {i}", r.name))?;
-    u64::from_str_radix(h, 16).map_err(|e| format!("{}: block {i}: {h:?}: {e}", r.name))
+        .ok_or_else(|| Error::Input(format!("{}: no block {i}", r.name)))?;
+    u64::from_str_radix(h, 16)
+        .map_err(|e| Error::Input(format!("{}: block {i}: {h:?}: {e}", r.name)))
 }
 
 /// The path of the recorded evidence, relative to the repository root.
@@ -656,7 +645,11 @@ mod tests {
     #[test]
     fn unknown_sweep_is_a_usage_error() {
         let e = select(&["red.global.add.f32".to_owned()]).unwrap_err();
-        assert!(e.contains("unknown sweep \"red.global.add.f32\""), "{e}");
+        assert!(
+            e.to_string()
+                .contains("unknown sweep \"red.global.add.f32\""),
+            "{e}"
+        );
         assert_eq!(select(&[]).unwrap().len(), Sweep::ALL.len());
     }
 

@@ -10,10 +10,14 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use std::io::Write;
+
 use ptxvec_oracle::profile::Profile;
 use ptxvec_spec::Spec;
 
 use super::device::Device;
+use crate::error::{Context, Error, Outcome, Result};
+use crate::output::note;
 use crate::record::{Bits, Out};
 use crate::selfcheck::ptx::{self, Entries, RESULT_PER_PROFILE};
 use crate::selfcheck::raw::{self, SlotBits};
@@ -52,19 +56,16 @@ pub struct Args {
     pub module_file: Option<PathBuf>,
 }
 
-/// Exit status when the device ran but a variant failed or a profile disagreed.
-const EXIT_FAILED: u8 = 1;
-
-fn find(spec: &Spec, vectors: &Path, id: &str) -> Result<Suite, String> {
+fn find(spec: &Spec, vectors: &Path, id: &str) -> Result<Suite> {
     let idx = selfcheck::index(vectors)?;
-    let (_, path) = idx.iter().find(|(v, _)| v == id).ok_or_else(|| {
-        format!(
+    let entry = idx.iter().find(|e| e.variant == id).ok_or_else(|| {
+        Error::Usage(format!(
             "unknown variant {id:?} ({} in {})",
             idx.len(),
             vectors.join("index.json").display()
-        )
+        ))
     })?;
-    selfcheck::load(spec, id, path)
+    selfcheck::load(spec, entry, vectors)
 }
 
 /// What `ptxvec emit-ptx --variant ID` writes.
@@ -82,12 +83,10 @@ pub struct VariantModule<'a> {
     pub ptx: Option<&'a str>,
     /// The module's `.target`, if not the variant's own.
     pub target: Option<&'a str>,
-    /// The file to write, stdout when `None`.
-    pub out: Option<&'a Path>,
 }
 
-/// `ptxvec emit-ptx --variant ID [--raw] [--window W] [--out FILE]`.
-pub fn emit(spec: &Spec, req: VariantModule<'_>) -> Result<u8, String> {
+/// `ptxvec emit-ptx --variant ID [--raw] [--window W]`: the module's text.
+pub fn emit(spec: &Spec, req: VariantModule<'_>) -> Result<String> {
     let VariantModule {
         vectors,
         id,
@@ -95,60 +94,60 @@ pub fn emit(spec: &Spec, req: VariantModule<'_>) -> Result<u8, String> {
         window,
         ptx,
         target,
-        out,
     } = req;
-    let s = find(spec, vectors, id)
-        .and_then(|s| s.in_window(window))
-        .map_err(|e| format!("emit-ptx: {e}"))?;
+    let s = find(spec, vectors, id)?.in_window(window)?;
     let (p, t) = s.default_module();
     let entries = if raw_only {
         Entries::Raw
     } else {
         Entries::Both
     };
-    let m = ptx::module(&s, ptx.unwrap_or(&p), target.unwrap_or(&t), entries);
-    match out {
-        Some(path) => {
-            std::fs::write(path, m).map_err(|e| format!("emit-ptx: {}: {e}", path.display()))?
-        }
-        None => print!("{m}"),
-    }
-    Ok(0)
+    Ok(ptx::module(
+        &s,
+        ptx.unwrap_or(&p),
+        target.unwrap_or(&t),
+        entries,
+    ))
 }
 
-/// Runs the subcommand. `Err` is a usage or environment error (exit 2).
-pub fn run(args: &Args, spec: &Spec, spec_dir: &Path) -> Result<u8, String> {
+/// Runs the subcommand, a table of the runs onto `out`: findings when a variant
+/// failed on the device or silicon disagrees with sm_90.
+pub fn run(args: &Args, spec: &Spec, spec_dir: &Path, out: &mut dyn Write) -> Result<Outcome> {
     if let Some(id) = &args.child {
-        return child(args, spec, id);
+        return child(args, spec, id, out);
     }
-    let dev = Device::open().map_err(|e| format!("silicon: {e}"))?;
-    let info = dev.info().map_err(|e| format!("silicon: {e}"))?;
+    let dev = Device::open()?;
+    let info = dev.info()?;
     drop(dev);
-    eprintln!("silicon: {info}");
-    let mut idx = selfcheck::index(&args.vectors).map_err(|e| format!("silicon: {e}"))?;
-    if !args.variants.is_empty() {
-        for v in &args.variants {
-            if !idx.iter().any(|(id, _)| id == v) {
-                return Err(format!("silicon: unknown variant {v:?}"));
-            }
+    note(format_args!("silicon: {info}"));
+    let mut idx = selfcheck::index(&args.vectors)?;
+    for v in &args.variants {
+        if !idx.iter().any(|e| e.variant == *v) {
+            return Err(Error::Usage(format!("unknown variant {v:?}")));
         }
-        idx.retain(|(id, _)| args.variants.contains(id));
+    }
+    if !args.variants.is_empty() {
+        idx.retain(|e| args.variants.contains(&e.variant));
     }
     let mut entries = Vec::new();
-    let mut code = 0;
-    println!(
+    let mut failed = false;
+    writeln!(
+        out,
         "{:<90} {:>5} {:>5} {:>8} {:>8} {:>6} {:>6}",
         "variant", "run", "skip", "ptx-isa", "sm_90", "!isa", "!sm90"
-    );
-    for (id, path) in &idx {
-        let s = selfcheck::load(spec, id, path).map_err(|e| format!("silicon: {e}"))?;
+    )
+    .map_err(Error::Stdout)?;
+    for entry in &idx {
+        let id = &entry.variant;
+        let s = selfcheck::load(spec, entry, &args.vectors)?;
         let Some((p, t)) = s.module_for(info.cc) else {
             let need: Vec<String> = s
                 .requires
                 .iter()
                 .map(|(p, t)| format!("{t} (PTX {p})"))
                 .collect();
-            println!("{id:<90} not run: needs {}", need.join(" or "));
+            writeln!(out, "{id:<90} not run: needs {}", need.join(" or "))
+                .map_err(Error::Stdout)?;
             entries.push(Run {
                 not_run: Some(format!("needs {}", need.join(" or "))),
                 ..Run::of(id)
@@ -164,26 +163,30 @@ pub fn run(args: &Args, spec: &Spec, spec_dir: &Path) -> Result<u8, String> {
                 Some(x) => format!("{id} ({x})"),
                 None => id.clone(),
             };
-            let result =
-                spawn(args, spec_dir, id, w).and_then(|b| Ok((unhex(&b.raw)?, unhex(&b.check)?)));
+            let result = spawn(args, spec_dir, id, w).and_then(|b| {
+                let bytes =
+                    |h: &str| unhex(h).map_err(|e| Error::Run(format!("child output: {e}")));
+                Ok((bytes(&b.raw)?, bytes(&b.check)?))
+            });
             let (raw_bytes, check) = match result {
                 Ok(x) => x,
                 Err(e) => {
-                    println!("{label:<90} failed: {e}");
+                    writeln!(out, "{label:<90} failed: {e}").map_err(Error::Stdout)?;
                     entries.push(Run {
-                        error: Some(e),
+                        error: Some(e.to_string()),
                         ptx: Some(p.clone()),
                         target: Some(t.clone()),
                         window: sw.window().map(str::to_owned),
                         ..Run::of(id)
                     });
-                    code = EXIT_FAILED;
+                    failed = true;
                     continue;
                 }
             };
             let e = evaluate(&sw, &p, &t, &raw_bytes, &check);
             let agrees = e.selfcheck.as_deref() == Some(AGREES);
-            println!(
+            writeln!(
+                out,
                 "{label:<90} {:>5} {:>5} {:>8} {:>8} {:>6} {:>6}{}",
                 e.run.unwrap_or(0),
                 e.skipped.unwrap_or(0),
@@ -199,19 +202,23 @@ pub fn run(args: &Args, spec: &Spec, spec_dir: &Path) -> Result<u8, String> {
                         e.selfcheck.as_deref().unwrap_or_default()
                     )
                 }
-            );
+            )
+            .map_err(Error::Stdout)?;
             if e.mismatched("sm_90") != 0 || !agrees {
-                code = EXIT_FAILED;
+                failed = true;
             }
             entries.push(e);
         }
     }
     let text = super::evidence::render(&Header::of(&info), &entries);
     let path = args.out.join(FILE);
-    crate::files::write_atomic(&path, text.as_bytes())
-        .map_err(|e| format!("silicon: writing {}: {e}", args.out.join(FILE).display()))?;
-    eprintln!("silicon: {} variants -> {}", entries.len(), path.display());
-    Ok(code)
+    crate::files::write_atomic(&path, text.as_bytes()).map_err(|e| Error::io(&path, e))?;
+    note(format_args!(
+        "silicon: {} variants -> {}",
+        entries.len(),
+        path.display()
+    ));
+    Ok(Outcome::findings_if(failed))
 }
 
 fn hexs(b: &[u8]) -> String {
@@ -236,36 +243,36 @@ struct Buffers {
     check: String,
 }
 
-fn child(args: &Args, spec: &Spec, id: &str) -> Result<u8, String> {
-    let buffers = (|| -> Result<Buffers, String> {
+fn child(args: &Args, spec: &Spec, id: &str, out: &mut dyn Write) -> Result<Outcome> {
+    let buffers = (|| -> Result<Buffers> {
         let s = find(spec, &args.vectors, id)?.in_window(args.window)?;
-        let dev = Device::open().map_err(|e| e.to_string())?;
-        let info = dev.info().map_err(|e| e.to_string())?;
+        let dev = Device::open()?;
+        let info = dev.info()?;
         let (p, t) = s
             .module_for(info.cc)
-            .ok_or_else(|| format!("{id}: not for this device"))?;
+            .ok_or_else(|| Error::Usage(format!("{id}: not for this device")))?;
         let l = s.launch();
         let raw_module = match &args.module_file {
-            Some(f) => std::fs::read_to_string(f).map_err(|e| format!("{}: {e}", f.display()))?,
+            Some(f) => std::fs::read_to_string(f).map_err(|e| Error::io(f, e))?,
             None => ptx::module(&s, &p, &t, Entries::Raw),
         };
         let raw = dev
             .run_one(&raw_module, ptx::RAW, l.out_bytes, l.grid, l.block)
-            .map_err(|e| format!("{}: {e}", ptx::RAW))?;
+            .context(ptx::RAW)?;
         let both = ptx::module(&s, &p, &t, Entries::Both);
         let check = dev
             .run_one(&both, ptx::CHECK, l.result_bytes, l.grid, l.block)
-            .map_err(|e| format!("{}: {e}", ptx::CHECK))?;
+            .context(ptx::CHECK)?;
         Ok(Buffers {
             raw: hexs(&raw),
             check: hexs(&check),
         })
     })();
-    super::child::answer(buffers)
+    super::child::answer(buffers, out)
 }
 
 /// Runs one variant in `window` in a child process.
-fn spawn(args: &Args, spec_dir: &Path, id: &str, window: Window) -> Result<Buffers, String> {
+fn spawn(args: &Args, spec_dir: &Path, id: &str, window: Window) -> Result<Buffers> {
     let argv: Vec<std::ffi::OsString> = vec![
         "--spec".into(),
         spec_dir.into(),

@@ -22,12 +22,13 @@ pub fn file_for(vectors: &Path, instruction: &str) -> PathBuf {
 }
 
 /// The JSON Lines text of some cases.
-pub fn to_jsonl(cases: &[Case]) -> Result<String, serde_json::Error> {
+pub fn to_jsonl(cases: &[Case]) -> String {
     let mut out = String::new();
     for c in cases {
-        out.push_str(&serde_json::to_string(c)?);
+        // A case holds strings, numbers, lists and options: serde_json cannot fail
+        // on it.
+        out.push_str(&serde_json::to_string(c).unwrap_or_default());
         out.push('\n');
     }
-    Ok(out)
+    out
 }
-
