@@ -76,9 +76,10 @@ pub struct SlotBits {
     pub got: u64,
 }
 
-/// A profile's verdict on the records that ran.
+/// How a profile judged the records that ran: which it accepts, which not, and the
+/// slots it does not accept.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Verdict {
+pub struct Tally {
     /// Records whose every slot the profile accepts.
     pub matches: usize,
     /// Records with some slot it does not.
@@ -88,9 +89,9 @@ pub struct Verdict {
 }
 
 /// Judges `vals` under profile `p`.
-pub fn judge(s: &Suite, vals: &[Option<Values>], p: Profile) -> Verdict {
+pub fn judge(s: &Suite, vals: &[Option<Values>], p: Profile) -> Tally {
     let outs = s.outputs();
-    let mut v = Verdict::default();
+    let mut v = Tally::default();
     for (r, (rec, got)) in s.records.iter().zip(vals).enumerate() {
         let Some(got) = got else { continue };
         let mut ok = true;

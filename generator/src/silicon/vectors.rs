@@ -303,11 +303,11 @@ fn width_of(s: &Suite, o: Out) -> u32 {
 /// The evidence entry of a variant from its raw buffer and check result.
 pub fn evaluate(s: &Suite, p: &str, t: &str, raw_bytes: &[u8], check: &[u8]) -> Run {
     let vals = raw::decode(s, raw_bytes);
-    let verdicts: Vec<raw::Verdict> = Profile::ALL
+    let verdicts: Vec<raw::Tally> = Profile::ALL
         .iter()
         .map(|&pr| raw::judge(s, &vals, pr))
         .collect();
-    let per_profile = |f: &dyn Fn(&raw::Verdict) -> usize| {
+    let per_profile = |f: &dyn Fn(&raw::Tally) -> usize| {
         Profile::ALL
             .iter()
             .zip(&verdicts)
@@ -362,7 +362,7 @@ pub fn evaluate(s: &Suite, p: &str, t: &str, raw_bytes: &[u8], check: &[u8]) -> 
 pub const AGREES: &str = "agrees";
 
 /// "agrees" when the device's pass/fail counts and first failures equal the CPU's.
-fn selfcheck_agrees(verdicts: &[raw::Verdict], check: &[u8]) -> String {
+fn selfcheck_agrees(verdicts: &[raw::Tally], check: &[u8]) -> String {
     let word = |i: usize| -> u32 {
         check
             .get(4 * i..4 * i + 4)
