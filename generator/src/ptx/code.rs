@@ -71,6 +71,11 @@ impl Code {
         let _ = writeln!(self.text, "    // {text}");
     }
 
+    /// A blank line.
+    pub fn blank(&mut self) {
+        self.text.push('\n');
+    }
+
     /// `name:`.
     pub fn label(&mut self, name: &str) {
         let _ = writeln!(self.text, "{name}:");
