@@ -91,8 +91,8 @@ impl Code {
         self.guarded(pred, format_args!("bra {label}"));
     }
 
-    /// `setp.{cmp} pred, a, b;` then `@pred bra label;`: the code up to `label`
-    /// runs only where the comparison fails.
+    /// `setp.{cmp} pred, a, b;` then `@pred bra label;`: a skip forward, or a
+    /// loop's back edge.
     pub fn branch_if(
         &mut self,
         cmp: &str,
