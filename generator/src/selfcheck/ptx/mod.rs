@@ -1,11 +1,11 @@
 //! The PTX text of a self-checking module. Layout and calling convention:
 //! vectors/silicon/README.md ("Self-checking modules").
 //!
-//! Idioms follow the probe kernels (`crate::silicon::probes`), which silicon ran:
-//! shared forms copy the word into shared memory and back; the bulk reduction is
-//! issued by thread 0 for its block after `fence.proxy.async` and `bar.sync`;
-//! warp lanes that are members but do not execute `exit` first, other lanes that do
-//! not execute branch around the instruction.
+//! Every idiom is written through `crate::ptx`. Shared forms copy the word into
+//! shared memory and back; the bulk reduction is issued by thread 0 for its block
+//! after `fence.proxy.async` and `bar.sync`; warp lanes that are members but do not
+//! execute `exit` first, other lanes that do not execute branch around the
+//! instruction.
 
 mod check;
 mod data;
