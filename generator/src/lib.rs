@@ -9,6 +9,7 @@ pub mod spec_summary;
 pub mod syntax;
 pub mod check_syntax;
 pub mod generate;
+pub mod ptx;
 pub mod ptx_module;
 pub mod audit;
 pub mod differential;

@@ -22,9 +22,11 @@ use super::device::{Device, DeviceError, DeviceInfo, SweepEntry, SweepModule};
 use crate::error::{Error, Outcome, Result};
 use crate::files::write_atomic;
 use crate::output::note;
+use crate::ptx::{ins, Code, Entry, Module, Space};
 use crate::sweep::{
     blocks_from_rows, term, Layout, Sweep, BLOCKS, BLOCK_PAIRS, PAIRS, ROWS, ROW_PAIRS,
 };
+use crate::syntax::text::RegClass;
 
 /// The modules' `.version`. PTX ISA 8.1 introduced vector `red`, 8.0
 /// `cp.reduce.async.bulk`; the CUDA 13.0 driver JIT takes up to 9.0.
@@ -164,95 +166,151 @@ pub fn text(s: &Sweep) -> String {
     }
 }
 
-/// One entry: the common prologue, `body`, and `DONE: ret`. After the prologue,
-/// %r0 is the thread, %r5 the pair, %r6 its memory value, %r7 its operand and %rd2
-/// the address of its memory word.
-fn entry(name: &str, shared: &str, stride: u32, body: &str) -> String {
-    format!(
-        ".visible .entry {name}(.param .u64 p_buf, .param .u64 p_rows, .param .u32 p_base)\n{{\n\
-         \x20   .reg .pred %p<4>;\n    .reg .b16 %h<4>;\n    .reg .b32 %r<32>;\n    .reg .b64 %rd<16>;\n\
-         {shared}\
-         \x20   mov.u32 %r0, %tid.x;\n    mov.u32 %r1, %ctaid.x;\n    mov.u32 %r2, %ntid.x;\n\
-         \x20   mad.lo.u32 %r3, %r1, %r2, %r0;\n    ld.param.u32 %r4, [p_base];\n    add.u32 %r5, %r4, %r3;\n\
-         \x20   shr.u32 %r6, %r5, 16;\n    and.b32 %r7, %r5, 65535;\n\
-         \x20   ld.param.u64 %rd0, [p_buf];\n    cvta.to.global.u64 %rd0, %rd0;\n\
-         \x20   mul.wide.u32 %rd1, %r3, {stride};\n    add.u64 %rd2, %rd0, %rd1;\n\
-         {body}\
-         DONE:\n    ret;\n}}\n"
-    )
+/// One entry with the common prologue; its body follows, and ends at `DONE`.
+/// After the prologue, %r0 is the thread, %r5 the pair, %r6 its memory value, %r7
+/// its operand and %rd2 the address of its memory word.
+fn entry(name: &str) -> Entry {
+    let mut e = Entry::new(name)
+        .param(".u64", "p_buf")
+        .param(".u64", "p_rows")
+        .param(".u32", "p_base");
+    e.registers(RegClass::Pred, 4);
+    e.registers(RegClass::B16, 4);
+    e.registers(RegClass::B32, 32);
+    e.registers(RegClass::B64, 16);
+    e
+}
+
+/// The prologue (see [`entry`]), after the entry's declarations.
+fn prologue(c: &mut Code, stride: u32) {
+    c.thread_index();
+    c.ins("ld.param.u32 %r4, [p_base]");
+    c.ins("add.u32 %r5, %r4, %r3");
+    c.ins("shr.u32 %r6, %r5, 16");
+    c.ins("and.b32 %r7, %r5, 65535");
+    c.global_param("%rd0", "%rd0", "p_buf");
+    c.element("%rd2", "%rd0", "%rd1", "%r3", stride);
+}
+
+/// `init`: writes each pair's memory word.
+fn init(s: &Sweep, c: &mut Code) {
+    match s.layout {
+        Layout::Scalar => {
+            c.ins("cvt.u16.u32 %h0, %r6");
+            c.ins("st.global.b16 [%rd2], %h0");
+        }
+        // Element 0 (low half, first register) holds mem, element 1 the operand.
+        Layout::Swapped => {
+            c.ins("shl.b32 %r8, %r7, 16");
+            c.ins("or.b32 %r8, %r8, %r6");
+            c.ins("st.global.b32 [%rd2], %r8");
+        }
+    }
+}
+
+/// `reduce`: runs the instruction on each pair. The bulk form stages the block's
+/// operands in `sbuf` and reduces the block's words at once from thread 0.
+fn reduce(s: &Sweep, e: &mut Entry, stride: u32) {
+    let text = text(s);
+    if s.is_bulk() {
+        // The block's first element: 2 KiB per block, 16-byte aligned.
+        let bytes = THREADS * stride;
+        e.variable(Space::Shared, 16, ".b8", "sbuf", Some(bytes as usize));
+        let c = &mut e.body;
+        prologue(c, stride);
+        c.ins("mov.u32 %r10, sbuf");
+        ins!(c, "mad.lo.u32 %r11, %r0, {stride}, %r10");
+        c.ins("cvt.u16.u32 %h1, %r7");
+        c.ins("st.shared.b16 [%r11], %h1");
+        c.bulk_by_thread0(&["shared::cta"], "DONE", |c| {
+            ins!(c, "mov.u32 %r12, {bytes}");
+            c.verbatim(&text);
+        });
+    } else {
+        let c = &mut e.body;
+        prologue(c, stride);
+        match s.layout {
+            Layout::Scalar => c.ins("cvt.u16.u32 %h1, %r7"),
+            // Packed: low half the operand, high half mem; .v2: the same in registers.
+            Layout::Swapped if s.is_packed() => {
+                c.ins("shl.b32 %r9, %r6, 16");
+                c.ins("or.b32 %r9, %r9, %r7");
+            }
+            Layout::Swapped => {
+                c.ins("cvt.u16.u32 %h1, %r7");
+                c.ins("cvt.u16.u32 %h2, %r6");
+            }
+        }
+        c.verbatim(&text);
+    }
+}
+
+/// `digest`: adds each pair's term into its row's digest.
+fn digest(s: &Sweep, c: &mut Code) {
+    match s.layout {
+        Layout::Scalar => {
+            c.ins("ld.global.b16 %h0, [%rd2]");
+            c.ins("cvt.u32.u16 %r8, %h0");
+        }
+        Layout::Swapped => c.ins("ld.global.b32 %r8, [%rd2]"),
+    }
+    // crate::sweep::term: splitmix64's finalizer of p << 32 | result; then a
+    // warp sum by shuffles (a warp's 32 pairs share a row) and one atomic add per
+    // warp into the row's digest. Wrapping sums: the order does not matter.
+    c.ins("cvt.u64.u32 %rd3, %r5");
+    c.ins("shl.b64 %rd3, %rd3, 32");
+    c.ins("cvt.u64.u32 %rd4, %r8");
+    c.ins("or.b64 %rd3, %rd3, %rd4");
+    c.ins("add.u64 %rd3, %rd3, 0x9E3779B97F4A7C15");
+    for (shift, factor) in [
+        (30, Some("0xBF58476D1CE4E5B9")),
+        (27, Some("0x94D049BB133111EB")),
+        (31, None),
+    ] {
+        ins!(c, "shr.u64 %rd4, %rd3, {shift}");
+        c.ins("xor.b64 %rd3, %rd3, %rd4");
+        if let Some(f) = factor {
+            ins!(c, "mul.lo.u64 %rd3, %rd3, {f}");
+        }
+    }
+    for off in [16, 8, 4, 2, 1] {
+        c.ins("mov.b64 {%r20, %r21}, %rd3");
+        ins!(c, "shfl.sync.down.b32 %r22, %r20, {off}, 31, -1");
+        ins!(c, "shfl.sync.down.b32 %r23, %r21, {off}, 31, -1");
+        c.ins("mov.b64 %rd5, {%r22, %r23}");
+        c.ins("add.u64 %rd3, %rd3, %rd5");
+    }
+    c.ins("and.b32 %r24, %r0, 31");
+    c.branch_if("ne.u32", "%p1", "%r24", 0, "DONE");
+    c.global_param("%rd6", "%rd6", "p_rows");
+    c.element("%rd6", "%rd6", "%rd7", "%r6", 8);
+    c.ins("red.global.add.u64 [%rd6], %rd3");
 }
 
 /// The whole PTX module of a sweep: entries `init`, `reduce`, `digest`.
 pub fn module(s: &Sweep) -> String {
     let st = stride(s);
-    let text = text(s);
-    let init = match s.layout {
-        Layout::Scalar => "    cvt.u16.u32 %h0, %r6;\n    st.global.b16 [%rd2], %h0;\n",
-        // Element 0 (low half, first register) holds mem, element 1 the operand.
-        Layout::Swapped => {
-            "    shl.b32 %r8, %r7, 16;\n    or.b32 %r8, %r8, %r6;\n    st.global.b32 [%rd2], %r8;\n"
+    let mut m = Module::new();
+    m.comment(&format!(
+        "Generated by ptxvec silicon-sweep ({}); do not edit.",
+        s.name
+    ));
+    m.header(PTX_VERSION, TARGET);
+    let mut kernels = [entry("init"), entry("reduce"), entry("digest")];
+    let [i, r, d] = &mut kernels;
+    prologue(&mut i.body, st);
+    init(s, &mut i.body);
+    reduce(s, r, st);
+    prologue(&mut d.body, st);
+    digest(s, &mut d.body);
+    for (n, mut k) in kernels.into_iter().enumerate() {
+        if n > 0 {
+            m.blank();
         }
-    };
-    let (shared, reduce) = if s.is_bulk() {
-        // PTX ISA 9.7.9.25.4.2: size a multiple of 16, both addresses 16-byte
-        // aligned (the block's first element: 2 KiB per block); generic-proxy writes
-        // to shared need fence.proxy.async before the async proxy reads them.
-        let bytes = THREADS * st;
-        (
-            format!("    .shared .align 16 .b8 sbuf[{bytes}];\n"),
-            format!(
-                "    mov.u32 %r10, sbuf;\n    mad.lo.u32 %r11, %r0, {st}, %r10;\n\
-                 \x20   cvt.u16.u32 %h1, %r7;\n    st.shared.b16 [%r11], %h1;\n\
-                 \x20   fence.proxy.async.shared::cta;\n    bar.sync 0;\n\
-                 \x20   setp.ne.u32 %p1, %r0, 0;\n    @%p1 bra DONE;\n    mov.u32 %r12, {bytes};\n\
-                 \x20   {text}\n    cp.async.bulk.commit_group;\n    cp.async.bulk.wait_group 0;\n"
-            ),
-        )
-    } else {
-        let operands = match s.layout {
-            Layout::Scalar => "    cvt.u16.u32 %h1, %r7;\n",
-            // Packed: low half the operand, high half mem; .v2: the same in registers.
-            Layout::Swapped if s.is_packed() => {
-                "    shl.b32 %r9, %r6, 16;\n    or.b32 %r9, %r9, %r7;\n"
-            }
-            Layout::Swapped => "    cvt.u16.u32 %h1, %r7;\n    cvt.u16.u32 %h2, %r6;\n",
-        };
-        (String::new(), format!("{operands}    {text}\n"))
-    };
-    let load = match s.layout {
-        Layout::Scalar => "    ld.global.b16 %h0, [%rd2];\n    cvt.u32.u16 %r8, %h0;\n",
-        Layout::Swapped => "    ld.global.b32 %r8, [%rd2];\n",
-    };
-    // crate::sweep::term: splitmix64's finalizer of p << 32 | result; then a
-    // warp sum by shuffles (a warp's 32 pairs share a row) and one atomic add per
-    // warp into the row's digest. Wrapping sums: the order does not matter.
-    let mut digest = format!(
-        "{load}\
-         \x20   cvt.u64.u32 %rd3, %r5;\n    shl.b64 %rd3, %rd3, 32;\n    cvt.u64.u32 %rd4, %r8;\n    or.b64 %rd3, %rd3, %rd4;\n\
-         \x20   add.u64 %rd3, %rd3, 0x9E3779B97F4A7C15;\n\
-         \x20   shr.u64 %rd4, %rd3, 30;\n    xor.b64 %rd3, %rd3, %rd4;\n    mul.lo.u64 %rd3, %rd3, 0xBF58476D1CE4E5B9;\n\
-         \x20   shr.u64 %rd4, %rd3, 27;\n    xor.b64 %rd3, %rd3, %rd4;\n    mul.lo.u64 %rd3, %rd3, 0x94D049BB133111EB;\n\
-         \x20   shr.u64 %rd4, %rd3, 31;\n    xor.b64 %rd3, %rd3, %rd4;\n"
-    );
-    for off in [16, 8, 4, 2, 1] {
-        let _ = write!(
-            digest,
-            "    mov.b64 {{%r20, %r21}}, %rd3;\n\
-             \x20   shfl.sync.down.b32 %r22, %r20, {off}, 31, -1;\n    shfl.sync.down.b32 %r23, %r21, {off}, 31, -1;\n\
-             \x20   mov.b64 %rd5, {{%r22, %r23}};\n    add.u64 %rd3, %rd3, %rd5;\n"
-        );
+        k.body.label("DONE");
+        m.entry(&k);
     }
-    digest += "    and.b32 %r24, %r0, 31;\n    setp.ne.u32 %p1, %r24, 0;\n    @%p1 bra DONE;\n\
-               \x20   ld.param.u64 %rd6, [p_rows];\n    cvta.to.global.u64 %rd6, %rd6;\n\
-               \x20   mul.wide.u32 %rd7, %r6, 8;\n    add.u64 %rd6, %rd6, %rd7;\n    red.global.add.u64 [%rd6], %rd3;\n";
-    format!(
-        "// Generated by ptxvec silicon-sweep ({}); do not edit.\n\
-         .version {PTX_VERSION}\n.target {TARGET}\n.address_size 64\n\n{}\n{}\n{}",
-        s.name,
-        entry("init", "", st, init),
-        entry("reduce", &shared, st, &reduce),
-        entry("digest", "", st, &digest),
-    )
+    m.into_text()
 }
 
 // ------------------------------------------------------------------ the device
