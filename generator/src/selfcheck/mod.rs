@@ -126,7 +126,7 @@ pub enum WarpOp {
 
 /// What a variant runs, read from its spelling.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
+pub enum Execution {
     /// One thread per record, each on its own memory.
     Memory {
         /// Where it reduces.
@@ -149,13 +149,13 @@ pub enum Kind {
     },
 }
 
-impl Kind {
+impl Execution {
     /// What a spelling that computes `sem` runs.
-    fn of(reading: &semantics::Reading<'_>) -> Kind {
+    fn of(reading: &semantics::Reading<'_>) -> Execution {
         let quals = reading.spelling.qualifiers();
         let space = quals.iter().copied().find(|q| q.kind() == QualKind::Space);
         match reading.semantics {
-            Semantics::Memory(r) => Kind::Memory {
+            Semantics::Memory(r) => Execution::Memory {
                 // cp.reduce.async.bulk writes `.dst` before `.src`: the first space
                 // is where it reduces.
                 space: match (r.engine, space) {
@@ -171,10 +171,10 @@ impl Kind {
                 packed: r.packed,
                 vector: quals.iter().any(|q| q.kind() == QualKind::Vector),
             },
-            Semantics::Shfl(_) => Kind::warp(WarpOp::Shfl),
-            Semantics::Vote(_) => Kind::warp(WarpOp::Vote),
-            Semantics::Ballot => Kind::warp(WarpOp::Ballot),
-            Semantics::Match { all, wide } => Kind::Warp {
+            Semantics::Shfl(_) => Execution::warp(WarpOp::Shfl),
+            Semantics::Vote(_) => Execution::warp(WarpOp::Vote),
+            Semantics::Ballot => Execution::warp(WarpOp::Ballot),
+            Semantics::Match { all, wide } => Execution::Warp {
                 op: if all {
                     WarpOp::MatchAll
                 } else {
@@ -182,14 +182,14 @@ impl Kind {
                 },
                 wide,
             },
-            Semantics::ReduxInt(_) => Kind::warp(WarpOp::ReduxInt),
-            Semantics::ReduxF32(_) => Kind::warp(WarpOp::ReduxF32),
-            Semantics::Activemask => Kind::warp(WarpOp::Activemask),
+            Semantics::ReduxInt(_) => Execution::warp(WarpOp::ReduxInt),
+            Semantics::ReduxF32(_) => Execution::warp(WarpOp::ReduxF32),
+            Semantics::Activemask => Execution::warp(WarpOp::Activemask),
         }
     }
 
-    fn warp(op: WarpOp) -> Kind {
-        Kind::Warp { op, wide: false }
+    fn warp(op: WarpOp) -> Execution {
+        Execution::Warp { op, wide: false }
     }
 }
 
@@ -236,7 +236,7 @@ pub struct Suite {
     /// The opcode with every qualifier, from the records' text.
     pub opcode: String,
     /// What it runs.
-    pub kind: Kind,
+    pub exec: Execution,
     /// Its records' inputs and outputs.
     pub shape: Shape,
     /// Alternatives `(ptx, target)`, any one suffices.
@@ -261,9 +261,9 @@ impl Suite {
             Error::Input(format!("{id}: line {}: {e}", n + 1))
         };
         let reading = semantics::read(spec, &first.text).map_err(|e| at(0, &e))?;
-        let (sem, kind, shape) = (
+        let (sem, exec, shape) = (
             reading.semantics,
-            Kind::of(&reading),
+            Execution::of(&reading),
             Shape::of(reading.semantics),
         );
         let opcode = first
@@ -310,8 +310,8 @@ impl Suite {
                 ));
             }
             if matches!(
-                kind,
-                Kind::Memory {
+                exec,
+                Execution::Memory {
                     space: MemSpace::BulkGlobal | MemSpace::BulkCluster,
                     ..
                 }
@@ -325,8 +325,8 @@ impl Suite {
             fitted.push(r);
         }
         let window = matches!(
-            kind,
-            Kind::Memory {
+            exec,
+            Execution::Memory {
                 space: MemSpace::Generic,
                 ..
             }
@@ -335,7 +335,7 @@ impl Suite {
         Ok(Suite {
             id: id.to_owned(),
             opcode,
-            kind,
+            exec,
             shape,
             requires,
             records: fitted,
@@ -409,8 +409,8 @@ impl Suite {
     /// with generic addressing, the global ones for a generic vector form, none for
     /// a variant that names its state space.
     pub fn windows(&self) -> Vec<Window> {
-        match (self.window, self.kind) {
-            (Some(Window::Global), Kind::Memory { vector, .. }) => Window::ALL
+        match (self.window, self.exec) {
+            (Some(Window::Global), Execution::Memory { vector, .. }) => Window::ALL
                 .into_iter()
                 .filter(|w| !vector || matches!(w, Window::Global | Window::GlobalSpace))
                 .collect(),
@@ -444,7 +444,7 @@ impl Suite {
         }
         let mut s = self.clone();
         let (to, named) = window.space();
-        if let Kind::Memory { space, .. } = &mut s.kind {
+        if let Execution::Memory { space, .. } = &mut s.exec {
             *space = to;
         }
         if let (Some(name), Some(rest)) = (named, self.opcode.strip_prefix("red.")) {

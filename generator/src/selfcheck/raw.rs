@@ -12,7 +12,7 @@ use sha2::{Digest, Sha256};
 use ptxvec_oracle::profile::Profile;
 
 use super::ptx::LANE_BYTES;
-use super::{skipped, Kind, Suite, WARP};
+use super::{skipped, Execution, Suite, WARP};
 use crate::record::{Expectation, Out};
 
 /// Per output (in [`Suite::outputs`] order), per slot: the bits.
@@ -41,14 +41,14 @@ pub fn decode(s: &Suite, out: &[u8]) -> Vec<Option<Values>> {
             if skipped(rec) {
                 return None;
             }
-            Some(match s.kind {
-                Kind::Memory { width, lanes, .. } => {
+            Some(match s.exec {
+                Execution::Memory { width, lanes, .. } => {
                     let wb = (width / 8) as usize;
                     vec![(0..lanes as usize)
                         .map(|k| le(out, r * stride + k * wb, wb))
                         .collect()]
                 }
-                Kind::Warp { .. } => s
+                Execution::Warp { .. } => s
                     .outputs()
                     .iter()
                     .map(|(o, _)| {
@@ -205,15 +205,15 @@ pub fn encode(s: &Suite, vals: &[Option<Values>]) -> Vec<u8> {
     let stride = s.stride();
     for (r, v) in vals.iter().enumerate() {
         let Some(v) = v else { continue };
-        match s.kind {
-            Kind::Memory { width, .. } => {
+        match s.exec {
+            Execution::Memory { width, .. } => {
                 let wb = (width / 8) as usize;
                 for (k, x) in v[0].iter().enumerate() {
                     let at = r * stride + k * wb;
                     out[at..at + wb].copy_from_slice(&x.to_le_bytes()[..wb]);
                 }
             }
-            Kind::Warp { .. } => {
+            Execution::Warp { .. } => {
                 for (oi, (o, _)) in s.outputs().iter().enumerate() {
                     let off = if *o == Out::P { 4 } else { 0 };
                     for (l, x) in v[oi].iter().enumerate() {

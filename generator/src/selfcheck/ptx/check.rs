@@ -3,7 +3,7 @@
 
 use ptxvec_oracle::profile::Profile;
 
-use super::super::{skipped, Kind, Suite, FIRST_FAILS};
+use super::super::{skipped, Execution, Suite, FIRST_FAILS};
 use super::data::ExpectData;
 use super::{load64, store_bits, RESULT_PER_PROFILE};
 use crate::ptx::{ins, Code, Pred};
@@ -67,9 +67,9 @@ pub(super) fn tally(c: &mut Code, s: &Suite) {
     let l = s.launch();
     let n = s.records.len();
     // Threads that arrive: all but the members that exit.
-    let total: u64 = match s.kind {
-        Kind::Memory { .. } => u64::from(l.grid) * u64::from(l.block),
-        Kind::Warp { .. } => s
+    let total: u64 = match s.exec {
+        Execution::Memory { .. } => u64::from(l.grid) * u64::from(l.block),
+        Execution::Warp { .. } => s
             .records
             .iter()
             .map(|r| match &r.inputs {
@@ -100,7 +100,7 @@ pub(super) fn tally(c: &mut Code, s: &Suite) {
     }
     c.label("TALLY");
     c.ins("mul.wide.u32 %rd24, %r61, 4");
-    if matches!(s.kind, Kind::Warp { .. }) {
+    if matches!(s.exec, Execution::Warp { .. }) {
         // Skipped records count neither way.
         c.symbol_plus("%rd25", "%rd23", "ptxvec_flags", "%rd24");
         c.ins("ld.global.u32 %r66, [%rd25]");

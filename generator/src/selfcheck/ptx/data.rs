@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 
 use ptxvec_oracle::profile::Profile;
 
-use super::super::{code, contention as contention_of, skipped, Kind, Suite, WarpOp, WARP};
+use super::super::{code, contention as contention_of, skipped, Execution, Suite, WarpOp, WARP};
 use super::store_bits;
 use crate::ptx::Module;
 use crate::record::{Bits, Expectation, Inputs};
@@ -72,9 +72,9 @@ pub(super) fn expectations(m: &mut Module, s: &Suite) -> ExpectData {
 
 /// Writes the records' inputs.
 pub(super) fn inputs(m: &mut Module, s: &Suite) {
-    match s.kind {
-        Kind::Memory { width, .. } => memory_inputs(m, s, width),
-        Kind::Warp { op, wide } => warp_inputs(m, s, op, wide),
+    match s.exec {
+        Execution::Memory { width, .. } => memory_inputs(m, s, width),
+        Execution::Warp { op, wide } => warp_inputs(m, s, op, wide),
     }
 }
 

@@ -3,7 +3,7 @@
 //! blocks run 32 threads on one address; the bulk forms run one operation per
 //! block (or per CTA of a cluster).
 
-use super::super::{Kind, MemSpace, Suite, BLOCK, WARP};
+use super::super::{Execution, MemSpace, Suite, BLOCK, WARP};
 use super::check::compare;
 use super::data::ExpectData;
 use super::{load64, reg};
@@ -76,14 +76,14 @@ impl Elems {
 /// The memory body of either entry; `check` holds the expectation symbols of
 /// `ptxvec_check`. Ends by branching to, or falling into, `DONE`.
 pub(super) fn body(c: &mut Code, s: &Suite, check: Option<&ExpectData>) {
-    let Kind::Memory {
+    let Execution::Memory {
         space,
         width,
         lanes,
         packed,
         vector,
         ..
-    } = s.kind
+    } = s.exec
     else {
         return;
     };
@@ -259,7 +259,7 @@ fn reduce_address(c: &mut Code, space: MemSpace) -> &'static str {
 /// copies a shared result out, and goes on to `CHECK` with the record in `%r3` and
 /// its output in `%rd3`.
 fn contention_body(c: &mut Code, s: &Suite, e: &Elems) {
-    let Kind::Memory { space, .. } = s.kind else {
+    let Execution::Memory { space, .. } = s.exec else {
         return;
     };
     let stride = s.stride();

@@ -16,7 +16,9 @@ use std::fmt::Write as _;
 
 use ptxvec_oracle::profile::Profile;
 
-use super::{contention as contention_of, Kind, MemSpace, Suite, Window, BLOCK, FIRST_FAILS, WARP};
+use super::{
+    contention as contention_of, Execution, MemSpace, Suite, Window, BLOCK, FIRST_FAILS, WARP,
+};
 use crate::ptx::{ins, Code, Entry, Module, Space};
 use crate::syntax::text::RegClass;
 use data::ExpectData;
@@ -58,9 +60,9 @@ pub struct Launch {
 impl Suite {
     /// Bytes of one memory record (elements × width).
     pub fn stride(&self) -> usize {
-        match self.kind {
-            Kind::Memory { width, lanes, .. } => (width / 8 * lanes) as usize,
-            Kind::Warp { .. } => WARP * LANE_BYTES,
+        match self.exec {
+            Execution::Memory { width, lanes, .. } => (width / 8 * lanes) as usize,
+            Execution::Warp { .. } => WARP * LANE_BYTES,
         }
     }
 
@@ -69,8 +71,8 @@ impl Suite {
     /// clusters of two for the `.shared::cluster` bulk form.
     pub fn plain_grid(&self) -> u32 {
         let g = self.records.len().div_ceil(BLOCK as usize) as u32;
-        match self.kind {
-            Kind::Memory {
+        match self.exec {
+            Execution::Memory {
                 space: MemSpace::BulkCluster,
                 ..
             } => g.next_multiple_of(CLUSTER),
@@ -93,8 +95,8 @@ impl Suite {
     pub fn launch(&self) -> Launch {
         let n = self.records.len();
         let result_bytes = RESULT_PER_PROFILE * Profile::ALL.len();
-        match self.kind {
-            Kind::Memory { .. } => {
+        match self.exec {
+            Execution::Memory { .. } => {
                 let plain = self.plain_grid();
                 Launch {
                     grid: plain + self.contention_records().len() as u32,
@@ -103,7 +105,7 @@ impl Suite {
                     result_bytes,
                 }
             }
-            Kind::Warp { .. } => Launch {
+            Execution::Warp { .. } => Launch {
                 grid: n as u32,
                 block: WARP as u32,
                 out_bytes: n * WARP * LANE_BYTES,
@@ -161,7 +163,7 @@ pub fn module(s: &Suite, ptx: &str, target: &str, entries: Entries) -> String {
         let d = data::expectations(&mut m, s);
         m.array("ptxvec_fails", 32, &vec![0; n]);
         m.variable(Space::Global, 4, ".u32", "ptxvec_done", None);
-        if matches!(s.kind, Kind::Memory { .. }) {
+        if matches!(s.exec, Execution::Memory { .. }) {
             m.variable(
                 Space::Global,
                 16,
@@ -172,7 +174,7 @@ pub fn module(s: &Suite, ptx: &str, target: &str, entries: Entries) -> String {
         }
         d
     });
-    if let Kind::Memory { space, .. } = s.kind {
+    if let Execution::Memory { space, .. } = s.exec {
         let bytes = Some(BLOCK as usize * s.stride());
         match space {
             MemSpace::SharedCta
@@ -273,10 +275,10 @@ fn window_note(t: &mut String, s: &Suite) {
         ),
         None => Ok(()),
     };
-    if let Kind::Memory {
+    if let Execution::Memory {
         space: MemSpace::BulkCluster,
         ..
-    } = s.kind
+    } = s.exec
     {
         let _ = writeln!(
             t,
@@ -298,10 +300,10 @@ fn entry(s: &Suite, check: Option<&ExpectData>) -> Entry {
     // The bulk reduction into shared::cluster reaches the peer CTA of a cluster.
     // A compile-time cluster size keeps a plain launch (silicon, H200: without
     // cluster dimensions the instruction faults even on the CTA's own memory, E025).
-    if let Kind::Memory {
+    if let Execution::Memory {
         space: MemSpace::BulkCluster,
         ..
-    } = s.kind
+    } = s.exec
     {
         e.directive(&format!(".reqnctapercluster {CLUSTER}, 1, 1"));
     }
@@ -315,15 +317,15 @@ fn entry(s: &Suite, check: Option<&ExpectData>) -> Entry {
     c.thread_index();
     // `%rd1`: where the records' outputs go.
     if check.is_some() {
-        if matches!(s.kind, Kind::Memory { .. }) {
+        if matches!(s.exec, Execution::Memory { .. }) {
             c.ins("mov.u64 %rd1, ptxvec_scratch");
         }
     } else {
         c.global_param("%rd1", "%rd0", param);
     }
-    match s.kind {
-        Kind::Memory { .. } => memory::body(c, s, check),
-        Kind::Warp { .. } => warp::body(c, s, check),
+    match s.exec {
+        Execution::Memory { .. } => memory::body(c, s, check),
+        Execution::Warp { .. } => warp::body(c, s, check),
     }
     c.label("DONE");
     if check.is_some() {

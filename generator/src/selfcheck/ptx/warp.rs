@@ -1,7 +1,7 @@
 //! The body of a warp variant: one warp per record. Members that exit first
 //! leave, lanes that do not execute branch around, the rest run the collective.
 
-use super::super::{Kind, Suite, WarpOp};
+use super::super::{Execution, Suite, WarpOp};
 use super::check::compare;
 use super::data::ExpectData;
 use super::LANE_BYTES;
@@ -17,7 +17,7 @@ fn load(c: &mut Code, ty: &str, dst: &str, symbol: &str, offset: &str) {
 /// The warp body of either entry; `check` holds the expectation symbols of
 /// `ptxvec_check`. Ends by branching to, or falling into, `DONE`.
 pub(super) fn body(c: &mut Code, s: &Suite, check: Option<&ExpectData>) {
-    let Kind::Warp { op, wide } = s.kind else {
+    let Execution::Warp { op, wide } = s.exec else {
         return;
     };
     let op_text = &s.opcode;
