@@ -154,9 +154,10 @@ pub fn run(args: &Args, spec: &Spec, spec_dir: &Path, out: &mut dyn Write) -> Re
             });
             continue;
         };
-        // A generic variant runs twice: its address into global memory, then into
-        // the CTA's shared memory (the hardware resolves a generic address at run
-        // time, and a variant covers both).
+        // A variant stated with generic addressing runs in each of its windows: its
+        // address into global and into shared memory, and spelled with each state
+        // space (the hardware resolves a generic address at run time, and the
+        // variant covers every space).
         for sw in s.runs() {
             let w = sw.window.unwrap_or(Window::Global);
             let label = match sw.window() {
