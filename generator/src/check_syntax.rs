@@ -289,6 +289,13 @@ pub fn emit(
             })
             .flatten()
     });
+    // No instruction text holds a `/` (PTX has no such token outside comments): a
+    // text with one is a case id, and must name a case.
+    if case.is_none() && text.contains('/') {
+        return Err(Error::Usage(format!(
+            "unknown case id `{text}`: no case of vectors/syntax has it (ids look like `red/scalar/.add.u32/reg`)"
+        )));
+    }
     let (body, ptx, target) = match &case {
         Some(c) => (
             c.text.as_str(),

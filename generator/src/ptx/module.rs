@@ -50,12 +50,18 @@ impl Module {
     }
 
     /// `.version`, `.target`, `.address_size 64` (PTX ISA 11.1: the first two
-    /// must open the module), and a blank line.
+    /// must open the module), and a blank line. Below PTX ISA 2.3 the module has no
+    /// `.address_size`, which that version introduced (ptxas 12.9: "Feature
+    /// '.address_size directive' requires PTX ISA .version 2.3 or later"). Such a
+    /// module's address size is 32 bits, and ptxas 12.9 takes it with a warning
+    /// ("64 Bit host architecture (--machine) being used mismatches with
+    /// .address_size of 32 bits").
     pub fn header(&mut self, version: &str, target: &str) {
-        let _ = writeln!(
-            self.text,
-            ".version {version}\n.target {target}\n.address_size 64\n"
-        );
+        let _ = writeln!(self.text, ".version {version}\n.target {target}");
+        if has_address_size(version) {
+            let _ = writeln!(self.text, ".address_size 64");
+        }
+        self.text.push('\n');
     }
 
     /// A blank line.
@@ -178,4 +184,13 @@ impl Entry {
         }
         t
     }
+}
+
+/// Whether PTX ISA `version` (`major.minor`) knows `.address_size`: 2.3 and later.
+/// A version that does not parse is taken as a current one.
+fn has_address_size(version: &str) -> bool {
+    let parsed = version
+        .split_once('.')
+        .and_then(|(a, b)| Some((a.parse::<u32>().ok()?, b.parse::<u32>().ok()?)));
+    parsed.is_none_or(|v| v >= (2, 3))
 }

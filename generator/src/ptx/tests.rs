@@ -120,3 +120,12 @@ fn bulk_by_thread0() {
          cp.async.bulk.commit_group;\n    cp.async.bulk.wait_group 0;\n"
     );
 }
+
+#[test]
+fn address_size_only_from_ptx_isa_2_3() {
+    for (version, want) in [("2.2", false), ("2.3", true), ("1.4", false), ("10.0", true)] {
+        let mut m = Module::new();
+        m.header(version, "sm_20");
+        assert_eq!(m.text().contains(".address_size"), want, "{version}");
+    }
+}
