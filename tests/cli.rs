@@ -224,3 +224,46 @@ fn emit_ptx_windows_only_for_generic_variants() {
     assert!(String::from_utf8_lossy(&out.stderr)
         .contains("possible values: global, shared, global-space, shared-space"));
 }
+
+/// A case id that names no case is refused, with or without a module given; it is
+/// never emitted as instruction text.
+#[test]
+fn emit_ptx_refuses_an_unknown_case_id() {
+    for args in [
+        &["emit-ptx", "red/nosuch/case"][..],
+        &[
+            "emit-ptx",
+            "red/nosuch/case",
+            "--ptx",
+            "8.0",
+            "--target",
+            "sm_90",
+        ][..],
+    ] {
+        let out = ptxvec(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("unknown case id `red/nosuch/case`"), "{err}");
+    }
+}
+
+/// A module below PTX ISA 2.3 has no `.address_size`: that version introduced the
+/// directive (ptxas 12.9: "Feature '.address_size directive' requires PTX ISA
+/// .version 2.3 or later"); at 2.3 and later it has one.
+#[test]
+fn emit_ptx_writes_address_size_only_where_the_version_has_it() {
+    for (case, want) in [
+        ("red/scalar/.and.b32/reg", false),
+        ("redux.sync/integer/.add.u32/reg", true),
+    ] {
+        let out = ptxvec(&["emit-ptx", case]);
+        assert!(
+            out.status.success(),
+            "{case}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(text.contains(".address_size 64"), want, "{case}:\n{text}");
+    }
+}
