@@ -141,3 +141,64 @@ fn every_constraint_has_an_illegal_case() {
         missing.join("\n")
     );
 }
+
+/// Every rule a case names has its entry in vectors/rules.json, and the committed
+/// rules.json and targets.json are what `generate` writes.
+#[test]
+fn every_rule_is_catalogued_and_the_catalogs_are_current() {
+    use ptxvec_generator::syntax::rules;
+    let spec = spec();
+    let catalog = rules::catalog(&spec);
+    let mut missing = BTreeSet::new();
+    for f in &spec.instructions {
+        for c in vectors::cases(&spec, &f.instruction) {
+            if let Some(rule) = &c.rule {
+                let entry = rules::entry(&catalog, &c.instruction, rule);
+                match entry {
+                    Some(e) => assert_eq!(Some(e.kind), c.kind, "{}: {rule}", c.id),
+                    None => {
+                        missing.insert(format!("{} {rule}", c.instruction));
+                    }
+                }
+            }
+        }
+    }
+    assert!(missing.is_empty(), "rules without an entry: {missing:?}");
+    let dir = tempfile::tempdir().unwrap();
+    ptxvec_generator::exports::write(&spec, dir.path()).unwrap();
+    for name in ["rules.json", "targets.json"] {
+        let fresh = std::fs::read(dir.path().join(name)).unwrap();
+        let committed = std::fs::read(spec_root().join("../vectors").join(name)).unwrap();
+        assert!(
+            fresh == committed,
+            "vectors/{name} is stale (run `ptxvec generate`)"
+        );
+    }
+}
+
+/// targets.json's `met_by` against what ptxas 13.5 did (spec/targets.yaml, the
+/// sm_10x family's note): code for a family target runs on its family's `a` and
+/// `f` targets from that architecture on, not on plain targets nor other families;
+/// code for an `a` target on that target alone; a plain target on every later one.
+#[test]
+fn targets_are_met_as_ptxas_takes_them() {
+    let t = ptxvec_generator::exports::targets(&spec());
+    let met_by = |target: &str| -> Vec<String> {
+        t.targets
+            .iter()
+            .find(|e| e.target == target)
+            .map(|e| e.met_by.clone())
+            .unwrap_or_default()
+    };
+    let f = met_by("sm_100f");
+    for yes in ["sm_100a", "sm_100f", "sm_103f", "sm_107f"] {
+        assert!(f.iter().any(|x| x == yes), "sm_100f not met by {yes}");
+    }
+    for no in ["sm_100", "sm_103", "sm_110f", "sm_120f", "sm_90a"] {
+        assert!(!f.iter().any(|x| x == no), "sm_100f met by {no}");
+    }
+    assert_eq!(met_by("sm_90a"), ["sm_90a"]);
+    let plain = met_by("sm_90");
+    assert!(plain.iter().any(|x| x == "sm_120"));
+    assert!(!plain.iter().any(|x| x == "sm_89"));
+}

@@ -1,28 +1,37 @@
 #!/usr/bin/env python3
-"""Check one vectors/semantic/<variant>.jsonl against vectors/schema.json and count,
-per profile, its exact and accept-class expectations. Exit 1 on an invalid record."""
+"""Check vector files against their schema (semantic/*.jsonl: schema.json; syntax/*.jsonl:
+syntax.schema.json) and count what they hold. Exit 1 naming file:line on an invalid record."""
 import collections, json, pathlib, sys
 import jsonschema
 
-schema = json.loads(pathlib.Path(__file__).with_name("schema.json").read_text())
-validator = jsonschema.Draft202012Validator(schema)
-profiles = list(schema["$defs"]["memoryExpect"]["properties"])  # ptx-isa, sm_90
-path = sys.argv[1]
-n, counts = 0, {p: collections.Counter() for p in profiles}
-with open(path, encoding="utf-8") as f:
-    for n, line in enumerate(f, 1):
-        try:
-            record = json.loads(line)
-        except ValueError as e:
-            sys.exit(f"{path}:{n}: not JSON: {e}")
-        error = jsonschema.exceptions.best_match(validator.iter_errors(record))
-        if error is not None:
-            sys.exit(f"{path}:{n}: {error.json_path}: {error.message}")
-        for p in profiles:  # a profile the record leaves out expects what ptx-isa does
-            outputs = record["expect"].get(p, record["expect"]["ptx-isa"])
-            for value in (v for values in outputs.values() for v in values):
-                if value is not None:  # null: the lane does not execute
-                    counts[p]["exact" if isinstance(value, str) else value["accept"]] += 1
-print(f"{path}: {n} records valid")
-for p, c in counts.items():
-    print(f"  {p}: {c['exact']} exact, " + ", ".join(f"{c[k]} {k}" for k in ("nan:any", "one_of", "undefined")))
+here = pathlib.Path(__file__).parent
+if len(sys.argv) < 2:
+    print(f"usage: {sys.argv[0]} FILE.jsonl ...  (vectors/semantic/*.jsonl, vectors/syntax/*.jsonl)", file=sys.stderr)
+    sys.exit(2)
+for path in sys.argv[1:]:
+    syntax = pathlib.Path(path).parent.name == "syntax"
+    schema = json.loads((here / ("syntax.schema.json" if syntax else "schema.json")).read_text())
+    validator = jsonschema.Draft202012Validator(schema)
+    counts = collections.Counter()
+    with open(path, encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            try:
+                record = json.loads(line)
+            except ValueError as e:
+                sys.exit(f"{path}:{n}: not JSON: {e}")
+            error = jsonschema.exceptions.best_match(validator.iter_errors(record))
+            if error is not None:
+                sys.exit(f"{path}:{n}: {error.json_path}: {error.message}")
+            if syntax:
+                counts[record.get("kind", "legal")] += 1
+                continue
+            for p in ("ptx-isa", "sm_90"):  # a profile left out expects what ptx-isa does
+                outputs = record["expect"].get(p, record["expect"]["ptx-isa"])
+                for value in (v for values in outputs.values() for v in values):
+                    if value is not None:  # null: the lane does not execute
+                        counts[p, "exact" if isinstance(value, str) else value["accept"]] += 1
+    print(f"{path}: {n} records valid")
+    if syntax:
+        print("  " + ", ".join(f"{counts[k]} {k}" for k in ("legal", "malformed", "invalid")))
+    for p in () if syntax else ("ptx-isa", "sm_90"):
+        print(f"  {p}: " + ", ".join(f"{counts[p, k]} {k}" for k in ("exact", "nan:any", "one_of", "undefined")))

@@ -180,6 +180,7 @@ fn run(cli: &Cli, stdout: &mut crate::output::Stdout) -> Result<Outcome> {
         }
         Command::Generate { out, instructions, variants, seed, count } => {
             crate::generate::run(&spec, out, instructions, stdout)?;
+            crate::exports::write(&spec, out)?;
             let rows = crate::semvec::export::write(&spec, out, variants, *seed, *count)?;
             let records: usize = rows.iter().map(|r| r.records).sum();
             writeln!(stdout, "{:<28} {:>6} files {:>8} records", out.join("semantic").display(), rows.len(), records).map_err(write_error)?;

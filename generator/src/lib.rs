@@ -22,4 +22,5 @@ pub mod selfcheck;
 pub mod bench;
 pub mod record;
 pub mod files;
+pub mod exports;
 pub mod error;

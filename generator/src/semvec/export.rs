@@ -26,6 +26,11 @@ pub struct IndexEntry {
     pub spec: Vec<String>,
     /// SHA-256 of the file's bytes, hex.
     pub sha256: String,
+    /// The operands of the records' text, in order, and what each holds.
+    pub operands: Vec<super::binding::Binding>,
+    /// What a runner must choose that the records leave open.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub choices: Vec<String>,
 }
 
 /// The manifest.
@@ -100,6 +105,8 @@ pub fn write(
             records: n,
             spec: v.notes.clone(),
             sha256: format!("{:x}", Sha256::digest(text.as_bytes())),
+            operands: super::binding::operands(v),
+            choices: super::binding::choices(v),
         });
     }
     if only.is_empty() {

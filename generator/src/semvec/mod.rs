@@ -2,6 +2,7 @@
 //! and the expected outputs under each profile, as JSON Lines that any language can
 //! read (format: vectors/README.md, schema: vectors/schema.json).
 
+pub mod binding;
 pub mod eval;
 pub mod expect;
 pub mod export;

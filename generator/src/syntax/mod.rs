@@ -13,6 +13,7 @@ pub mod legal;
 pub mod needs;
 pub mod operands;
 pub mod placement;
+pub mod rules;
 pub mod spelling;
 pub mod text;
 pub mod vectors;

@@ -165,6 +165,22 @@ impl Operand {
     }
 }
 
+/// The operand as the enumerator writes it: `[%rd1]`, `{%f1, %f2}`, `%r1|%p1`, `!%p1`.
+impl fmt::Display for Operand {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Operand::Address(_, inside) => write!(f, "[{inside}]"),
+            Operand::Vector(v) => {
+                let items: Vec<String> = v.iter().map(ToString::to_string).collect();
+                write!(f, "{{{}}}", items.join(", "))
+            }
+            Operand::Pair(a, b) => write!(f, "{a}|{b}"),
+            Operand::Not(a) => write!(f, "!{a}"),
+            Operand::Scalar(a) => write!(f, "{a}"),
+        }
+    }
+}
+
 /// A tokenized instruction.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct InstrText {
@@ -199,12 +215,17 @@ pub fn tokenize(text: &str) -> Result<InstrText, LexError> {
         body = stripped.trim_end();
     }
     if body.contains(';') {
-        return Err(err("expected one instruction: `;` only at the end", trimmed_start + body.find(';').unwrap_or(0)));
+        return Err(err(
+            "expected one instruction: `;` only at the end",
+            trimmed_start + body.find(';').unwrap_or(0),
+        ));
     }
     let mut at = trimmed_start;
     let mut guard = None;
     if body.starts_with('@') {
-        let end = body.find(char::is_whitespace).ok_or_else(|| err("expected an instruction after the guard predicate", at))?;
+        let end = body
+            .find(char::is_whitespace)
+            .ok_or_else(|| err("expected an instruction after the guard predicate", at))?;
         let g = &body[..end];
         let name = g[1..].strip_prefix('!').unwrap_or(&g[1..]);
         if !is_identifier(name) {
@@ -249,7 +270,10 @@ fn split_chain(chain: &str) -> Result<Vec<String>, (String, usize)> {
             if word.is_empty() {
                 return Err(("expected a word between dots".into(), i));
             }
-            if !word.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b':') {
+            if !word
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b':')
+            {
                 return Err((format!("`{word}` is not a qualifier word"), start));
             }
             words.push(word.to_owned());
@@ -319,7 +343,10 @@ fn parse_operand(s: &str) -> Option<Operand> {
         return Some(Operand::Vector(atoms));
     }
     if let Some((d, p)) = s.split_once('|') {
-        return Some(Operand::Pair(Atom::parse(d.trim())?, Atom::parse(p.trim())?));
+        return Some(Operand::Pair(
+            Atom::parse(d.trim())?,
+            Atom::parse(p.trim())?,
+        ));
     }
     if let Some(a) = s.strip_prefix('!') {
         return Some(Operand::Not(Atom::parse(a.trim())?));
@@ -368,7 +395,9 @@ fn literal(s: &str) -> Option<Literal> {
     }
     let dec = body.bytes().next().is_some_and(|b| b.is_ascii_digit())
         && body.parse::<f64>().is_ok()
-        && body.bytes().all(|b| b.is_ascii_digit() || b"+-.eE".contains(&b));
+        && body
+            .bytes()
+            .all(|b| b.is_ascii_digit() || b"+-.eE".contains(&b));
     dec.then_some(Literal::Decimal)
 }
 
@@ -392,7 +421,8 @@ mod tests {
 
     #[test]
     fn operand_shapes() {
-        let t = tokenize("x.y {%h0, %h1}, d|p, !q, _, 0xffffffff, 0f3F800000, -1, 1.5, [gbl], Ry").unwrap();
+        let t = tokenize("x.y {%h0, %h1}, d|p, !q, _, 0xffffffff, 0f3F800000, -1, 1.5, [gbl], Ry")
+            .unwrap();
         let shapes: Vec<&str> = t.operands.iter().map(Operand::shape).collect();
         assert_eq!(
             shapes,
@@ -409,8 +439,14 @@ mod tests {
                 "a register"
             ]
         );
-        assert_eq!(t.operands[5], Operand::Scalar(Atom::Imm(Literal::HexF32, "0f3F800000".into())));
-        assert_eq!(t.operands[7], Operand::Scalar(Atom::Imm(Literal::Decimal, "1.5".into())));
+        assert_eq!(
+            t.operands[5],
+            Operand::Scalar(Atom::Imm(Literal::HexF32, "0f3F800000".into()))
+        );
+        assert_eq!(
+            t.operands[7],
+            Operand::Scalar(Atom::Imm(Literal::Decimal, "1.5".into()))
+        );
         assert_eq!(t.operands[9], Operand::Scalar(Atom::Symbol("Ry".into())));
     }
 
