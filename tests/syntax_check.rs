@@ -23,6 +23,11 @@ const CASES: &[(&str, &str, &str, Option<&str>, &str)] = &[
     ("redux.sync.min.abs.NaN.f32 %f1, %f2, 0xffffffff;", "8.8", "sm_103f", None, "family member, 8.8"),
     ("redux.sync.min.f32 %f1, %f2, 0xffffffff;", "9.0", "sm_100", Some("f32"), "plain sm_100 is outside"),
     ("redux.sync.add.abs.u32 %r1, %r2, 0xffffffff;", "8.6", "sm_100a", Some("qualifier.extra"), ".abs only on the .f32 line"),
+    // seed 003, cp.reduce.async.bulk: `.dst.src` tell the spaces apart by order; ptxas
+    // 13.5 refuses them swapped ("State space incorrect for instruction
+    // 'cp.reduce.async.bulk'"), while other qualifiers may move (E004).
+    ("cp.reduce.async.bulk.shared::cta.shared::cluster.mbarrier::complete_tx::bytes.and.b32 [%rd1], [%rd2], %r1, [%rd3];", "8.0", "sm_90", Some("set.dst"), "spaces swapped"),
+    ("cp.reduce.async.bulk.shared::cluster.shared::cta.and.mbarrier::complete_tx::bytes.b32 [%rd1], [%rd2], %r1, [%rd3];", "8.0", "sm_90", None, "op before completion: any order"),
     // seed 001, red.
     ("red.global.add.s32  [a],1;", "6.3", "sm_75", None, "001 example"),
     ("red.global.sys.add.u32 [a], 1;", "6.3", "sm_75", None, "E004: any order, warned"),

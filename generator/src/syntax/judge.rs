@@ -392,10 +392,19 @@ fn read_qualifiers<'s>(
                 fail(
                     Kind::Invalid,
                     format!("set.{p}"),
-                    format!(
-                        "`{q}` is not one of .{p} = {{{values}}} in `{}`",
-                        form.syntax.text
-                    ),
+                    if g.sets.get(*p).is_some_and(|s| s.values.contains(&q)) {
+                        // It is one of them, but written after a qualifier of its
+                        // kind that fills a later position (placement::fit).
+                        format!(
+                            "`{q}` is one of .{p}, but written after a qualifier of its kind that comes later in `{}`: such qualifiers are read in the syntax line's order",
+                            form.syntax.text
+                        )
+                    } else {
+                        format!(
+                            "`{q}` is not one of .{p} = {{{values}}} in `{}`",
+                            form.syntax.text
+                        )
+                    },
                 ),
                 form_id,
             ));

@@ -2,7 +2,7 @@
 //! applies, and its needs.
 
 use ptxvec_spec::model::Form;
-use ptxvec_spec::{Instruction, Spec};
+use ptxvec_spec::{Instruction, Origin, Qualifier, Spec};
 
 use super::case::{need_records, Case, SourceRecord, Verdict};
 use super::context;
@@ -21,7 +21,11 @@ pub struct Legal<'s> {
 
 /// The legal spellings of one form, in enumeration order; those whose needs no
 /// module meets (contradictory targets) are left out.
-pub fn legal_spellings<'s>(spec: &'s Spec, instruction: &'s Instruction, form_id: &str) -> Vec<Legal<'s>> {
+pub fn legal_spellings<'s>(
+    spec: &'s Spec,
+    instruction: &'s Instruction,
+    form_id: &str,
+) -> Vec<Legal<'s>> {
     let Some((group, form)) = instruction.form(form_id) else {
         return Vec::new();
     };
@@ -73,7 +77,12 @@ pub fn legal_cases(spec: &Spec, instruction: &Instruction) -> Vec<Case> {
     let mut out = Vec::new();
     for (_, form) in instruction.forms() {
         for legal in legal_spellings(spec, instruction, &form.id) {
-            let Some(min) = legal.needs.0.first().and_then(|n| context::minimum(&spec.targets, n)) else {
+            let Some(min) = legal
+                .needs
+                .0
+                .first()
+                .and_then(|n| context::minimum(&spec.targets, n))
+            else {
                 continue;
             };
             for style in Style::ALL {
@@ -81,7 +90,13 @@ pub fn legal_cases(spec: &Spec, instruction: &Instruction) -> Vec<Case> {
                     continue;
                 }
                 out.push(Case {
-                    id: format!("{}/{}/{}/{}", instruction.instruction, form.id, chain_key(&legal.spelling), style.tag()),
+                    id: format!(
+                        "{}/{}/{}/{}",
+                        instruction.instruction,
+                        form.id,
+                        chain_key(&legal.spelling),
+                        style.tag()
+                    ),
                     instruction: instruction.instruction.clone(),
                     form: form.id.clone(),
                     text: text_of(&legal.spelling, *style),
@@ -96,6 +111,182 @@ pub fn legal_cases(spec: &Spec, instruction: &Instruction) -> Vec<Case> {
                     source: form_source(instruction, form),
                 });
             }
+        }
+    }
+    out
+}
+
+/// Orders that the document's own examples or real code write, beyond the swaps
+/// [`noncanonical_cases`] makes: (text, where it is written).
+const WRITTEN_ORDERS: &[(&str, &str)] = &[
+    (
+        "red.global.sys.add.u32 [%rd1], %r1;",
+        "seed 001, red, Examples: `red.global.sys.add.u32 [a], 1;`",
+    ),
+    (
+        "red.global.cluster.relaxed.add.u32 [%rd1], %r1;",
+        "seed 001, red, Examples: `red.global.cluster.relaxed.add.u32 [a], 1;`",
+    ),
+    (
+        "red.global.v8.f16.add.noftz [%rd1], {%h1, %h2, %h3, %h4, %h5, %h6, %h7, %h8};",
+        "seed 001, red, Examples: `red.global.v8.f16.add.noftz  [gbl], {%h0, ..., %h7};`",
+    ),
+    (
+        "red.add.global.relaxed.gpu.f64 [%rd1], %fd1;",
+        "real code: the ptx-syntax crate's test corpus",
+    ),
+];
+
+/// Legal cases whose qualifiers are not in the document's order: ptxas takes any
+/// order (errata E004), so a parser that takes only the document's order must fail
+/// here. Per syntax line, its legal spelling with the most qualifiers, with each
+/// adjacent pair swapped and with the whole order reversed; then the orders the
+/// document's examples and real code write. Legal by default, malformed under
+/// `check-syntax --strict` (`syntax.qualifier_order`).
+pub fn noncanonical_cases(spec: &Spec, instruction: &Instruction) -> Vec<Case> {
+    let ptxas = any_order_evidence(spec);
+    let mut out = Vec::new();
+    for (_, form) in instruction.forms() {
+        let legal = legal_spellings(spec, instruction, &form.id);
+        // The first spelling with the most qualifiers: every position it fills moves.
+        let Some(base) = legal
+            .iter()
+            .rev()
+            .max_by_key(|l| l.spelling.qualifiers().len())
+        else {
+            continue;
+        };
+        let quals = base.spelling.qualifiers();
+        // Two qualifiers of one kind keep their order: it is what tells them apart
+        // (cp.reduce.async.bulk's `.dst.src`), not a matter of form.
+        let mut orders: Vec<Vec<Qualifier>> = (1..quals.len())
+            .filter(|&i| quals[i - 1].kind() != quals[i].kind())
+            .map(|i| {
+                let mut o = quals.clone();
+                o.swap(i - 1, i);
+                o
+            })
+            .collect();
+        let reversed = reversed_by_kind(&quals);
+        if quals.len() > 2 && !orders.contains(&reversed) && reversed != quals {
+            orders.push(reversed);
+        }
+        for order in orders {
+            let chain: String = order.iter().map(|q| q.spelling()).collect();
+            let text = compose(
+                &format!("{}{chain}", base.spelling.form.syntax.mnemonic.spelling()),
+                &operands::render(&base.spelling, Style::Registers),
+            );
+            if let Some(c) =
+                noncanonical(spec, instruction, form, base, &chain, text, ptxas.clone())
+            {
+                out.push(c);
+            }
+        }
+    }
+    for (text, cite) in WRITTEN_ORDERS {
+        let Some(spelling) = super::judge::reading(spec, text) else {
+            continue;
+        };
+        if spelling.instruction.instruction != instruction.instruction {
+            continue;
+        }
+        let form = spelling.form;
+        let needs = spelling.needs(&spec.targets);
+        let base = Legal { spelling, needs };
+        let words = super::text::tokenize(text)
+            .map(|t| t.words)
+            .unwrap_or_default();
+        let skip = base
+            .spelling
+            .form
+            .syntax
+            .mnemonic
+            .spelling()
+            .split('.')
+            .count();
+        let chain: String = words.iter().skip(skip).map(|w| format!(".{w}")).collect();
+        let source = SourceRecord {
+            cite: format!("{cite}; {}", ptxas.cite),
+            quote: ptxas.quote.clone(),
+        };
+        if let Some(c) = noncanonical(
+            spec,
+            instruction,
+            form,
+            &base,
+            &chain,
+            (*text).to_owned(),
+            source,
+        ) {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// One noncanonical case of `base`'s spelling written as `chain`.
+fn noncanonical(
+    spec: &Spec,
+    instruction: &Instruction,
+    form: &Form,
+    base: &Legal<'_>,
+    chain: &str,
+    text: String,
+    source: SourceRecord,
+) -> Option<Case> {
+    let min = base
+        .needs
+        .0
+        .first()
+        .and_then(|n| context::minimum(&spec.targets, n))?;
+    Some(Case {
+        id: format!(
+            "{}/{}/{chain}/noncanonical",
+            instruction.instruction, form.id
+        ),
+        instruction: instruction.instruction.clone(),
+        form: form.id.clone(),
+        text,
+        verdict: Verdict::Legal,
+        kind: None,
+        rule: None,
+        ptx: min.ptx.to_string(),
+        target: min.target.to_string(),
+        requires: need_records(&base.needs),
+        noncanonical: true,
+        base: None,
+        source,
+    })
+}
+
+/// What a noncanonical case rests on: ptxas's word in the ledger's entry on the
+/// document's own orders (E004).
+fn any_order_evidence(spec: &Spec) -> SourceRecord {
+    let ptxas = spec
+        .errata
+        .errata
+        .iter()
+        .find(|e| e.id == "E004")
+        .and_then(|e| {
+            e.evidence
+                .iter()
+                .find(|s| matches!(s.origin, Origin::Ptxas(_)))
+        });
+    SourceRecord {
+        cite: "ptxas 13.5 takes qualifiers in any order (errata E004)".to_owned(),
+        quote: ptxas.and_then(|s| s.note.clone().or_else(|| s.quote.clone())),
+    }
+}
+
+/// The order reversed, qualifiers of one kind kept in their own order.
+fn reversed_by_kind(quals: &[Qualifier]) -> Vec<Qualifier> {
+    let mut out: Vec<Qualifier> = quals.iter().rev().copied().collect();
+    for kind in quals.iter().map(|q| q.kind()) {
+        let same: Vec<Qualifier> = quals.iter().copied().filter(|q| q.kind() == kind).collect();
+        let at: Vec<usize> = (0..out.len()).filter(|&k| out[k].kind() == kind).collect();
+        for (k, q) in at.into_iter().zip(same) {
+            out[k] = q;
         }
     }
     out

@@ -38,22 +38,44 @@ impl Fit {
 /// combinations table: a position that takes any qualifier of a column takes every
 /// qualifier of it, so that a combination the table leaves out (`.v8` with `.f32`)
 /// still reads as the form and is refused by the table, not by the syntax line.
-fn admits(group: &SyntaxGroup, token: &SlotToken, q: Qualifier, widen: &[BTreeSet<Qualifier>]) -> bool {
+fn admits(
+    group: &SyntaxGroup,
+    token: &SlotToken,
+    q: Qualifier,
+    widen: &[BTreeSet<Qualifier>],
+) -> bool {
     let takes = |q: Qualifier| match token {
         SlotToken::Fixed(f) => *f == q,
         SlotToken::Placeholder(p) => group.sets.get(p).is_some_and(|s| s.values.contains(&q)),
     };
-    takes(q) || widen.iter().any(|col| col.contains(&q) && col.iter().any(|&c| takes(c)))
+    takes(q)
+        || widen
+            .iter()
+            .any(|col| col.contains(&q) && col.iter().any(|&c| takes(c)))
 }
 
 /// The placement of written qualifiers onto positions that places the most, and
 /// among those keeps the written order where it can.
-pub fn fit(group: &SyntaxGroup, form: &Form, quals: &[Qualifier], widen: &[BTreeSet<Qualifier>]) -> Fit {
+pub fn fit(
+    group: &SyntaxGroup,
+    form: &Form,
+    quals: &[Qualifier],
+    widen: &[BTreeSet<Qualifier>],
+) -> Fit {
     let slots = &form.syntax.slots;
-    let mut search = Search { quals, group, form, widen, placed: vec![None; slots.len()], best: None };
+    let mut search = Search {
+        quals,
+        group,
+        form,
+        widen,
+        placed: vec![None; slots.len()],
+        best: None,
+    };
     search.from(0, 0);
     let placed = search.best.map_or_else(|| vec![None; slots.len()], |b| b.2);
-    let unplaced = (0..quals.len()).filter(|i| !placed.contains(&Some(*i))).collect();
+    let unplaced = (0..quals.len())
+        .filter(|i| !placed.contains(&Some(*i)))
+        .collect();
     Fit { placed, unplaced }
 }
 
@@ -72,6 +94,13 @@ struct Search<'a> {
 impl Search<'_> {
     fn from(&mut self, i: usize, count: usize) {
         if i == self.quals.len() {
+            // Two qualifiers of one kind (cp.reduce.async.bulk's `.dst` and `.src`
+            // spaces) are told apart by their order alone: the first written fills
+            // the earlier position, as ptxas reads them (ptxas 13.5 refuses
+            // `.shared::cta.shared::cluster`: "State space incorrect").
+            if !same_kinds_in_order(self.quals, &self.placed) {
+                return;
+            }
             let ordered = in_order(&self.placed);
             let better = match &self.best {
                 None => true,
@@ -83,7 +112,14 @@ impl Search<'_> {
             return;
         }
         for k in 0..self.form.syntax.slots.len() {
-            if self.placed[k].is_none() && admits(self.group, &self.form.syntax.slots[k].token, self.quals[i], self.widen) {
+            if self.placed[k].is_none()
+                && admits(
+                    self.group,
+                    &self.form.syntax.slots[k].token,
+                    self.quals[i],
+                    self.widen,
+                )
+            {
                 self.placed[k] = Some(i);
                 self.from(i + 1, count + 1);
                 self.placed[k] = None;
@@ -99,3 +135,12 @@ pub fn in_order(placed: &[Option<usize>]) -> bool {
     seq.windows(2).all(|w| w[0] < w[1])
 }
 
+/// Whether qualifiers of one kind lie on the positions in the order they are written.
+fn same_kinds_in_order(quals: &[Qualifier], placed: &[Option<usize>]) -> bool {
+    let seq: Vec<usize> = placed.iter().flatten().copied().collect();
+    seq.iter().enumerate().all(|(a, &i)| {
+        seq[a + 1..]
+            .iter()
+            .all(|&j| quals[i].kind() != quals[j].kind() || i < j)
+    })
+}

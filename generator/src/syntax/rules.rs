@@ -42,7 +42,7 @@ pub const GENERAL: &[(&str, Kind, &str)] = &[
 pub const ID_PARTS: &[(&str, &str)] = &[
     ("<instruction>/<form>/<qualifier chain>", "A legal case: the instruction, the syntax line (form id), the qualifiers written in order (`.global.add.u32`)."),
     ("/reg, /imm, /pair, /not, /sink", "The same legal spelling with registers everywhere, with immediates where the spec allows them, with the optional `|p` destination written, with the predicate source negated (`!%p`), or with the sink `_` as a destination."),
-    ("/noncanonical:...", "The same legal spelling with its qualifiers in another order than the document's."),
+    ("<instruction>/<form>/<chain as written>/noncanonical", "A legal spelling with its qualifiers in another order than the document's (`noncanonical: true`): legal by default, malformed under check-syntax --strict."),
     ("!<rule>", "An illegal case: the legal case before the `!`, with one defect, named by the rule it breaks."),
     ("!<rule>:<detail>", "The defect in detail: the qualifier or operand changed (`!set.op:.and`, `!operand.class:d`)."),
     ("!<rule>:target:<target>@<ptx>, !<rule>:version:<target>@<ptx>", "A module that breaks a requirement rule: the nearest target below it, or one PTX ISA version below, at `<target>` and `.version <ptx>`."),

@@ -7,11 +7,12 @@ use ptxvec_spec::{Instruction, Spec};
 
 use super::case::Case;
 use super::illegal::illegal_cases;
-use super::legal::legal_cases;
+use super::legal::{legal_cases, noncanonical_cases};
 
 /// Every case of one instruction.
 pub fn cases(spec: &Spec, instruction: &Instruction) -> Vec<Case> {
     let mut out = legal_cases(spec, instruction);
+    out.extend(noncanonical_cases(spec, instruction));
     out.extend(illegal_cases(spec, instruction));
     out
 }
