@@ -22,3 +22,4 @@ pub mod bench;
 pub mod record;
 pub mod files;
 pub mod error;
+pub mod grade;
