@@ -24,3 +24,4 @@ mod semantics_coverage;
 mod semantic_vectors;
 mod silicon_vectors;
 mod silicon_sweeps;
+mod grade;

@@ -24,3 +24,4 @@ pub mod record;
 pub mod files;
 pub mod exports;
 pub mod error;
+pub mod grade;

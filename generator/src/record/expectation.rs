@@ -1,6 +1,7 @@
 //! What one output slot (a lane, an element) must hold: exact bits, or an accept
 //! class where the document leaves the bits open (vectors/README.md, "Accept
-//! classes"). The one place that decides whether a result passes.
+//! classes"): the type, its reading and writing. Whether a result passes one is
+//! decided in one place, `crate::grade::accept`.
 
 use std::fmt;
 
@@ -8,7 +9,7 @@ use serde::de::{self, MapAccess, Visitor};
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use ptxvec_oracle::float::{Expect, Format};
+use ptxvec_oracle::float::Expect;
 use ptxvec_oracle::warp::Lane;
 
 use super::bits::Bits;
@@ -59,23 +60,6 @@ impl Expectation {
             Lane::Value(v) => Expectation::Exact(bits(v)),
             Lane::Undefined => Expectation::Undefined,
             Lane::NotExecuted => Expectation::NotExecuted,
-        }
-    }
-
-    /// Whether `got` keeps the expectation. `got` is `None` where nothing was
-    /// written (a lane that did not execute); `float` is the slot's format where
-    /// it holds a float, for the NaN classes.
-    pub fn accepts(&self, got: Option<u64>, float: Option<Format>) -> bool {
-        let nan = |g: u64| float.is_some_and(|f| f.is_nan(g));
-        match (self, got) {
-            (Expectation::NotExecuted, got) => got.is_none(),
-            (Expectation::Undefined, _) => true,
-            (_, None) => false,
-            (Expectation::Exact(b), Some(g)) => g == b.value,
-            (Expectation::AnyNan, Some(g)) => nan(g),
-            (Expectation::OneOf { bits, nan: n }, Some(g)) => {
-                bits.iter().any(|b| b.value == g) || (*n && nan(g))
-            }
         }
     }
 
@@ -210,72 +194,6 @@ mod tests {
 
     fn read(s: &str) -> Result<Expectation, serde_json::Error> {
         serde_json::from_str(s)
-    }
-
-    /// vectors/README.md's table of accept classes, row by row: (the expectation
-    /// as written, the result, the slot's format, whether it passes).
-    #[test]
-    fn accept_classes_as_the_readme_defines_them() {
-        let f32 = Some(Format::F32);
-        let rows: [(&str, Option<u64>, Option<Format>, bool); 18] = [
-            (r#""0x00000005""#, Some(5), None, true),
-            (r#""0x00000005""#, Some(6), None, false),
-            (r#""0x00000005""#, None, None, false),
-            (r#"{"accept":"nan:any"}"#, Some(0x7fc0_0000), f32, true),
-            (r#"{"accept":"nan:any"}"#, Some(0xffc0_0001), f32, true),
-            (r#"{"accept":"nan:any"}"#, Some(0x7f80_0001), f32, true),
-            (r#"{"accept":"nan:any"}"#, Some(0xff80_0000), f32, false),
-            (r#"{"accept":"nan:any"}"#, None, f32, false),
-            (
-                r#"{"accept":"one_of","bits":["0x00000001","0x00000002"]}"#,
-                Some(2),
-                f32,
-                true,
-            ),
-            (
-                r#"{"accept":"one_of","bits":["0x00000001","0x00000002"]}"#,
-                Some(3),
-                f32,
-                false,
-            ),
-            (
-                r#"{"accept":"one_of","bits":["0x00000001","0x00000002"]}"#,
-                Some(0x7fc0_0000),
-                f32,
-                false,
-            ),
-            (
-                r#"{"accept":"one_of","bits":["0x00000001"],"nan":true}"#,
-                Some(0x7fc0_0000),
-                f32,
-                true,
-            ),
-            (
-                r#"{"accept":"one_of","bits":["0x00000001"],"nan":true}"#,
-                Some(1),
-                f32,
-                true,
-            ),
-            (
-                r#"{"accept":"one_of","bits":["0x00000001"],"nan":true}"#,
-                Some(0x7f80_0000),
-                f32,
-                false,
-            ),
-            (r#"{"accept":"undefined"}"#, Some(77), None, true),
-            (r#"{"accept":"undefined"}"#, None, None, true),
-            ("null", None, None, true),
-            ("null", Some(0), None, false),
-        ];
-        for (text, got, float, want) in rows {
-            let e = read(text).unwrap();
-            assert_eq!(e.accepts(got, float), want, "case: {text} got {got:x?}");
-            assert_eq!(
-                serde_json::to_string(&e).unwrap(),
-                text,
-                "round trip: {text}"
-            );
-        }
     }
 
     #[test]

@@ -13,6 +13,7 @@ use ptxvec_oracle::profile::Profile;
 
 use super::ptx::LANE_BYTES;
 use super::{skipped, Execution, Suite, WARP};
+use crate::grade::accept::accepts;
 use crate::record::{Expectation, Out};
 
 /// Per output (in [`Suite::outputs`] order), per slot: the bits.
@@ -101,7 +102,7 @@ pub fn judge(s: &Suite, vals: &[Option<Values>], p: Profile) -> Tally {
                 let g = got[oi][k];
                 // A lane that does not execute writes nothing: the buffer keeps
                 // whatever was there.
-                if *slot != Expectation::NotExecuted && !slot.accepts(Some(g), float) {
+                if *slot != Expectation::NotExecuted && !accepts(slot, Some(g), float) {
                     ok = false;
                     v.slots.push(SlotBits {
                         record: r,

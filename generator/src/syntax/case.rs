@@ -1,7 +1,7 @@
 //! One syntax vector: an instruction text, the module it is judged in, the verdict,
 //! and where in the spec the verdict comes from. Serialized as one JSON line.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use ptxvec_spec::Source;
 
@@ -10,7 +10,7 @@ use super::judge::Kind;
 use super::needs::Needs;
 
 /// Legal or illegal.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Verdict {
     /// ptxas must accept it at its minimum module.
@@ -20,7 +20,7 @@ pub enum Verdict {
 }
 
 /// One requirement alternative as written to the vector files.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct NeedRecord {
     /// The lowest `.version`.
@@ -31,12 +31,13 @@ pub struct NeedRecord {
 }
 
 /// A citation as written to the vector files.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct SourceRecord {
     /// `seed 001, Target ISA Notes`, `PTX ISA 9.1, ...`, `ptxas 13.5, ...`.
     pub cite: String,
     /// The witness's words, where the spec quotes them.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub quote: Option<String>,
 }
 
@@ -59,7 +60,8 @@ impl SourceRecord {
 }
 
 /// One syntax case. Field order is the JSON key order.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Case {
     /// Unique and stable: `red/scalar/.global.add.u32/reg`, `...!operand.class`.
     pub id: String,
@@ -72,10 +74,10 @@ pub struct Case {
     /// Legal or illegal.
     pub verdict: Verdict,
     /// For an illegal case: malformed or invalid.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kind: Option<Kind>,
     /// For an illegal case: the rule it breaks.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rule: Option<String>,
     /// The module the verdict holds in: the lowest for a legal case.
     pub ptx: String,
@@ -86,10 +88,10 @@ pub struct Case {
     pub requires: Vec<NeedRecord>,
     /// The qualifiers are not in the document's order: legal by default, malformed
     /// under `--strict` (rule `syntax.qualifier_order`).
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub noncanonical: bool,
     /// For an illegal case: the legal case it differs from by one defect.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub base: Option<String>,
     /// Where the verdict comes from.
     pub source: SourceRecord,

@@ -21,7 +21,9 @@ use super::spelling::{Refusal, Spelling};
 use super::text::{self, RegClass};
 
 /// Malformed: does not parse as the syntax. Invalid: parses, but is not allowed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Kind {
     /// Not the syntax: unknown qualifier, missing or extra operand, wrong shape.

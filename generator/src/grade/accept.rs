@@ -1,0 +1,107 @@
+//! What passes an expectation: the project's one evaluator of the accept classes
+//! (vectors/README.md, "An expectation is exact bits ... or an accept class"). The
+//! grader, the silicon comparison (`selfcheck::raw::judge`) and the evidence replay
+//! all ask it; nothing else decides whether a result keeps an expectation.
+
+use ptxvec_oracle::float::Format;
+
+use crate::record::Expectation;
+
+/// Whether `got` keeps `expected`.
+///
+/// `got` is the result as an unsigned integer masked to the slot's width (an element
+/// of a packed type is its half of the 32-bit word, a predicate 0 or 1), or `None`
+/// where nothing was written (a lane that did not execute). `float` is the slot's
+/// format where it holds a float: the NaN classes need it, and without it no value
+/// is a NaN.
+pub fn accepts(expected: &Expectation, got: Option<u64>, float: Option<Format>) -> bool {
+    let nan = |g: u64| float.is_some_and(|f| f.is_nan(g));
+    match (expected, got) {
+        // `null`: the lane writes nothing, so nothing may be there.
+        (Expectation::NotExecuted, got) => got.is_none(),
+        // The profile promises nothing, not even that a value is written.
+        (Expectation::Undefined, _) => true,
+        (_, None) => false,
+        (Expectation::Exact(b), Some(g)) => g == b.value,
+        (Expectation::AnyNan, Some(g)) => nan(g),
+        (Expectation::OneOf { bits, nan: n }, Some(g)) => {
+            bits.iter().any(|b| b.value == g) || (*n && nan(g))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(s: &str) -> Expectation {
+        serde_json::from_str(s).unwrap()
+    }
+
+    /// vectors/README.md, row by row: first the two forms a slot takes besides the
+    /// classes (exact bits, `null`), then the accept-class table's four rows, each
+    /// with results it passes and results it does not. Columns: the expectation as
+    /// the files write it, the result, the slot's format, whether it passes.
+    #[test]
+    fn accept_classes_as_the_readme_defines_them() {
+        let (f16, f32, f64) = (Some(Format::F16), Some(Format::F32), Some(Format::F64));
+        let one_of_two = r#"{"accept":"one_of","bits":["0x00000001","0x00000002"]}"#;
+        let one_or_nan = r#"{"accept":"one_of","bits":["0x00000001"],"nan":true}"#;
+        let rows: &[(&str, Option<u64>, Option<Format>, bool)] = &[
+            // "exact bits (a hex string)"
+            (r#""0x00000005""#, Some(5), None, true),
+            (r#""0x00000005""#, Some(6), None, false),
+            (r#""0x00000005""#, None, None, false),
+            (r#""0x7fc00000""#, Some(0x7fc0_0001), f32, false),
+            // "null: the lane does not execute the instruction and writes nothing"
+            ("null", None, None, true),
+            ("null", Some(0), None, false),
+            // nan:any: "any NaN of the element's format (exponent all ones, fraction
+            // not zero; sign and payload free)"
+            (r#"{"accept":"nan:any"}"#, Some(0x7fc0_0000), f32, true),
+            (r#"{"accept":"nan:any"}"#, Some(0xffc0_0001), f32, true),
+            (r#"{"accept":"nan:any"}"#, Some(0x7f80_0001), f32, true),
+            (r#"{"accept":"nan:any"}"#, Some(0xff80_0000), f32, false),
+            (r#"{"accept":"nan:any"}"#, Some(0x7e00), f16, true),
+            (r#"{"accept":"nan:any"}"#, Some(0x7c00), f16, false),
+            (r#"{"accept":"nan:any"}"#, Some(0x7fc0_0000), f64, false),
+            (
+                r#"{"accept":"nan:any"}"#,
+                Some(0xfff0_0000_0000_0001),
+                f64,
+                true,
+            ),
+            (r#"{"accept":"nan:any"}"#, None, f32, false),
+            // one_of: "any of the listed bit patterns"
+            (one_of_two, Some(1), f32, true),
+            (one_of_two, Some(2), f32, true),
+            (one_of_two, Some(3), f32, false),
+            (one_of_two, Some(0x7fc0_0000), f32, false),
+            (one_of_two, None, f32, false),
+            // one_of with nan: "any of the listed bit patterns, or any NaN of the
+            // element's format"
+            (one_or_nan, Some(1), f32, true),
+            (one_or_nan, Some(0x7fc0_0000), f32, true),
+            (one_or_nan, Some(0xff80_0001), f32, true),
+            (one_or_nan, Some(0x7f80_0000), f32, false),
+            (one_or_nan, Some(2), f32, false),
+            // undefined: "anything: the profile promises nothing"
+            (r#"{"accept":"undefined"}"#, Some(77), None, true),
+            (r#"{"accept":"undefined"}"#, Some(0x7fc0_0000), f32, true),
+            (r#"{"accept":"undefined"}"#, None, None, true),
+        ];
+        for &(text, got, float, want) in rows {
+            let e = read(text);
+            assert_eq!(
+                accepts(&e, got, float),
+                want,
+                "case: {text} got {got:x?} in {float:?}: want {want}"
+            );
+            assert_eq!(
+                serde_json::to_string(&e).unwrap(),
+                text,
+                "round trip: {text}"
+            );
+        }
+    }
+}

@@ -1,0 +1,167 @@
+//! `ptxvec grade`: grades a consumer's results against the vectors, and holds the
+//! project's one evaluator of what passes an expectation ([`accept`]).
+//!
+//! Results come as syntax results (JSON Lines `{"id", "accepted", "message"?}`),
+//! semantic results (JSON Lines `{"id", "outputs"}`) and raw buffers of the
+//! self-checking modules (`--raw DIR`). Every results file is read in full first; any
+//! bad line is an input error that names each one. Then every case is graded and
+//! reported: a summary on stdout, and on request `--json`, `--junit` and `--html`.
+
+pub mod accept;
+pub mod html;
+pub mod junit;
+pub mod report;
+pub mod results;
+pub mod semantic;
+pub mod syntax;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use ptxvec_oracle::profile::Profile;
+use ptxvec_spec::Spec;
+
+use crate::error::{Error, Outcome, Result};
+use report::Report;
+use results::{parse, read_input, SemanticResult, SyntaxResult};
+
+/// The profile `grade` keeps: one of the oracle's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum GradeProfile {
+    /// What the PTX ISA document promises (accept classes where it leaves bits open).
+    #[value(name = "ptx-isa")]
+    PtxIsa,
+    /// What sm_90 silicon does.
+    #[value(name = "sm_90")]
+    Sm90,
+}
+
+impl GradeProfile {
+    /// The oracle's profile.
+    pub fn profile(self) -> Profile {
+        match self {
+            GradeProfile::PtxIsa => Profile::PtxIsa,
+            GradeProfile::Sm90 => Profile::Sm90,
+        }
+    }
+}
+
+/// Arguments of `ptxvec grade`.
+#[derive(Debug, clap::Args)]
+#[command(group(clap::ArgGroup::new("results").required(true).multiple(true).args(["syntax", "semantic", "raw"])))]
+pub struct Args {
+    /// Syntax results: JSON Lines `{"id": <case id>, "accepted": true|false,
+    /// "message": "..."}` (`-` for stdin).
+    #[arg(long)]
+    pub syntax: Option<PathBuf>,
+    /// Semantic results: JSON Lines `{"id": "<variant>#<n>", "outputs": {...}}`,
+    /// shaped like the record's `expect`, a slot `null` where the lane did not
+    /// execute (`-` for stdin).
+    #[arg(long)]
+    pub semantic: Option<PathBuf>,
+    /// A folder of raw `ptxvec_raw` buffers: `<stem>.bin` per variant file
+    /// vectors/semantic/<stem>.jsonl, `<stem>.<window>.bin` for a generic `red`.
+    #[arg(long)]
+    pub raw: Option<PathBuf>,
+    /// Grade a grammar-only syntax consumer: legal and malformed cases; accepting an
+    /// invalid case is not graded.
+    #[arg(long)]
+    pub parser: bool,
+    /// The profile whose expectations the semantic results must keep.
+    #[arg(long, value_enum, default_value = "ptx-isa")]
+    pub profile: GradeProfile,
+    /// Require every record of every variant (and every case of every instruction),
+    /// not only of those the results name.
+    #[arg(long)]
+    pub all: bool,
+    /// The vectors folder (syntax/, semantic/, index.json).
+    #[arg(long, default_value = "vectors")]
+    pub vectors: PathBuf,
+    /// Write the report as one JSON document: counts, tallies, every failure.
+    #[arg(long)]
+    pub json: Option<PathBuf>,
+    /// Write the report as JUnit XML.
+    #[arg(long)]
+    pub junit: Option<PathBuf>,
+    /// Write the report as one static HTML page.
+    #[arg(long)]
+    pub html: Option<PathBuf>,
+}
+
+/// Runs `ptxvec grade`: findings when any case fails.
+pub fn run(spec: &Spec, args: &Args, out: &mut dyn Write) -> Result<Outcome> {
+    if args.syntax.as_deref() == Some(Path::new("-"))
+        && args.semantic.as_deref() == Some(Path::new("-"))
+    {
+        return Err(Error::Usage(
+            "--syntax and --semantic cannot both read stdin (`-`)".to_owned(),
+        ));
+    }
+    // Every results file is read, and every bad line found, before anything is graded.
+    let mut bad = Vec::new();
+    let syntax_results = match &args.syntax {
+        Some(p) => Some(parse::<SyntaxResult>(
+            &results::display_name(p),
+            &read_input(p)?,
+            &mut bad,
+        )),
+        None => None,
+    };
+    let semantic_results = match &args.semantic {
+        Some(p) => Some(parse::<SemanticResult>(
+            &results::display_name(p),
+            &read_input(p)?,
+            &mut bad,
+        )),
+        None => None,
+    };
+    if !bad.is_empty() {
+        return Err(results::bad_lines_error(&bad));
+    }
+    let mut report = Report::default();
+    if let Some(r) = &syntax_results {
+        let cases = syntax::load(spec, &args.vectors)?;
+        let mode = syntax::Mode {
+            parser: args.parser,
+            all: args.all,
+        };
+        report.sections.push(syntax::grade(&cases, r, mode));
+    }
+    if semantic_results.is_some() || args.raw.is_some() {
+        let variants = semantic::load(spec, &args.vectors)?;
+        let mode = semantic::Mode {
+            profile: args.profile.profile(),
+            all: args.all,
+        };
+        if let Some(r) = &semantic_results {
+            report.sections.push(semantic::grade(&variants, r, mode));
+        }
+        if let Some(dir) = &args.raw {
+            report
+                .sections
+                .push(semantic::grade_raw(&variants, dir, mode)?);
+        }
+    }
+    write_reports(&report, args)?;
+    write!(out, "{}", report::summary(&report)).map_err(Error::Stdout)?;
+    Ok(Outcome::findings_if(report.failed()))
+}
+
+/// Renders a report in one format.
+type Render = fn(&Report) -> String;
+
+/// Writes each report file asked for, through a temporary name.
+fn write_reports(report: &Report, args: &Args) -> Result<()> {
+    let files: [(&Option<PathBuf>, Render); 3] = [
+        (&args.json, report::json),
+        (&args.junit, junit::render),
+        (&args.html, html::render),
+    ];
+    for (path, render) in files {
+        if let Some(path) = path {
+            crate::files::write_atomic(path, render(report).as_bytes())
+                .map_err(|e| Error::io(path, e))?;
+        }
+    }
+    Ok(())
+}

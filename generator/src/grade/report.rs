@@ -1,0 +1,302 @@
+//! What a grading found, in one typed model that every report is rendered from: the
+//! summary on stdout, `--json`, `--junit` and `--html`. Cases keep the order of the
+//! vector files (deterministic); tallies are sorted maps.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+/// The whole grading: one section per kind of results given.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Report {
+    /// `syntax`, `semantic`, `raw`, in that order, those that were given.
+    pub sections: Vec<Section>,
+}
+
+/// The grading of one kind of results.
+#[derive(Debug, Clone, Serialize)]
+pub struct Section {
+    /// `syntax`, `semantic` or `raw`.
+    pub name: &'static str,
+    /// How it was graded: `parser` or `full` (syntax), the profile (semantic, raw),
+    /// and whether every variant or instruction was required (`--all`).
+    pub mode: String,
+    /// Every case or record graded, or required and missing, in vector order;
+    /// unknown ids last.
+    pub cases: Vec<TestCase>,
+    /// Variants (semantic, raw) or instructions (syntax) of the vectors that no result
+    /// names, so that none of their records was graded (empty under `--all`).
+    pub not_graded: Vec<String>,
+}
+
+/// How one case or record came out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// The result keeps every expectation.
+    Passed,
+    /// Some expectation is not kept, or the result is missing, unknown or doubled.
+    Failed,
+    /// Not graded: an `invalid` case a grammar-only consumer accepted (`--parser`),
+    /// or a record silicon does not run.
+    NotGraded,
+}
+
+/// One case of the syntax vectors or one record of the semantic vectors, graded.
+#[derive(Debug, Clone, Serialize)]
+pub struct TestCase {
+    /// The instruction (`red`, `shfl.sync`), or `(unknown)` for an id the vectors
+    /// lack.
+    pub instruction: String,
+    /// The case id (`red/scalar/.global.add.u32/reg`) or record id (`red.add.f32#2`),
+    /// as the results name it.
+    pub id: String,
+    /// For raw buffers of a variant stated with generic addressing: the window
+    /// (`global`, `shared`, ...) the buffer was run in.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub window: Option<String>,
+    /// The tallies the case counts in: `kind`, `form`, `rule` (syntax), `variant`
+    /// (semantic, raw).
+    pub groups: BTreeMap<&'static str, String>,
+    /// The outcome.
+    pub status: Status,
+    /// Why it is not graded, when it is not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub not_graded: Option<String>,
+    /// What is wrong, one entry per defect; empty unless failed.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub failures: Vec<Failure>,
+    /// The instruction text.
+    pub text: String,
+    /// The inputs: the module (`.version` and `.target`) of a syntax case, the
+    /// record's `inputs` as JSON.
+    pub inputs: String,
+    /// Where the expectation comes from: a syntax case's `source` (cite and quote),
+    /// a record's semantic note (`spec`).
+    pub source: String,
+    /// The command that writes what reproduces it: `ptxvec emit-ptx <case id>`, or
+    /// the variant's self-checking module.
+    pub reproduce: String,
+}
+
+/// One defect of a result.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Failure {
+    /// Where and what: `mem[0]: value not accepted`, `no result`, `duplicate id`.
+    pub what: String,
+    /// What the vectors expect there (an expectation as the files write it, a verdict).
+    pub expected: String,
+    /// What the result holds there.
+    pub got: String,
+}
+
+impl TestCase {
+    /// The name a report shows: the id, with the window where there is one.
+    pub fn name(&self) -> String {
+        match &self.window {
+            Some(w) => format!("{} [window {w}]", self.id),
+            None => self.id.clone(),
+        }
+    }
+}
+
+/// Cases by outcome.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Counts {
+    /// Passed.
+    pub passed: usize,
+    /// Failed.
+    pub failed: usize,
+    /// Not graded.
+    pub not_graded: usize,
+}
+
+impl Counts {
+    fn add(&mut self, s: Status) {
+        match s {
+            Status::Passed => self.passed += 1,
+            Status::Failed => self.failed += 1,
+            Status::NotGraded => self.not_graded += 1,
+        }
+    }
+
+    /// Every case counted.
+    pub fn total(&self) -> usize {
+        self.passed + self.failed + self.not_graded
+    }
+}
+
+impl Section {
+    /// The section's cases by outcome.
+    pub fn counts(&self) -> Counts {
+        let mut c = Counts::default();
+        self.cases.iter().for_each(|t| c.add(t.status));
+        c
+    }
+
+    /// Per instruction, the cases by outcome.
+    pub fn by_instruction(&self) -> BTreeMap<String, Counts> {
+        let mut m = BTreeMap::<String, Counts>::new();
+        for t in &self.cases {
+            m.entry(t.instruction.clone()).or_default().add(t.status);
+        }
+        m
+    }
+
+    /// Per group (`kind`, `form`, `rule`, `variant`) and value, the cases by outcome.
+    pub fn tallies(&self) -> BTreeMap<&'static str, BTreeMap<String, Counts>> {
+        let mut m = BTreeMap::<&'static str, BTreeMap<String, Counts>>::new();
+        m.insert("instruction", self.by_instruction());
+        for t in &self.cases {
+            for (g, v) in &t.groups {
+                m.entry(*g)
+                    .or_default()
+                    .entry(v.clone())
+                    .or_default()
+                    .add(t.status);
+            }
+        }
+        m
+    }
+
+    /// The failed cases, in order.
+    pub fn failed(&self) -> impl Iterator<Item = &TestCase> {
+        self.cases.iter().filter(|t| t.status == Status::Failed)
+    }
+}
+
+impl Report {
+    /// Whether any case failed.
+    pub fn failed(&self) -> bool {
+        self.sections.iter().any(|s| s.failed().next().is_some())
+    }
+}
+
+/// `--json`'s document: counts, tallies and every failure, one object.
+#[derive(Debug, Serialize)]
+struct JsonReport<'a> {
+    format: &'static str,
+    passed: bool,
+    sections: Vec<JsonSection<'a>>,
+}
+
+#[derive(Debug, Serialize)]
+struct JsonSection<'a> {
+    name: &'static str,
+    mode: &'a str,
+    counts: Counts,
+    tallies: BTreeMap<&'static str, BTreeMap<String, Counts>>,
+    not_graded: &'a [String],
+    failures: Vec<&'a TestCase>,
+}
+
+/// The `--json` report's format name.
+pub const JSON_FORMAT: &str = "ptxvec-grade/1";
+
+/// The `--json` document, pretty-printed, with a final newline.
+pub fn json(r: &Report) -> String {
+    let doc = JsonReport {
+        format: JSON_FORMAT,
+        passed: !r.failed(),
+        sections: r
+            .sections
+            .iter()
+            .map(|s| JsonSection {
+                name: s.name,
+                mode: &s.mode,
+                counts: s.counts(),
+                tallies: s.tallies(),
+                not_graded: &s.not_graded,
+                failures: s.failed().collect(),
+            })
+            .collect(),
+    };
+    // Strings, numbers and maps with string keys: serde_json cannot fail on it.
+    let mut text = serde_json::to_string_pretty(&doc).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+/// Failure lines the summary prints before it points to the files with all of them.
+pub const SUMMARY_FAILURES: usize = 50;
+
+/// The short human summary: per section the counts, per instruction, the groups with
+/// failures, the variants not graded, and the first failures, one line each, each
+/// naming its id and the command that reproduces it.
+pub fn summary(r: &Report) -> String {
+    use std::fmt::Write;
+    let mut s = String::new();
+    let mut shown = 0;
+    let mut hidden = 0;
+    for sec in &r.sections {
+        let c = sec.counts();
+        let _ = writeln!(
+            s,
+            "{} ({}): {} graded, {} passed, {} failed, {} not graded",
+            sec.name,
+            sec.mode,
+            c.total(),
+            c.passed,
+            c.failed,
+            c.not_graded
+        );
+        for (g, rows) in sec.tallies() {
+            // Every instruction and kind; of the finer groups only those that fail.
+            let all = matches!(g, "instruction" | "kind");
+            let rows: Vec<_> = rows.iter().filter(|(_, c)| all || c.failed > 0).collect();
+            if rows.is_empty() {
+                continue;
+            }
+            let _ = writeln!(s, "  by {g}{}:", if all { "" } else { ", failing" });
+            for (v, c) in rows {
+                let _ = writeln!(
+                    s,
+                    "    {v:<48} {:>6} passed {:>6} failed {:>6} not graded",
+                    c.passed, c.failed, c.not_graded
+                );
+            }
+        }
+        if !sec.not_graded.is_empty() {
+            let _ = writeln!(
+                s,
+                "  not graded ({} with no result; --all requires them): {}",
+                sec.not_graded.len(),
+                sec.not_graded.join(", ")
+            );
+        }
+        for t in sec.failed() {
+            if shown == SUMMARY_FAILURES {
+                hidden += 1;
+                continue;
+            }
+            shown += 1;
+            let what: Vec<String> = t
+                .failures
+                .iter()
+                .take(3)
+                .map(|f| format!("{} (expected {}, got {})", f.what, f.expected, f.got))
+                .collect();
+            let more = t.failures.len().saturating_sub(3);
+            let _ = writeln!(
+                s,
+                "FAIL {}: {}{}  [{}]",
+                t.name(),
+                what.join("; "),
+                if more > 0 {
+                    format!("; {more} more")
+                } else {
+                    String::new()
+                },
+                t.reproduce
+            );
+        }
+    }
+    if hidden > 0 {
+        let _ = writeln!(
+            s,
+            "... and {hidden} more failed cases (--json, --junit or --html list every one)"
+        );
+    }
+    let _ = writeln!(s, "grade: {}", if r.failed() { "FAILED" } else { "passed" });
+    s
+}

@@ -1,0 +1,392 @@
+//! Grading semantic results against vectors/semantic under one profile: the JSON
+//! results (`{"id", "outputs"}` per record) and the raw buffers of the self-checking
+//! modules' `ptxvec_raw` entry. Both judge every slot with [`super::accept`].
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use ptxvec_oracle::profile::Profile;
+use ptxvec_spec::Spec;
+
+use super::accept::accepts;
+use super::report::{Failure, Section, Status, TestCase};
+use super::results::{Line, SemanticResult};
+use super::syntax::unknown;
+use crate::error::{Error, Result};
+use crate::record::{Bits, Expectation, Field, Out, OutShape, Record};
+use crate::selfcheck::{self, raw, Suite, Window};
+
+/// One variant of vectors/semantic, loaded.
+#[derive(Debug, Clone)]
+pub struct Variant {
+    /// Its instruction (`red`, `shfl.sync`).
+    pub instruction: String,
+    /// Its file's stem (`red.add.f32`, `cp.reduce...shared__cluster...`).
+    pub stem: String,
+    /// Its records, read against the spec.
+    pub suite: Suite,
+}
+
+/// Every variant `index.json` lists, in its order (each file's SHA-256 checked).
+pub fn load(spec: &Spec, vectors: &Path) -> Result<Vec<Variant>> {
+    let mut out = Vec::new();
+    for entry in selfcheck::index(vectors)? {
+        let suite = selfcheck::load(spec, &entry, vectors)?;
+        let first = suite
+            .records
+            .first()
+            .map(|r| r.text.as_str())
+            .unwrap_or_default();
+        let instruction = crate::semantics::read(spec, first)?
+            .spelling
+            .instruction
+            .instruction
+            .clone();
+        let stem = Path::new(&entry.file)
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or_default()
+            .to_owned();
+        out.push(Variant {
+            instruction,
+            stem,
+            suite,
+        });
+    }
+    Ok(out)
+}
+
+/// How semantic results are graded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Mode {
+    /// The profile whose expectations are kept.
+    pub profile: Profile,
+    /// Every variant is required, not only those the results name.
+    pub all: bool,
+}
+
+impl Mode {
+    fn describe(self) -> String {
+        format!(
+            "profile {}{}",
+            self.profile.name(),
+            if self.all { ", every variant" } else { "" }
+        )
+    }
+}
+
+/// A test case for record `r` of `v`, not yet graded.
+fn case_of(v: &Variant, r: &Record, window: Option<Window>) -> TestCase {
+    let mut groups = BTreeMap::new();
+    groups.insert(
+        "variant",
+        match window {
+            Some(w) => format!("{} [window {}]", v.suite.id, w.name()),
+            None => v.suite.id.clone(),
+        },
+    );
+    TestCase {
+        instruction: v.instruction.clone(),
+        id: r.id.clone(),
+        window: window.map(|w| w.name().to_owned()),
+        groups,
+        status: Status::Passed,
+        not_graded: None,
+        failures: Vec::new(),
+        text: r.text.clone(),
+        // Inputs hold strings and lists only: serde_json cannot fail on them.
+        inputs: serde_json::to_string(&r.inputs).unwrap_or_default(),
+        source: format!("spec/instructions: {}", r.spec),
+        reproduce: format!(
+            "ptxvec emit-ptx --variant {}{}",
+            v.suite.id,
+            window
+                .map(|w| format!(" --window {}", w.name()))
+                .unwrap_or_default()
+        ),
+    }
+}
+
+/// An expectation as the files write it, exact bits without their quotes.
+fn expectation_text(e: &Expectation) -> String {
+    match e {
+        Expectation::Exact(b) => b.to_string(),
+        // A class serializes to null or a small map.
+        e => serde_json::to_string(e).unwrap_or_default(),
+    }
+}
+
+fn got_text(g: Option<Bits>) -> String {
+    g.map_or_else(|| "null".to_owned(), |b| b.to_string())
+}
+
+/// The failures of one output of a result against its expectations.
+fn grade_output(
+    shape: &OutShape,
+    expected: &[Expectation],
+    got: Option<&[Option<Bits>]>,
+    failures: &mut Vec<Failure>,
+) {
+    let key = shape.out.name();
+    let Some(got) = got else {
+        failures.push(Failure {
+            what: format!("{key}: missing output"),
+            expected: format!("{} slots", expected.len()),
+            got: "no such key".to_owned(),
+        });
+        return;
+    };
+    if got.len() != expected.len() {
+        failures.push(Failure {
+            what: format!("{key}: wrong element count"),
+            expected: format!("{} slots", expected.len()),
+            got: format!("{} slots", got.len()),
+        });
+        return;
+    }
+    for (k, (e, g)) in expected.iter().zip(got).enumerate() {
+        let fits = g.map(|b| match shape.field {
+            Field::Bits(w) => b.fit(w),
+            Field::Pred => b.fit_pred(),
+        });
+        let what = match (e, g, fits) {
+            (_, _, Some(Err(err))) => Some(err.to_string()),
+            (_, _, Some(Ok(b))) if !accepts(e, Some(b.value), shape.float) => Some(match e {
+                Expectation::NotExecuted => "a value in a lane that does not execute".to_owned(),
+                _ => "value not accepted".to_owned(),
+            }),
+            (e, None, _) if !accepts(e, None, shape.float) => {
+                Some("no value (null) where the lane executes".to_owned())
+            }
+            _ => None,
+        };
+        if let Some(what) = what {
+            failures.push(Failure {
+                what: format!("{key}[{k}]: {what}"),
+                expected: expectation_text(e),
+                got: got_text(*g),
+            });
+        }
+    }
+}
+
+/// Grades JSON results: every record of every variant the results name (all of them
+/// under `--all`), then every unknown id.
+pub fn grade(variants: &[Variant], results: &[Line<SemanticResult>], mode: Mode) -> Section {
+    let mut by_id = BTreeMap::<&str, Vec<&Line<SemanticResult>>>::new();
+    for r in results {
+        by_id.entry(r.value.id.as_str()).or_default().push(r);
+    }
+    let mut known = BTreeSet::new();
+    let mut cases = Vec::new();
+    let mut not_graded = Vec::new();
+    for v in variants {
+        v.suite.records.iter().for_each(|r| {
+            known.insert(r.id.as_str());
+        });
+        let named = v
+            .suite
+            .records
+            .iter()
+            .any(|r| by_id.contains_key(r.id.as_str()));
+        if !named && !mode.all {
+            not_graded.push(v.suite.id.clone());
+            continue;
+        }
+        for r in &v.suite.records {
+            let mut t = case_of(v, r, None);
+            match by_id.get(r.id.as_str()).map(Vec::as_slice) {
+                None | Some([]) => t.failures.push(Failure {
+                    what: "no result (a record of the vectors the results leave out)".to_owned(),
+                    expected: "a result".to_owned(),
+                    got: "nothing".to_owned(),
+                }),
+                Some([first, rest @ ..]) => {
+                    if !rest.is_empty() {
+                        let at: Vec<String> = std::iter::once(first)
+                            .chain(rest)
+                            .map(|l| l.line.to_string())
+                            .collect();
+                        t.failures.push(Failure {
+                            what: format!("duplicate id: lines {}", at.join(", ")),
+                            expected: "one result".to_owned(),
+                            got: format!("{} results", at.len()),
+                        });
+                    }
+                    grade_outputs(v, r, &first.value, mode.profile, &mut t.failures);
+                }
+            }
+            if !t.failures.is_empty() {
+                t.status = Status::Failed;
+            }
+            cases.push(t);
+        }
+    }
+    for (id, lines) in &by_id {
+        if !known.contains(id) {
+            let at: Vec<String> = lines.iter().map(|l| l.line.to_string()).collect();
+            cases.push(unknown(id, &at));
+        }
+    }
+    Section {
+        name: "semantic",
+        mode: mode.describe(),
+        cases,
+        not_graded,
+    }
+}
+
+fn grade_outputs(
+    v: &Variant,
+    r: &Record,
+    got: &SemanticResult,
+    p: Profile,
+    failures: &mut Vec<Failure>,
+) {
+    let shapes = v.suite.shape.outputs();
+    for o in [Out::D, Out::Mem, Out::P] {
+        if got.outputs.get(o).is_some() && !shapes.iter().any(|s| s.out == o) {
+            failures.push(Failure {
+                what: format!("{}: an output this instruction does not have", o.name()),
+                expected: "no such key".to_owned(),
+                got: "present".to_owned(),
+            });
+        }
+    }
+    for s in &shapes {
+        grade_output(
+            s,
+            v.suite.slots(r, p, s.out),
+            got.outputs.get(s.out),
+            failures,
+        );
+    }
+}
+
+/// A raw buffer's file name for variant file `stem`, in `window` where one is named.
+pub fn raw_name(stem: &str, window: Option<Window>) -> String {
+    match window {
+        Some(w) => format!("{stem}.{}.bin", w.name()),
+        None => format!("{stem}.bin"),
+    }
+}
+
+/// Grades the raw buffers in `dir`: `<stem>.bin` (the module `emit-ptx --variant`
+/// writes by default) and, for a variant stated with generic addressing,
+/// `<stem>.<window>.bin`. A file that names no variant (or a window the variant does
+/// not have) is an input error: the grade would silently miss it.
+pub fn grade_raw(variants: &[Variant], dir: &Path, mode: Mode) -> Result<Section> {
+    let mut present = BTreeSet::new();
+    for e in std::fs::read_dir(dir).map_err(|e| Error::io(dir, e))? {
+        let e = e.map_err(|e| Error::io(dir, e))?;
+        let name = e.file_name().to_string_lossy().into_owned();
+        if name.ends_with(".bin") {
+            present.insert(name);
+        }
+    }
+    let mut claimed = BTreeSet::new();
+    let mut cases = Vec::new();
+    let mut not_graded = Vec::new();
+    for v in variants {
+        let runs: Vec<Option<Window>> = std::iter::once(None)
+            .chain(v.suite.windows().into_iter().map(Some))
+            .filter(|w| present.contains(&raw_name(&v.stem, *w)))
+            .collect();
+        if runs.is_empty() {
+            if mode.all {
+                for r in &v.suite.records {
+                    let mut t = case_of(v, r, None);
+                    t.status = Status::Failed;
+                    t.failures.push(Failure {
+                        what: "no result (no raw buffer)".to_owned(),
+                        expected: raw_name(&v.stem, None),
+                        got: "nothing".to_owned(),
+                    });
+                    cases.push(t);
+                }
+            } else {
+                not_graded.push(v.suite.id.clone());
+            }
+            continue;
+        }
+        for w in runs {
+            let name = raw_name(&v.stem, w);
+            let path = dir.join(&name);
+            let bytes = std::fs::read(&path).map_err(|e| Error::io(&path, e))?;
+            claimed.insert(name);
+            let suite = v.suite.in_window(w.unwrap_or(Window::Global))?;
+            cases.extend(grade_buffer(v, &suite, w, &bytes, mode.profile));
+        }
+    }
+    let strays: Vec<&String> = present.difference(&claimed).collect();
+    if !strays.is_empty() {
+        return Err(Error::Input(format!(
+            "{}: raw buffers that name no variant of the vectors (`<stem>.bin`, or `<stem>.<window>.bin` for a generic `red`): {}",
+            dir.display(),
+            strays.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
+        )));
+    }
+    Ok(Section {
+        name: "raw",
+        mode: mode.describe(),
+        cases,
+        not_graded,
+    })
+}
+
+/// The test cases of one raw buffer of `v` run as `suite` (in `window`).
+fn grade_buffer(
+    v: &Variant,
+    suite: &Suite,
+    window: Option<Window>,
+    bytes: &[u8],
+    p: Profile,
+) -> Vec<TestCase> {
+    let want = suite.launch().out_bytes;
+    let mut cases: Vec<TestCase> = suite
+        .records
+        .iter()
+        .map(|r| case_of(v, r, window))
+        .collect();
+    if bytes.len() != want {
+        for t in &mut cases {
+            t.status = Status::Failed;
+            t.failures.push(Failure {
+                what: "buffer of the wrong size (vectors/silicon/README.md gives the layout)"
+                    .to_owned(),
+                expected: format!("{want} bytes"),
+                got: format!("{} bytes", bytes.len()),
+            });
+        }
+        return cases;
+    }
+    let vals = raw::decode(suite, bytes);
+    let tally = raw::judge(suite, &vals, p);
+    let widths: BTreeMap<Out, u32> = suite.outputs().into_iter().collect();
+    for (r, t) in cases.iter_mut().enumerate() {
+        if vals.get(r).is_some_and(Option::is_none) {
+            t.status = Status::NotGraded;
+            t.not_graded =
+                Some("a lane outside the membermask executes: silicon does not run it".to_owned());
+            continue;
+        }
+        for s in tally.slots.iter().filter(|s| s.record == r) {
+            let e = &suite.slots(&suite.records[r], p, s.out)[s.slot];
+            t.failures.push(Failure {
+                what: format!("{}[{}]: value not accepted", s.out.name(), s.slot),
+                expected: expectation_text(e),
+                // The buffer holds a predicate as a 32-bit word: shown as it is.
+                got: match widths.get(&s.out) {
+                    Some(&w) if w >= 8 && (w == 64 || s.got >> w == 0) => {
+                        Bits::new(s.got, w).to_string()
+                    }
+                    _ => format!("{:#x}", s.got),
+                },
+            });
+        }
+        if !t.failures.is_empty() {
+            t.status = Status::Failed;
+        }
+    }
+    cases
+}

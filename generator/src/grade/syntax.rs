@@ -1,0 +1,218 @@
+//! Grading syntax results against vectors/syntax: a legal case must be accepted, an
+//! illegal one rejected. In parser mode (a grammar-only consumer) an `invalid` case
+//! it accepts is not graded: telling it apart takes the tables and rules, not the
+//! grammar.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use ptxvec_spec::Spec;
+
+use super::report::{Failure, Section, Status, TestCase};
+use super::results::{Line, SyntaxResult};
+use crate::error::{Error, Result};
+use crate::syntax::case::{Case, Verdict};
+use crate::syntax::judge::Kind;
+
+/// The instruction name reports use for ids the vectors do not hold.
+pub const UNKNOWN: &str = "(unknown)";
+
+/// Every case of vectors/syntax, per instruction in spec order, as the files hold them.
+pub fn load(spec: &Spec, vectors: &Path) -> Result<Vec<(String, Vec<Case>)>> {
+    let mut out = Vec::new();
+    for f in &spec.instructions {
+        let name = &f.instruction.instruction;
+        let path = crate::syntax::vectors::file_for(vectors, name);
+        let text = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e))?;
+        let mut cases = Vec::new();
+        for (i, line) in text.lines().enumerate() {
+            let case: Case = serde_json::from_str(line).map_err(|e| {
+                Error::Input(format!(
+                    "{}:{}:{}: {}",
+                    path.display(),
+                    i + 1,
+                    e.column(),
+                    crate::record::strip_position(&e)
+                ))
+            })?;
+            cases.push(case);
+        }
+        out.push((name.clone(), cases));
+    }
+    Ok(out)
+}
+
+/// How a syntax consumer is graded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Mode {
+    /// Grammar only: accepting an `invalid` case is not graded.
+    pub parser: bool,
+    /// Every instruction is required, not only those the results name.
+    pub all: bool,
+}
+
+fn kind_name(c: &Case) -> &'static str {
+    match (c.verdict, c.kind) {
+        (Verdict::Legal, _) => "legal",
+        (Verdict::Illegal, Some(Kind::Malformed)) => "malformed",
+        (Verdict::Illegal, _) => "invalid",
+    }
+}
+
+/// Grades `results` against the cases: one test case per case of every graded
+/// instruction, then one per unknown id.
+pub fn grade(
+    vectors: &[(String, Vec<Case>)],
+    results: &[Line<SyntaxResult>],
+    mode: Mode,
+) -> Section {
+    let mut by_id = BTreeMap::<&str, Vec<&Line<SyntaxResult>>>::new();
+    for r in results {
+        by_id.entry(r.value.id.as_str()).or_default().push(r);
+    }
+    let mut known = BTreeSet::new();
+    let mut cases = Vec::new();
+    let mut not_graded = Vec::new();
+    for (instruction, list) in vectors {
+        list.iter().for_each(|c| {
+            known.insert(c.id.as_str());
+        });
+        let named = list.iter().any(|c| by_id.contains_key(c.id.as_str()));
+        if !named && !mode.all {
+            not_graded.push(instruction.clone());
+            continue;
+        }
+        for c in list {
+            cases.push(grade_case(instruction, c, by_id.get(c.id.as_str()), mode));
+        }
+    }
+    for (id, lines) in &by_id {
+        if !known.contains(id) {
+            let at: Vec<String> = lines.iter().map(|l| l.line.to_string()).collect();
+            cases.push(unknown(id, &at));
+        }
+    }
+    Section {
+        name: "syntax",
+        mode: format!(
+            "{}{}",
+            if mode.parser {
+                "parser: legal and malformed cases"
+            } else {
+                "full"
+            },
+            if mode.all { ", every instruction" } else { "" }
+        ),
+        cases,
+        not_graded,
+    }
+}
+
+fn grade_case(
+    instruction: &str,
+    c: &Case,
+    got: Option<&Vec<&Line<SyntaxResult>>>,
+    mode: Mode,
+) -> TestCase {
+    let kind = kind_name(c);
+    let mut groups = BTreeMap::new();
+    groups.insert("kind", kind.to_owned());
+    groups.insert("form", format!("{instruction}/{}", c.form));
+    if let Some(rule) = &c.rule {
+        groups.insert("rule", rule.clone());
+    }
+    let expected = match kind {
+        "legal" => "accepted (legal)".to_owned(),
+        k => format!("rejected ({k}: {})", c.rule.as_deref().unwrap_or_default()),
+    };
+    let mut failures = Vec::new();
+    let mut not_graded = None;
+    match got.map(Vec::as_slice) {
+        None | Some([]) => failures.push(Failure {
+            what: "no result".to_owned(),
+            expected,
+            got: "nothing".to_owned(),
+        }),
+        Some([first, rest @ ..]) => {
+            let r = &first.value;
+            let got = format!(
+                "{}{}",
+                if r.accepted { "accepted" } else { "rejected" },
+                r.message
+                    .as_ref()
+                    .map(|m| format!(": {m}"))
+                    .unwrap_or_default()
+            );
+            let wanted = c.verdict == Verdict::Legal;
+            if !rest.is_empty() {
+                let at: Vec<String> = std::iter::once(first)
+                    .chain(rest)
+                    .map(|l| l.line.to_string())
+                    .collect();
+                failures.push(Failure {
+                    what: format!("duplicate id: lines {}", at.join(", ")),
+                    expected: "one result".to_owned(),
+                    got: format!("{} results", at.len()),
+                });
+            }
+            if r.accepted != wanted {
+                if mode.parser && kind == "invalid" {
+                    not_graded = Some("invalid, accepted: a grammar-only consumer is not asked to reject it (--parser)".to_owned());
+                } else {
+                    let what = if wanted {
+                        "legal case rejected"
+                    } else {
+                        "illegal case accepted"
+                    };
+                    failures.push(Failure {
+                        what: format!("{what} (line {})", first.line),
+                        expected,
+                        got,
+                    });
+                }
+            }
+        }
+    }
+    let status = match (&failures[..], &not_graded) {
+        ([], None) => Status::Passed,
+        ([], Some(_)) => Status::NotGraded,
+        _ => Status::Failed,
+    };
+    TestCase {
+        instruction: instruction.to_owned(),
+        id: c.id.clone(),
+        window: None,
+        groups,
+        status,
+        not_graded,
+        failures,
+        text: c.text.clone(),
+        inputs: format!(".version {}, .target {}", c.ptx, c.target),
+        source: match &c.source.quote {
+            Some(q) => format!("{}: \"{q}\"", c.source.cite),
+            None => c.source.cite.clone(),
+        },
+        reproduce: format!("ptxvec emit-ptx '{}'", c.id),
+    }
+}
+
+/// A test case for an id the vectors do not hold, given on `lines`.
+pub fn unknown(id: &str, lines: &[String]) -> TestCase {
+    TestCase {
+        instruction: UNKNOWN.to_owned(),
+        id: id.to_owned(),
+        window: None,
+        groups: BTreeMap::new(),
+        status: Status::Failed,
+        not_graded: None,
+        failures: vec![Failure {
+            what: format!("unknown id (line {})", lines.join(", ")),
+            expected: "an id of the vectors".to_owned(),
+            got: id.to_owned(),
+        }],
+        text: String::new(),
+        inputs: String::new(),
+        source: String::new(),
+        reproduce: "ptxvec grade --vectors DIR: is DIR the vectors the results answer?".to_owned(),
+    }
+}

@@ -1,0 +1,751 @@
+//! `ptxvec grade` as a user runs it: bad results files, an engine that keeps every
+//! expectation (built from `ptxvec eval` and `check-syntax`, values chosen here, not
+//! by the grader), engines with planted errors, raw buffers, and the reports.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+use serde_json::Value;
+
+use ptxvec_generator::record::{Bits, Expectation, Outputs, Record};
+use ptxvec_generator::selfcheck::{self, raw};
+use ptxvec_oracle::profile::Profile;
+use ptxvec_spec::Spec;
+
+fn repo_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn ptxvec(args: &[&str], stdin: Option<&Path>) -> Output {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_ptxvec"));
+    c.args(args).current_dir(repo_root());
+    if let Some(p) = stdin {
+        c.stdin(std::fs::File::open(p).unwrap());
+    }
+    c.output().expect("run ptxvec")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn write(dir: &Path, name: &str, lines: &[String]) -> String {
+    let path = dir.join(name);
+    let mut s = lines.join("\n");
+    s.push('\n');
+    std::fs::write(&path, s).unwrap();
+    path.display().to_string()
+}
+
+/// The failures of a `--json` report: (section, id, what), in report order.
+fn failures(json: &Path) -> Vec<(String, String, String)> {
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(json).unwrap()).unwrap();
+    let mut out = Vec::new();
+    for s in doc["sections"].as_array().unwrap() {
+        for f in s["failures"].as_array().unwrap() {
+            for w in f["failures"].as_array().unwrap() {
+                out.push((
+                    s["name"].as_str().unwrap().to_owned(),
+                    f["id"].as_str().unwrap().to_owned(),
+                    w["what"].as_str().unwrap().to_owned(),
+                ));
+            }
+        }
+    }
+    out
+}
+
+// ---------------------------------------------------------------- bad input
+
+#[test]
+fn every_bad_results_line_is_an_error_naming_file_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let semantic = write(
+        dir.path(),
+        "semantic.jsonl",
+        &[
+            r#"{"id":"red.add.u32#0","outputs":{"mem":["0x00000001"]}}"#.to_owned(), // 1: fine
+            "this is not JSON".to_owned(),                                           // 2
+            r#"{"id":"red.add.u32#1","outputs":{"mem":["0x1"]},"time":3}"#.to_owned(), // 3: unknown key
+            r#"{"id":"red.add.u32#2","outputs":{"mem":[1]}}"#.to_owned(), // 4: wrong type
+            r#"{"id":"red.add.u32#3","outputs":{"mem":["0x+1"]}}"#.to_owned(), // 5: no bit pattern
+            r#"{"id":7,"outputs":{}}"#.to_owned(),                        // 6: wrong type
+            r#"{"id":"red.add.u32#4","outputs":{"q":["0x1"]}}"#.to_owned(), // 7: unknown output
+            r#"{"id":"red.add.u32#5"}"#.to_owned(),                       // 8: missing key
+        ],
+    );
+    let syntax = write(
+        dir.path(),
+        "syntax.jsonl",
+        &[
+            r#"{"id":"red/x","accepted":"yes"}"#.to_owned(), // 1: wrong type
+            r#"{"id":"red/x","accepted":true,"why":"x"}"#.to_owned(), // 2: unknown key
+        ],
+    );
+    let out = ptxvec(
+        &["grade", "--semantic", &semantic, "--syntax", &syntax],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(
+        out.stdout.is_empty(),
+        "graded bad input: {}",
+        text(&out.stdout)
+    );
+    let err = text(&out.stderr);
+    for (file, line, what) in [
+        (&semantic, 2, "not JSON"),
+        (&semantic, 3, "unknown field `time`"),
+        (&semantic, 4, "invalid type: integer `1`"),
+        (&semantic, 5, "`0x+1` is not a bit pattern"),
+        (&semantic, 6, "invalid type: integer `7`"),
+        (&semantic, 7, "unknown field `q`"),
+        (&semantic, 8, "missing field `outputs`"),
+        (
+            &syntax,
+            1,
+            "invalid type: string \"yes\", expected a boolean",
+        ),
+        (&syntax, 2, "unknown field `why`"),
+    ] {
+        let line_start = format!("{file}:{line}:");
+        let found = err
+            .lines()
+            .find(|l| l.starts_with(&line_start))
+            .unwrap_or_else(|| panic!("no `{line_start}` line in:\n{err}"));
+        assert!(found.contains(what), "`{found}` does not say `{what}`");
+        // file:line:column: message
+        let column = found[line_start.len()..].split(':').next().unwrap();
+        assert!(column.parse::<usize>().is_ok(), "no column in `{found}`");
+    }
+    assert!(err.contains("9 bad line(s)"), "{err}");
+    assert!(
+        !err.contains(&format!("{semantic}:1:")),
+        "line 1 is fine: {err}"
+    );
+}
+
+#[test]
+fn a_stray_raw_buffer_and_a_missing_folder_are_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("no-such-variant.bin"), [0u8; 4]).unwrap();
+    let d = dir.path().display().to_string();
+    let out = ptxvec(&["grade", "--raw", &d], None);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("no-such-variant.bin"));
+    let out = ptxvec(&["grade", "--raw", &format!("{d}/nothing-here")], None);
+    assert_eq!(out.status.code(), Some(2));
+    let out = ptxvec(&["grade"], None);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "no results given is a usage error"
+    );
+}
+
+// ---------------------------------------------------------- an exact engine
+
+/// A NaN of every format of that width, sign set and payload not the default one:
+/// the exponent all ones and the fraction not zero, written here by hand (0xffff is
+/// a NaN as f16 and as bf16).
+fn a_nan(width: u32) -> Bits {
+    match width {
+        16 => Bits::new(0xffff, 16),
+        32 => Bits::new(0xffc0_0123, 32),
+        64 => Bits::new(0xfff0_0000_0000_0abc, 64),
+        w => panic!("no float of {w} bits"),
+    }
+}
+
+/// A result that keeps `e`, chosen without the grader: the bits as written; for
+/// `nan:any` the NaN above; for `one_of` the `pick`-th pattern (so that every listed
+/// pattern is given somewhere); for `undefined` zero; nothing where `null`.
+fn keep(e: &Expectation, width: u32, pick: usize) -> Option<Bits> {
+    match e {
+        Expectation::Exact(b) => Some(*b),
+        Expectation::AnyNan => Some(a_nan(width)),
+        Expectation::OneOf { bits, .. } => Some(bits[pick % bits.len()]),
+        Expectation::Undefined => Some(Bits::new(0, 4)),
+        Expectation::NotExecuted => None,
+    }
+}
+
+/// The width of a memory record's elements (accept classes other than `undefined`
+/// appear only there, vectors/README.md).
+fn mem_width(r: &Record) -> u32 {
+    match &r.inputs {
+        ptxvec_generator::record::Inputs::Memory { mem, .. }
+        | ptxvec_generator::record::Inputs::Contention { mem, .. } => mem[0].width,
+        ptxvec_generator::record::Inputs::Warp(_) => 32,
+    }
+}
+
+/// Every committed record, as `ptxvec eval --profile all` writes it back.
+fn evaluated() -> &'static Vec<Record> {
+    static EVAL: OnceLock<Vec<Record>> = OnceLock::new();
+    EVAL.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        let mut all = String::new();
+        let mut files: Vec<PathBuf> = std::fs::read_dir(repo_root().join("vectors/semantic"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        files.sort();
+        for f in files {
+            all.push_str(&std::fs::read_to_string(f).unwrap());
+        }
+        let input = dir.path().join("all.jsonl");
+        std::fs::write(&input, all).unwrap();
+        let out = ptxvec(&["eval", "--profile", "all", input.to_str().unwrap()], None);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        text(&out.stdout)
+            .lines()
+            .map(|l| Record::from_line(l).unwrap())
+            .collect()
+    })
+}
+
+/// One results line per record: what keeps its `profile` expectations.
+fn exact_engine(profile: Profile) -> Vec<(String, Outputs<Option<Bits>>)> {
+    evaluated()
+        .iter()
+        .enumerate()
+        .map(|(n, r)| {
+            let e = r.expected(profile).unwrap();
+            let w = mem_width(r);
+            let map = |v: &Option<Vec<Expectation>>| {
+                v.as_ref()
+                    .map(|v| v.iter().map(|e| keep(e, w, n)).collect::<Vec<_>>())
+            };
+            let outputs = Outputs {
+                d: map(&e.d),
+                mem: map(&e.mem),
+                p: map(&e.p),
+            };
+            (r.id.clone(), outputs)
+        })
+        .collect()
+}
+
+fn lines(results: &[(String, Outputs<Option<Bits>>)]) -> Vec<String> {
+    results
+        .iter()
+        .map(|(id, o)| serde_json::json!({"id": id, "outputs": o}).to_string())
+        .collect()
+}
+
+#[test]
+fn the_oracles_own_eval_scores_100_percent_under_both_profiles() {
+    let dir = tempfile::tempdir().unwrap();
+    let n = evaluated().len();
+    assert!(n > 20_000, "only {n} records");
+    for (profile, name) in [(Profile::PtxIsa, "ptx-isa"), (Profile::Sm90, "sm_90")] {
+        let results = write(dir.path(), "r.jsonl", &lines(&exact_engine(profile)));
+        let out = ptxvec(
+            &["grade", "--all", "--profile", name, "--semantic", &results],
+            None,
+        );
+        let summary = text(&out.stdout);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{name}:\n{summary}{}",
+            text(&out.stderr)
+        );
+        assert!(
+            summary.contains(&format!("{n} graded, {n} passed, 0 failed, 0 not graded")),
+            "{summary}"
+        );
+    }
+}
+
+/// Changes a result so that it no longer keeps `e`: flip a bit of exact bits, zero
+/// for `nan:any` (no format's NaN), for `one_of` a small integer it does not list
+/// (no NaN either), a value where `null`. `undefined` takes anything: `None`.
+fn break_it(e: &Expectation) -> Option<Option<Bits>> {
+    match e {
+        Expectation::Exact(b) => Some(Some(Bits::new(b.value ^ 1, b.width))),
+        Expectation::AnyNan => Some(Some(Bits::new(0, 4))),
+        Expectation::OneOf { bits, .. } => (0..4u64)
+            .find(|v| bits.iter().all(|b| b.value != *v))
+            .map(|v| Some(Bits::new(v, 4))),
+        Expectation::NotExecuted => Some(Some(Bits::new(0, 4))),
+        Expectation::Undefined => None,
+    }
+}
+
+fn class_name(e: &Expectation) -> &'static str {
+    match e {
+        Expectation::Exact(_) => "exact",
+        Expectation::AnyNan => "nan:any",
+        Expectation::OneOf { nan: false, .. } => "one_of",
+        Expectation::OneOf { nan: true, .. } => "one_of+nan",
+        Expectation::Undefined => "undefined",
+        Expectation::NotExecuted => "null",
+    }
+}
+
+#[test]
+fn perturbing_one_slot_of_each_class_fails_exactly_those_records() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut results = exact_engine(Profile::PtxIsa);
+    let mut planted = BTreeSet::new();
+    let mut done = BTreeSet::new();
+    for (i, r) in evaluated().iter().enumerate() {
+        let e = r.expected(Profile::PtxIsa).unwrap();
+        for (key, slots) in [("d", &e.d), ("mem", &e.mem), ("p", &e.p)] {
+            for (k, slot) in slots.iter().flatten().enumerate() {
+                let class = class_name(slot);
+                if done.contains(class) {
+                    continue;
+                }
+                if let Some(bad) = break_it(slot) {
+                    let out = &mut results[i].1;
+                    let v = match key {
+                        "d" => out.d.as_mut(),
+                        "mem" => out.mem.as_mut(),
+                        _ => out.p.as_mut(),
+                    };
+                    v.unwrap()[k] = bad;
+                    done.insert(class);
+                    planted.insert((r.id.clone(), format!("{key}[{k}]")));
+                }
+            }
+        }
+    }
+    assert_eq!(
+        done,
+        BTreeSet::from(["exact", "nan:any", "one_of", "one_of+nan", "null"]),
+        "a class the vectors use was not perturbed"
+    );
+    let path = write(dir.path(), "r.jsonl", &lines(&results));
+    let json = dir.path().join("report.json");
+    let out = ptxvec(
+        &[
+            "grade",
+            "--semantic",
+            &path,
+            "--json",
+            json.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let got: BTreeSet<(String, String)> = failures(&json)
+        .into_iter()
+        .map(|(_, id, what)| (id, what.split(':').next().unwrap().to_owned()))
+        .collect();
+    assert_eq!(got, planted);
+}
+
+// ------------------------------------------------------- a wrong engine
+
+/// The syntax results of an engine that judges like `ptxvec check-syntax`.
+fn judged_syntax(dir: &Path) -> Vec<(String, bool, String)> {
+    let spec = Spec::load(&crate::spec_root()).unwrap();
+    let mut ids = Vec::new();
+    let mut input = Vec::new();
+    for f in &spec.instructions {
+        let path = ptxvec_generator::syntax::vectors::file_for(
+            &repo_root().join("vectors"),
+            &f.instruction.instruction,
+        );
+        for l in std::fs::read_to_string(path).unwrap().lines() {
+            let c: Value = serde_json::from_str(l).unwrap();
+            ids.push(c["id"].as_str().unwrap().to_owned());
+            input.push(
+                serde_json::json!({"text": c["text"], "ptx": c["ptx"], "target": c["target"]})
+                    .to_string(),
+            );
+        }
+    }
+    let stdin = write(dir, "judge.jsonl", &input);
+    let out = ptxvec(&["check-syntax", "-"], Some(Path::new(&stdin)));
+    assert!(
+        out.status.code().is_some_and(|c| c < 2),
+        "{}",
+        text(&out.stderr)
+    );
+    let answers: Vec<Value> = text(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(answers.len(), ids.len());
+    ids.into_iter()
+        .zip(answers)
+        .map(|(id, a)| {
+            let kind = a["kind"].as_str().unwrap_or("legal").to_owned();
+            (id, a["legal"].as_bool().unwrap(), kind)
+        })
+        .collect()
+}
+
+fn syntax_lines(results: &[(String, bool, String)]) -> Vec<String> {
+    results
+        .iter()
+        .map(|(id, ok, _)| serde_json::json!({"id": id, "accepted": ok}).to_string())
+        .collect()
+}
+
+#[test]
+fn a_wrong_engine_is_caught_at_every_planted_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut syntax = judged_syntax(dir.path());
+    let mut semantic = exact_engine(Profile::PtxIsa);
+
+    // Syntax: accept one illegal case, reject one legal one.
+    let illegal = syntax.iter().position(|(_, ok, _)| !ok).unwrap();
+    syntax[illegal].1 = true;
+    let legal = syntax.iter().position(|(_, ok, _)| *ok).unwrap();
+    syntax[legal].1 = false;
+    // Semantic: flip one bit of one lane, drop one record, write into a null lane.
+    let flip = evaluated()
+        .iter()
+        .position(|r| {
+            r.id.starts_with("shfl.sync")
+                && r.expected(Profile::PtxIsa).unwrap().d.as_ref().unwrap()[3]
+                    .exact()
+                    .is_some()
+        })
+        .unwrap();
+    let d = semantic[flip].1.d.as_mut().unwrap();
+    let b = d[3].unwrap();
+    d[3] = Some(Bits::new(b.value ^ 0x100, b.width));
+    let null_lane = evaluated()
+        .iter()
+        .position(|r| {
+            r.id.starts_with("vote.sync")
+                && r.expected(Profile::PtxIsa).unwrap().d.as_ref().unwrap()[31]
+                    == Expectation::NotExecuted
+        })
+        .unwrap();
+    semantic[null_lane].1.d.as_mut().unwrap()[31] = Some(Bits::new(1, 4));
+    let dropped = evaluated()
+        .iter()
+        .position(|r| r.id.starts_with("red.add.noftz.f16#") && !r.id.ends_with("#0"))
+        .unwrap();
+    let dropped_id = semantic.remove(dropped).0;
+
+    let syn = write(dir.path(), "s.jsonl", &syntax_lines(&syntax));
+    let sem = write(dir.path(), "r.jsonl", &lines(&semantic));
+    let json = dir.path().join("report.json");
+    let out = ptxvec(
+        &[
+            "grade",
+            "--syntax",
+            &syn,
+            "--semantic",
+            &sem,
+            "--json",
+            json.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let got = failures(&json);
+    let want = [
+        ("syntax", syntax[illegal].0.clone(), "illegal case accepted"),
+        ("syntax", syntax[legal].0.clone(), "legal case rejected"),
+        (
+            "semantic",
+            evaluated()[flip].id.clone(),
+            "d[3]: value not accepted",
+        ),
+        (
+            "semantic",
+            evaluated()[null_lane].id.clone(),
+            "d[31]: a value in a lane that does not execute",
+        ),
+        ("semantic", dropped_id, "no result"),
+    ];
+    assert_eq!(got.len(), want.len(), "{got:#?}");
+    for (section, id, what) in want {
+        assert!(
+            got.iter()
+                .any(|(s, i, w)| s == section && *i == id && w.starts_with(what)),
+            "not caught: {section} {id} {what}\n{got:#?}"
+        );
+    }
+    // Every failure line of the summary names its id and how to reproduce it.
+    let summary = text(&out.stdout);
+    assert!(
+        summary.contains(&format!("FAIL {}: ", syntax[legal].0)),
+        "{summary}"
+    );
+    assert!(
+        summary.contains(&format!("ptxvec emit-ptx '{}'", syntax[legal].0)),
+        "{summary}"
+    );
+    assert!(
+        summary.contains("ptxvec emit-ptx --variant shfl.sync"),
+        "{summary}"
+    );
+}
+
+#[test]
+fn parser_mode_grades_legal_and_malformed_cases_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut syntax = judged_syntax(dir.path());
+    // A grammar-only engine: it accepts every invalid case.
+    let invalid: Vec<usize> = (0..syntax.len())
+        .filter(|i| syntax[*i].2 == "invalid")
+        .collect();
+    assert!(invalid.len() > 100);
+    invalid.iter().for_each(|i| syntax[*i].1 = true);
+    let path = write(dir.path(), "s.jsonl", &syntax_lines(&syntax));
+    let out = ptxvec(&["grade", "--parser", "--syntax", &path], None);
+    let summary = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{summary}");
+    assert!(
+        summary.contains(&format!("0 failed, {} not graded", invalid.len())),
+        "{summary}"
+    );
+    let out = ptxvec(&["grade", "--syntax", &path], None);
+    assert_eq!(out.status.code(), Some(1), "without --parser they fail");
+    // Accepting a malformed case fails in parser mode too.
+    let malformed = syntax.iter().position(|s| s.2 == "malformed").unwrap();
+    syntax[malformed].1 = true;
+    let path = write(dir.path(), "s.jsonl", &syntax_lines(&syntax));
+    let out = ptxvec(&["grade", "--parser", "--syntax", &path], None);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stdout));
+}
+
+#[test]
+fn results_for_some_variants_grade_those_and_name_the_rest() {
+    let dir = tempfile::tempdir().unwrap();
+    let results: Vec<_> = exact_engine(Profile::PtxIsa)
+        .into_iter()
+        .filter(|(id, _)| id.starts_with("vote.sync.ballot.b32#"))
+        .collect();
+    let path = write(dir.path(), "r.jsonl", &lines(&results));
+    let out = ptxvec(&["grade", "--semantic", &path], None);
+    let summary = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{summary}");
+    assert!(summary.contains("not graded ("), "{summary}");
+    assert!(summary.contains("red.add.f32"), "{summary}");
+    let out = ptxvec(&["grade", "--all", "--semantic", &path], None);
+    assert_eq!(out.status.code(), Some(1), "--all requires every variant");
+}
+
+// ------------------------------------------------------------ raw buffers
+
+#[test]
+fn raw_buffers_are_judged_with_the_same_evaluator() {
+    let spec = Spec::load(&crate::spec_root()).unwrap();
+    let vectors = repo_root().join("vectors");
+    let dir = tempfile::tempdir().unwrap();
+    let index = selfcheck::index(&vectors).unwrap();
+    let mut written = 0;
+    for id in ["red.add.f32", "shfl.sync.idx.b32"] {
+        let entry = index.iter().find(|e| e.variant == id).unwrap();
+        let stem = Path::new(&entry.file)
+            .file_stem()
+            .unwrap()
+            .to_str()
+            .unwrap();
+        let suite = selfcheck::load(&spec, entry, &vectors).unwrap();
+        let mut windows = vec![None];
+        windows.extend(suite.windows().into_iter().map(Some));
+        for w in windows {
+            let s = suite
+                .in_window(w.unwrap_or(selfcheck::Window::Global))
+                .unwrap();
+            // What keeps the sm_90 expectations, lanes that do not execute left 0.
+            let vals: Vec<Option<raw::Values>> = s
+                .records
+                .iter()
+                .enumerate()
+                .map(|(n, r)| {
+                    (!selfcheck::skipped(r)).then(|| {
+                        s.outputs()
+                            .iter()
+                            .map(|(o, width)| {
+                                s.slots(r, Profile::Sm90, *o)
+                                    .iter()
+                                    .map(|e| keep(e, *width, n).map_or(0, |b| b.value))
+                                    .collect()
+                            })
+                            .collect()
+                    })
+                })
+                .collect();
+            let name = match w {
+                Some(w) => format!("{stem}.{}.bin", w.name()),
+                None => format!("{stem}.bin"),
+            };
+            std::fs::write(dir.path().join(name), raw::encode(&s, &vals)).unwrap();
+            written += 1;
+        }
+    }
+    assert_eq!(written, 1 + 4 + 1, "red.add.f32 runs in four windows");
+    let d = dir.path().display().to_string();
+    let out = ptxvec(&["grade", "--profile", "sm_90", "--raw", &d], None);
+    let summary = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{summary}{}", text(&out.stderr));
+    assert!(summary.contains(" 0 failed, "), "{summary}");
+
+    // One flipped bit in the shared window's buffer, record 0, element 0.
+    let shared = dir.path().join("red.add.f32.shared.bin");
+    let mut bytes = std::fs::read(&shared).unwrap();
+    bytes[0] ^= 0x40;
+    std::fs::write(&shared, &bytes).unwrap();
+    let json = dir.path().join("report.json");
+    let out = ptxvec(
+        &[
+            "grade",
+            "--profile",
+            "sm_90",
+            "--raw",
+            &d,
+            "--json",
+            json.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stdout));
+    assert_eq!(
+        failures(&json),
+        [(
+            "raw".to_owned(),
+            "red.add.f32#0".to_owned(),
+            "mem[0]: value not accepted".to_owned()
+        )]
+    );
+    // A buffer of the wrong size fails every record of that run.
+    std::fs::write(&shared, &bytes[..bytes.len() - 1]).unwrap();
+    let out = ptxvec(&["grade", "--profile", "sm_90", "--raw", &d], None);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stdout).contains("buffer of the wrong size"));
+}
+
+// ---------------------------------------------------------------- reports
+
+/// Grades a wrong engine into every report format, in `dir`.
+fn reports(dir: &Path) -> (String, String, String, String) {
+    let mut semantic = exact_engine(Profile::PtxIsa);
+    // A value in lane 31 of a vote.sync record where that lane does not execute.
+    let vote = evaluated()
+        .iter()
+        .position(|r| {
+            r.id.starts_with("vote.sync")
+                && r.expected(Profile::PtxIsa).unwrap().d.as_ref().unwrap()[31]
+                    == Expectation::NotExecuted
+        })
+        .unwrap();
+    semantic[vote].1.d.as_mut().unwrap()[31] = Some(Bits::new(1, 4));
+    let red = semantic
+        .iter()
+        .position(|(id, _)| id.starts_with("red.add.u32#"))
+        .unwrap();
+    semantic[red].1.mem.as_mut().unwrap()[0] = Some(Bits::new(0xdead, 32));
+    let sem = write(dir, "r.jsonl", &lines(&semantic));
+    let syntax = judged_syntax(dir);
+    let mut syntax = syntax;
+    syntax[0].1 = !syntax[0].1;
+    let syn = write(dir, "s.jsonl", &syntax_lines(&syntax));
+    let (j, x, h) = (dir.join("g.json"), dir.join("g.xml"), dir.join("g.html"));
+    let out = ptxvec(
+        &[
+            "grade",
+            "--syntax",
+            &syn,
+            "--semantic",
+            &sem,
+            "--json",
+            j.to_str().unwrap(),
+            "--junit",
+            x.to_str().unwrap(),
+            "--html",
+            h.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let read = |p: &Path| std::fs::read_to_string(p).unwrap();
+    (text(&out.stdout), read(&j), read(&x), read(&h))
+}
+
+#[test]
+fn reports_are_deterministic_and_complete() {
+    let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let first = reports(a.path());
+    let second = reports(b.path());
+    // The results files' names differ; nothing else may.
+    let strip = |s: &str, d: &Path| s.replace(&d.display().to_string(), "DIR");
+    assert_eq!(strip(&first.0, a.path()), strip(&second.0, b.path()));
+    assert_eq!(first.1, second.1, "json");
+    assert_eq!(first.2, second.2, "junit");
+    assert_eq!(first.3, second.3, "html");
+    let (_, json, junit, html) = first;
+    let doc: Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(doc["format"], "ptxvec-grade/1");
+    assert_eq!(doc["passed"], false);
+    // JUnit: the totals add up, three failures, a suite per section and instruction.
+    assert!(junit.starts_with(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"ptxvec grade\""
+    ));
+    assert!(junit.contains(" failures=\"3\" "), "{}", &junit[..300]);
+    assert_eq!(junit.matches("<failure ").count(), 3);
+    for name in [
+        "syntax: red",
+        "semantic: red",
+        "semantic: vote.sync",
+        "syntax: shfl.sync",
+    ] {
+        assert!(
+            junit.contains(&format!("<testsuite name=\"{name}\"")),
+            "no suite {name}"
+        );
+    }
+    assert_eq!(
+        junit.matches("<testsuite ").count(),
+        junit.matches("</testsuite>").count()
+    );
+    // HTML: one page, nothing fetched from elsewhere.
+    for outside in ["http:", "https:", "<script", "<link", "src="] {
+        assert!(
+            !html.contains(outside),
+            "the page refers outside: {outside}"
+        );
+    }
+    assert_eq!(html.matches("<tr class=\"failed\">").count(), 3);
+}
+
+#[test]
+#[cfg_attr(
+    not(chromium),
+    ignore = "needs chromium: apt-get install -y chromium, or set PTXVEC_CHROMIUM (generator/build.rs)"
+)]
+fn the_html_report_opens_in_headless_chromium() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, _, _, _) = reports(dir.path());
+    let browser = std::env::var("PTXVEC_CHROMIUM").unwrap_or_else(|_| "chromium".to_owned());
+    let page = dir.path().join("g.html");
+    // --no-sandbox: CI and this test run as root, where chromium refuses its sandbox.
+    let out = Command::new(&browser)
+        .args(["--headless", "--no-sandbox", "--disable-gpu", "--dump-dom"])
+        .arg(format!("file://{}", page.display()))
+        .output()
+        .unwrap_or_else(|e| panic!("{browser}: {e}"));
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let dom = text(&out.stdout);
+    let spec = Spec::load(&crate::spec_root()).unwrap();
+    for section in ["syntax", "semantic"] {
+        for f in &spec.instructions {
+            let id = ptxvec_generator::grade::html::anchor(section, &f.instruction.instruction);
+            assert!(
+                dom.contains(&format!("<table id=\"{id}\"")),
+                "no table {id} in the DOM"
+            );
+        }
+    }
+    assert_eq!(
+        dom.matches("<tr class=\"failed\">").count(),
+        3,
+        "failure rows in the DOM"
+    );
+    assert!(dom.contains("red.add.u32#"), "the red failure's id");
+    assert!(dom.contains("0x0000dead"), "the red failure's got");
+}
