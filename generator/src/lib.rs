@@ -11,6 +11,7 @@ pub mod check_syntax;
 pub mod generate;
 pub mod ptx_module;
 pub mod audit;
+pub mod client_results;
 pub mod differential;
 pub mod ptxas;
 pub mod silicon;
