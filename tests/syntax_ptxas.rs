@@ -2,7 +2,7 @@
 //! is printed for CI's log. It runs under `cfg(ptxas)` (generator/build.rs), where a
 //! missing ptxas is a failure; elsewhere it is listed as ignored.
 
-use ptxvec_generator::audit::{audit, tools, Args};
+use ptxvec_generator::audit::{audit, results, tools, Args};
 use ptxvec_generator::ptxas;
 use ptxvec_spec::Spec;
 
@@ -19,6 +19,7 @@ fn every_verdict_agrees_with_ptxas_or_is_in_the_ledger() {
         ptxas: Some(ptxas::from_env("PTXVEC_PTXAS").unwrap_or_else(|e| panic!("{e}"))),
         ptxas_cu12: Some(ptxas::from_env("PTXVEC_PTXAS_CU12").unwrap_or_else(|e| panic!("{e}"))),
         jobs: 2,
+        results: None,
     };
     let tools = tools(&spec, &args).unwrap_or_else(|e| panic!("{e}"));
     let a = audit(&spec, &tools, 2).unwrap();
@@ -34,4 +35,16 @@ fn every_verdict_agrees_with_ptxas_or_is_in_the_ledger() {
         .filter(|f| f.agrees() == Some(true))
         .count();
     assert!(agreeing > 20_000, "only {agreeing} checks agree");
+    // The recorded observations (vectors/clients/ptxas-*) are what these releases
+    // say now, case for case.
+    for (release, rows) in results(&spec, &a.findings) {
+        let path = spec_root().join(format!("../vectors/clients/ptxas-{release}/syntax.jsonl"));
+        let committed = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let now: String = rows.iter().map(|r| serde_json::to_string(r).unwrap() + "\n").collect();
+        assert!(
+            committed == now,
+            "{} is stale: `ptxvec audit-syntax --results vectors/clients` rewrites it",
+            path.display()
+        );
+    }
 }

@@ -3,10 +3,11 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use ptxvec_spec::Spec;
 
+use crate::client_results::{self, ClientResult};
 use crate::differential::{self, Finding};
 use crate::ptxas::{Outcome, Ptxas};
 use crate::syntax::case::Verdict;
@@ -25,6 +26,10 @@ pub struct Args {
     /// Threads running ptxas.
     #[arg(long, default_value_t = 2)]
     pub jobs: usize,
+    /// Also write what each ptxas release made of every case at the case's own
+    /// module: `DIR/ptxas-<release>/syntax.jsonl` (format: vectors/clients/README.md).
+    #[arg(long, value_name = "DIR")]
+    pub results: Option<PathBuf>,
 }
 
 /// The differential's outcome.
@@ -83,7 +88,7 @@ pub fn audit(spec: &Spec, tools: &[Ptxas], jobs: usize) -> crate::error::Result<
                 slot[1] += 1;
                 disagreeing.push(f.check.case.as_str());
                 let said = match &f.outcome {
-                    Outcome::Rejected(m) => format!("rejected: {m}"),
+                    Outcome::Rejected(m) => format!("rejected: {}", m.join(" | ")),
                     _ => "accepted".to_owned(),
                 };
                 let line = format!(
@@ -141,4 +146,118 @@ pub fn audit(spec: &Spec, tools: &[Ptxas], jobs: usize) -> crate::error::Result<
         let _ = writeln!(report, "  STALE ledger entry (agrees now): {s}");
     }
     Ok(Audit { findings, unexplained, stale, report: head + &report })
+}
+
+/// Per ptxas release, what it made of each syntax case at the case's own module
+/// (a legal case's lowest, an illegal case's), taken from the differential's
+/// findings, in the order of the vectors/syntax files. A case is in the list of the
+/// release that assembled that module, and in no other (the differential runs each
+/// module on the first release that can: 13.5, else 12.9); a case no release
+/// could assemble there is in none.
+pub fn results(spec: &Spec, findings: &[Finding]) -> BTreeMap<String, Vec<ClientResult>> {
+    let at: BTreeMap<(&str, crate::syntax::context::Module), &Finding> =
+        findings.iter().map(|f| ((f.check.case.as_str(), f.check.module), f)).collect();
+    // vectors/syntax/<instruction>.jsonl, in file-name order.
+    let mut files: Vec<&ptxvec_spec::Instruction> = spec.instructions.iter().map(|f| &f.instruction).collect();
+    files.sort_by_key(|i| format!("{}.jsonl", i.instruction));
+    let mut out: BTreeMap<String, Vec<ClientResult>> = BTreeMap::new();
+    for ins in files {
+        for case in vectors::cases(spec, ins) {
+            let Some(f) = case.module().and_then(|m| at.get(&(case.id.as_str(), m))) else {
+                continue;
+            };
+            let (Some(release), Some(r)) = (&f.ptxas, result_of(&case.id, &f.outcome)) else {
+                continue;
+            };
+            out.entry(release.clone()).or_default().push(r);
+        }
+    }
+    out
+}
+
+fn result_of(id: &str, outcome: &Outcome) -> Option<ClientResult> {
+    match outcome {
+        Outcome::Accepted => Some(ClientResult::accepted(id)),
+        Outcome::Rejected(m) => Some(ClientResult::rejected(id, m.first().map_or("", String::as_str))),
+        Outcome::Unverifiable(_) => None,
+    }
+}
+
+/// Writes [`results`] to `dir/ptxas-<release>/syntax.jsonl`; returns each file with
+/// its count of cases.
+pub fn write_results(spec: &Spec, findings: &[Finding], dir: &Path) -> crate::error::Result<Vec<(PathBuf, usize)>> {
+    let mut written = Vec::new();
+    for (release, rows) in results(spec, findings) {
+        let path = dir.join(format!("ptxas-{release}")).join("syntax.jsonl");
+        client_results::write(&path, &rows)?;
+        written.push((path, rows.len()));
+    }
+    Ok(written)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::differential::Check;
+    use crate::syntax::case::Case;
+    use crate::syntax::context::Module;
+
+    fn spec() -> Spec {
+        Spec::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../spec")).unwrap()
+    }
+
+    fn finding(case: &Case, module: Module, release: Option<&str>, outcome: Outcome) -> Finding {
+        Finding {
+            check: Check {
+                case: case.id.clone(),
+                instruction: case.instruction.clone(),
+                boundary: "minimum",
+                text: case.text.clone(),
+                module,
+                ours_legal: case.verdict == Verdict::Legal,
+                errata: Vec::new(),
+            },
+            ptxas: release.map(str::to_owned),
+            outcome,
+        }
+    }
+
+    /// Only a finding at the case's own module counts, under the release that made
+    /// it; an unverifiable one leaves the case out; the order is the files'
+    /// (activemask.jsonl before red.jsonl), whatever the findings' order.
+    #[test]
+    fn results_take_each_case_at_its_own_module_in_file_order() {
+        let spec = spec();
+        let cases = |name: &str| vectors::cases(&spec, spec.instruction(name).unwrap());
+        let (red, am) = (cases("red"), cases("activemask"));
+        let legal = red.iter().find(|c| c.verdict == Verdict::Legal).unwrap();
+        let red_illegal: Vec<&Case> = red.iter().filter(|c| c.verdict == Verdict::Illegal).take(2).collect();
+        let illegal = red_illegal[0];
+        let am_illegal: Vec<&Case> = am.iter().filter(|c| c.verdict == Verdict::Illegal).take(2).collect();
+        let own = |c: &Case| c.module().unwrap();
+        let below = Module { ptx: "6.0".parse().unwrap(), target: own(legal).target };
+        let rejected = |m: &[&str]| Outcome::Rejected(m.iter().map(|s| (*s).to_owned()).collect());
+        let findings = [
+            finding(legal, below, Some("13.5"), rejected(&["not at its own module"])),
+            finding(legal, own(legal), Some("13.5"), Outcome::Accepted),
+            finding(illegal, own(illegal), Some("13.5"), rejected(&["first", "second"])),
+            finding(am_illegal[0], own(am_illegal[0]), None, Outcome::Unverifiable("no ptxas".into())),
+            finding(am_illegal[1], own(am_illegal[1]), Some("13.5"), Outcome::Accepted),
+            finding(red_illegal[1], own(red_illegal[1]), Some("12.9"), rejected(&["old"])),
+        ];
+        let got = results(&spec, &findings);
+        let lines = |release: &str| -> Vec<String> {
+            got[release].iter().map(|r| serde_json::to_string(r).unwrap()).collect()
+        };
+        assert_eq!(got.keys().collect::<Vec<_>>(), ["12.9", "13.5"]);
+        assert_eq!(lines("12.9"), [format!(r#"{{"id":"{}","accepted":false,"message":"old"}}"#, red_illegal[1].id)]);
+        assert_eq!(
+            lines("13.5"),
+            [
+                format!(r#"{{"id":"{}","accepted":true}}"#, am_illegal[1].id),
+                format!(r#"{{"id":"{}","accepted":true}}"#, legal.id),
+                format!(r#"{{"id":"{}","accepted":false,"message":"first"}}"#, illegal.id),
+            ]
+        );
+    }
 }

@@ -58,8 +58,8 @@ impl Ptxas {
 pub enum Outcome {
     /// No error on its line.
     Accepted,
-    /// Its messages, joined with " | ".
-    Rejected(String),
+    /// Its messages, in ptxas's order (without the `ptxas FILE, line N; error :` prefix).
+    Rejected(Vec<String>),
     /// The module itself failed (unknown target, unsupported version, no ptxas).
     Unverifiable(String),
 }
@@ -166,7 +166,7 @@ pub fn run(ptxas: &Ptxas, spec: &Spec, module: Module, texts: &[&str], dir: &Pat
     }
     if lineless.is_some() && per.iter().all(Vec::is_empty) {
         if texts.len() == 1 {
-            return vec![Outcome::Rejected(lineless.unwrap_or_default())];
+            return vec![Outcome::Rejected(vec![lineless.unwrap_or_default()])];
         }
         let half = texts.len() / 2;
         let mut out = run(ptxas, spec, module, &texts[..half], dir);
@@ -207,7 +207,7 @@ fn outcome(msgs: &[String]) -> Outcome {
     if msgs.is_empty() {
         Outcome::Accepted
     } else {
-        Outcome::Rejected(msgs.join(" | "))
+        Outcome::Rejected(msgs.to_vec())
     }
 }
 
