@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use ptxvec_spec::Spec;
 
-use crate::client_results::{self, ClientResult};
+use crate::grade::results::{write_syntax, SyntaxResult};
 use crate::differential::{self, Finding};
 use crate::ptxas::{Outcome, Ptxas};
 use crate::syntax::case::Verdict;
@@ -150,36 +150,44 @@ pub fn audit(spec: &Spec, tools: &[Ptxas], jobs: usize) -> crate::error::Result<
 
 /// Per ptxas release, what it made of each syntax case at the case's own module
 /// (a legal case's lowest, an illegal case's), taken from the differential's
-/// findings, in the order of the vectors/syntax files. A case is in the list of the
-/// release that assembled that module, and in no other (the differential runs each
-/// module on the first release that can: 13.5, else 12.9); a case no release
-/// could assemble there is in none.
-pub fn results(spec: &Spec, findings: &[Finding]) -> BTreeMap<String, Vec<ClientResult>> {
+/// findings, in the order of the vectors/syntax files. The differential runs each
+/// module on the first release that can assemble it (13.5, else 12.9), so each
+/// release's list has every case: its answer where it ran the module, `skipped`
+/// with the reason where it did not.
+pub fn results(spec: &Spec, findings: &[Finding]) -> BTreeMap<String, Vec<SyntaxResult>> {
     let at: BTreeMap<(&str, crate::syntax::context::Module), &Finding> =
         findings.iter().map(|f| ((f.check.case.as_str(), f.check.module), f)).collect();
+    let releases: std::collections::BTreeSet<&String> = findings.iter().filter_map(|f| f.ptxas.as_ref()).collect();
     // vectors/syntax/<instruction>.jsonl, in file-name order.
     let mut files: Vec<&ptxvec_spec::Instruction> = spec.instructions.iter().map(|f| &f.instruction).collect();
     files.sort_by_key(|i| format!("{}.jsonl", i.instruction));
-    let mut out: BTreeMap<String, Vec<ClientResult>> = BTreeMap::new();
+    let mut out: BTreeMap<String, Vec<SyntaxResult>> = BTreeMap::new();
     for ins in files {
         for case in vectors::cases(spec, ins) {
-            let Some(f) = case.module().and_then(|m| at.get(&(case.id.as_str(), m))) else {
-                continue;
-            };
-            let (Some(release), Some(r)) = (&f.ptxas, result_of(&case.id, &f.outcome)) else {
-                continue;
-            };
-            out.entry(release.clone()).or_default().push(r);
+            let f = case.module().and_then(|m| at.get(&(case.id.as_str(), m)));
+            for release in &releases {
+                let r = match f {
+                    Some(f) if f.ptxas.as_ref() == Some(*release) => result_of(&case.id, &f.outcome),
+                    Some(f) => match (&f.ptxas, &f.outcome) {
+                        (Some(other), _) => SyntaxResult::skipped(&case.id, &format!("ptxas {other} judged this module (.target {})", case.target)),
+                        (None, Outcome::Unverifiable(why)) => SyntaxResult::skipped(&case.id, why),
+                        (None, _) => SyntaxResult::skipped(&case.id, "not run"),
+                    },
+                    // No check at the case's own module: nothing to say of it.
+                    None => continue,
+                };
+                out.entry((*release).clone()).or_default().push(r);
+            }
         }
     }
     out
 }
 
-fn result_of(id: &str, outcome: &Outcome) -> Option<ClientResult> {
+fn result_of(id: &str, outcome: &Outcome) -> SyntaxResult {
     match outcome {
-        Outcome::Accepted => Some(ClientResult::accepted(id)),
-        Outcome::Rejected(m) => Some(ClientResult::rejected(id, m.first().map_or("", String::as_str))),
-        Outcome::Unverifiable(_) => None,
+        Outcome::Accepted => SyntaxResult::accepted(id),
+        Outcome::Rejected(m) => SyntaxResult::rejected(id, m.first().map_or("", String::as_str)),
+        Outcome::Unverifiable(why) => SyntaxResult::skipped(id, why),
     }
 }
 
@@ -189,7 +197,7 @@ pub fn write_results(spec: &Spec, findings: &[Finding], dir: &Path) -> crate::er
     let mut written = Vec::new();
     for (release, rows) in results(spec, findings) {
         let path = dir.join(format!("ptxas-{release}")).join("syntax.jsonl");
-        client_results::write(&path, &rows)?;
+        write_syntax(&path, &rows)?;
         written.push((path, rows.len()));
     }
     Ok(written)
@@ -250,13 +258,28 @@ mod tests {
             got[release].iter().map(|r| serde_json::to_string(r).unwrap()).collect()
         };
         assert_eq!(got.keys().collect::<Vec<_>>(), ["12.9", "13.5"]);
-        assert_eq!(lines("12.9"), [format!(r#"{{"id":"{}","accepted":false,"message":"old"}}"#, red_illegal[1].id)]);
+        // Every case with a check at its own module is in both lists, in file order:
+        // the release that ran it answers, the other skips it and says which did.
+        let skipped = |c: &Case, why: &str| format!(r#"{{"id":"{}","skipped":"{why}"}}"#, c.id);
+        let by = |release: &str, c: &Case| skipped(c, &format!("ptxas {release} judged this module (.target {})", c.target));
+        assert_eq!(
+            lines("12.9"),
+            [
+                skipped(am_illegal[0], "no ptxas"),
+                by("13.5", am_illegal[1]),
+                by("13.5", legal),
+                by("13.5", illegal),
+                format!(r#"{{"id":"{}","accepted":false,"message":"old"}}"#, red_illegal[1].id),
+            ]
+        );
         assert_eq!(
             lines("13.5"),
             [
+                skipped(am_illegal[0], "no ptxas"),
                 format!(r#"{{"id":"{}","accepted":true}}"#, am_illegal[1].id),
                 format!(r#"{{"id":"{}","accepted":true}}"#, legal.id),
                 format!(r#"{{"id":"{}","accepted":false,"message":"first"}}"#, illegal.id),
+                by("12.9", red_illegal[1]),
             ]
         );
     }

@@ -12,7 +12,6 @@ pub mod generate;
 pub mod ptx;
 pub mod ptx_module;
 pub mod audit;
-pub mod client_results;
 pub mod differential;
 pub mod ptxas;
 pub mod silicon;

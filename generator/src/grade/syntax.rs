@@ -9,7 +9,7 @@ use std::path::Path;
 use ptxvec_spec::Spec;
 
 use super::report::{Failure, Section, Status, TestCase};
-use super::results::{Line, SyntaxResult};
+use super::results::{Answer, Line, SyntaxResult};
 use crate::error::{Error, Result};
 use crate::syntax::case::{Case, Verdict};
 use crate::syntax::judge::Kind;
@@ -135,14 +135,20 @@ fn grade_case(
         }),
         Some([first, rest @ ..]) => {
             let r = &first.value;
-            let got = format!(
-                "{}{}",
-                if r.accepted { "accepted" } else { "rejected" },
-                r.message
-                    .as_ref()
-                    .map(|m| format!(": {m}"))
-                    .unwrap_or_default()
-            );
+            let (accepted, got) = match &r.answer {
+                Answer::Accepted => (true, "accepted".to_owned()),
+                Answer::Rejected(m) => (
+                    false,
+                    format!(
+                        "rejected{}",
+                        m.as_ref().map(|m| format!(": {m}")).unwrap_or_default()
+                    ),
+                ),
+                Answer::Skipped(why) => {
+                    not_graded = Some(format!("skipped by the consumer: {why}"));
+                    (c.verdict == Verdict::Legal, String::new())
+                }
+            };
             let wanted = c.verdict == Verdict::Legal;
             if !rest.is_empty() {
                 let at: Vec<String> = std::iter::once(first)
@@ -155,7 +161,7 @@ fn grade_case(
                     got: format!("{} results", at.len()),
                 });
             }
-            if r.accepted != wanted {
+            if accepted != wanted {
                 if mode.parser && kind == "invalid" {
                     not_graded = Some("invalid, accepted: a grammar-only consumer is not asked to reject it (--parser)".to_owned());
                 } else {
