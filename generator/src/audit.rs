@@ -148,35 +148,24 @@ pub fn audit(spec: &Spec, tools: &[Ptxas], jobs: usize) -> crate::error::Result<
     Ok(Audit { findings, unexplained, stale, report: head + &report })
 }
 
-/// Per ptxas release, what it made of each syntax case at the case's own module
-/// (a legal case's lowest, an illegal case's), taken from the differential's
-/// findings, in the order of the vectors/syntax files. The differential runs each
-/// module on the first release that can assemble it (13.5, else 12.9), so each
-/// release's list has every case: its answer where it ran the module, `skipped`
-/// with the reason where it did not.
-pub fn results(spec: &Spec, findings: &[Finding]) -> BTreeMap<String, Vec<SyntaxResult>> {
+/// What ptxas made of each syntax case at the case's own module (a legal case's
+/// lowest, an illegal case's), taken from the differential's findings, in the order
+/// of the vectors/syntax files. The differential runs each module on the first
+/// release that can assemble it (13.5 from sm_75 on, else 12.9), so together they
+/// are one witness: each case is answered by the release that ran its module, or
+/// skipped with the reason where none could.
+pub fn results(spec: &Spec, findings: &[Finding]) -> Vec<SyntaxResult> {
     let at: BTreeMap<(&str, crate::syntax::context::Module), &Finding> =
         findings.iter().map(|f| ((f.check.case.as_str(), f.check.module), f)).collect();
-    let releases: std::collections::BTreeSet<&String> = findings.iter().filter_map(|f| f.ptxas.as_ref()).collect();
     // vectors/syntax/<instruction>.jsonl, in file-name order.
     let mut files: Vec<&ptxvec_spec::Instruction> = spec.instructions.iter().map(|f| &f.instruction).collect();
     files.sort_by_key(|i| format!("{}.jsonl", i.instruction));
-    let mut out: BTreeMap<String, Vec<SyntaxResult>> = BTreeMap::new();
+    let mut out = Vec::new();
     for ins in files {
         for case in vectors::cases(spec, ins) {
-            let f = case.module().and_then(|m| at.get(&(case.id.as_str(), m)));
-            for release in &releases {
-                let r = match f {
-                    Some(f) if f.ptxas.as_ref() == Some(*release) => result_of(&case.id, &f.outcome),
-                    Some(f) => match (&f.ptxas, &f.outcome) {
-                        (Some(other), _) => SyntaxResult::skipped(&case.id, &format!("ptxas {other} judged this module (.target {})", case.target)),
-                        (None, Outcome::Unverifiable(why)) => SyntaxResult::skipped(&case.id, why),
-                        (None, _) => SyntaxResult::skipped(&case.id, "not run"),
-                    },
-                    // No check at the case's own module: nothing to say of it.
-                    None => continue,
-                };
-                out.entry((*release).clone()).or_default().push(r);
+            // No check at the case's own module: nothing to say of it.
+            if let Some(f) = case.module().and_then(|m| at.get(&(case.id.as_str(), m))) {
+                out.push(result_of(&case.id, &f.outcome));
             }
         }
     }
@@ -191,16 +180,16 @@ fn result_of(id: &str, outcome: &Outcome) -> SyntaxResult {
     }
 }
 
-/// Writes [`results`] to `dir/ptxas-<release>/syntax.jsonl`; returns each file with
+/// The folder of the recorded ptxas results under the clients folder.
+pub const RESULTS_DIR: &str = "ptxas-13.5-12.9";
+
+/// Writes [`results`] to `dir/ptxas-13.5-12.9/syntax.jsonl`; returns the file and
 /// its count of cases.
-pub fn write_results(spec: &Spec, findings: &[Finding], dir: &Path) -> crate::error::Result<Vec<(PathBuf, usize)>> {
-    let mut written = Vec::new();
-    for (release, rows) in results(spec, findings) {
-        let path = dir.join(format!("ptxas-{release}")).join("syntax.jsonl");
-        write_syntax(&path, &rows)?;
-        written.push((path, rows.len()));
-    }
-    Ok(written)
+pub fn write_results(spec: &Spec, findings: &[Finding], dir: &Path) -> crate::error::Result<(PathBuf, usize)> {
+    let rows = results(spec, findings);
+    let path = dir.join(RESULTS_DIR).join("syntax.jsonl");
+    write_syntax(&path, &rows)?;
+    Ok((path, rows.len()))
 }
 
 #[cfg(test)]
@@ -253,33 +242,17 @@ mod tests {
             finding(am_illegal[1], own(am_illegal[1]), Some("13.5"), Outcome::Accepted),
             finding(red_illegal[1], own(red_illegal[1]), Some("12.9"), rejected(&["old"])),
         ];
-        let got = results(&spec, &findings);
-        let lines = |release: &str| -> Vec<String> {
-            got[release].iter().map(|r| serde_json::to_string(r).unwrap()).collect()
-        };
-        assert_eq!(got.keys().collect::<Vec<_>>(), ["12.9", "13.5"]);
-        // Every case with a check at its own module is in both lists, in file order:
-        // the release that ran it answers, the other skips it and says which did.
-        let skipped = |c: &Case, why: &str| format!(r#"{{"id":"{}","skipped":"{why}"}}"#, c.id);
-        let by = |release: &str, c: &Case| skipped(c, &format!("ptxas {release} judged this module (.target {})", c.target));
+        let got: Vec<String> = results(&spec, &findings).iter().map(|r| r.to_line()).collect();
+        // Every case with a check at its own module, in file order, answered by the
+        // release that ran its module; a case no release could assemble is skipped.
         assert_eq!(
-            lines("12.9"),
+            got,
             [
-                skipped(am_illegal[0], "no ptxas"),
-                by("13.5", am_illegal[1]),
-                by("13.5", legal),
-                by("13.5", illegal),
-                format!(r#"{{"id":"{}","accepted":false,"message":"old"}}"#, red_illegal[1].id),
-            ]
-        );
-        assert_eq!(
-            lines("13.5"),
-            [
-                skipped(am_illegal[0], "no ptxas"),
+                format!(r#"{{"id":"{}","skipped":"no ptxas"}}"#, am_illegal[0].id),
                 format!(r#"{{"id":"{}","accepted":true}}"#, am_illegal[1].id),
                 format!(r#"{{"id":"{}","accepted":true}}"#, legal.id),
                 format!(r#"{{"id":"{}","accepted":false,"message":"first"}}"#, illegal.id),
-                by("12.9", red_illegal[1]),
+                format!(r#"{{"id":"{}","accepted":false,"message":"old"}}"#, red_illegal[1].id),
             ]
         );
     }

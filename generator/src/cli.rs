@@ -220,9 +220,8 @@ fn run(cli: &Cli, stdout: &mut crate::output::Stdout) -> Result<Outcome> {
             let a = crate::audit::audit(&spec, &tools, args.jobs)?;
             write!(stdout, "{}", a.report).map_err(write_error)?;
             if let Some(dir) = &args.results {
-                for (path, n) in crate::audit::write_results(&spec, &a.findings, dir)? {
-                    writeln!(stdout, "results: {} ({n} cases)", path.display()).map_err(write_error)?;
-                }
+                let (path, n) = crate::audit::write_results(&spec, &a.findings, dir)?;
+                writeln!(stdout, "results: {} ({n} cases)", path.display()).map_err(write_error)?;
             }
             Ok(Outcome::findings_if(!a.unexplained.is_empty() || !a.stale.is_empty()))
         }
