@@ -5,6 +5,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+use ptxvec_generator::generate;
 use ptxvec_generator::semvec::{self, eval, export, inputs};
 use ptxvec_oracle::float::Format;
 use ptxvec_oracle::int::IntType;
@@ -43,8 +44,9 @@ fn generate_twice_gives_the_same_bytes_and_the_committed_files_are_current() {
     let spec = Spec::load(&spec_root()).unwrap();
     let tmp = std::env::temp_dir().join(format!("ptxvec-semvec-{}", std::process::id()));
     let (a, b) = (tmp.join("a"), tmp.join("b"));
-    export::write(&spec, &a, &[], semvec::DEFAULT_SEED, semvec::DEFAULT_COUNT).unwrap();
-    export::write(&spec, &b, &[], semvec::DEFAULT_SEED, semvec::DEFAULT_COUNT).unwrap();
+    let all = generate::Request::all();
+    generate::generate(&spec, &a, &all).unwrap();
+    generate::generate(&spec, &b, &all).unwrap();
     let (fa, fb) = (all_files(&a), all_files(&b));
     let _ = std::fs::remove_dir_all(&tmp);
     assert!(fa.len() > 100, "only {} files", fa.len());

@@ -34,11 +34,12 @@ pub enum Command {
         /// The vectors folder.
         #[arg(long, default_value = "vectors")]
         out: PathBuf,
-        /// Only these instructions (by name: red, match.sync, ...).
+        /// Only these instructions (by name: red, match.sync, ...): their syntax files
+        /// and semantic variants; index.json keeps the other variants' rows.
         #[arg(long = "instruction")]
         instructions: Vec<String>,
         /// Only these semantic variants (by id, `red.global.add.f32`, or instruction);
-        /// vectors/index.json is rewritten only when every variant is.
+        /// index.json keeps the other variants' rows.
         #[arg(long = "variant")]
         variants: Vec<String>,
         /// The seed of the random inputs (recorded in every record and the index).
@@ -179,11 +180,8 @@ fn run(cli: &Cli, stdout: &mut crate::output::Stdout) -> Result<Outcome> {
             Ok(Outcome::Pass)
         }
         Command::Generate { out, instructions, variants, seed, count } => {
-            crate::generate::run(&spec, out, instructions, stdout)?;
-            crate::exports::write(&spec, out)?;
-            let rows = crate::semvec::export::write(&spec, out, variants, *seed, *count)?;
-            let records: usize = rows.iter().map(|r| r.records).sum();
-            writeln!(stdout, "{:<28} {:>6} files {:>8} records", out.join("semantic").display(), rows.len(), records).map_err(write_error)?;
+            let req = crate::generate::Request { instructions, variants, seed: *seed, count: *count };
+            crate::generate::run(&spec, out, &req, stdout)?;
             Ok(Outcome::Pass)
         }
         Command::Eval { input, profile } => {
