@@ -58,6 +58,10 @@ pub enum Command {
         /// The profile to expect under.
         #[arg(long, value_enum, default_value = "all")]
         profile: ProfileChoice,
+        /// Evaluate a text that check-syntax refuses (its operands are then read as
+        /// far as they go).
+        #[arg(long)]
+        force: bool,
     },
     /// Judge an instruction text in a module: exit 0 legal, 1 illegal, 2 usage error.
     /// With `-`, read JSON Lines `{"text", "ptx", "target"}` from stdin and answer one
@@ -93,6 +97,10 @@ pub enum Command {
         /// The module's `.target` (default: the case's).
         #[arg(long)]
         target: Option<String>,
+        /// Emit a text the syntax judge finds malformed (one that stays inside the
+        /// entry: no line break, no `;` before its end, braces one level deep).
+        #[arg(long, conflicts_with = "variant")]
+        force: bool,
     },
     /// Run the ptxas differential and print, per instruction, cases by verdict,
     /// agreement with ptxas, and the ledger entries. Exit 1 on an unexplained disagreement.
@@ -184,13 +192,13 @@ fn run(cli: &Cli, stdout: &mut crate::output::Stdout) -> Result<Outcome> {
             crate::generate::run(&spec, out, &req, stdout)?;
             Ok(Outcome::Pass)
         }
-        Command::Eval { input, profile } => {
+        Command::Eval { input, profile, force } => {
             let profiles = profile.profiles();
             if input.as_os_str() == "-" {
-                crate::semvec::eval::run(&spec, "<stdin>", std::io::stdin().lock(), stdout, &profiles)
+                crate::semvec::eval::run(&spec, "<stdin>", std::io::stdin().lock(), stdout, &profiles, *force)
             } else {
                 let f = std::fs::File::open(input).map_err(|e| Error::io(input, e))?;
-                crate::semvec::eval::run(&spec, &input.display().to_string(), std::io::BufReader::new(f), stdout, &profiles)
+                crate::semvec::eval::run(&spec, &input.display().to_string(), std::io::BufReader::new(f), stdout, &profiles, *force)
             }
         }
         Command::CheckSyntax(args) => crate::check_syntax::run(&spec, args, stdout),
@@ -206,8 +214,8 @@ fn run(cli: &Cli, stdout: &mut crate::output::Stdout) -> Result<Outcome> {
             let module = crate::silicon::vectors::emit(&spec, req)?;
             write_module(stdout, out.as_deref(), &module)
         }
-        Command::EmitPtx { text, ptx, target, out, .. } => {
-            let module = crate::check_syntax::emit(&spec, text.as_deref().unwrap_or_default(), ptx.as_deref(), target.as_deref())?;
+        Command::EmitPtx { text, ptx, target, out, force, .. } => {
+            let module = crate::check_syntax::emit(&spec, text.as_deref().unwrap_or_default(), ptx.as_deref(), target.as_deref(), *force)?;
             write_module(stdout, out.as_deref(), &module)
         }
         Command::AuditSyntax(args) => {

@@ -1,4 +1,5 @@
-//! Writing the semantic vector files and their manifest, vectors/index.json.
+//! The semantic vector files and their manifest, vectors/index.json (written by
+//! `generate`, through [`crate::staging`]).
 
 use std::path::Path;
 
