@@ -556,3 +556,414 @@ fn spec_long_line() {
     let err = load_fails(d.path(), 5);
     insta::assert_snapshot!("spec_long_line", err);
 }
+
+// ---- generate: one transaction. A reader sees the old set or the new one; a
+// second run is refused by the lock; a file ptxvec did not write survives.
+
+/// Every file under `dir` (relative path → bytes), the lock file left out.
+fn tree(dir: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    fn walk(root: &Path, rel: &str, out: &mut std::collections::BTreeMap<String, Vec<u8>>) {
+        let Ok(rd) = std::fs::read_dir(root.join(rel)) else {
+            return;
+        };
+        for e in rd {
+            let e = e.unwrap();
+            let name = e.file_name().to_string_lossy().into_owned();
+            let r = if rel.is_empty() {
+                name
+            } else {
+                format!("{rel}/{name}")
+            };
+            if e.file_type().unwrap().is_dir() {
+                walk(root, &r, out);
+            } else if r != ".ptxvec.lock" {
+                out.insert(r, std::fs::read(e.path()).unwrap());
+            }
+        }
+    }
+    let mut out = std::collections::BTreeMap::new();
+    walk(dir, "", &mut out);
+    out
+}
+
+/// The files `index.json` lists whose SHA-256 is not the one it gives.
+fn index_mismatches(dir: &Path) -> Vec<String> {
+    use sha2::Digest;
+    let index: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("index.json")).unwrap()).unwrap();
+    index["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|row| {
+            let file = row["file"].as_str().unwrap();
+            let bytes = std::fs::read(dir.join(file)).unwrap_or_default();
+            let sha = format!("{:x}", sha2::Sha256::digest(&bytes));
+            (sha != row["sha256"].as_str().unwrap()).then(|| file.to_owned())
+        })
+        .collect()
+}
+
+fn generate(dir: &Path, extra: &[&str]) -> Output {
+    let mut args = vec!["generate", "--out", dir.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    run(&args, b"")
+}
+
+/// The staging folders beside `dir`.
+fn stagings(dir: &Path) -> Vec<String> {
+    let prefix = format!(
+        ".{}.ptxvec-staging-",
+        dir.file_name().unwrap().to_string_lossy()
+    );
+    std::fs::read_dir(dir.parent().unwrap())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(&prefix))
+        .collect()
+}
+
+fn inodes(dir: &Path) -> std::collections::BTreeMap<String, u64> {
+    use std::os::unix::fs::MetadataExt;
+    tree(dir)
+        .into_keys()
+        .map(|k| {
+            let ino = std::fs::metadata(dir.join(&k)).unwrap().ino();
+            (k, ino)
+        })
+        .collect()
+}
+
+#[test]
+fn generate_killed_at_random_moments_leaves_the_old_set_or_the_new() {
+    // 50 runs, each killed (SIGKILL) after a delay spread over a run's duration,
+    // alternating between two sets that differ (--seed): after each, the folder is
+    // wholly one of them, and index.json's SHA-256 match its files.
+    let tmp = tempfile::tempdir().unwrap();
+    let (a, b, dir) = (
+        tmp.path().join("a"),
+        tmp.path().join("b"),
+        tmp.path().join("v"),
+    );
+    let started = Instant::now();
+    assert_eq!(generate(&a, &[]).status.code(), Some(0));
+    let took = started.elapsed();
+    assert_eq!(generate(&b, &["--seed", "1"]).status.code(), Some(0));
+    assert_eq!(generate(&dir, &[]).status.code(), Some(0));
+    let (ta, tb) = (tree(&a), tree(&b));
+    assert_ne!(ta, tb);
+    let mut now_a = true;
+    let (mut old, mut new) = (0, 0);
+    let mut state: u64 = 0x2545_f491_4f6c_dd1d;
+    for i in 0..50 {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        let delay = took.mul_f64((state % 1000) as f64 / 1000.0 * 1.5);
+        let seed = if now_a { "1" } else { "88323189523779" };
+        let mut child = bin()
+            .args(["generate", "--out", dir.to_str().unwrap(), "--seed", seed])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(delay);
+        child.kill().unwrap();
+        child.wait().unwrap();
+        let t = tree(&dir);
+        let was_a = now_a;
+        now_a = if t == ta {
+            true
+        } else if t == tb {
+            false
+        } else {
+            let (mix_a, mix_b): (Vec<_>, Vec<_>) = t.keys().partition(|k| ta.get(*k) == t.get(*k));
+            panic!("kill {i} after {delay:?}: a mix: {} files of the old set {mix_a:?}, others {mix_b:?}", mix_a.len());
+        };
+        if now_a == was_a {
+            old += 1;
+        } else {
+            new += 1;
+        }
+        assert_eq!(index_mismatches(&dir), Vec::<String>::new(), "kill {i}");
+        assert!(stagings(&dir).len() <= 1, "kill {i}: {:?}", stagings(&dir));
+    }
+    eprintln!("50 kills: {old} left the old set, {new} the new one");
+    assert!(
+        old > 0 && new > 0,
+        "{old} old, {new} new: the kills missed the swap's two sides"
+    );
+    // A run to its end removes what the killed ones left.
+    assert_eq!(generate(&dir, &[]).status.code(), Some(0));
+    assert_eq!(tree(&dir), ta);
+    assert_eq!(stagings(&dir), Vec::<String>::new());
+    assert!(!dir.join(".ptxvec.lock").exists());
+}
+
+#[test]
+fn generate_two_runs_at_once() {
+    // Two runs into one folder at once: each one ends the folder's set whole or is
+    // refused by the lock (exit 2, naming it); the folder ends consistent.
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("v");
+    assert_eq!(generate(&dir, &[]).status.code(), Some(0));
+    let mut refused = 0;
+    for offset_ms in [0u64, 100, 200, 300, 400] {
+        let spawn = |seed: &str| {
+            bin()
+                .args(["generate", "--out", dir.to_str().unwrap(), "--seed", seed])
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        };
+        let first = spawn("1");
+        std::thread::sleep(Duration::from_millis(offset_ms));
+        let second = spawn("2");
+        for o in [
+            first.wait_with_output().unwrap(),
+            second.wait_with_output().unwrap(),
+        ] {
+            match o.status.code() {
+                Some(0) => {}
+                Some(2) => {
+                    assert!(
+                        stderr(&o).contains(".ptxvec.lock: locked by another `ptxvec generate`"),
+                        "{}",
+                        stderr(&o)
+                    );
+                    refused += 1;
+                }
+                other => panic!("{other:?}: {}", stderr(&o)),
+            }
+        }
+        assert_eq!(index_mismatches(&dir), Vec::<String>::new());
+        assert_eq!(stagings(&dir), Vec::<String>::new());
+        assert!(!dir.join(".ptxvec.lock").exists());
+    }
+    eprintln!("5 pairs: {refused} runs refused by the lock");
+}
+
+#[test]
+fn generate_refused_while_locked() {
+    // A live holder of DIR/.ptxvec.lock → 2, naming the lock and its pid; nothing
+    // is written. A lock file whose process is gone is taken over.
+    use std::os::fd::AsRawFd;
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("v");
+    std::fs::create_dir(&dir).unwrap();
+    let lock = std::fs::File::create(dir.join(".ptxvec.lock")).unwrap();
+    std::fs::write(dir.join(".ptxvec.lock"), "4242\n").unwrap();
+    // SAFETY: the descriptor is open while `lock` lives.
+    #[allow(unsafe_code)]
+    let r = unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+    assert_eq!(r, 0);
+    let o = generate(&dir, &["--variant", "activemask.b32"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let msg = stderr(&o).replace(&tmp.path().display().to_string(), "<tmp>");
+    assert!(
+        msg.contains("<tmp>/v/.ptxvec.lock: locked by another `ptxvec generate` (pid 4242)"),
+        "{msg}"
+    );
+    insta::assert_snapshot!("generate_refused_while_locked", msg);
+    assert_eq!(tree(&dir).len(), 0);
+    drop(lock);
+    // The file is left, as by a killed run: its pid is dead, and it holds no lock.
+    let o = generate(&dir, &["--variant", "activemask.b32"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(!dir.join(".ptxvec.lock").exists());
+    assert_eq!(index_mismatches(&dir), Vec::<String>::new());
+}
+
+#[test]
+fn generate_unknown_names_write_nothing() {
+    // `--variant nosuch`, `--instruction nosuch` → 2 before any file is written
+    // (the folder is not even created).
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("v");
+    for (flag, snap) in [
+        ("--variant", "generate_unknown_variant"),
+        ("--instruction", "generate_unknown_instruction"),
+    ] {
+        let o = generate(&dir, &["--instruction", "vote.sync", flag, "nosuch"]);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert!(
+            stderr(&o).contains(&format!("{flag} nosuch: no such")),
+            "{}",
+            stderr(&o)
+        );
+        insta::assert_snapshot!(snap, stderr(&o));
+        assert!(!dir.exists(), "{flag} nosuch wrote {:?}", tree(&dir).keys());
+    }
+}
+
+#[test]
+fn generate_partial_runs_write_only_what_they_name() {
+    // `--instruction vote.sync` rewrites vote.sync's syntax and semantic files and
+    // index.json; `--variant red.add.u32` that variant's file and index.json. Every
+    // other file keeps its inode.
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("v");
+    assert_eq!(generate(&dir, &[]).status.code(), Some(0));
+    let changed = |args: &[&str]| -> Vec<String> {
+        let before = inodes(&dir);
+        let o = generate(&dir, args);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        assert_eq!(index_mismatches(&dir), Vec::<String>::new());
+        let after = inodes(&dir);
+        assert_eq!(
+            before.keys().collect::<Vec<_>>(),
+            after.keys().collect::<Vec<_>>()
+        );
+        after
+            .into_iter()
+            .filter(|(k, i)| before[k] != *i)
+            .map(|(k, _)| k)
+            .collect()
+    };
+    let vote = changed(&["--instruction", "vote.sync"]);
+    assert!(
+        vote.contains(&"syntax/vote.sync.jsonl".to_owned()),
+        "{vote:?}"
+    );
+    assert!(vote.contains(&"index.json".to_owned()), "{vote:?}");
+    assert!(
+        vote.iter().all(|f| f == "index.json"
+            || f == "syntax/vote.sync.jsonl"
+            || f.starts_with("semantic/vote.sync.")),
+        "{vote:?}"
+    );
+    assert_eq!(
+        vote.iter().filter(|f| f.starts_with("semantic/")).count(),
+        4,
+        "{vote:?}"
+    );
+    assert_eq!(
+        changed(&["--variant", "red.add.u32"]),
+        ["index.json", "semantic/red.add.u32.jsonl"]
+    );
+    // The committed set's bytes, still.
+    let whole = tree(&dir);
+    assert_eq!(
+        whole["index.json"],
+        std::fs::read(repo_root().join("vectors/index.json")).unwrap()
+    );
+}
+
+#[test]
+fn generate_keeps_files_it_did_not_write() {
+    // A user's semantic/mine.jsonl and README survive a full run; temporary files
+    // and staging folders of killed runs go, a file a killed run held back comes
+    // back.
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("v");
+    assert_eq!(generate(&dir, &[]).status.code(), Some(0));
+    std::fs::write(dir.join("semantic/mine.jsonl"), "mine\n").unwrap();
+    std::fs::write(dir.join("README.md"), "readme\n").unwrap();
+    std::fs::write(dir.join("syntax/.red.jsonl.tmp123"), "half").unwrap();
+    let stale = tmp.path().join(".v.ptxvec-staging-999999");
+    std::fs::create_dir_all(stale.join("semantic")).unwrap();
+    std::fs::write(stale.join("index.json"), "half").unwrap();
+    std::fs::write(stale.join("semantic/red.add.u32.jsonl"), "half").unwrap();
+    std::fs::write(stale.join("semantic/theirs.jsonl"), "theirs\n").unwrap();
+    let o = generate(&dir, &["--seed", "1"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let t = tree(&dir);
+    assert_eq!(t["semantic/mine.jsonl"], b"mine\n");
+    assert_eq!(t["semantic/theirs.jsonl"], b"theirs\n");
+    assert_eq!(t["README.md"], b"readme\n");
+    assert!(!t.contains_key("syntax/.red.jsonl.tmp123"));
+    assert_eq!(stagings(&dir), Vec::<String>::new());
+    assert_eq!(index_mismatches(&dir), Vec::<String>::new());
+}
+
+#[test]
+fn generate_pipe_closed_leaves_the_whole_set() {
+    // `generate | true`: the summary is printed after the set is in place, so the
+    // SIGPIPE it dies of leaves every file written.
+    use std::os::unix::process::ExitStatusExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let (a, dir) = (tmp.path().join("a"), tmp.path().join("v"));
+    assert_eq!(generate(&a, &[]).status.code(), Some(0));
+    // A pipe whose reader is gone before the child starts: no write can beat it.
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let status = bin()
+        .args(["generate", "--out", dir.to_str().unwrap()])
+        .stdout(writer)
+        .stderr(Stdio::null())
+        .status()
+        .unwrap();
+    assert_eq!(status.signal(), Some(libc::SIGPIPE), "{status:?}");
+    assert!(tree(&dir) == tree(&a), "the set is not whole");
+}
+
+// ---- eval and emit-ptx refuse what check-syntax refuses, with its rule.
+
+#[test]
+fn eval_refuses_what_check_syntax_refuses() {
+    // No operands, or a register where an address goes → 2, the rule named;
+    // --force evaluates them anyway (exit 0).
+    let input = b"{\"text\": \"red.add.u32\", \"inputs\": {\"mem\": [\"0x1\"], \"operand\": [\"0x2\"]}}\n\
+                  {\"text\": \"red.add.u32 %r1, %r1;\", \"inputs\": {\"mem\": [\"0x1\"], \"operand\": [\"0x2\"]}}\n";
+    let o = run(&["eval"], input);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains("syntax.semicolon") && out.contains("syntax.operand_shape"),
+        "{out}"
+    );
+    insta::assert_snapshot!(
+        "eval_refuses_what_check_syntax_refuses",
+        format!("{out}{}", stderr(&o))
+    );
+    let o = run(&["eval", "--force"], input);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}
+
+fn emit(text: &str, extra: &[&str]) -> Output {
+    let mut args = vec!["emit-ptx", text, "--ptx", "8.6", "--target", "sm_90"];
+    args.extend_from_slice(extra);
+    run(&args, b"")
+}
+
+#[test]
+fn emit_ptx_refuses_a_text_that_breaks_out() {
+    // `} .entry evil() {` → 2, with or without --force.
+    for force in [&[][..], &["--force"][..]] {
+        let o = emit("} .entry evil() {", force);
+        assert_eq!(o.status.code(), Some(2), "{}", stdout(&o));
+        assert!(o.stdout.is_empty());
+        insta::assert_snapshot!("emit_ptx_refuses_a_text_that_breaks_out", stderr(&o));
+    }
+    let o = emit("red.add.u32 [%rd1], %r1; ret;", &["--force"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stdout(&o));
+    insta::assert_snapshot!("emit_ptx_refuses_two_statements", stderr(&o));
+}
+
+#[test]
+fn emit_ptx_refuses_a_malformed_text_unless_forced() {
+    // No `;` → 2, `syntax.semicolon`; --force emits it.
+    let o = emit("red.add.u32 [%rd1], %r1", &[]);
+    assert_eq!(o.status.code(), Some(2), "{}", stdout(&o));
+    assert!(stderr(&o).contains("syntax.semicolon"));
+    insta::assert_snapshot!("emit_ptx_refuses_a_malformed_text", stderr(&o));
+    let o = emit("red.add.u32 [%rd1], %r1", &["--force"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stdout(&o).contains("    red.add.u32 [%rd1], %r1\n"));
+}
+
+#[test]
+fn emit_ptx_register_numbers() {
+    // `%rd4294967296` → 2 (above 65535); `%rd65535` declares `%rd<65536>`.
+    let o = emit("red.add.u32 [%rd4294967296], %r1;", &[]);
+    assert_eq!(o.status.code(), Some(2), "{}", stdout(&o));
+    insta::assert_snapshot!("emit_ptx_register_above_cap", stderr(&o));
+    let o = emit("red.add.u32 [%rd65535], %r1;", &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains(".reg .b64 %rd<65536>;"),
+        "{}",
+        stdout(&o)
+    );
+}

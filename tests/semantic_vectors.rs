@@ -5,7 +5,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use ptxvec_generator::semvec::{self, eval, export, inputs};
+use ptxvec_generator::generate;
+use ptxvec_generator::semvec::{self, eval, inputs};
 use ptxvec_oracle::float::Format;
 use ptxvec_oracle::int::IntType;
 use ptxvec_oracle::profile::Profile;
@@ -43,8 +44,9 @@ fn generate_twice_gives_the_same_bytes_and_the_committed_files_are_current() {
     let spec = Spec::load(&spec_root()).unwrap();
     let tmp = std::env::temp_dir().join(format!("ptxvec-semvec-{}", std::process::id()));
     let (a, b) = (tmp.join("a"), tmp.join("b"));
-    export::write(&spec, &a, &[], semvec::DEFAULT_SEED, semvec::DEFAULT_COUNT).unwrap();
-    export::write(&spec, &b, &[], semvec::DEFAULT_SEED, semvec::DEFAULT_COUNT).unwrap();
+    let all = generate::Request::all();
+    generate::generate(&spec, &a, &all).unwrap();
+    generate::generate(&spec, &b, &all).unwrap();
     let (fa, fb) = (all_files(&a), all_files(&b));
     let _ = std::fs::remove_dir_all(&tmp);
     assert!(fa.len() > 100, "only {} files", fa.len());
@@ -156,7 +158,15 @@ fn eval_names_the_line_of_a_record_it_cannot_evaluate() {
                  {\"text\": \"red.frobnicate.u32 [%rd1], %r1;\", \"inputs\": {\"mem\": [\"0x1\"], \"operand\": [\"0x2\"]}}\n";
     let mut out = Vec::new();
     // Every line is answered; the run is an input error (exit 2) for the three bad ones.
-    let e = eval::run(&spec, "in.jsonl", input.as_bytes(), &mut out, Profile::ALL).unwrap_err();
+    let e = eval::run(
+        &spec,
+        "in.jsonl",
+        input.as_bytes(),
+        &mut out,
+        Profile::ALL,
+        false,
+    )
+    .unwrap_err();
     assert_eq!(
         e.to_string(),
         "in.jsonl: 3 line(s) could not be evaluated: [2, 3, 4]"

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use ptxvec_spec::Spec;
 
-use crate::semvec::{self, export};
+use crate::semvec;
 use crate::syntax::vectors;
 
 /// One stage: runs once and returns how many items it made.
@@ -39,15 +39,9 @@ pub fn run(
             })
         }),
         ("generate: syntax and semantic files to disk", &|| {
-            let cases = crate::generate::run_quiet(spec, scratch)?;
-            let rows = export::write(
-                spec,
-                scratch,
-                &[],
-                semvec::DEFAULT_SEED,
-                semvec::DEFAULT_COUNT,
-            )?;
-            Ok(cases + rows.iter().map(|r| r.records).sum::<usize>())
+            let w = crate::generate::generate(spec, scratch, &crate::generate::Request::all())?;
+            let cases: usize = w.syntax.iter().map(|f| f.legal + f.illegal).sum();
+            Ok(cases + w.semantic.iter().map(|r| r.records).sum::<usize>())
         }),
     ];
     writeln!(

@@ -8,8 +8,8 @@ use serde::{Deserialize, Serialize};
 use ptxvec_spec::{PtxVersion, Spec, Target};
 
 use crate::error::{Error, Outcome, Result};
-use crate::output::ErrorAnswer;
 use crate::output::write_error;
+use crate::output::ErrorAnswer;
 use crate::syntax::judge::{judge, Judgement, Kind, Order};
 
 /// The arguments of `check-syntax`.
@@ -61,15 +61,12 @@ struct Answer<'a> {
 /// Parses the module's `.version` and `.target`, and holds them to what the target
 /// model knows: a version or target it does not list cannot be judged, so it is a
 /// usage error, never a verdict.
-fn module(
-    spec: &Spec,
-    ptx: Option<&str>,
-    target: Option<&str>,
-) -> Result<(PtxVersion, Target)> {
+fn module(spec: &Spec, ptx: Option<&str>, target: Option<&str>) -> Result<(PtxVersion, Target)> {
     let usage = |m: &str| Error::Usage(m.to_owned());
-    let ptx = ptx.ok_or_else(|| usage("missing the PTX ISA version (--ptx 8.6, or \"ptx\" in the line)"))?;
-    let target =
-        target.ok_or_else(|| usage("missing the target (--target sm_90, or \"target\" in the line)"))?;
+    let ptx = ptx
+        .ok_or_else(|| usage("missing the PTX ISA version (--ptx 8.6, or \"ptx\" in the line)"))?;
+    let target = target
+        .ok_or_else(|| usage("missing the target (--target sm_90, or \"target\" in the line)"))?;
     let v: PtxVersion = ptx.parse().map_err(|e| Error::Usage(format!("{e}")))?;
     let t: Target = target.parse().map_err(|e| Error::Usage(format!("{e}")))?;
     let versions = &spec.targets.ptx_versions.values;
@@ -272,12 +269,19 @@ fn skip_line(input: &mut impl BufRead) -> std::io::Result<()> {
     }
 }
 
-/// `emit-ptx`: a text (or the case with this id) wrapped in a module.
+/// `emit-ptx`: a text (or the case with this id) wrapped in a module. A text is
+/// judged in that module first: a malformed one (not one instruction statement) is
+/// refused, naming the rule it breaks, unless `force`; an invalid one is emitted, for
+/// an assembler to judge. Whatever `force` says, a text that could reach outside
+/// its entry (a line break, a `;` before its end, unbalanced or nested braces, a
+/// control character) is refused, and so is a register numbered above
+/// [`crate::ptx_module::MAX_REGISTER`].
 pub fn emit(
     spec: &Spec,
     text: &str,
     ptx: Option<&str>,
     target: Option<&str>,
+    force: bool,
 ) -> Result<String> {
     let case = spec.instructions.iter().find_map(|f| {
         let name = &f.instruction.instruction;
@@ -305,10 +309,61 @@ pub fn emit(
         None => (text, ptx, target),
     };
     let (v, t) = module(spec, ptx, target)?;
+    if case.is_none() {
+        contained(body)?;
+        let j = judge(spec, body, v, t, Order::Lenient);
+        if let Some(d) = j.defect.filter(|d| d.kind == Kind::Malformed && !force) {
+            return Err(Error::Usage(format!(
+                "`{body}` is not one instruction statement: illegal (malformed): {}: {} (--force emits it anyway)",
+                d.rule, d.message
+            )));
+        }
+    }
+    let over = crate::ptx_module::registers_over_cap(body);
+    if let Some(name) = over.first() {
+        return Err(Error::Usage(format!(
+            "`{name}`: register numbers above {} are not declared by emit-ptx",
+            crate::ptx_module::MAX_REGISTER
+        )));
+    }
     Ok(crate::ptx_module::wrap(
         spec,
         crate::syntax::context::Module { ptx: v, target: t },
         &[body],
     )
     .text)
+}
+
+/// Refuses a text that could reach outside the entry it is pasted into: a line
+/// break or other control character, a `;` before its end, a `}` before its `{`, or
+/// braces nested or left open (a vector operand `{%r1, %r2}` is one level).
+fn contained(text: &str) -> Result<()> {
+    let t = text.trim();
+    let refuse = |what: &str| {
+        Err(Error::Usage(format!(
+            "`{}`: {what}; emit-ptx pastes one instruction statement into its entry, and this could reach outside it",
+            t.escape_debug()
+        )))
+    };
+    if t.chars().any(char::is_control) {
+        return refuse("a line break or control character");
+    }
+    if t.trim_end_matches(';').contains(';') {
+        return refuse("a `;` before the end");
+    }
+    let mut depth = 0i32;
+    for c in t.chars() {
+        depth += match c {
+            '{' => 1,
+            '}' => -1,
+            _ => 0,
+        };
+        if !(0..=1).contains(&depth) {
+            return refuse("braces nested or closed before they open");
+        }
+    }
+    if depth != 0 {
+        return refuse("a brace left open");
+    }
+    Ok(())
 }

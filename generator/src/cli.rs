@@ -34,11 +34,12 @@ pub enum Command {
         /// The vectors folder.
         #[arg(long, default_value = "vectors")]
         out: PathBuf,
-        /// Only these instructions (by name: red, match.sync, ...).
+        /// Only these instructions (by name: red, match.sync, ...): their syntax files
+        /// and semantic variants; index.json keeps the other variants' rows.
         #[arg(long = "instruction")]
         instructions: Vec<String>,
         /// Only these semantic variants (by id, `red.global.add.f32`, or instruction);
-        /// vectors/index.json is rewritten only when every variant is.
+        /// index.json keeps the other variants' rows.
         #[arg(long = "variant")]
         variants: Vec<String>,
         /// The seed of the random inputs (recorded in every record and the index).
@@ -57,6 +58,10 @@ pub enum Command {
         /// The profile to expect under.
         #[arg(long, value_enum, default_value = "all")]
         profile: ProfileChoice,
+        /// Evaluate a text that check-syntax refuses (its operands are then read as
+        /// far as they go).
+        #[arg(long)]
+        force: bool,
     },
     /// Judge an instruction text in a module: exit 0 legal, 1 illegal, 2 usage error.
     /// With `-`, read JSON Lines `{"text", "ptx", "target"}` from stdin and answer one
@@ -92,6 +97,10 @@ pub enum Command {
         /// The module's `.target` (default: the case's).
         #[arg(long)]
         target: Option<String>,
+        /// Emit a text the syntax judge finds malformed (one that stays inside the
+        /// entry: no line break, no `;` before its end, braces one level deep).
+        #[arg(long, conflicts_with = "variant")]
+        force: bool,
     },
     /// Run the ptxas differential and print, per instruction, cases by verdict,
     /// agreement with ptxas, and the ledger entries. Exit 1 on an unexplained disagreement.
@@ -182,20 +191,17 @@ fn run(cli: &Cli, stdout: &mut crate::output::Stdout) -> Result<Outcome> {
             Ok(Outcome::Pass)
         }
         Command::Generate { out, instructions, variants, seed, count } => {
-            crate::generate::run(&spec, out, instructions, stdout)?;
-            crate::exports::write(&spec, out)?;
-            let rows = crate::semvec::export::write(&spec, out, variants, *seed, *count)?;
-            let records: usize = rows.iter().map(|r| r.records).sum();
-            writeln!(stdout, "{:<28} {:>6} files {:>8} records", out.join("semantic").display(), rows.len(), records).map_err(write_error)?;
+            let req = crate::generate::Request { instructions, variants, seed: *seed, count: *count };
+            crate::generate::run(&spec, out, &req, stdout)?;
             Ok(Outcome::Pass)
         }
-        Command::Eval { input, profile } => {
+        Command::Eval { input, profile, force } => {
             let profiles = profile.profiles();
             if input.as_os_str() == "-" {
-                crate::semvec::eval::run(&spec, "<stdin>", std::io::stdin().lock(), stdout, &profiles)
+                crate::semvec::eval::run(&spec, "<stdin>", std::io::stdin().lock(), stdout, &profiles, *force)
             } else {
                 let f = std::fs::File::open(input).map_err(|e| Error::io(input, e))?;
-                crate::semvec::eval::run(&spec, &input.display().to_string(), std::io::BufReader::new(f), stdout, &profiles)
+                crate::semvec::eval::run(&spec, &input.display().to_string(), std::io::BufReader::new(f), stdout, &profiles, *force)
             }
         }
         Command::CheckSyntax(args) => crate::check_syntax::run(&spec, args, stdout),
@@ -211,8 +217,8 @@ fn run(cli: &Cli, stdout: &mut crate::output::Stdout) -> Result<Outcome> {
             let module = crate::silicon::vectors::emit(&spec, req)?;
             write_module(stdout, out.as_deref(), &module)
         }
-        Command::EmitPtx { text, ptx, target, out, .. } => {
-            let module = crate::check_syntax::emit(&spec, text.as_deref().unwrap_or_default(), ptx.as_deref(), target.as_deref())?;
+        Command::EmitPtx { text, ptx, target, out, force, .. } => {
+            let module = crate::check_syntax::emit(&spec, text.as_deref().unwrap_or_default(), ptx.as_deref(), target.as_deref(), *force)?;
             write_module(stdout, out.as_deref(), &module)
         }
         Command::AuditSyntax(args) => {

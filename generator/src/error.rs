@@ -28,6 +28,14 @@ pub enum Error {
         /// What the system said.
         source: std::io::Error,
     },
+    /// Another run holds the lock of the folder it writes.
+    #[error("{}: locked by another `ptxvec generate` (pid {pid}), which is writing this folder now; run again when it has finished", lock.display())]
+    Busy {
+        /// The lock file.
+        lock: PathBuf,
+        /// What the lock file says: the pid of the run that holds it.
+        pid: String,
+    },
     /// No GPU, or the driver failed.
     #[error("{0}")]
     Device(#[from] crate::silicon::device::DeviceError),

@@ -70,12 +70,17 @@ pub fn targets(spec: &Spec) -> TargetsFile {
     }
 }
 
-/// Writes `out/rules.json` and `out/targets.json`.
-pub fn write(spec: &Spec, out: &Path) -> Result<()> {
+/// `rules.json` and `targets.json`: each file's name and text.
+pub fn files(spec: &Spec) -> [(&'static str, String); 2] {
     // Both hold strings and lists only: serde_json cannot fail on them.
     let rules = serde_json::to_string_pretty(&rules::catalog(spec)).unwrap_or_default() + "\n";
     let targets = serde_json::to_string_pretty(&targets(spec)).unwrap_or_default() + "\n";
-    for (name, text) in [("rules.json", rules), ("targets.json", targets)] {
+    [("rules.json", rules), ("targets.json", targets)]
+}
+
+/// Writes `out/rules.json` and `out/targets.json`.
+pub fn write(spec: &Spec, out: &Path) -> Result<()> {
+    for (name, text) in files(spec) {
         let path = out.join(name);
         write_atomic(&path, text.as_bytes()).map_err(|e| Error::io(&path, e))?;
     }

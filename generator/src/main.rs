@@ -9,8 +9,8 @@ fn main() -> ExitCode {
 
 /// Rust starts programs with SIGPIPE ignored, so a reader that stops early
 /// (`ptxvec generate | head`) made `println!` panic. Restoring the default action
-/// ends the program quietly then, as other Unix filters do. Files are written under
-/// a temporary name and renamed, so none is left half-written.
+/// ends the program quietly then, as other Unix filters do. `generate` prints its
+/// summary only once its whole set is in place, so no set is left half-written.
 #[cfg(unix)]
 #[allow(unsafe_code)]
 fn restore_sigpipe() {

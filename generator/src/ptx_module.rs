@@ -21,6 +21,38 @@ pub struct ModuleText {
     pub lines: Vec<usize>,
 }
 
+/// The highest register number `emit-ptx` declares (`%r65535`): far above what a
+/// case uses, and low enough that `%r<N+1>` never overflows.
+pub const MAX_REGISTER: u64 = 65535;
+
+/// The numbered registers of a text above [`MAX_REGISTER`] (or beyond any integer),
+/// by name.
+pub fn registers_over_cap(text: &str) -> Vec<String> {
+    let Ok(parsed) = tokenize(text) else {
+        return Vec::new();
+    };
+    parsed
+        .operands
+        .iter()
+        .flat_map(|op| match op {
+            Operand::Address(a, _) => vec![a],
+            Operand::Pair(d, q) => vec![d, q],
+            other => other.atoms(),
+        })
+        .filter_map(|a| match a {
+            Atom::Reg(c, name) if number(*c, name) > MAX_REGISTER => Some(name.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// A register's number: `%rd17` is 17; a number beyond u64 counts as `u64::MAX`.
+fn number(c: RegClass, name: &str) -> u64 {
+    name.get(c.prefix().len()..)
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(u64::MAX)
+}
+
 /// The register type a symbolic operand of this class is declared with: 16-bit
 /// and packed floats have no register type of their own that ptxas takes for every
 /// spelling (there is no `.reg .bf16`), so they get `.b16` and `.b32`.
@@ -32,9 +64,11 @@ fn declared(class: Qualifier) -> &'static str {
     }
 }
 
-/// Wraps instruction texts in one module.
+/// Wraps instruction texts in one module. Each register class is declared up to
+/// the highest number used (`%rd<N+1>`), counted in u64; a count beyond u32 is
+/// declared as `u32::MAX` (`emit-ptx` refuses numbers above [`MAX_REGISTER`] first).
 pub fn wrap(spec: &Spec, module: Module, texts: &[&str]) -> ModuleText {
-    let mut regs: BTreeMap<RegClass, u32> = BTreeMap::new();
+    let mut regs: BTreeMap<RegClass, u64> = BTreeMap::new();
     let mut symbols: BTreeMap<String, &'static str> = BTreeMap::new();
     for text in texts {
         let Ok(parsed) = tokenize(text) else { continue };
@@ -71,7 +105,10 @@ pub fn wrap(spec: &Spec, module: Module, texts: &[&str]) -> ModuleText {
     m.header(&module.ptx.to_string(), &module.target.to_string());
     let mut entry = Entry::new("ptxvec_case");
     for (class, n) in &regs {
-        entry.registers(*class, n + 1);
+        entry.registers(
+            *class,
+            u32::try_from(n.saturating_add(1)).unwrap_or(u32::MAX),
+        );
     }
     for (name, ty) in &symbols {
         entry.register(ty, name);
@@ -90,12 +127,12 @@ pub fn wrap(spec: &Spec, module: Module, texts: &[&str]) -> ModuleText {
 fn note(
     a: &Atom,
     ty: &'static str,
-    regs: &mut BTreeMap<RegClass, u32>,
+    regs: &mut BTreeMap<RegClass, u64>,
     symbols: &mut BTreeMap<String, &'static str>,
 ) {
     match a {
         Atom::Reg(c, name) => {
-            let n: u32 = name[c.prefix().len()..].parse().unwrap_or(0);
+            let n = number(*c, name);
             let e = regs.entry(*c).or_insert(0);
             *e = (*e).max(n);
         }

@@ -14,6 +14,9 @@ use crate::error::{Error, Outcome, Result};
 use crate::output::ErrorAnswer;
 use crate::record::{strip_position, Record, Shape};
 use crate::semantics;
+use crate::syntax::context::{minimum, Module};
+use crate::syntax::judge::{judge, reading, Order};
+use crate::syntax::needs::{Need, Needs};
 
 /// Why a line cannot be evaluated.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -31,11 +34,13 @@ pub enum EvalError {
     Record(String),
 }
 
-/// Evaluates one record; the error says what is wrong with it.
+/// Evaluates one record; the error says what is wrong with it. Unless `force`, a
+/// text that `check-syntax` refuses is refused here too, with the same rule.
 pub fn eval_record(
     spec: &Spec,
     line: &str,
     profiles: &[Profile],
+    force: bool,
 ) -> std::result::Result<Record, EvalError> {
     let mut rec = Record::from_line(line).map_err(|e| EvalError::Json {
         column: e.column(),
@@ -44,6 +49,9 @@ pub fn eval_record(
             _ => format!("not JSON: {}", strip_position(&e)),
         },
     })?;
+    if !force {
+        refusal(spec, &rec).map_err(EvalError::Record)?;
+    }
     let reading = semantics::read(spec, &rec.text).map_err(|e| EvalError::Record(e.to_string()))?;
     let shape = Shape::of(reading.semantics);
     rec.inputs = rec
@@ -64,6 +72,56 @@ pub fn eval_record(
     Ok(rec)
 }
 
+/// The syntax judge's verdict on a record's text, in the modules where it should
+/// be legal: those of the record's own `requires`, else the lowest modules that
+/// meet its spelling's needs (a text whose qualifiers fit no syntax line is
+/// malformed in any module, and is judged in the lowest one the model has). Legal
+/// in one of them is legal; else the first module's defect is the answer.
+fn refusal(spec: &Spec, rec: &Record) -> std::result::Result<(), String> {
+    let model = &spec.targets;
+    let stated: Vec<Need> = rec
+        .requires
+        .iter()
+        .filter_map(|r| {
+            let target = match &r.target {
+                Some(t) => Some(t.parse().ok()?),
+                None => None,
+            };
+            let ptx = r.ptx.parse().ok()?;
+            // A module the model does not know cannot be judged: the spelling's own
+            // needs are used instead.
+            let known = model.ptx_versions.values.contains(&ptx)
+                && target.is_none_or(|t| model.info(t).is_some());
+            known.then_some(Need { ptx, target })
+        })
+        .collect();
+    let needs = if stated.is_empty() {
+        reading(spec, &rec.text).map_or_else(|| Needs::none().0, |s| s.needs(model).0)
+    } else {
+        stated
+    };
+    let mut modules: Vec<Module> = needs.iter().filter_map(|n| minimum(model, n)).collect();
+    if modules.is_empty() {
+        modules.extend(Needs::none().0.iter().filter_map(|n| minimum(model, n)));
+    }
+    let mut first = None;
+    for m in modules {
+        match judge(spec, &rec.text, m.ptx, m.target, Order::Lenient).defect {
+            None => return Ok(()),
+            Some(d) => {
+                first.get_or_insert((m, d));
+            }
+        }
+    }
+    match first {
+        None => Ok(()),
+        Some((m, d)) => Err(format!(
+            "`{}` is refused by check-syntax (.version {} .target {}): illegal ({}): {}: {} (--force evaluates it anyway)",
+            rec.text, m.ptx, m.target, d.kind, d.rule, d.message
+        )),
+    }
+}
+
 /// Evaluates every line of `input` (named `name` in errors) onto `out`. A line it
 /// cannot evaluate is answered with an error record, and makes the run an input
 /// error once every line is answered.
@@ -73,6 +131,7 @@ pub fn run(
     input: impl BufRead,
     mut out: impl Write,
     profiles: &[Profile],
+    force: bool,
 ) -> Result<Outcome> {
     let mut bad_lines = Vec::new();
     for (i, line) in input.lines().enumerate() {
@@ -80,7 +139,7 @@ pub fn run(
         if line.trim().is_empty() {
             continue;
         }
-        let answer = match eval_record(spec, &line, profiles) {
+        let answer = match eval_record(spec, &line, profiles, force) {
             Ok(rec) => rec.to_line(),
             Err(e) => {
                 bad_lines.push(i + 1);

@@ -1,6 +1,7 @@
-//! Writing the semantic vector files and their manifest, vectors/index.json.
+//! The semantic vector files and their manifest, vectors/index.json (written by
+//! `generate`, through [`crate::staging`]).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -9,7 +10,6 @@ use ptxvec_spec::Spec;
 
 use super::{records, variants, Variant};
 use crate::error::{Error, Result};
-use crate::files::write_atomic;
 
 /// One manifest row.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -77,60 +77,52 @@ pub fn selected<'s>(spec: &'s Spec, only: &[String]) -> Vec<Variant<'s>> {
         .collect()
 }
 
-/// Writes `out/semantic/<variant>.jsonl` for the selected variants, and
-/// `out/index.json` when all are written. Returns the rows written.
-pub fn write(
-    spec: &Spec,
-    out: &Path,
-    only: &[String],
-    seed: u64,
-    count: usize,
-) -> Result<Vec<IndexEntry>> {
-    let chosen = selected(spec, only);
-    if chosen.is_empty() {
-        return Err(Error::Usage(format!(
-            "--variant {}: no such variant or instruction (see vectors/index.json)",
-            only.join(", ")
-        )));
-    }
-    let mut rows = Vec::new();
-    for v in &chosen {
-        let (text, n) = jsonl(v, seed, count)?;
-        let rel = PathBuf::from("semantic").join(file_name(&v.id));
-        let path = out.join(&rel);
-        write_atomic(&path, text.as_bytes()).map_err(|e| Error::io(&path, e))?;
-        rows.push(IndexEntry {
-            file: rel.to_string_lossy().replace('\\', "/"),
-            variant: v.id.clone(),
-            records: n,
-            spec: v.notes.clone(),
-            sha256: format!("{:x}", Sha256::digest(text.as_bytes())),
-            operands: super::binding::operands(v),
-            choices: super::binding::choices(v),
-        });
-    }
-    if only.is_empty() {
-        // A variant that no longer exists leaves no file behind.
-        let keep: std::collections::BTreeSet<String> =
-            rows.iter().map(|r| r.file.clone()).collect();
-        if let Ok(dir) = std::fs::read_dir(out.join("semantic")) {
-            for e in dir.flatten() {
-                let rel = format!("semantic/{}", e.file_name().to_string_lossy());
-                if rel.ends_with(".jsonl") && !keep.contains(&rel) {
-                    std::fs::remove_file(e.path()).map_err(|err| Error::io(&e.path(), err))?;
-                }
-            }
-        }
-        let index = Index {
+/// The index row and the text of each of `chosen`'s files.
+pub fn files(chosen: &[Variant<'_>], seed: u64, count: usize) -> Result<Vec<(IndexEntry, String)>> {
+    chosen
+        .iter()
+        .map(|v| {
+            let (text, n) = jsonl(v, seed, count)?;
+            let row = IndexEntry {
+                file: format!("semantic/{}", file_name(&v.id)),
+                variant: v.id.clone(),
+                records: n,
+                spec: v.notes.clone(),
+                sha256: format!("{:x}", Sha256::digest(text.as_bytes())),
+                operands: super::binding::operands(v),
+                choices: super::binding::choices(v),
+            };
+            Ok((row, text))
+        })
+        .collect()
+}
+
+impl Index {
+    /// A manifest of `files`, written by this ptxvec.
+    pub fn new(seed: u64, count: usize, files: Vec<IndexEntry>) -> Index {
+        Index {
             generator: format!("ptxvec {}", env!("CARGO_PKG_VERSION")),
             seed,
             count,
-            files: rows.clone(),
-        };
-        // The index holds strings and numbers: serde_json cannot fail on it.
-        let text = serde_json::to_string_pretty(&index).unwrap_or_default() + "\n";
-        let path = out.join("index.json");
-        write_atomic(&path, text.as_bytes()).map_err(|e| Error::io(&path, e))?;
+            files,
+        }
     }
-    Ok(rows)
+
+    /// The file's text.
+    pub fn text(&self) -> String {
+        // The index holds strings and numbers: serde_json cannot fail on it.
+        serde_json::to_string_pretty(self).unwrap_or_default() + "\n"
+    }
+
+    /// Reads `dir/index.json`: `None` when there is none.
+    pub fn read(dir: &Path) -> Result<Option<Index>> {
+        let path = dir.join("index.json");
+        match std::fs::read(&path) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(Error::io(&path, e)),
+            Ok(bytes) => serde_json::from_slice(&bytes)
+                .map(Some)
+                .map_err(|e| Error::Input(format!("{}: {e}", path.display()))),
+        }
+    }
 }
