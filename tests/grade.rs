@@ -749,3 +749,26 @@ fn the_html_report_opens_in_headless_chromium() {
     assert!(dom.contains("red.add.u32#"), "the red failure's id");
     assert!(dom.contains("0x0000dead"), "the red failure's got");
 }
+
+/// README.md's conformance table is what grading the recorded clients
+/// (vectors/clients/*/syntax.jsonl) against the current vectors gives: a change to
+/// the vectors, or to a client's results, shows at once as a change of this table.
+#[test]
+fn the_readme_conformance_table_is_current() {
+    let root = crate::spec_root().join("..");
+    let spec = ptxvec_spec::Spec::load(&crate::spec_root()).unwrap();
+    let want = ptxvec_generator::grade::conformance::table(
+        &spec,
+        &root.join("vectors"),
+        &root.join("vectors/clients"),
+    )
+    .unwrap();
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let (begin, end) = ("<!-- conformance -->\n", "<!-- /conformance -->");
+    let start = readme.find(begin).expect("a conformance table in README.md") + begin.len();
+    let len = readme[start..].find(end).expect("its end marker");
+    assert!(
+        readme[start..start + len] == want,
+        "README.md's conformance table is stale; it is now:\n{want}"
+    );
+}

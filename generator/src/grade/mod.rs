@@ -8,6 +8,7 @@
 //! reported: a summary on stdout, and on request `--json`, `--junit` and `--html`.
 
 pub mod accept;
+pub mod conformance;
 pub mod html;
 pub mod junit;
 pub mod report;

@@ -1,0 +1,132 @@
+//! The conformance table of the recorded third-party clients (vectors/clients):
+//! each client's syntax results graded against the vectors, one row per client.
+//! README.md prints it, and a test holds the README to what grading gives now, so
+//! that a change to the vectors shows at once how each client's score moves.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::Path;
+
+use ptxvec_spec::Spec;
+
+use super::report::Status;
+use super::results::{parse, read_input, Answer, SyntaxResult};
+use super::syntax;
+use crate::error::{Error, Result};
+
+/// How a client did on one kind of case: passed of graded.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Score {
+    passed: usize,
+    graded: usize,
+}
+
+/// One client's row.
+#[derive(Debug, Clone, Default)]
+struct Row {
+    client: String,
+    legal: Score,
+    malformed: Score,
+    invalid: Score,
+    skipped: usize,
+    /// Failures per (kind, instruction, rule), most first.
+    groups: BTreeMap<(String, String, String), usize>,
+}
+
+/// The table, as markdown, for every `<client>/syntax.jsonl` under `clients`
+/// (folders in name order).
+pub fn table(spec: &Spec, vectors: &Path, clients: &Path) -> Result<String> {
+    let cases = syntax::load(spec, vectors)?;
+    let mut dirs: Vec<_> = std::fs::read_dir(clients)
+        .map_err(|e| Error::io(clients, e))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.join("syntax.jsonl").is_file())
+        .collect();
+    dirs.sort();
+    let mut rows = Vec::new();
+    for dir in dirs {
+        let path = dir.join("syntax.jsonl");
+        let mut bad = Vec::new();
+        let results = parse::<SyntaxResult>(&path.display().to_string(), &read_input(&path)?, &mut bad);
+        if !bad.is_empty() {
+            return Err(Error::Input(bad.join("\n")));
+        }
+        let mode = syntax::Mode {
+            parser: false,
+            all: true,
+        };
+        let section = syntax::grade(&cases, &results, mode);
+        let mut row = Row {
+            client: dir
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            skipped: results
+                .iter()
+                .filter(|r| matches!(r.value.answer, Answer::Skipped(_)))
+                .count(),
+            ..Row::default()
+        };
+        for c in &section.cases {
+            let kind = c.groups.get("kind").map_or("", String::as_str);
+            let score = match kind {
+                "legal" => &mut row.legal,
+                "malformed" => &mut row.malformed,
+                "invalid" => &mut row.invalid,
+                _ => continue,
+            };
+            match c.status {
+                Status::NotGraded => continue,
+                Status::Passed => score.passed += 1,
+                Status::Failed => {
+                    let rule = c.groups.get("rule").cloned().unwrap_or_default();
+                    *row.groups
+                        .entry((kind.to_owned(), c.instruction.clone(), rule))
+                        .or_default() += 1;
+                }
+            }
+            score.graded += 1;
+        }
+        rows.push(row);
+    }
+    Ok(render(&rows))
+}
+
+fn render(rows: &[Row]) -> String {
+    let mut t = String::from(
+        "| client | legal accepted | malformed rejected | invalid rejected | skipped | top failure groups |\n\
+         | --- | --- | --- | --- | --- | --- |\n",
+    );
+    let score = |s: Score| format!("{} / {}", s.passed, s.graded);
+    for r in rows {
+        let mut groups: Vec<(&(String, String, String), &usize)> = r.groups.iter().collect();
+        // Most failures first; ties in key order, so the table is stable.
+        groups.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+        let top: Vec<String> = groups
+            .iter()
+            .take(3)
+            .map(|((kind, instruction, rule), n)| {
+                let what = match kind.as_str() {
+                    "legal" => "legal rejected".to_owned(),
+                    k => format!("{k} accepted ({rule})"),
+                };
+                format!("{n} {instruction} {what}")
+            })
+            .collect();
+        let _ = writeln!(
+            t,
+            "| `{}` | {} | {} | {} | {} | {} |",
+            r.client,
+            score(r.legal),
+            score(r.malformed),
+            score(r.invalid),
+            r.skipped,
+            if top.is_empty() {
+                "none".to_owned()
+            } else {
+                top.join("; ")
+            }
+        );
+    }
+    t
+}
