@@ -25,3 +25,4 @@ pub mod files;
 pub mod exports;
 pub mod error;
 pub mod grade;
+pub mod coverage;
