@@ -153,8 +153,15 @@ pub fn mutants(spec: &Spec, i: &Instruction) -> Vec<Mutant> {
                 let versions = &spec.targets.ptx_versions.values;
                 let below = versions.iter().rev().find(|v| **v < p).copied();
                 let above = versions.iter().find(|v| **v > p).copied();
+                // Versions up to the target's own first one are one to the mutant:
+                // no module below it can name the target, so moving the boundary
+                // there changes nothing a vector could show (an equivalent mutant).
+                let first = req.target.and_then(|t| spec.targets.info(t)).map(|t| t.ptx);
                 for (v, op) in [(below, "widen version"), (above, "narrow version")] {
                     let Some(v) = v else { continue };
+                    if first.is_some_and(|f| p <= f && v <= f) {
+                        continue;
+                    }
                     let mut m = i.clone();
                     if let Effect::Requires(rs) = &mut m.rules[ri].effect {
                         rs[ai].ptx = Some(v);
