@@ -115,6 +115,9 @@ pub enum Command {
     /// Grade a consumer's results against the vectors (syntax results, semantic
     /// results, raw buffers): exit 0 all pass, 1 failures, 2 bad input.
     Grade(crate::grade::Args),
+    /// List every element of the spec with the vectors that witness it, and the
+    /// defect class × form matrix; `--mutants` adds mutation adequacy. Exit 1 on a hole.
+    Coverage(crate::coverage::Args),
     /// Time the main job's stages (syntax cases, semantic records, a full generate
     /// into a scratch folder): minimum and median of several runs.
     Bench {
@@ -234,6 +237,7 @@ fn run(cli: &Cli, stdout: &mut crate::output::Stdout) -> Result<Outcome> {
         Command::Silicon(args) => crate::silicon::vectors::run(args, &spec, &cli.spec, stdout),
         Command::SiliconSweep(args) => crate::silicon::sweep::run(args),
         Command::Grade(args) => crate::grade::run(&spec, args, stdout),
+        Command::Coverage(args) => crate::coverage::run(&spec, args, stdout),
         Command::Bench { runs, scratch } => {
             let dir = scratch.clone().unwrap_or_else(|| std::env::temp_dir().join(format!("ptxvec-bench-{}", std::process::id())));
             let result = crate::bench::run(&spec, *runs, &dir, stdout);

@@ -26,3 +26,4 @@ pub mod staging;
 pub mod exports;
 pub mod error;
 pub mod grade;
+pub mod coverage;

@@ -1,0 +1,242 @@
+//! Defect class × form: how many illegal cases apply each defect class to each
+//! syntax line, and where a class is meaningful for a line but no case applies it.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+
+use ptxvec_spec::model::{Effect, TableKind};
+use ptxvec_spec::template::SlotToken;
+use ptxvec_spec::{Instruction, Qualifier, Spec};
+
+use crate::syntax::case::{Case, Verdict};
+
+/// One cell: the cases, and whether the class is meaningful for the line.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Cell {
+    /// Illegal cases of the line in the class.
+    pub cases: usize,
+    /// The class can be applied to the line.
+    pub meaningful: bool,
+}
+
+/// The matrix.
+#[derive(Debug, Clone, Default)]
+pub struct Grid {
+    /// The defect classes, in column order.
+    pub columns: Vec<String>,
+    /// `instruction/form` and one cell per column.
+    pub rows: Vec<(String, Vec<Cell>)>,
+}
+
+impl Grid {
+    /// Cells where the class is meaningful and no case applies it.
+    pub fn holes(&self) -> usize {
+        self.rows
+            .iter()
+            .flat_map(|(_, cells)| cells)
+            .filter(|c| c.meaningful && c.cases == 0)
+            .count()
+    }
+
+    /// The holes, as `instruction/form × class`.
+    pub fn hole_names(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for (form, cells) in &self.rows {
+            for (col, c) in self.columns.iter().zip(cells) {
+                if c.meaningful && c.cases == 0 {
+                    out.push(format!("{form} × {col}"));
+                }
+            }
+        }
+        out
+    }
+}
+
+/// The defect class of an illegal case: its rule, with a spec rule named by what it
+/// checks (`version`, `target`, `forbid`), tables as `table` and the operand shape
+/// rules as one `shape`.
+pub fn class_of(instruction: &Instruction, case: &Case) -> String {
+    let rule = case.rule.as_deref().unwrap_or_default();
+    let tag = case.id.split_once('!').map_or("", |(_, t)| t);
+    if rule.starts_with("table.") {
+        return "table".to_owned();
+    }
+    if rule == "syntax.operand_shape" || rule == "operand.shape" {
+        return "shape".to_owned();
+    }
+    if instruction.rules.iter().any(|r| r.id == rule) {
+        return if tag.contains(":version:") {
+            "version"
+        } else if tag.contains(":target:") {
+            "target"
+        } else {
+            "forbid"
+        }
+        .to_owned();
+    }
+    rule.to_owned()
+}
+
+/// The classes meaningful for a line.
+fn meaningful(spec: &Spec, i: &Instruction, form_id: &str) -> BTreeSet<String> {
+    let mut out: BTreeSet<String> = [
+        "syntax.unknown_qualifier",
+        "syntax.duplicate_qualifier",
+        "operand.class",
+        "shape",
+    ]
+    .iter()
+    .map(|s| (*s).to_owned())
+    .collect();
+    out.insert("syntax.operand_count".to_owned());
+    let Some((group, form)) = i.form(form_id) else {
+        return out;
+    };
+    let vocabulary: BTreeSet<Qualifier> = i
+        .forms()
+        .flat_map(|(g, f)| f.possible_qualifiers(g))
+        .collect();
+    if form.syntax.operand_names().len() >= 2 {
+        out.insert("syntax.parse".to_owned());
+    }
+    for slot in &form.syntax.slots {
+        match &slot.token {
+            SlotToken::Placeholder(p) => {
+                if !slot.optional {
+                    out.insert("syntax.missing_qualifier".to_owned());
+                }
+                let values = group
+                    .sets
+                    .get(p)
+                    .map(|s| s.values.clone())
+                    .unwrap_or_default();
+                if vocabulary
+                    .iter()
+                    .any(|o| !values.contains(o) && values.iter().any(|v| v.kind() == o.kind()))
+                {
+                    out.insert(format!("set.{p}"));
+                }
+            }
+            SlotToken::Fixed(_) if !slot.optional => {
+                out.insert("qualifier.required".to_owned());
+            }
+            SlotToken::Fixed(_) => {}
+        }
+    }
+    let possible = form.possible_qualifiers(group);
+    if vocabulary.iter().any(|q| !possible.contains(q)) {
+        out.insert("qualifier.extra".to_owned());
+    }
+    if form.operands.values().any(|o| o.requires.is_some()) {
+        out.insert("operand.requires".to_owned());
+        out.insert("operand.required_by".to_owned());
+    }
+    if i.tables
+        .iter()
+        .any(|t| t.kind == TableKind::Combinations && t.forms.iter().any(|f| f == form_id))
+    {
+        out.insert("table".to_owned());
+    }
+    let applies = |r: &ptxvec_spec::model::Rule| {
+        r.forms
+            .as_ref()
+            .is_none_or(|fs| fs.iter().any(|f| f == form_id))
+    };
+    for r in i.rules.iter().filter(|r| applies(r)) {
+        match &r.effect {
+            Effect::Forbid(_) if r.forms.is_some() => {
+                out.insert("forbid".to_owned());
+            }
+            Effect::Forbid(_) => {}
+            Effect::Requires(reqs) => {
+                if reqs.iter().any(|q| q.ptx.is_some()) {
+                    out.insert("version".to_owned());
+                }
+                if reqs.iter().any(|q| q.target.is_some()) {
+                    out.insert("target".to_owned());
+                }
+            }
+        }
+    }
+    let _ = spec;
+    out
+}
+
+/// Builds the matrix from the cases.
+pub fn build(spec: &Spec, cases: &[Case]) -> Grid {
+    let mut counts: BTreeMap<(String, String), usize> = BTreeMap::new();
+    let mut columns: BTreeSet<String> = BTreeSet::new();
+    let mut rows: Vec<(String, BTreeSet<String>)> = Vec::new();
+    for f in &spec.instructions {
+        let i = &f.instruction;
+        for (_, form) in i.forms() {
+            let m = meaningful(spec, i, &form.id);
+            columns.extend(m.iter().cloned());
+            rows.push((format!("{}/{}", i.instruction, form.id), m));
+        }
+        for c in cases
+            .iter()
+            .filter(|c| c.instruction == i.instruction && c.verdict == Verdict::Illegal)
+        {
+            let class = class_of(i, c);
+            columns.insert(class.clone());
+            *counts
+                .entry((format!("{}/{}", c.instruction, c.form), class))
+                .or_default() += 1;
+        }
+    }
+    let columns: Vec<String> = columns.into_iter().collect();
+    let rows = rows
+        .into_iter()
+        .map(|(form, m)| {
+            let cells = columns
+                .iter()
+                .map(|col| Cell {
+                    cases: counts
+                        .get(&(form.clone(), col.clone()))
+                        .copied()
+                        .unwrap_or(0),
+                    meaningful: m.contains(col),
+                })
+                .collect();
+            (form, cells)
+        })
+        .collect();
+    Grid { columns, rows }
+}
+
+/// The matrix as text: one line per form, `n` cases per class, `-` where the class
+/// does not apply, `0!` where it applies and no case has it.
+pub fn render(g: &Grid) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "\ndefect class × form (cases; - not meaningful; 0! a hole):"
+    );
+    for (n, col) in g.columns.iter().enumerate() {
+        let _ = writeln!(s, "  c{n:<2} {col}");
+    }
+    let width = g.rows.iter().map(|(f, _)| f.len()).max().unwrap_or(0);
+    let head: String = (0..g.columns.len())
+        .map(|n| format!("{:>5}", format!("c{n}")))
+        .collect();
+    let _ = writeln!(s, "{:<width$} {head}", "form");
+    for (form, cells) in &g.rows {
+        let line: String = cells
+            .iter()
+            .map(|c| {
+                let v = match (c.cases, c.meaningful) {
+                    (0, true) => "0!".to_owned(),
+                    (0, false) => "-".to_owned(),
+                    (n, _) => n.to_string(),
+                };
+                format!("{v:>5}")
+            })
+            .collect();
+        let _ = writeln!(s, "{form:<width$} {line}");
+    }
+    for h in g.hole_names() {
+        let _ = writeln!(s, "hole: {h}");
+    }
+    s
+}

@@ -1,0 +1,173 @@
+//! `ptxvec coverage`: every element of the spec (syntax lines, qualifier positions
+//! and values, table rows, rules, operands, version and target boundaries, semantic
+//! notes, errata) with the vectors that witness it, the defect class × form matrix,
+//! and, with `--mutants`, mutation adequacy: the spec mutated in memory, one element
+//! at a time, and the committed cases judged by each mutant.
+
+pub mod elements;
+pub mod html;
+pub mod matrix;
+pub mod mutation;
+pub mod witness;
+
+use std::fmt::Write as _;
+use std::io::Write;
+use std::path::PathBuf;
+
+use ptxvec_spec::Spec;
+
+use crate::error::{Context, Error, Outcome, Result};
+use crate::output::{write_error, Stdout};
+use crate::syntax::case::Case;
+use elements::{Element, ElementKind, WitnessKind};
+use witness::{CaseInfo, Found, Semantic};
+
+/// `ptxvec coverage`'s arguments.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The vectors folder (syntax/, index.json, silicon/sm_90/vectors.json).
+    #[arg(long, default_value = "vectors")]
+    pub vectors: PathBuf,
+    /// Also write one static page: a row per element, its witnesses by id.
+    #[arg(long)]
+    pub html: Option<PathBuf>,
+    /// Also run mutation adequacy: print the score and the surviving mutants.
+    #[arg(long)]
+    pub mutants: bool,
+}
+
+/// An element with what was found for it.
+pub struct Row<'e> {
+    /// The element.
+    pub element: &'e Element,
+    /// Its witnesses.
+    pub found: Found,
+}
+
+impl Row<'_> {
+    /// The kinds it needs and has none of.
+    pub fn missing(&self) -> Vec<WitnessKind> {
+        self.element
+            .needs
+            .iter()
+            .copied()
+            .filter(|k| self.found.count(*k) == 0)
+            .collect()
+    }
+}
+
+/// Reads the committed syntax cases of every instruction.
+pub fn read_cases(spec: &Spec, vectors: &std::path::Path) -> Result<Vec<Case>> {
+    let mut out = Vec::new();
+    for f in &spec.instructions {
+        let path = crate::syntax::vectors::file_for(vectors, &f.instruction.instruction);
+        let text = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e))?;
+        for (n, line) in text.lines().enumerate() {
+            let case: Case = serde_json::from_str(line)
+                .map_err(|e| Error::Input(format!("{}:{}: {e}", path.display(), n + 1)))?;
+            out.push(case);
+        }
+    }
+    Ok(out)
+}
+
+/// Runs the command.
+pub fn run(spec: &Spec, args: &Args, stdout: &mut Stdout) -> Result<Outcome> {
+    let cases = read_cases(spec, &args.vectors)?;
+    let index_path = args.vectors.join("index.json");
+    let index_text = std::fs::read_to_string(&index_path).map_err(|e| Error::io(&index_path, e))?;
+    let index: crate::semvec::export::Index = serde_json::from_str(&index_text)
+        .map_err(|e| Error::Input(format!("{}: {e}", index_path.display())))?;
+    let silicon_path = args.vectors.join("silicon/sm_90/vectors.json");
+    let silicon = match std::fs::read_to_string(&silicon_path) {
+        Ok(t) => Some(
+            crate::silicon::evidence::parse(&t)
+                .map_err(|e| Error::Input(format!("{}: {e}", silicon_path.display())))?,
+        ),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return Err(Error::io(&silicon_path, e)),
+    };
+    let infos: Vec<CaseInfo<'_>> = cases.iter().map(|c| CaseInfo::of(spec, c)).collect();
+    let elements = elements::elements(spec);
+    let semantic = Semantic {
+        index: &index,
+        silicon: silicon.as_ref(),
+    };
+    let found = witness::find(spec, &elements, &infos, &semantic);
+    let rows: Vec<Row<'_>> = elements
+        .iter()
+        .zip(found)
+        .map(|(element, found)| Row { element, found })
+        .collect();
+    let grid = matrix::build(spec, &cases);
+    let mut report = summary(&rows);
+    report.push_str(&matrix::render(&grid));
+    let mut holes = rows.iter().any(|r| !r.missing().is_empty()) || grid.holes() > 0;
+    if args.mutants {
+        let m = mutation::run(spec, &cases)?;
+        report.push_str(&m.render());
+        holes |= !m.survivors.is_empty();
+    }
+    write!(stdout, "{report}").map_err(write_error)?;
+    if let Some(path) = &args.html {
+        let page = html::render(&rows, &grid);
+        crate::files::write_atomic(path, page.as_bytes())
+            .map_err(|e| Error::io(path, e))
+            .context("writing the coverage page")?;
+    }
+    Ok(Outcome::findings_if(holes))
+}
+
+/// The summary table (per element kind: elements, needs met, holes) and every hole.
+fn summary(rows: &[Row<'_>]) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "{:<26} {:>8} {:>9} {:>6}  witnesses found (legal/illegal/vector/semantic/silicon)",
+        "element", "count", "witnessed", "holes"
+    );
+    let (mut all, mut all_holes) = (0, 0);
+    for kind in ElementKind::ALL {
+        let of: Vec<&Row<'_>> = rows.iter().filter(|r| r.element.kind == *kind).collect();
+        let holes = of.iter().filter(|r| !r.missing().is_empty()).count();
+        let per_kind: Vec<String> = WitnessKind::ALL
+            .iter()
+            .map(|w| {
+                of.iter()
+                    .map(|r| r.found.count(*w))
+                    .sum::<usize>()
+                    .to_string()
+            })
+            .collect();
+        let _ = writeln!(
+            s,
+            "{:<26} {:>8} {:>9} {:>6}  {}",
+            kind.name(),
+            of.len(),
+            of.len() - holes,
+            holes,
+            per_kind.join("/")
+        );
+        all += of.len();
+        all_holes += holes;
+    }
+    let _ = writeln!(
+        s,
+        "{:<26} {:>8} {:>9} {:>6}",
+        "all",
+        all,
+        all - all_holes,
+        all_holes
+    );
+    for r in rows.iter().filter(|r| !r.missing().is_empty()) {
+        let missing: Vec<&str> = r.missing().iter().map(|k| k.name()).collect();
+        let _ = writeln!(
+            s,
+            "hole: {} ({}): no {} witness",
+            r.element.id,
+            r.element.kind.name(),
+            missing.join(", no ")
+        );
+    }
+    s
+}

@@ -1,0 +1,446 @@
+//! Which vectors witness which element: the syntax cases, the semantic index and
+//! silicon's runs, read from the vectors folder.
+
+use std::collections::BTreeMap;
+
+use ptxvec_spec::model::Effect;
+use ptxvec_spec::{Instruction, PtxVersion, Qualifier, Spec, Target};
+
+use super::elements::{Element, Probe, Respect, WitnessKind, Writing};
+use crate::semvec::export::Index;
+use crate::silicon::evidence::VectorsFile;
+use crate::syntax::case::{Case, Verdict};
+
+/// How many witness ids an element keeps for the report; the count is of all.
+const KEPT: usize = 4;
+
+/// A syntax case with what the probes ask of it, worked out once.
+pub struct CaseInfo<'c> {
+    /// The case.
+    pub case: &'c Case,
+    /// Legal cases: the qualifier per position of the line it reads as.
+    pub slots: Option<Vec<Option<Qualifier>>>,
+    /// The qualifiers written (legal: as read; illegal: those that parse).
+    pub quals: Vec<Qualifier>,
+    /// After `!` in an illegal case's id: `operand.class:a`.
+    pub tag: String,
+    /// Legal cases: the writing style, the id's last part (`reg`, `imm`, ...).
+    pub style: String,
+    /// The module the verdict holds in.
+    pub module: Option<(PtxVersion, Target)>,
+}
+
+impl<'c> CaseInfo<'c> {
+    /// Reads what the probes need from a case.
+    pub fn of(spec: &Spec, case: &'c Case) -> CaseInfo<'c> {
+        let legal = case.verdict == Verdict::Legal;
+        let reading = legal
+            .then(|| crate::syntax::judge::reading(spec, &case.text))
+            .flatten();
+        let quals = match &reading {
+            Some(s) => s.qualifiers(),
+            None => crate::syntax::text::tokenize(&case.text)
+                .map(|t| {
+                    t.words
+                        .iter()
+                        .filter_map(|w| format!(".{w}").parse().ok())
+                        .collect()
+                })
+                .unwrap_or_default(),
+        };
+        CaseInfo {
+            case,
+            slots: reading.map(|s| s.slots),
+            quals,
+            tag: case
+                .id
+                .split_once('!')
+                .map(|(_, t)| t.to_owned())
+                .unwrap_or_default(),
+            style: if legal {
+                case.id.rsplit('/').next().unwrap_or_default().to_owned()
+            } else {
+                String::new()
+            },
+            module: case.ptx.parse().ok().zip(case.target.parse().ok()),
+        }
+    }
+
+    fn legal(&self) -> bool {
+        self.case.verdict == Verdict::Legal
+    }
+
+    fn rule(&self) -> &str {
+        self.case.rule.as_deref().unwrap_or_default()
+    }
+}
+
+/// The witnesses found for one element: per kind, the count and the first ids.
+#[derive(Debug, Clone, Default)]
+pub struct Found(pub BTreeMap<WitnessKind, (usize, Vec<String>)>);
+
+impl Found {
+    fn add(&mut self, kind: WitnessKind, id: &str) {
+        let e = self.0.entry(kind).or_default();
+        e.0 += 1;
+        if e.1.len() < KEPT {
+            e.1.push(id.to_owned());
+        }
+    }
+
+    /// The count of witnesses of a kind.
+    pub fn count(&self, kind: WitnessKind) -> usize {
+        self.0.get(&kind).map_or(0, |e| e.0)
+    }
+}
+
+/// The semantic side: the index and silicon's runs.
+pub struct Semantic<'a> {
+    /// vectors/index.json.
+    pub index: &'a Index,
+    /// vectors/silicon/sm_90/vectors.json, where present.
+    pub silicon: Option<&'a VectorsFile>,
+}
+
+impl Semantic<'_> {
+    /// Whether silicon ran the variant and every record matched sm_90.
+    fn silicon_matches(&self, variant: &str) -> bool {
+        self.silicon.is_some_and(|f| {
+            f.variants.iter().any(|r| {
+                r.variant == variant
+                    && r.run.unwrap_or(0) > 0
+                    && r.matched("sm_90") == r.run.unwrap_or(0)
+                    && r.mismatched("sm_90") == 0
+            })
+        })
+    }
+}
+
+/// The witnesses of every element.
+pub fn find(
+    spec: &Spec,
+    elements: &[Element],
+    cases: &[CaseInfo<'_>],
+    semantic: &Semantic<'_>,
+) -> Vec<Found> {
+    let by_instruction: BTreeMap<&str, Vec<&CaseInfo<'_>>> =
+        cases.iter().fold(BTreeMap::new(), |mut m, c| {
+            m.entry(c.case.instruction.as_str())
+                .or_insert_with(Vec::new)
+                .push(c);
+            m
+        });
+    elements
+        .iter()
+        .map(|e| {
+            let mut found = Found::default();
+            if let Probe::Erratum { id, silicon } = &e.probe {
+                erratum(spec, id, *silicon, cases, semantic, &mut found);
+                return found;
+            }
+            let Some(i) = spec
+                .instructions
+                .iter()
+                .map(|f| &f.instruction)
+                .find(|i| i.instruction == e.instruction)
+            else {
+                return found;
+            };
+            for c in by_instruction
+                .get(e.instruction.as_str())
+                .into_iter()
+                .flatten()
+            {
+                if let Some(kind) = syntax_witness(spec, i, &e.probe, c) {
+                    found.add(kind, &c.case.id);
+                }
+            }
+            if let Probe::Note { key, .. } = &e.probe {
+                for row in semantic.index.files.iter().filter(|r| r.spec.contains(key)) {
+                    found.add(WitnessKind::Semantic, &format!("{}#0", row.variant));
+                    if semantic.silicon_matches(&row.variant) {
+                        found.add(
+                            WitnessKind::Silicon,
+                            &format!("silicon:sm_90:{}", row.variant),
+                        );
+                    }
+                }
+            }
+            found
+        })
+        .collect()
+}
+
+/// The kind of witness a syntax case is of an element, if any.
+fn syntax_witness(
+    spec: &Spec,
+    i: &Instruction,
+    probe: &Probe,
+    c: &CaseInfo<'_>,
+) -> Option<WitnessKind> {
+    let form_is = |f: &str| c.case.form == f;
+    let legal = c.legal();
+    let hit = |b: bool| {
+        b.then_some(if legal {
+            WitnessKind::Legal
+        } else {
+            WitnessKind::Illegal
+        })
+    };
+    match probe {
+        Probe::Form { form } => {
+            let structural = ["syntax.", "qualifier.", "operand."]
+                .iter()
+                .any(|p| c.rule().starts_with(p));
+            hit(form_is(form) && (legal || structural))
+        }
+        Probe::Position {
+            form,
+            slot,
+            placeholder,
+            values,
+        } => {
+            if legal || !form_is(form) {
+                return None;
+            }
+            let set_rule = placeholder
+                .as_ref()
+                .is_some_and(|p| c.rule() == format!("set.{p}"));
+            // `syntax.missing_qualifier:.add`, `qualifier.required:.sync`: the value
+            // this position held, taken away.
+            let missing = [
+                "syntax.missing_qualifier:",
+                "qualifier.required:",
+                "qualifier.missing:",
+            ]
+            .iter()
+            .any(|p| {
+                c.tag
+                    .strip_prefix(p)
+                    .is_some_and(|v| values.iter().any(|q| q.spelling() == v))
+            });
+            let _ = slot;
+            hit(set_rule || missing)
+        }
+        Probe::Value { form, slot, value } => {
+            if legal {
+                return hit(form_is(form)
+                    && c.slots
+                        .as_ref()
+                        .is_some_and(|s| s.get(*slot) == Some(&Some(*value))));
+            }
+            // A value no legal spelling holds is witnessed by the refusal of it.
+            let refused = c.rule().starts_with("table.")
+                || i.rules
+                    .iter()
+                    .any(|r| r.id == c.rule() && matches!(r.effect, Effect::Forbid(_)));
+            hit(form_is(form) && refused && c.quals.contains(value))
+        }
+        Probe::Row {
+            forms,
+            entries,
+            keys,
+        } => {
+            // A table that names no forms is about every form.
+            if !legal || !(forms.is_empty() || forms.contains(&c.case.form)) {
+                return None;
+            }
+            let q = &c.quals;
+            let matches = if entries.is_empty() {
+                // A descriptive row is about its keys: a legal case holding one.
+                keys.iter().any(|k| q.contains(k))
+            } else {
+                entries
+                    .iter()
+                    .any(|entry| entry.iter().all(|g| g.0.iter().any(|x| q.contains(x))))
+            };
+            hit(matches)
+        }
+        Probe::Table { id } => hit(!legal && c.rule() == format!("table.{id}")),
+        Probe::Rule { id, index } => {
+            if !legal {
+                return hit(c.rule() == id);
+            }
+            let rule = i.rules.get(*index)?;
+            hit(matches!(rule.effect, Effect::Requires(_))
+                && rule.condition().matches(&c.case.form, &c.quals))
+        }
+        Probe::Operand {
+            form,
+            name,
+            respect,
+            requires,
+        } => {
+            if !form_is(form) {
+                return None;
+            }
+            if legal {
+                let written = requires.is_none_or(|q| c.quals.contains(&q));
+                let style = match respect {
+                    Respect::Shape | Respect::Class => true,
+                    Respect::Writing(Writing::Register) => c.style == "reg",
+                    Respect::Writing(Writing::Immediate) => c.style == "imm",
+                    Respect::Writing(Writing::Sink) => c.style == "sink",
+                    Respect::Writing(Writing::Negated) => c.style == "not",
+                    Respect::Writing(Writing::Pair) => c.style == "pair",
+                };
+                return hit(written && style && !c.case.noncanonical);
+            }
+            let about = c.tag.split(':').any(|part| part == name);
+            let rule = c.rule();
+            let kind = match respect {
+                Respect::Shape => {
+                    rule == "syntax.operand_shape"
+                        || rule == "operand.shape"
+                        || rule == "operand.address"
+                        || rule == "operand.register_required"
+                        || rule == "operand.sink"
+                }
+                Respect::Class => {
+                    rule == "operand.class"
+                        || rule == "operand.address_size"
+                        || rule == "operand.multiple_of"
+                }
+                Respect::Writing(_) => false,
+            };
+            hit(about && kind)
+        }
+        Probe::Boundary {
+            index,
+            ptx,
+            target,
+            version,
+        } => {
+            let rule = i.rules.get(*index)?;
+            if legal {
+                let bound = rule.condition().matches(&c.case.form, &c.quals);
+                let at = c.case.requires.iter().any(|r| {
+                    if *version {
+                        ptx.is_some_and(|p| r.ptx == p.to_string())
+                    } else {
+                        target.is_some_and(|t| r.target.as_deref() == Some(t.to_string().as_str()))
+                    }
+                });
+                return hit(bound && at);
+            }
+            if c.rule() != rule.id {
+                return None;
+            }
+            let (have_ptx, have_target) = c.module?;
+            let version_ok = ptx.is_none_or(|p| have_ptx >= p);
+            let target_ok = target.is_none_or(|t| spec.targets.satisfies(have_target, t));
+            // The module misses exactly this alternative's version, or its target.
+            hit(if *version {
+                !version_ok && target_ok
+            } else {
+                version_ok && !target_ok
+            })
+        }
+        Probe::Note { index, .. } => {
+            let note = i.semantics.get(*index)?;
+            hit(legal && note.condition().matches(&c.case.form, &c.quals))
+        }
+        Probe::Erratum { .. } => None,
+    }
+}
+
+/// An erratum's witnesses: the checks it lists as disagreements, the cases whose
+/// citation names it or whose form, rule or table carries it, the doc examples it
+/// explains (checked by the ptxas differential), and silicon's runs of the variants
+/// its evidence cites.
+fn erratum(
+    spec: &Spec,
+    id: &str,
+    silicon: bool,
+    cases: &[CaseInfo<'_>],
+    semantic: &Semantic<'_>,
+    found: &mut Found,
+) {
+    let Some(e) = spec.errata.errata.iter().find(|e| e.id == id) else {
+        return;
+    };
+    if silicon {
+        let mut variants: Vec<String> = e
+            .disagreements
+            .iter()
+            .filter_map(|d| d.strip_prefix("silicon:sm_90:"))
+            .map(str::to_owned)
+            .collect();
+        for s in &e.evidence {
+            let Some(section) = &s.section else { continue };
+            let file = section
+                .split(':')
+                .next()
+                .unwrap_or_default()
+                .trim_start_matches("vectors/");
+            variants.extend(
+                semantic
+                    .index
+                    .files
+                    .iter()
+                    .filter(|r| r.file == file)
+                    .map(|r| r.variant.clone()),
+            );
+        }
+        variants.sort();
+        variants.dedup();
+        for v in variants.iter().filter(|v| semantic.silicon_matches(v)) {
+            found.add(WitnessKind::Silicon, &format!("silicon:sm_90:{v}"));
+        }
+        return;
+    }
+    let carriers: Vec<(String, bool)> = spec
+        .instructions
+        .iter()
+        .flat_map(|f| {
+            let i = &f.instruction;
+            let forms = i
+                .forms()
+                .filter(|(_, f)| f.errata.iter().any(|x| x == id))
+                .map(|(_, f)| (format!("{}/{}", i.instruction, f.id), true));
+            let rules = i
+                .rules
+                .iter()
+                .filter(|r| r.errata.iter().any(|x| x == id))
+                .map(|r| (format!("{}!{}", i.instruction, r.id), false));
+            let tables = i
+                .tables
+                .iter()
+                .filter(|t| t.errata.iter().any(|x| x == id))
+                .map(|t| (format!("{}!table.{}", i.instruction, t.id), false));
+            forms.chain(rules).chain(tables).collect::<Vec<_>>()
+        })
+        .collect();
+    for c in cases {
+        let cited = c.case.source.cite.contains(id)
+            || c.case
+                .source
+                .quote
+                .as_deref()
+                .is_some_and(|q| q.contains(id));
+        let listed = e.disagreements.iter().any(|d| d == &c.case.id);
+        let carried = carriers.iter().any(|(key, form)| {
+            if *form {
+                format!("{}/{}", c.case.instruction, c.case.form) == *key
+            } else {
+                format!("{}!{}", c.case.instruction, c.rule()) == *key
+            }
+        });
+        if cited || listed || carried {
+            found.add(WitnessKind::Vector, &c.case.id);
+        }
+    }
+    for f in &spec.instructions {
+        for ex in f
+            .instruction
+            .examples
+            .iter()
+            .filter(|x| x.errata.iter().any(|x| x == id))
+        {
+            found.add(
+                WitnessKind::Vector,
+                &format!("example:{}:{}", ex.seed, ex.text),
+            );
+        }
+    }
+}
