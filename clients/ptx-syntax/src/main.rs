@@ -99,7 +99,8 @@ fn run(ptxvec: &Path, vectors: &Path, out: &Path, all_messages: bool) -> Result<
 /// The module `ptxvec emit-ptx` prints for the case.
 fn emit(ptxvec: &Path, case: &Case) -> Result<String, String> {
     let o = Command::new(ptxvec)
-        .args(["emit-ptx", "--ptx", &case.ptx, "--target", &case.target, "--", &case.text])
+        // --force: a malformed case is emitted as `emit-ptx <id>` emits it.
+        .args(["emit-ptx", "--force", "--ptx", &case.ptx, "--target", &case.target, "--", &case.text])
         .output()
         .map_err(|e| format!("{}: {e}", ptxvec.display()))?;
     if !o.status.success() {
