@@ -112,4 +112,10 @@ impl Variant<'_> {
         };
         crate::syntax::legal::compose(&self.id, &operands::render(&self.spelling, style))
     }
+
+    /// The text with vote's predicate source negated (`!%p`), as the syntax vectors
+    /// write it.
+    pub fn negated_text(&self) -> String {
+        crate::syntax::legal::compose(&self.id, &operands::render(&self.spelling, Style::Negated))
+    }
 }

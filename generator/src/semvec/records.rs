@@ -345,32 +345,22 @@ fn shfl_inputs(mode: ShflMode, seed: u64) -> Vec<(Inputs, Vec<String>)> {
 /// vote, redux and match: membermasks × executing sets × lane values (× `!` for
 /// vote).
 fn collective_inputs(v: &Variant<'_>, seed: u64) -> Vec<Draft> {
-    let text = v.text();
-    // vote's predicate source written `!%p`, as the syntax vectors write it.
-    let negated = crate::syntax::legal::compose(
-        &v.id,
-        &crate::syntax::operands::render(&v.spelling, crate::syntax::operands::Style::Negated),
-    );
+    let (text, negated) = (v.text(), v.negated_text());
     let mut out = Vec::new();
-    let f32s = inputs::float_specials(Format::F32);
     for m in inputs::membermasks(seed) {
         for e in inputs::executing_sets(m.bits as u32) {
             for (vclass, a) in inputs::lane_values(seed) {
-                let (a, width, negations): ([u64; 32], u32, &[bool]) = match v.semantics {
-                    Semantics::Vote(_) | Semantics::Ballot => (a.map(|x| x & 1), 4, &[false, true]),
-                    // A reduction over equal values says little; match and vote.uni need them.
-                    Semantics::ReduxInt(_) if vclass == "all_equal" => continue,
-                    Semantics::ReduxInt(_) => (a, 32, &[false]),
-                    // f32 lanes drawn from the specials, so NaNs, both zeros and
-                    // subnormals meet in one reduction.
-                    Semantics::ReduxF32(_) if vclass == "all_equal" => continue,
-                    Semantics::ReduxF32(_) => (
-                        std::array::from_fn(|i| f32s[(i + a[i] as usize) % f32s.len()].bits),
-                        32,
-                        &[false],
-                    ),
-                    Semantics::Match { wide: true, .. } => (a.map(|x| x << 32 | x), 64, &[false]),
-                    _ => (a, 32, &[false]),
+                // A reduction over equal values says little; match and vote.uni need them.
+                if matches!(v.semantics, Semantics::ReduxInt(_) | Semantics::ReduxF32(_))
+                    && vclass == "all_equal"
+                {
+                    continue;
+                }
+                let (a, width) = (read_lanes(v.semantics, a), lane_width(v.semantics));
+                let negations: &[bool] = if is_vote(v.semantics) {
+                    &[false, true]
+                } else {
+                    &[false]
                 };
                 for &negate in negations {
                     out.push(Draft {
@@ -515,29 +505,10 @@ fn more_shfl_inputs(seed: u64) -> Vec<(Inputs, Vec<String>)> {
 /// predicate patterns, redux's extremes, match.b64's split high words) with the
 /// full and the alternating mask.
 fn more_collective_inputs(v: &Variant<'_>, seed: u64) -> Vec<Draft> {
-    let text = v.text();
-    let negated = crate::syntax::legal::compose(
-        &v.id,
-        &crate::syntax::operands::render(&v.spelling, crate::syntax::operands::Style::Negated),
-    );
-    let vote = matches!(v.semantics, Semantics::Vote(_) | Semantics::Ballot);
-    let width = match v.semantics {
-        Semantics::Vote(_) | Semantics::Ballot => 4,
-        Semantics::Match { wide: true, .. } => 64,
-        _ => 32,
-    };
-    let f32s = inputs::float_specials(Format::F32);
-    // The lanes as the variant reads them (vote: bit 0; redux.f32: specials; b64: both words).
-    let shape = |a: [u64; 32]| -> [u64; 32] {
-        match v.semantics {
-            Semantics::Vote(_) | Semantics::Ballot => a.map(|x| x & 1),
-            Semantics::ReduxF32(_) => {
-                std::array::from_fn(|i| f32s[(i + a[i] as usize) % f32s.len()].bits)
-            }
-            Semantics::Match { wide: true, .. } => a.map(|x| x << 32 | x),
-            _ => a,
-        }
-    };
+    let (text, negated) = (v.text(), v.negated_text());
+    let vote = is_vote(v.semantics);
+    let width = lane_width(v.semantics);
+    let shape = |a: [u64; 32]| read_lanes(v.semantics, a);
     let mut out = Vec::new();
     let mut push = |m: u64, e: u64, x: u64, a: [u64; 32], class: Vec<String>| {
         for negate in if vote { vec![false, true] } else { vec![false] } {
@@ -610,4 +581,34 @@ fn more_collective_inputs(v: &Variant<'_>, seed: u64) -> Vec<Draft> {
         }
     }
     out
+}
+
+/// vote's two variants, whose source is a predicate and may be negated.
+fn is_vote(sem: Semantics) -> bool {
+    matches!(sem, Semantics::Vote(_) | Semantics::Ballot)
+}
+
+/// The width `a` is written at: a predicate's one digit, both words of
+/// `match.*.b64`, else 32 bits.
+fn lane_width(sem: Semantics) -> u32 {
+    match sem {
+        Semantics::Vote(_) | Semantics::Ballot => 4,
+        Semantics::Match { wide: true, .. } => 64,
+        _ => 32,
+    }
+}
+
+/// Catalog lane values as a variant reads them: vote takes bit 0; redux.sync `.f32`
+/// the f32 special at `(lane + value) mod n`, so that NaNs, both zeros and
+/// subnormals meet in one reduction; `match.*.b64` the value in both words.
+fn read_lanes(sem: Semantics, a: [u64; 32]) -> [u64; 32] {
+    match sem {
+        Semantics::Vote(_) | Semantics::Ballot => a.map(|x| x & 1),
+        Semantics::ReduxF32(_) => {
+            let f32s = inputs::float_specials(Format::F32);
+            std::array::from_fn(|i| f32s[(i + a[i] as usize) % f32s.len()].bits)
+        }
+        Semantics::Match { wide: true, .. } => a.map(|x| x << 32 | x),
+        _ => a,
+    }
 }
