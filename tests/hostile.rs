@@ -158,7 +158,6 @@ fn stdout_closed_batch() {
 // A reader that closes the pipe early: tests/cli.rs, a_closed_stdout_ends_quietly
 // (a pipe closed before the child starts, so that no write can beat it).
 
-
 // ---- Judging rule: a version or target the model does not know is a usage error.
 
 fn check(text: &str, ptx: &str, target: &str) -> Output {
@@ -965,5 +964,43 @@ fn emit_ptx_register_numbers() {
         stdout(&o).contains(".reg .b64 %rd<65536>;"),
         "{}",
         stdout(&o)
+    );
+}
+
+/// eval is a batch command too: every input line gets exactly one answer line, in
+/// order, an invalid UTF-8 line and one over the line cap included (that one's rest
+/// skipped without being kept), and the run ends with exit 2.
+#[test]
+fn eval_answers_every_line() {
+    let mut input = b"{\"text\": \"red.add.u32 [%rd1], %r1;\", \"inputs\": {\"mem\": [\"0x1\"], \"operand\": [\"0x2\"]}}\n\n\xff\xfe\n".to_vec();
+    input.extend(std::iter::repeat_n(
+        b'x',
+        ptxvec_generator::lines::MAX_LINE_BYTES + 10,
+    ));
+    input.extend(b"\n{\"x\":1}\n");
+    let o = run(&["eval"], &input);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let out = stdout(&o);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 5, "{out}");
+    assert!(lines[0].starts_with("{\"expect\""), "{}", lines[0]);
+    assert_eq!(lines[1], "");
+    assert_eq!(lines[2], "{\"error\":\"<stdin>:3:1: not UTF-8\"}");
+    assert_eq!(
+        lines[3],
+        format!(
+            "{{\"error\":\"<stdin>:4: line longer than {} bytes\"}}",
+            ptxvec_generator::lines::MAX_LINE_BYTES
+        )
+    );
+    assert!(
+        lines[4].starts_with("{\"error\":\"<stdin>:5:"),
+        "{}",
+        lines[4]
+    );
+    assert!(
+        stderr(&o).contains("3 line(s) could not be evaluated: [3, 4, 5]"),
+        "{}",
+        stderr(&o)
     );
 }

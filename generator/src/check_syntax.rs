@@ -1,6 +1,6 @@
 //! `ptxvec check-syntax`: one text from the command line, or JSON Lines from stdin.
 
-use std::io::{BufRead, Write};
+use std::io::Write;
 
 use clap::Args as ClapArgs;
 use serde::{Deserialize, Serialize};
@@ -103,10 +103,8 @@ fn answer<'a>(j: &'a Judgement, id: Option<&'a serde_json::Value>) -> Answer<'a>
     }
 }
 
-/// The longest line batch mode reads, in bytes. A longer line is answered with an
-/// error record; the rest of it is skipped without being kept, so that memory stays
-/// bounded whatever stdin holds (`/dev/zero` is one endless line).
-pub const MAX_LINE_BYTES: usize = 1 << 20;
+pub use crate::lines::MAX_LINE_BYTES;
+use crate::lines::{read_line, skip_line, Line};
 
 /// Runs the subcommand onto `out`: one text gives its verdict (illegal is a
 /// finding); batch mode answers every line, and a line it could not judge makes
@@ -215,58 +213,6 @@ fn answer_line(
     let j = judge(spec, &req.text, ptx, target, order);
     serde_json::to_string(&answer(&j, req.id.as_ref()))
         .map_err(|e| format!("<stdin>:{line_no}: {e}"))
-}
-
-/// What [`read_line`] found.
-enum Line {
-    /// The end of the input.
-    End,
-    /// A line, now in the buffer without its line end.
-    Read,
-    /// A line longer than [`MAX_LINE_BYTES`]; its rest is still unread.
-    TooLong,
-}
-
-/// Reads one line as bytes (invalid UTF-8 is the caller's to answer), at most
-/// [`MAX_LINE_BYTES`] of it.
-fn read_line<R: BufRead>(input: &mut R, buf: &mut Vec<u8>) -> std::io::Result<Line> {
-    buf.clear();
-    let n = std::io::Read::take(&mut *input, MAX_LINE_BYTES as u64 + 1).read_until(b'\n', buf)?;
-    if n == 0 {
-        return Ok(Line::End);
-    }
-    if buf.last() == Some(&b'\n') {
-        buf.pop();
-        if buf.last() == Some(&b'\r') {
-            buf.pop();
-        }
-        return Ok(Line::Read);
-    }
-    Ok(if buf.len() > MAX_LINE_BYTES {
-        Line::TooLong
-    } else {
-        Line::Read
-    })
-}
-
-/// Reads and drops the rest of a line, a buffer at a time.
-fn skip_line(input: &mut impl BufRead) -> std::io::Result<()> {
-    loop {
-        let chunk = input.fill_buf()?;
-        if chunk.is_empty() {
-            return Ok(());
-        }
-        match chunk.iter().position(|&b| b == b'\n') {
-            Some(i) => {
-                input.consume(i + 1);
-                return Ok(());
-            }
-            None => {
-                let n = chunk.len();
-                input.consume(n);
-            }
-        }
-    }
 }
 
 /// `emit-ptx`: a text (or the case with this id) wrapped in a module. A text is

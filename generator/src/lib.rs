@@ -22,6 +22,7 @@ pub mod selfcheck;
 pub mod bench;
 pub mod record;
 pub mod files;
+pub mod lines;
 pub mod staging;
 pub mod exports;
 pub mod error;

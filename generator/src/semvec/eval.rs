@@ -11,6 +11,7 @@ use ptxvec_spec::Spec;
 
 use super::expect::outputs;
 use crate::error::{Error, Outcome, Result};
+use crate::lines::{read_line, skip_line, Line, MAX_LINE_BYTES};
 use crate::output::ErrorAnswer;
 use crate::record::{strip_position, Record, Shape};
 use crate::semantics;
@@ -133,18 +134,42 @@ pub fn run(
     profiles: &[Profile],
     force: bool,
 ) -> Result<Outcome> {
+    let mut input = input;
     let mut bad_lines = Vec::new();
-    for (i, line) in input.lines().enumerate() {
-        let line = line.map_err(|e| Error::Input(format!("{name}:{}: {e}", i + 1)))?;
-        if line.trim().is_empty() {
-            continue;
-        }
-        let answer = match eval_record(spec, &line, profiles, force) {
-            Ok(rec) => rec.to_line(),
+    let mut buf = Vec::new();
+    // Every line gets one answer, in order: a record, an error record in its place,
+    // or a blank line for a blank one.
+    for n in 1.. {
+        let line = match read_line(&mut input, &mut buf)
+            .map_err(|e| Error::Input(format!("{name}:{n}: {e}")))?
+        {
+            Line::End => break,
+            Line::TooLong => {
+                bad_lines.push(n);
+                let e = format!("{name}:{n}: line longer than {MAX_LINE_BYTES} bytes");
+                // Answered before the rest is skipped: the line may never end.
+                writeln!(out, "{}", ErrorAnswer::line(e))
+                    .and_then(|()| out.flush())
+                    .map_err(Error::Stdout)?;
+                skip_line(&mut input).map_err(|e| Error::Input(format!("{name}:{n}: {e}")))?;
+                continue;
+            }
+            Line::Read => std::str::from_utf8(&buf),
+        };
+        let answer = match line {
+            Ok(l) if l.trim().is_empty() => String::new(),
+            Ok(l) => match eval_record(spec, l, profiles, force) {
+                Ok(rec) => rec.to_line(),
+                Err(e) => {
+                    bad_lines.push(n);
+                    // `file:line:column: message`, or `file:line: message`.
+                    ErrorAnswer::line(format!("{name}:{n}:{e}"))
+                }
+            },
             Err(e) => {
-                bad_lines.push(i + 1);
-                // `file:line:column: message`, or `file:line: message`.
-                ErrorAnswer::line(format!("{name}:{}:{e}", i + 1))
+                bad_lines.push(n);
+                let column = e.valid_up_to() + 1;
+                ErrorAnswer::line(format!("{name}:{n}:{column}: not UTF-8"))
             }
         };
         writeln!(out, "{answer}").map_err(Error::Stdout)?;
