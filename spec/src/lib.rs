@@ -187,9 +187,7 @@ impl Spec {
                     errata: &errata,
                     targets: &self.targets,
                 };
-                checked::<Instruction>(path, &text, &mut errors, |i| {
-                    validate::instruction(i, &cx)
-                });
+                checked::<Instruction>(path, &text, &mut errors, |i| validate::instruction(i, &cx));
             }
             FileKind::Targets => {
                 checked::<TargetModel>(path, &text, &mut errors, validate::targets);
@@ -473,6 +471,10 @@ mod tests {
         let bad = text.replacen("instruction: activemask", "instruction: ../x", 1);
         let errors = spec.check_file(FileKind::Instruction, &path, bad.into_bytes());
         assert_eq!(errors.len(), 1, "{errors:?}");
-        assert!(errors[0].to_string().contains("is not an instruction name"), "{}", errors[0]);
+        assert!(
+            errors[0].to_string().contains("is not an instruction name"),
+            "{}",
+            errors[0]
+        );
     }
 }
