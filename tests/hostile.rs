@@ -1004,3 +1004,27 @@ fn eval_answers_every_line() {
         stderr(&o)
     );
 }
+
+#[test]
+fn spec_one_error_many_elements() {
+    // targets.yaml without its `families:` line, so that the family items are
+    // cuda_releases items with an unknown field, and the cuda_releases items
+    // repeated 64 times (440 KB). Each blanked element gave the same error again,
+    // uncounted, one parse of the file per element: quadratic, 1.6 s for 126 KB
+    // (found by fuzz/ spec_loader) → the parses are capped as the errors are.
+    let d = spec_copy();
+    let path = d.path().join("spec/targets.yaml");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let a = text.find("cuda_releases:\n").unwrap() + "cuda_releases:\n".len();
+    let b = text.find("families:\n").unwrap();
+    let edited = format!(
+        "{}{}{}",
+        &text[..a],
+        text[a..b].repeat(64),
+        &text[b + "families:\n".len()..]
+    );
+    std::fs::write(&path, edited).unwrap();
+    let err = load_fails(d.path(), 5);
+    assert!(err.contains("unknown field `family`"), "{err}");
+    insta::assert_snapshot!("spec_one_error_many_elements", err);
+}

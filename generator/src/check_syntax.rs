@@ -171,9 +171,11 @@ pub fn run(spec: &Spec, args: &Args, out: &mut dyn Write) -> Result<Outcome> {
     }
 }
 
-/// The answer to one batch line (a blank line is answered by a blank line, so that
-/// answers stay aligned with inputs), or the error for its record.
-fn answer_line(
+/// The answer to batch line `line_no` (its bytes without the line end): the answer
+/// record, a blank line for a blank line (so that answers stay aligned with inputs),
+/// or the message of its error record. `args` gives the defaults for `ptx` and
+/// `target`. Public for the fuzzer (`fuzz/fuzz_targets/check_syntax_line.rs`).
+pub fn answer_line(
     spec: &Spec,
     args: &Args,
     order: Order,

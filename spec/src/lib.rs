@@ -158,6 +158,50 @@ impl Spec {
         }
     }
 
+    /// Reads and checks one file's bytes as [`Spec::load`] reads and checks a file of
+    /// that kind, every cross-reference resolved against this spec (its seeds, errata
+    /// ids, target model and instruction names), and returns every error. What is
+    /// checked across files (two files defining one instruction) is not. The fuzzer's
+    /// entry point (`fuzz/fuzz_targets/spec_loader.rs`).
+    pub fn check_file(&self, kind: FileKind, path: &Path, bytes: Vec<u8>) -> Vec<SpecError> {
+        let mut errors = Vec::new();
+        if bytes.len() as u64 > limits::MAX_FILE_BYTES {
+            errors.push(SpecError::TooLarge {
+                path: path.to_owned(),
+                size: bytes.len() as u64,
+                cap: limits::MAX_FILE_BYTES,
+            });
+            return errors;
+        }
+        let text = match yaml::text(path, bytes) {
+            Ok(t) => t,
+            Err(e) => return vec![e],
+        };
+        let seeds: BTreeSet<String> = self.seeds.keys().cloned().collect();
+        match kind {
+            FileKind::Instruction => {
+                let errata: BTreeSet<String> =
+                    self.errata.errata.iter().map(|e| e.id.clone()).collect();
+                let cx = validate::Context {
+                    seeds: &seeds,
+                    errata: &errata,
+                    targets: &self.targets,
+                };
+                checked::<Instruction>(path, &text, &mut errors, |i| validate::instruction(i, &cx));
+            }
+            FileKind::Targets => {
+                checked::<TargetModel>(path, &text, &mut errors, validate::targets);
+            }
+            FileKind::Errata => {
+                let known = |name: &str| self.instruction(name).is_some();
+                checked::<Ledger>(path, &text, &mut errors, |l| {
+                    validate::ledger(l, &known, &seeds)
+                });
+            }
+        }
+        errors
+    }
+
     /// The instruction with this name (`red`, `match.sync`).
     pub fn instruction(&self, name: &str) -> Option<&Instruction> {
         self.instructions
@@ -165,6 +209,17 @@ impl Spec {
             .map(|f| &f.instruction)
             .find(|i| i.instruction == name)
     }
+}
+
+/// Which file of the spec folder a text is, for [`Spec::check_file`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileKind {
+    /// `instructions/<name>.yaml`.
+    Instruction,
+    /// `targets.yaml`.
+    Targets,
+    /// `errata.yaml`.
+    Errata,
 }
 
 /// The names of instructions whose files did not load.
@@ -261,16 +316,27 @@ fn load_checked<T: serde::de::DeserializeOwned>(
     let Some(text) = read(path, errors) else {
         return (None, None);
     };
-    match yaml::from_str::<T>(path, &text) {
+    (checked(path, &text, errors, check), Some(text))
+}
+
+/// Deserializes and checks one file's text; returns the value only if it has no
+/// error.
+fn checked<T: serde::de::DeserializeOwned>(
+    path: &Path,
+    text: &str,
+    errors: &mut Vec<SpecError>,
+    check: impl Fn(&T) -> Vec<validate::Problem>,
+) -> Option<T> {
+    match yaml::from_str::<T>(path, text) {
         Err(e) => {
             errors.extend(e);
-            (None, Some(text))
+            None
         }
         Ok(v) => {
             let before = errors.len();
-            report(path, &text, check(&v), errors);
+            report(path, text, check(&v), errors);
             let ok = errors.len() == before;
-            (ok.then_some(v), Some(text))
+            ok.then_some(v)
         }
     }
 }
@@ -378,4 +444,37 @@ fn read_seeds(dir: &Path, errors: &mut Vec<SpecError>) -> BTreeMap<String, Seed>
         );
     }
     seeds
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn check_file_agrees_with_load() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let spec = Spec::load(root).unwrap();
+        let mut files = vec![
+            (FileKind::Targets, root.join("targets.yaml")),
+            (FileKind::Errata, root.join("errata.yaml")),
+        ];
+        for f in &spec.instructions {
+            files.push((FileKind::Instruction, f.path.clone()));
+        }
+        for (kind, path) in files {
+            let errors = spec.check_file(kind, &path, fs::read(&path).unwrap());
+            assert!(errors.is_empty(), "{}: {errors:?}", path.display());
+        }
+        // A broken reference is found as `load` finds it, at its line.
+        let path = root.join("instructions/activemask.yaml");
+        let text = fs::read_to_string(&path).unwrap();
+        let bad = text.replacen("instruction: activemask", "instruction: ../x", 1);
+        let errors = spec.check_file(FileKind::Instruction, &path, bad.into_bytes());
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert!(
+            errors[0].to_string().contains("is not an instruction name"),
+            "{}",
+            errors[0]
+        );
+    }
 }

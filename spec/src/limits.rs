@@ -19,6 +19,6 @@ pub const MAX_DEPTH: usize = 64;
 /// ("billion laughs") expand to gigabytes in serde_yaml.
 pub const MAX_NODES: u64 = 1_000_000;
 
-/// The most errors reported for one file: each one after the first costs a further
-/// parse of the file.
+/// The most errors reported for one file, and the most parses of it: each error
+/// after the first costs a further parse of the file.
 pub const MAX_ERRORS_PER_FILE: usize = 32;
