@@ -25,7 +25,7 @@ fuzz_target!(
         }
         let spec = ptxvec_fuzz::spec();
         ptxvec_fuzz::timed(data, || {
-            if let Ok(rec) = eval_record(spec, line, Profile::ALL) {
+            if let Ok(rec) = eval_record(spec, line, Profile::ALL, false) {
                 let _ = rec.to_line();
             }
         });
