@@ -2,7 +2,7 @@
 # The fuzzers' smoke run for CI: builds the four cargo-fuzz targets (nightly, the
 # address sanitizer and debug assertions, cargo-fuzz's defaults) and runs each for
 # FUZZ_SECONDS (default 30) from its committed corpus. Exits 1 on a crash (a panic),
-# a unit over 1 s (-timeout=1) or one over 2 GiB of memory; the unit is kept under
+# a unit over 1 s (spec_loader: 10 s) or one over 2 GiB of memory; the unit is kept under
 # fuzz/artifacts/<target>/ and the command that replays it is printed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,7 +22,13 @@ status=0
 for t in "${targets[@]}"; do
   mkdir -p "$work/$t" "fuzz/artifacts/$t"
   log=$work/$t.log
-  if "$bin/$t" "$work/$t" "fuzz/corpus/$t" -max_total_time="$secs" -timeout=1 \
+  # A unit over the limit fails the run. The fuzz build (address sanitizer, coverage,
+  # debug assertions) runs 10 to 40 times slower than release, and a 28 KB spec file
+  # can take 1.6 s there (54-83 ms in release: README.md, "Recorded long run"), so
+  # spec_loader's limit is wider.
+  limit=1
+  [ "$t" = spec_loader ] && limit=10
+  if "$bin/$t" "$work/$t" "fuzz/corpus/$t" -max_total_time="$secs" -timeout="$limit" \
     -rss_limit_mb=2048 -artifact_prefix="fuzz/artifacts/$t/" -print_final_stats=1 \
     >"$log" 2>&1; then
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
