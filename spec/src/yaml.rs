@@ -173,6 +173,15 @@ struct Guard {
     fatal: bool,
 }
 
+impl Guard {
+    /// Ends the walk on an error that serde must not read past.
+    fn stop(mut self, error: SpecError) -> Guard {
+        self.errors.push(error);
+        self.fatal = true;
+        self
+    }
+}
+
 /// One open collection, for the guard.
 struct GuardFrame {
     /// For a mapping, the keys so far and where they are; `None` for a sequence.
@@ -216,12 +225,10 @@ fn guard(path: &Path, text: &str) -> Guard {
                 } else {
                     e.info().to_owned()
                 };
-                g.errors.push(SpecError::Yaml {
+                return g.stop(SpecError::Yaml {
                     at: at(*e.marker()),
                     message,
                 });
-                g.fatal = true;
-                return g;
             }
         };
         // Mapping keys alternate with values; note whether this node is a key.
@@ -277,14 +284,12 @@ fn guard(path: &Path, text: &str) -> Guard {
                 });
                 nodes += 1;
                 if stack.len() > MAX_DEPTH {
-                    g.errors.push(SpecError::Invalid {
+                    return g.stop(SpecError::Invalid {
                         at: at(mark),
                         message: format!(
                             "nested more than {MAX_DEPTH} levels deep; a spec file nests at most {MAX_DEPTH} mappings and sequences"
                         ),
                     });
-                    g.fatal = true;
-                    return g;
                 }
             }
             Event::MappingEnd | Event::SequenceEnd => {
@@ -297,14 +302,12 @@ fn guard(path: &Path, text: &str) -> Guard {
             _ => {}
         }
         if nodes > MAX_NODES {
-            g.errors.push(SpecError::Invalid {
+            return g.stop(SpecError::Invalid {
                 at: at(mark),
                 message: format!(
                     "more than {MAX_NODES} nodes with aliases expanded; a spec file holds at most {MAX_NODES}"
                 ),
             });
-            g.fatal = true;
-            return g;
         }
     }
 }
