@@ -53,16 +53,12 @@ impl Grid {
 }
 
 /// The defect class of an illegal case: its rule, with a spec rule named by what it
-/// checks (`version`, `target`, `forbid`), tables as `table` and the operand shape
-/// rules as one `shape`.
+/// checks (`version`, `target`, `forbid`) and tables as `table`.
 pub fn class_of(instruction: &Instruction, case: &Case) -> String {
     let rule = case.rule.as_deref().unwrap_or_default();
     let tag = case.id.split_once('!').map_or("", |(_, t)| t);
     if rule.starts_with("table.") {
         return "table".to_owned();
-    }
-    if rule == "syntax.operand_shape" || rule == "operand.shape" {
-        return "shape".to_owned();
     }
     if instruction.rules.iter().any(|r| r.id == rule) {
         return if tag.contains(":version:") {
@@ -81,14 +77,14 @@ pub fn class_of(instruction: &Instruction, case: &Case) -> String {
 fn meaningful(spec: &Spec, i: &Instruction, form_id: &str) -> BTreeSet<String> {
     let mut out: BTreeSet<String> = [
         "syntax.unknown_qualifier",
-        "syntax.duplicate_qualifier",
+        "qualifier.duplicate",
         "operand.class",
-        "shape",
+        "operand.shape",
     ]
     .iter()
     .map(|s| (*s).to_owned())
     .collect();
-    out.insert("syntax.operand_count".to_owned());
+    out.insert("operand.count".to_owned());
     let Some((group, form)) = i.form(form_id) else {
         return out;
     };
@@ -103,7 +99,7 @@ fn meaningful(spec: &Spec, i: &Instruction, form_id: &str) -> BTreeSet<String> {
         match &slot.token {
             SlotToken::Placeholder(p) => {
                 if !slot.optional {
-                    out.insert("syntax.missing_qualifier".to_owned());
+                    out.insert("qualifier.missing".to_owned());
                 }
                 let values = group
                     .sets

@@ -206,13 +206,9 @@ fn syntax_witness(
             let set_rule = placeholder
                 .as_ref()
                 .is_some_and(|p| c.rule() == format!("set.{p}"));
-            // `syntax.missing_qualifier:.add`, `qualifier.required:.sync`: the value
-            // this position held, taken away.
-            let missing = [
-                "syntax.missing_qualifier:",
-                "qualifier.required:",
-                "qualifier.missing:",
-            ]
+            // `qualifier.missing:.add`, `qualifier.required:.sync`: the value this
+            // position held, taken away.
+            let missing = ["qualifier.missing:", "qualifier.required:"]
             .iter()
             .any(|p| {
                 c.tag
@@ -290,8 +286,7 @@ fn syntax_witness(
             let rule = c.rule();
             let kind = match respect {
                 Respect::Shape => {
-                    rule == "syntax.operand_shape"
-                        || rule == "operand.shape"
+                    rule == "operand.shape"
                         || rule == "operand.address"
                         || rule == "operand.register_required"
                         || rule == "operand.sink"

@@ -135,7 +135,7 @@ pub fn illegal_cases(spec: &Spec, instruction: &Instruction) -> Vec<Case> {
 /// that line is the one nearest to the result, and no line reads it exactly.
 fn unambiguous(instruction: &Instruction, form: &Form, m: &Mutant) -> bool {
     let about_lines = m.rule.starts_with("set.")
-        || matches!(m.rule.as_str(), "qualifier.extra" | "qualifier.required" | "syntax.missing_qualifier");
+        || matches!(m.rule.as_str(), "qualifier.extra" | "qualifier.required" | "qualifier.missing");
     if !about_lines {
         return true;
     }
@@ -200,7 +200,7 @@ fn qualifier_mutants(base: &Legal<'_>, group: &SyntaxGroup, form: &Form, vocabul
         }
         let mut q = quals.clone();
         q.push(last.clone());
-        out.push(mutant("syntax.duplicate_qualifier", q, ops.clone(), Kind::Malformed, "syntax.duplicate_qualifier", src.clone()));
+        out.push(mutant("qualifier.duplicate", q, ops.clone(), Kind::Invalid, "qualifier.duplicate", src.clone()));
     }
     // Each required position left out.
     let mut written = 0;
@@ -215,7 +215,7 @@ fn qualifier_mutants(base: &Legal<'_>, group: &SyntaxGroup, form: &Form, vocabul
         q.remove(here);
         let (kind, rule) = match slot.token {
             SlotToken::Fixed(_) => (Kind::Invalid, "qualifier.required".to_owned()),
-            SlotToken::Placeholder(_) => (Kind::Malformed, "syntax.missing_qualifier".to_owned()),
+            SlotToken::Placeholder(_) => (Kind::Invalid, "qualifier.missing".to_owned()),
         };
         out.push(mutant(format!("{rule}:{v}"), q, ops.clone(), kind, rule, src.clone()));
     }
@@ -284,13 +284,13 @@ fn operand_mutants(base: &Legal<'_>, out: &mut Vec<Mutant>) {
         let mut fewer = ops.clone();
         fewer.remove(last);
         if ps.iter().filter(|p| !p.optional).count() > fewer.len() {
-            out.push(m("syntax.operand_count:fewer", fewer, Kind::Malformed, "syntax.operand_count", src.clone()));
+            out.push(m("operand.count:fewer", fewer, Kind::Invalid, "operand.count", src.clone()));
         }
     }
     if ops.len() == ps.len() {
         let mut more = ops.clone();
         more.push("%r9".into());
-        out.push(m("syntax.operand_count:more", more, Kind::Malformed, "syntax.operand_count", src.clone()));
+        out.push(m("operand.count:more", more, Kind::Invalid, "operand.count", src.clone()));
     }
     // A missing comma: text that does not tokenize.
     if ops.len() >= 2 {
@@ -309,7 +309,7 @@ fn operand_mutants(base: &Legal<'_>, out: &mut Vec<Mutant>) {
         let tag = |what: &str| format!("{what}:{}", p.name);
         match p.class {
             None => {
-                out.push(m(&tag("syntax.operand_shape"), with("%rd9"), Kind::Malformed, "syntax.operand_shape", src.clone()));
+                out.push(m(&tag("operand.shape"), with("%rd9"), Kind::Invalid, "operand.shape", src.clone()));
                 out.push(m(&tag("operand.class"), with("[%f9]"), Kind::Invalid, "operand.class", ptxas_says("Illegal to use symbol '%f9' of type .f32 as address operand. Use integer or bit only.")));
                 out.push(m(&tag("operand.address"), with("[256]"), Kind::Invalid, "operand.address", ptxas_says("Immediate addresses allowed only for .local state space")));
                 if s.form.syntax.mnemonic == ptxvec_spec::Mnemonic::Red && !s.qualifiers().iter().any(|q| matches!(q, Qualifier::Shared | Qualifier::SharedCta | Qualifier::SharedCluster)) {
@@ -317,22 +317,22 @@ fn operand_mutants(base: &Legal<'_>, out: &mut Vec<Mutant>) {
                 }
             }
             Some(class) => {
-                out.push(m(&tag("syntax.operand_shape"), with("[%rd9]"), Kind::Malformed, "syntax.operand_shape", src.clone()));
+                out.push(m(&tag("operand.shape"), with("[%rd9]"), Kind::Invalid, "operand.shape", src.clone()));
                 let wrong = match operands::reg_for(class) {
                     super::text::RegClass::B64 | super::text::RegClass::F64 => "%r9",
                     _ => "%rd9",
                 };
                 if let Some(n) = p.vector_len {
                     let elems: Vec<&str> = written.trim_matches(['{', '}']).split(", ").collect();
-                    out.push(m(&tag("syntax.operand_shape:scalar"), with(elems[0]), Kind::Malformed, "syntax.operand_shape", ptxas_says("Vector expected for argument")));
+                    out.push(m(&tag("operand.shape:scalar"), with(elems[0]), Kind::Invalid, "operand.shape", ptxas_says("Vector expected for argument")));
                     let short = format!("{{{}}}", elems[..(n as usize - 1)].join(", "));
-                    out.push(m(&tag("syntax.operand_shape:length"), with(&short), Kind::Malformed, "syntax.operand_shape", ptxas_says("Argument vector size mismatch")));
+                    out.push(m(&tag("operand.shape:length"), with(&short), Kind::Invalid, "operand.shape", ptxas_says("Argument vector size mismatch")));
                     let mut bad = elems.iter().map(|e| (*e).to_owned()).collect::<Vec<_>>();
                     bad[0] = wrong.to_owned();
                     out.push(m(&tag("operand.class"), with(&format!("{{{}}}", bad.join(", "))), Kind::Invalid, "operand.class", ptxas_says("Arguments mismatch")));
                     continue;
                 }
-                out.push(m(&tag("syntax.operand_shape:vector"), with(&format!("{{{written}, {written}}}")), Kind::Malformed, "syntax.operand_shape", ptxas_says("Vector operand is not allowed")));
+                out.push(m(&tag("operand.shape:vector"), with(&format!("{{{written}, {written}}}")), Kind::Invalid, "operand.shape", ptxas_says("Vector operand is not allowed")));
                 out.push(m(&tag("operand.class"), with(wrong), Kind::Invalid, "operand.class", ptxas_says("Arguments mismatch")));
                 if p.spec.dest {
                     out.push(m(&tag("operand.register_required"), with("1"), Kind::Invalid, "operand.register_required", ptxas_says("Result register required")));
@@ -340,12 +340,12 @@ fn operand_mutants(base: &Legal<'_>, out: &mut Vec<Mutant>) {
                         out.push(m(&tag("operand.sink"), with("_"), Kind::Invalid, "operand.sink", ptxas_says("Result discard mode is not allowed")));
                     }
                     if p.pair.is_none() {
-                        out.push(m(&tag("syntax.operand_shape:pair"), with(&format!("{written}|%p9")), Kind::Malformed, "syntax.operand_shape", ptxas_says("Predicate output not allowed")));
+                        out.push(m(&tag("operand.shape:pair"), with(&format!("{written}|%p9")), Kind::Invalid, "operand.shape", ptxas_says("Predicate output not allowed")));
                     }
                 } else {
-                    out.push(m(&tag("syntax.operand_shape:sink"), with("_"), Kind::Malformed, "syntax.operand_shape", ptxas_says("Parsing error near '_': syntax error")));
+                    out.push(m(&tag("operand.shape:sink"), with("_"), Kind::Invalid, "operand.shape", ptxas_says("Parsing error near '_': syntax error")));
                     if !p.negatable && class != Qualifier::Pred {
-                        out.push(m(&tag("syntax.operand_shape:not"), with(&format!("!{written}")), Kind::Malformed, "syntax.operand_shape", ptxas_says("Illegal argument to predicate negation")));
+                        out.push(m(&tag("operand.shape:not"), with(&format!("!{written}")), Kind::Invalid, "operand.shape", ptxas_says("Illegal argument to predicate negation")));
                     }
                 }
                 if let Some(mult) = p.spec.multiple_of {
@@ -353,7 +353,7 @@ fn operand_mutants(base: &Legal<'_>, out: &mut Vec<Mutant>) {
                 }
                 if let Some((q, _)) = &p.pair {
                     if p.spec.sink && q.spec.sink {
-                        out.push(m(&tag("syntax.operand_shape:sinks"), with("_|_"), Kind::Malformed, "syntax.operand_shape", ptxas_says("Parsing error near '_': syntax error")));
+                        out.push(m(&tag("operand.shape:sinks"), with("_|_"), Kind::Invalid, "operand.shape", ptxas_says("Parsing error near '_': syntax error")));
                     }
                 }
             }

@@ -2,9 +2,10 @@
 //! `.target`, and if not, which rule does it break?
 //!
 //! The order of the checks decides which defect is named when there are several:
-//! the module, then the text's shape (malformed), then the qualifiers against the
-//! syntax lines, the operands, the tables and forbid rules, and last the version
-//! and target rules (invalid). The generator's illegal cases carry one defect each,
+//! first the general statement grammar that every instruction shares (malformed:
+//! the text does not parse, no `;`, an unknown opcode or qualifier word), then the
+//! module, the qualifiers against the syntax lines, the operands, the tables and
+//! forbid rules, and last the version and target rules (invalid). The generator's illegal cases carry one defect each,
 //! so for them the order never matters; a test holds the two to the same answers.
 
 use std::fmt;
@@ -20,15 +21,18 @@ use super::placement::{fit, in_order, Fit};
 use super::spelling::{Refusal, Spelling};
 use super::text::{self, RegClass};
 
-/// Malformed: does not parse as the syntax. Invalid: parses, but is not allowed.
+/// Malformed: does not parse under PTX's general statement grammar, the one every
+/// instruction shares (vectors/README.md, "Malformed and invalid"). Invalid: parses
+/// under it, but breaks a rule of the instruction (its syntax lines included).
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
 )]
 #[serde(rename_all = "snake_case")]
 pub enum Kind {
-    /// Not the syntax: unknown qualifier, missing or extra operand, wrong shape.
+    /// Not a statement: no parse, no `;`, an unknown opcode or qualifier word.
     Malformed,
-    /// Well-formed but ruled out: a table, a rule, a version, a target.
+    /// A statement, ruled out by the instruction: its syntax lines (qualifiers,
+    /// operand count and shapes), a table, a rule, a version, a target.
     Invalid,
 }
 
@@ -98,10 +102,9 @@ pub fn judge(spec: &Spec, text: &str, ptx: PtxVersion, target: Target, order: Or
         defect: None,
         warnings: Vec::new(),
     };
-    if let Err(e) = spec.targets.check_version(ptx, target) {
-        j.defect = Some(fail(Kind::Invalid, "module.target", e.to_string()));
-        return j;
-    }
+    // Malformed first: the general statement grammar (vectors/README.md, "Malformed
+    // and invalid"), which holds for every instruction. Only a text that parses
+    // under it is judged against the instruction's own rules.
     let parsed = match text::tokenize(text) {
         Ok(p) => p,
         Err(e) => {
@@ -142,6 +145,27 @@ pub fn judge(spec: &Spec, text: &str, ptx: PtxVersion, target: Target, order: Or
         return j;
     };
     j.instruction = Some(instruction.instruction.clone());
+    let skip = mnemonic.spelling().split('.').count();
+    let mut quals = Vec::new();
+    for w in &parsed.words[skip..] {
+        let spelled = format!(".{w}");
+        match spelled.parse::<Qualifier>() {
+            Ok(q) => quals.push(q),
+            Err(_) => {
+                j.defect = Some(fail(
+                    Kind::Malformed,
+                    "syntax.unknown_qualifier",
+                    format!("`{spelled}` is not a PTX qualifier"),
+                ));
+                return j;
+            }
+        }
+    }
+    // Well-formed from here: every defect below is invalid.
+    if let Err(e) = spec.targets.check_version(ptx, target) {
+        j.defect = Some(fail(Kind::Invalid, "module.target", e.to_string()));
+        return j;
+    }
     if let Some(g) = &parsed.guard {
         let name = g.trim_start_matches('@').trim_start_matches('!');
         if RegClass::of_name(name).is_some_and(|c| c != RegClass::Pred) {
@@ -153,29 +177,17 @@ pub fn judge(spec: &Spec, text: &str, ptx: PtxVersion, target: Target, order: Or
             return j;
         }
     }
-    let skip = mnemonic.spelling().split('.').count();
-    let mut quals = Vec::new();
-    for w in &parsed.words[skip..] {
-        let spelled = format!(".{w}");
-        match spelled.parse::<Qualifier>() {
-            Ok(q) if quals.contains(&q) => {
-                j.defect = Some(fail(
-                    Kind::Malformed,
-                    "syntax.duplicate_qualifier",
-                    format!("`{q}` is written twice"),
-                ));
-                return j;
-            }
-            Ok(q) => quals.push(q),
-            Err(_) => {
-                j.defect = Some(fail(
-                    Kind::Malformed,
-                    "syntax.unknown_qualifier",
-                    format!("`{spelled}` is not a PTX qualifier"),
-                ));
-                return j;
-            }
-        }
+    if let Some(q) = quals
+        .iter()
+        .enumerate()
+        .find_map(|(k, q)| quals[..k].contains(q).then_some(q))
+    {
+        j.defect = Some(fail(
+            Kind::Invalid,
+            "qualifier.duplicate",
+            format!("`{q}` is written twice"),
+        ));
+        return j;
     }
     match read_qualifiers(instruction, &quals) {
         Err(d) => {
@@ -190,15 +202,7 @@ pub fn judge(spec: &Spec, text: &str, ptx: PtxVersion, target: Target, order: Or
                     Err(d) => {
                         first_defect.get_or_insert((
                             spelling.form.id.clone(),
-                            fail(
-                                if d.malformed {
-                                    Kind::Malformed
-                                } else {
-                                    Kind::Invalid
-                                },
-                                d.rule,
-                                d.message,
-                            ),
+                            fail(Kind::Invalid, d.rule, d.message),
                         ));
                     }
                     Ok(()) => {
@@ -208,8 +212,7 @@ pub fn judge(spec: &Spec, text: &str, ptx: PtxVersion, target: Target, order: Or
                                 spelling.chain()
                             );
                             if order == Order::Strict {
-                                j.defect =
-                                    Some(fail(Kind::Malformed, "syntax.qualifier_order", msg));
+                                j.defect = Some(fail(Kind::Invalid, "qualifier.order", msg));
                                 return j;
                             }
                             j.warnings.push(msg);
@@ -353,11 +356,7 @@ fn read_qualifiers<'s>(
         .min_by_key(|(_, f, fit)| (fit.cost(f), fit.unplaced.len()))
     else {
         return Err((
-            fail(
-                Kind::Malformed,
-                "syntax.missing_qualifier",
-                "no syntax line",
-            ),
+            fail(Kind::Invalid, "qualifier.missing", "no syntax line"),
             None,
         ));
     };
@@ -415,8 +414,8 @@ fn read_qualifiers<'s>(
     if !placeholders.is_empty() {
         return Err((
             fail(
-                Kind::Malformed,
-                "syntax.missing_qualifier",
+                Kind::Invalid,
+                "qualifier.missing",
                 format!(
                     "no `.{}` qualifier; nearest syntax line `{}`",
                     placeholders.join("`, `."),
