@@ -397,3 +397,28 @@ fn every_case_is_malformed_exactly_when_the_general_grammar_refuses_it() {
     assert!(malformed > 0 && invalid > 0, "{malformed} malformed, {invalid} invalid");
     assert!(wrong.is_empty(), "{} cases break the rule:\n{}", wrong.len(), wrong.join("\n"));
 }
+
+/// A legal case that writes the sink `_` rests on evidence that shows a sink (seed
+/// 004's "Sink `_` allowed for `d` or `p`", or ptxas taking `%r2|_`), not on the
+/// syntax line, whose `d[|p]` shows none.
+#[test]
+fn sink_cases_cite_the_evidence_for_the_sink() {
+    let spec = spec();
+    let mut n = 0;
+    for f in &spec.instructions {
+        for c in vectors::cases(&spec, &f.instruction) {
+            if c.verdict != Verdict::Legal || !c.id.ends_with("/sink") {
+                continue;
+            }
+            n += 1;
+            let quote = c.source.quote.as_deref().unwrap_or_default();
+            assert!(
+                quote.contains("`_`") || quote.contains("|_") || quote.contains("_|"),
+                "{}: cites {:?}",
+                c.id,
+                c.source
+            );
+        }
+    }
+    assert_eq!(n, 6, "the six sink cases of shfl.sync and match.all.sync");
+}

@@ -108,7 +108,10 @@ pub fn legal_cases(spec: &Spec, instruction: &Instruction) -> Vec<Case> {
                     requires: need_records(&legal.needs),
                     noncanonical: false,
                     base: None,
-                    source: form_source(instruction, form),
+                    source: match operands::sink_source(&legal.spelling) {
+                        Some(src) if *style == Style::Sink => SourceRecord::of(src),
+                        _ => form_source(instruction, form),
+                    },
                 });
             }
         }

@@ -238,6 +238,22 @@ pub fn render(s: &Spelling<'_>, style: Style) -> Vec<String> {
     out
 }
 
+/// The spec's evidence for the operand that [`render`] writes as the sink `_` in
+/// [`Style::Sink`]: the first sink-capable destination of a pair. The syntax line
+/// shows no `_`, so a sink case's verdict rests on this source, not on the line.
+pub fn sink_source<'s>(s: &Spelling<'s>) -> Option<&'s ptxvec_spec::Source> {
+    positions(s).into_iter().find_map(|p| {
+        let pair = p.pair.as_ref()?;
+        if p.spec.sink {
+            p.spec.source.as_ref()
+        } else if pair.0.spec.sink {
+            pair.0.spec.source.as_ref()
+        } else {
+            None
+        }
+    })
+}
+
 fn scalar_text(p: &Position<'_>, style: Style, regs: &mut Registers) -> String {
     let Some(class) = p.class else {
         return format!("[{}]", regs.take(RegClass::B64));
