@@ -372,9 +372,10 @@ fn instruction_elements(spec: &Spec, i: &Instruction, out: &mut Vec<Element>) {
                 (None, Some(t)) => t.to_string(),
                 (None, None) => format!("#{n}"),
             };
-            // A version no older than the target's own first version is no boundary
-            // of its own: below it, the module cannot name the target at all.
-            let target_first = r.target.and_then(|t| spec.targets.info(t)).map(|t| t.ptx);
+            // A version no later than the first one at which a target meeting the
+            // requirement can be named is no boundary of its own: below it, no
+            // module can name such a target at all.
+            let target_first = r.target.and_then(|t| spec.targets.earliest_version_meeting(t));
             let version_bounds = r
                 .ptx
                 .is_some_and(|p| target_first.is_none_or(|first| first < p));
