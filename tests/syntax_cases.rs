@@ -422,3 +422,34 @@ fn sink_cases_cite_the_evidence_for_the_sink() {
     }
     assert_eq!(n, 6, "the six sink cases of shfl.sync and match.all.sync");
 }
+
+/// Every case a ledger entry lists in `vectors` exists, and cites that entry's
+/// evidence (spec/errata.yaml): a renamed case cannot leave the ledger pointing at
+/// nothing.
+#[test]
+fn ledger_vectors_name_cases_that_cite_the_entry() {
+    let spec = spec();
+    let cases: Vec<_> = spec
+        .instructions
+        .iter()
+        .flat_map(|f| vectors::cases(&spec, &f.instruction))
+        .collect();
+    let mut n = 0;
+    for e in &spec.errata.errata {
+        for id in &e.vectors {
+            n += 1;
+            let c = cases
+                .iter()
+                .find(|c| c.id == *id)
+                .unwrap_or_else(|| panic!("{}: no case {id}", e.id));
+            assert!(
+                c.source.cite.contains(&format!("(errata {})", e.id)),
+                "{}: {id} cites {:?}",
+                e.id,
+                c.source
+            );
+            assert_eq!(c.source.quote, e.cited_evidence().and_then(|s| s.quote.clone()));
+        }
+    }
+    assert!(n >= 15, "{n} ledger vectors");
+}

@@ -372,13 +372,7 @@ fn instruction_elements(spec: &Spec, i: &Instruction, out: &mut Vec<Element>) {
                 (None, Some(t)) => t.to_string(),
                 (None, None) => format!("#{n}"),
             };
-            // A version no later than the first one at which a target meeting the
-            // requirement can be named is no boundary of its own: below it, no
-            // module can name such a target at all.
-            let target_first = r.target.and_then(|t| spec.targets.earliest_version_meeting(t));
-            let version_bounds = r
-                .ptx
-                .is_some_and(|p| target_first.is_none_or(|first| first < p));
+            let version_bounds = super::mutation::version_bounds(spec, reqs, n);
             for (version, present) in [(true, r.ptx.is_some()), (false, r.target.is_some())] {
                 if !present {
                     continue;

@@ -215,9 +215,25 @@ pub fn mutants(spec: &Spec, i: &Instruction) -> (Vec<Mutant>, Vec<Equivalent>) {
     (out, equivalent)
 }
 
+/// Whether alternative `n` of a requirement list has a version boundary of its
+/// own: moving its version one release down changes which modules meet the list
+/// (below sm_90's 7.8 no module names a target meeting sm_90 at all; redux.sync
+/// `.f32`'s 8.8 with sm_100f has no boundary, since below it only sm_100a meets
+/// sm_100f, and 8.6 with sm_100a holds there).
+pub fn version_bounds(spec: &Spec, reqs: &[Requirement], n: usize) -> bool {
+    let Some(p) = reqs.get(n).and_then(|r| r.ptx) else {
+        return false;
+    };
+    spec.targets.version_before(p).is_some_and(|below| {
+        let mut moved = reqs.to_vec();
+        moved[n].ptx = Some(below);
+        !same_modules(spec, reqs, &moved)
+    })
+}
+
 /// Whether two requirement lists are met by exactly the same modules: every
 /// `.version` of targets.yaml with every target it can name.
-fn same_modules(spec: &Spec, a: &[Requirement], b: &[Requirement]) -> bool {
+pub fn same_modules(spec: &Spec, a: &[Requirement], b: &[Requirement]) -> bool {
     let model = &spec.targets;
     let met = |reqs: &[Requirement], ptx: PtxVersion, target: Target| {
         reqs.iter().any(|r| {

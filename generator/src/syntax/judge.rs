@@ -12,10 +12,10 @@ use std::fmt;
 
 use ptxvec_spec::model::SyntaxGroup;
 use ptxvec_spec::model::{Effect, Form};
-use ptxvec_spec::template::SlotToken;
 use ptxvec_spec::{Instruction, Mnemonic, PtxVersion, Qualifier, Spec, Target};
 
 use super::across;
+use super::nearest::{line_defect, nearest};
 use super::operands;
 use super::placement::{fit, in_order, Fit};
 use super::spelling::{Refusal, Spelling};
@@ -86,7 +86,7 @@ pub enum Order {
     Strict,
 }
 
-fn fail(kind: Kind, rule: impl Into<String>, message: impl Into<String>) -> Defect {
+pub(super) fn fail(kind: Kind, rule: impl Into<String>, message: impl Into<String>) -> Defect {
     Defect {
         kind,
         rule: rule.into(),
@@ -189,7 +189,7 @@ pub fn judge(spec: &Spec, text: &str, ptx: PtxVersion, target: Target, order: Or
         ));
         return j;
     }
-    match read_qualifiers(instruction, &quals) {
+    match read_qualifiers(instruction, &quals, &parsed.operands) {
         Err(d) => {
             j.form = d.1;
             j.defect = Some(d.0);
@@ -292,6 +292,7 @@ type QualDefect = (Defect, Option<String>);
 fn read_qualifiers<'s>(
     instruction: &'s Instruction,
     quals: &[Qualifier],
+    written: &[text::Operand],
 ) -> Result<Vec<(Spelling<'s>, bool)>, QualDefect> {
     let vocabulary: Vec<Qualifier> = instruction
         .forms()
@@ -351,129 +352,14 @@ fn read_qualifiers<'s>(
         };
         return Err((fail(Kind::Invalid, rule.id.clone(), reason), None));
     }
-    let Some((g, form, fit)) = fits
-        .iter()
-        .min_by_key(|(_, f, fit)| (fit.cost(f), fit.unplaced.len()))
-    else {
+    let near = nearest(instruction, quals, written);
+    let Some(line) = near.lines.first() else {
         return Err((
             fail(Kind::Invalid, "qualifier.missing", "no syntax line"),
             None,
         ));
     };
-    let missing = fit.missing(form);
-    let form_id = Some(form.id.clone());
-    let names = |ix: &[usize]| {
-        ix.iter()
-            .map(|i| quals[*i].spelling())
-            .collect::<Vec<_>>()
-            .join(" ")
-    };
-    let placeholders: Vec<&str> = missing
-        .iter()
-        .filter_map(|t| match t {
-            SlotToken::Placeholder(p) => Some(p.as_str()),
-            SlotToken::Fixed(_) => None,
-        })
-        .collect();
-    if let ([one], [p]) = (fit.unplaced.as_slice(), placeholders.as_slice()) {
-        if missing.len() == 1 {
-            let q = quals[*one];
-            let values = g
-                .sets
-                .get(*p)
-                .map(|s| {
-                    s.values
-                        .iter()
-                        .map(|v| v.spelling())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                })
-                .unwrap_or_default();
-            return Err((
-                fail(
-                    Kind::Invalid,
-                    format!("set.{p}"),
-                    if g.sets.get(*p).is_some_and(|s| s.values.contains(&q)) {
-                        // It is one of them, but written after a qualifier of its
-                        // kind that fills a later position (placement::fit).
-                        format!(
-                            "`{q}` is one of .{p}, but written after a qualifier of its kind that comes later in `{}`: such qualifiers are read in the syntax line's order",
-                            form.syntax.text
-                        )
-                    } else {
-                        format!(
-                            "`{q}` is not one of .{p} = {{{values}}} in `{}`",
-                            form.syntax.text
-                        )
-                    },
-                ),
-                form_id,
-            ));
-        }
-    }
-    if !placeholders.is_empty() {
-        return Err((
-            fail(
-                Kind::Invalid,
-                "qualifier.missing",
-                format!(
-                    "no `.{}` qualifier; nearest syntax line `{}`",
-                    placeholders.join("`, `."),
-                    form.syntax.text
-                ),
-            ),
-            form_id,
-        ));
-    }
-    if !missing.is_empty() && fit.unplaced.is_empty() {
-        let fixed: Vec<&str> = missing
-            .iter()
-            .filter_map(|t| match t {
-                SlotToken::Fixed(q) => Some(q.spelling()),
-                SlotToken::Placeholder(_) => None,
-            })
-            .collect();
-        return Err((
-            fail(
-                Kind::Invalid,
-                "qualifier.required",
-                format!("`{}` requires {}", form.syntax.text, fixed.join(" ")),
-            ),
-            form_id,
-        ));
-    }
-    Err((
-        fail(
-            Kind::Invalid,
-            "qualifier.extra",
-            format!(
-                "no syntax line takes {} here; nearest `{}`",
-                names(&fit.unplaced),
-                form.syntax.text
-            ),
-        ),
-        form_id,
-    ))
-}
-
-/// The syntax lines nearest to a list of qualifiers: those that place them with the
-/// fewest defects (none: an exact reading). The generator keeps a qualifier mutation
-/// only when its own line is the one nearest, so that its rule is unambiguous.
-pub fn nearest_forms(instruction: &Instruction, quals: &[Qualifier]) -> (usize, Vec<String>) {
-    let costs: Vec<(usize, usize, &str)> = instruction
-        .forms()
-        .map(|(g, f)| {
-            let fit = fit(g, f, quals, &[]);
-            (fit.cost(f), fit.unplaced.len(), f.id.as_str())
-        })
-        .collect();
-    let best = costs.iter().map(|c| (c.0, c.1)).min().unwrap_or((0, 0));
-    let ids = costs
-        .iter()
-        .filter(|c| (c.0, c.1) == best)
-        .map(|c| c.2.to_owned())
-        .collect();
-    (best.0, ids)
+    Err((line_defect(line, quals), Some(line.form.id.clone())))
 }
 
 /// The spelling a text is read as, if its qualifiers fit a syntax line exactly
@@ -493,7 +379,7 @@ pub fn reading<'s>(spec: &'s Spec, text: &str) -> Option<Spelling<'s>> {
         .map(|w| format!(".{w}").parse())
         .collect::<Result<_, _>>()
         .ok()?;
-    read_qualifiers(instruction, &quals)
+    read_qualifiers(instruction, &quals, &parsed.operands)
         .ok()?
         .into_iter()
         .next()

@@ -45,6 +45,7 @@ pub const ID_PARTS: &[(&str, &str)] = &[
     ("<instruction>/<form>/<chain as written>/noncanonical", "A legal spelling with its qualifiers in another order than the document's (`noncanonical: true`): legal by default, invalid under check-syntax --strict (`qualifier.order`)."),
     ("!<rule>", "An illegal case: the legal case before the `!`, with one defect, named by the rule it breaks."),
     ("!<rule>:<detail>", "The defect in detail: the qualifier or operand changed (`!set.op:.and`, `!operand.class:d`)."),
+    ("!<rule>:without:<qualifier>", "A required qualifier left out where the rest reads exactly as another syntax line, named by that reading's defect (`red/vector_f32/.add.v2.f32!operand.shape:without:.v2`: `red.add.f32 [%rd1], {%f1, %f2};`, the scalar line with a vector operand)."),
     ("!<rule>:target:<target>@<ptx>, !<rule>:version:<target>@<ptx>", "A module that breaks a requirement rule: the nearest target below it, or one PTX ISA version below, at `<target>` and `.version <ptx>`."),
 ];
 
