@@ -4,9 +4,11 @@
 //! The order of the checks decides which defect is named when there are several:
 //! first the general statement grammar that every instruction shares (malformed:
 //! the text does not parse, no `;`, an unknown opcode or qualifier word), then the
-//! module, the qualifiers against the syntax lines, the operands, the tables and
-//! forbid rules, and last the version and target rules (invalid). The generator's illegal cases carry one defect each,
-//! so for them the order never matters; a test holds the two to the same answers.
+//! module, the qualifiers against the syntax lines (the nearest line when none
+//! reads them exactly: `syntax::nearest`), the operands, the tables and forbid
+//! rules, and last the version and target rules (invalid). The generator's illegal
+//! cases carry one defect each, so for them the order never matters; a test holds
+//! the two to the same answers.
 
 use std::fmt;
 
