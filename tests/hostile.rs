@@ -940,7 +940,7 @@ fn eval_refuses_what_check_syntax_refuses() {
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     let out = stdout(&o);
     assert!(
-        out.contains("syntax.semicolon") && out.contains("syntax.operand_shape"),
+        out.contains("syntax.semicolon") && out.contains("operand.shape"),
         "{out}"
     );
     insta::assert_snapshot!(

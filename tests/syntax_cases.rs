@@ -4,7 +4,7 @@
 use std::collections::BTreeSet;
 
 use ptxvec_generator::syntax::case::Verdict;
-use ptxvec_generator::syntax::judge::{judge, Order};
+use ptxvec_generator::syntax::judge::{judge, Kind, Order};
 use ptxvec_generator::syntax::vectors;
 use ptxvec_spec::model::{Effect, TableKind};
 use ptxvec_spec::Spec;
@@ -121,9 +121,9 @@ fn every_constraint_has_an_illegal_case() {
         }
         for generic in [
             "syntax.unknown_qualifier",
-            "syntax.duplicate_qualifier",
-            "syntax.operand_count",
-            "syntax.operand_shape",
+            "qualifier.duplicate",
+            "operand.count",
+            "operand.shape",
             "qualifier.not_allowed",
             "operand.class",
         ] {
@@ -201,4 +201,255 @@ fn targets_are_met_as_ptxas_takes_them() {
     let plain = met_by("sm_90");
     assert!(plain.iter().any(|x| x == "sm_120"));
     assert!(!plain.iter().any(|x| x == "sm_89"));
+}
+
+/// PTX's general statement grammar, written again from vectors/README.md
+/// ("Malformed and invalid") without the generator's tokenizer: whether `text` is a
+/// statement of it. The opcodes are the seven instructions' (the only ones a case
+/// can hold); the qualifier words are PTX's as the spec crate lists them.
+fn general_grammar(text: &str) -> bool {
+    const OPCODES: &[&str] = &[
+        "red",
+        "redux.sync",
+        "vote.sync",
+        "shfl.sync",
+        "match",
+        "activemask",
+        "cp.reduce.async.bulk",
+    ];
+    let followsym = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '$';
+    // PTX ISA 4.4: [a-zA-Z]{followsym}* | [_$%]{followsym}+
+    let name = |s: &str| {
+        let mut cs = s.chars();
+        match cs.next() {
+            Some(c) if c.is_ascii_alphabetic() => cs.all(followsym),
+            Some('_' | '$' | '%') => !cs.as_str().is_empty() && cs.all(followsym),
+            _ => false,
+        }
+    };
+    // PTX ISA 4.5: integers (decimal, 0x, 0b, octal; `-`; `U`), 0f/0d bit patterns,
+    // decimal floats.
+    let integer = |s: &str| {
+        let b = s.strip_prefix('-').unwrap_or(s);
+        let b = b.strip_suffix('U').unwrap_or(b);
+        if let Some(h) = b.strip_prefix("0x").or_else(|| b.strip_prefix("0X")) {
+            return !h.is_empty() && h.chars().all(|c| c.is_ascii_hexdigit());
+        }
+        if let Some(h) = b.strip_prefix("0b").or_else(|| b.strip_prefix("0B")) {
+            return !h.is_empty() && h.chars().all(|c| c == '0' || c == '1');
+        }
+        !b.is_empty() && b.chars().all(|c| c.is_ascii_digit())
+    };
+    let literal = |s: &str| {
+        let b = s.strip_prefix('-').unwrap_or(s);
+        let bits = |p: &str, n: usize| {
+            b.strip_prefix(p)
+                .is_some_and(|h| h.len() == n && h.chars().all(|c| c.is_ascii_hexdigit()))
+        };
+        integer(s)
+            || bits("0f", 8)
+            || bits("0F", 8)
+            || bits("0d", 16)
+            || bits("0D", 16)
+            || (b.starts_with(|c: char| c.is_ascii_digit())
+                && b.chars().all(|c| c.is_ascii_digit() || "+-.eE".contains(c))
+                && b.parse::<f64>().is_ok())
+    };
+    let scalar = |s: &str| {
+        let s = s.trim();
+        s == "_" || name(s) || literal(s)
+    };
+    let operand = |s: &str| {
+        let s = s.trim();
+        if let Some(inner) = s.strip_prefix('[').and_then(|r| r.strip_suffix(']')) {
+            let (base, offset) = match inner.split_once('+') {
+                Some((b, o)) => (b.trim(), Some(o.trim())),
+                None => (inner.trim(), None),
+            };
+            return (name(base) || integer(base)) && offset.is_none_or(integer);
+        }
+        if let Some(inner) = s.strip_prefix('{').and_then(|r| r.strip_suffix('}')) {
+            return inner.split(',').all(scalar);
+        }
+        if let Some(a) = s.strip_prefix('!') {
+            return scalar(a);
+        }
+        if let Some((d, p)) = s.split_once('|') {
+            return scalar(d) && scalar(p);
+        }
+        scalar(s)
+    };
+    let Some(body) = text.trim().strip_suffix(';') else {
+        return false;
+    };
+    let mut body = body.trim();
+    if let Some((label, rest)) = body.split_once(':') {
+        if name(label) && !rest.starts_with(':') {
+            body = rest.trim_start();
+        }
+    }
+    if let Some(rest) = body.strip_prefix('@') {
+        let Some((g, rest)) = rest.split_once(char::is_whitespace) else {
+            return false;
+        };
+        if !name(g.strip_prefix('!').unwrap_or(g)) {
+            return false;
+        }
+        body = rest.trim_start();
+    }
+    let (chain, operands) = body.split_once(char::is_whitespace).unwrap_or((body, ""));
+    let Some(opcode) = OPCODES
+        .iter()
+        .filter(|o| chain == **o || chain.starts_with(&format!("{o}.")))
+        .max_by_key(|o| o.len())
+    else {
+        return false;
+    };
+    let words_ok = chain[opcode.len()..]
+        .split('.')
+        .skip(1)
+        .all(|w| ptxvec_spec::Qualifier::ALL.iter().any(|q| q.spelling()[1..] == *w));
+    if !words_ok || operands.contains(';') {
+        return false;
+    }
+    let operands = operands.trim();
+    if operands.is_empty() {
+        return true;
+    }
+    // Top-level commas: brackets and braces neither nest nor stay open.
+    let mut pieces = Vec::new();
+    let (mut open, mut start) = (None, 0);
+    for (i, c) in operands.char_indices() {
+        match (c, open) {
+            ('[' | '{', None) => open = Some(c),
+            (']', Some('[')) | ('}', Some('{')) => open = None,
+            ('[' | '{' | ']' | '}', _) => return false,
+            (',', None) => {
+                pieces.push(&operands[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    pieces.push(&operands[start..]);
+    open.is_none() && pieces.into_iter().all(operand)
+}
+
+#[test]
+fn the_general_grammar_recognizer_reads_the_readme_examples() {
+    // (text, parses): the README's cases of each side of the rule.
+    let table: &[(&str, bool)] = &[
+        ("L1: @!%p1 red.global.add.u32 [%rd1+4], %r1;", true),
+        ("activemask.b32 {%r1, %r1};", true),
+        ("red.add.v2.f32 [%rd1], %f1;", true),
+        ("red.global.add.add.u32 [%rd1], %r1;", true),
+        ("shfl.sync.up.b32 %r1|_, %r2, 1, 0, 0xffffffff;", true),
+        ("match.all.sync.b32 _|_, %r1, 0xffffffff;", true),
+        ("red.global.add.u32 [256], %r1;", true),
+        ("red.global.add.u32 [%rd1], _;", true),
+        ("red.global.add.u32 [%rd1] %r1;", false),
+        ("red.global.add.u32 [_], %r1;", false),
+        ("red.global.add.u32 [%rd1], %r1", false),
+        ("red.global.add.u322 [%rd1], %r1;", false),
+        ("atom.global.add.u32 %r2, [%rd1], %r1;", false),
+        ("red.global.add.u32 [%rd1, %r1;", false),
+    ];
+    let wrong: Vec<_> = table
+        .iter()
+        .filter(|(t, want)| general_grammar(t) != *want)
+        .collect();
+    assert!(wrong.is_empty(), "{wrong:?}");
+}
+
+/// vectors/README.md, "Malformed and invalid": an illegal case is malformed exactly
+/// when its text is no statement of the general grammar, and every legal case is one.
+#[test]
+fn every_case_is_malformed_exactly_when_the_general_grammar_refuses_it() {
+    let spec = spec();
+    let mut wrong = Vec::new();
+    let (mut malformed, mut invalid) = (0, 0);
+    for f in &spec.instructions {
+        for c in vectors::cases(&spec, &f.instruction) {
+            let parses = general_grammar(&c.text);
+            let want = match (c.verdict, c.kind) {
+                (Verdict::Legal, _) => true,
+                (Verdict::Illegal, Some(Kind::Malformed)) => {
+                    malformed += 1;
+                    false
+                }
+                (Verdict::Illegal, _) => {
+                    invalid += 1;
+                    true
+                }
+            };
+            if parses != want {
+                wrong.push(format!(
+                    "{} `{}`: {:?} {:?}, but the general grammar {}",
+                    c.id,
+                    c.text,
+                    c.verdict,
+                    c.kind,
+                    if parses { "reads it" } else { "refuses it" }
+                ));
+            }
+        }
+    }
+    assert!(malformed > 0 && invalid > 0, "{malformed} malformed, {invalid} invalid");
+    assert!(wrong.is_empty(), "{} cases break the rule:\n{}", wrong.len(), wrong.join("\n"));
+}
+
+/// A legal case that writes the sink `_` rests on evidence that shows a sink (seed
+/// 004's "Sink `_` allowed for `d` or `p`", or ptxas taking `%r2|_`), not on the
+/// syntax line, whose `d[|p]` shows none.
+#[test]
+fn sink_cases_cite_the_evidence_for_the_sink() {
+    let spec = spec();
+    let mut n = 0;
+    for f in &spec.instructions {
+        for c in vectors::cases(&spec, &f.instruction) {
+            if c.verdict != Verdict::Legal || !c.id.ends_with("/sink") {
+                continue;
+            }
+            n += 1;
+            let quote = c.source.quote.as_deref().unwrap_or_default();
+            assert!(
+                quote.contains("`_`") || quote.contains("|_") || quote.contains("_|"),
+                "{}: cites {:?}",
+                c.id,
+                c.source
+            );
+        }
+    }
+    assert_eq!(n, 6, "the six sink cases of shfl.sync and match.all.sync");
+}
+
+/// Every case a ledger entry lists in `vectors` exists, and cites that entry's
+/// evidence (spec/errata.yaml): a renamed case cannot leave the ledger pointing at
+/// nothing.
+#[test]
+fn ledger_vectors_name_cases_that_cite_the_entry() {
+    let spec = spec();
+    let cases: Vec<_> = spec
+        .instructions
+        .iter()
+        .flat_map(|f| vectors::cases(&spec, &f.instruction))
+        .collect();
+    let mut n = 0;
+    for e in &spec.errata.errata {
+        for id in &e.vectors {
+            n += 1;
+            let c = cases
+                .iter()
+                .find(|c| c.id == *id)
+                .unwrap_or_else(|| panic!("{}: no case {id}", e.id));
+            assert!(
+                c.source.cite.contains(&format!("(errata {})", e.id)),
+                "{}: {id} cites {:?}",
+                e.id,
+                c.source
+            );
+            assert_eq!(c.source.quote, e.cited_evidence().and_then(|s| s.quote.clone()));
+        }
+    }
+    assert!(n >= 15, "{n} ledger vectors");
 }

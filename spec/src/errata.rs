@@ -40,6 +40,18 @@ pub struct Erratum {
     /// this finding: case ids, or `example:<seed>:<text>` for a doc example.
     #[serde(default)]
     pub disagreements: Vec<String>,
+    /// The syntax cases whose verdict rests on this finding (case ids): the
+    /// generator gives each the finding's evidence as its `source`.
+    #[serde(default)]
+    pub vectors: Vec<String>,
+}
+
+impl Erratum {
+    /// The evidence a case listed in `vectors` cites: the last item that quotes its
+    /// witness (after the document's words come what ptxas or silicon said).
+    pub fn cited_evidence(&self) -> Option<&Source> {
+        self.evidence.iter().rev().find(|s| s.quote.is_some())
+    }
 }
 
 /// spec/errata.yaml.

@@ -269,6 +269,18 @@ impl TargetModel {
         }
     }
 
+    /// The first `.version` at which some target meeting `need` can be named: the
+    /// earliest version a module meeting `need` can have. Not always `need`'s own:
+    /// sm_35 (PTX ISA 3.1) meets a plain sm_32 (4.0). `None` when the model has no
+    /// such target.
+    pub fn earliest_version_meeting(&self, need: Target) -> Option<PtxVersion> {
+        self.targets
+            .iter()
+            .filter(|t| self.satisfies(t.name, need))
+            .map(|t| t.ptx)
+            .min()
+    }
+
     /// The PTX ISA version released just before `version`: "one version below".
     pub fn version_before(&self, version: PtxVersion) -> Option<PtxVersion> {
         self.ptx_versions

@@ -372,12 +372,7 @@ fn instruction_elements(spec: &Spec, i: &Instruction, out: &mut Vec<Element>) {
                 (None, Some(t)) => t.to_string(),
                 (None, None) => format!("#{n}"),
             };
-            // A version no older than the target's own first version is no boundary
-            // of its own: below it, the module cannot name the target at all.
-            let target_first = r.target.and_then(|t| spec.targets.info(t)).map(|t| t.ptx);
-            let version_bounds = r
-                .ptx
-                .is_some_and(|p| target_first.is_none_or(|first| first < p));
+            let version_bounds = super::mutation::version_bounds(spec, reqs, n);
             for (version, present) in [(true, r.ptx.is_some()), (false, r.target.is_some())] {
                 if !present {
                     continue;

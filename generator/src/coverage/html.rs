@@ -14,6 +14,7 @@ table{border-collapse:collapse;margin-bottom:1.5em}\
 td,th{border:1px solid #bbb;padding:2px 6px;text-align:left;vertical-align:top}\
 code{font-family:monospace;word-break:break-all}\
 tr.hole td:first-child{border-left:4px solid #c00}\
+tr.awaiting td:first-child{border-left:4px solid #c90}\
 td.hole{background:#fdd}";
 
 /// The page.
@@ -22,9 +23,10 @@ pub fn render(rows: &[Row<'_>], grid: &Grid) -> String {
     let holes = rows.iter().filter(|r| !r.missing().is_empty()).count();
     let _ = writeln!(
         h,
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>ptxvec coverage</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<h1>ptxvec coverage</h1>\n<p>{} elements, {} without a witness they need; {} defect class × form holes.</p>",
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>ptxvec coverage</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<h1>ptxvec coverage</h1>\n<p>{} elements, {} without a witness they need, {} awaiting silicon that no recorded run covers yet; {} defect class × form holes.</p>",
         rows.len(),
         holes,
+        rows.iter().filter(|r| r.missing().is_empty() && r.found.1.is_some()).count(),
         grid.holes()
     );
     let _ = writeln!(
@@ -42,10 +44,10 @@ pub fn render(rows: &[Row<'_>], grid: &Grid) -> String {
             h,
             "<tr id=\"{}\"{}><td><code>{}</code></td><td>{}</td><td>{}</td>",
             escape(&anchor(&r.element.id)),
-            if missing.is_empty() {
-                ""
-            } else {
-                " class=\"hole\""
+            match (missing.is_empty(), &r.found.1) {
+                (false, _) => " class=\"hole\"",
+                (true, Some(_)) => " class=\"awaiting\"",
+                (true, None) => "",
             },
             escape(&r.element.id),
             r.element.kind.name(),
@@ -64,7 +66,14 @@ pub fn render(rows: &[Row<'_>], grid: &Grid) -> String {
                         if *n > ids.len() { " …" } else { "" }
                     )
                 }
-                None => String::new(),
+                None => match &r.found.1 {
+                    Some(a) if *k == WitnessKind::Silicon => format!(
+                        "awaiting silicon {}: {}",
+                        escape(&a.silicon),
+                        escape(&a.why)
+                    ),
+                    _ => String::new(),
+                },
             };
             let class = if missing.contains(k) {
                 " class=\"hole\""

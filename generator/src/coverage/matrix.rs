@@ -4,9 +4,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
-use ptxvec_spec::model::{Effect, TableKind};
-use ptxvec_spec::template::SlotToken;
-use ptxvec_spec::{Instruction, Qualifier, Spec};
+use ptxvec_spec::model::{Effect, Requirement};
+use ptxvec_spec::{Instruction, PtxVersion, Spec};
 
 use crate::syntax::case::{Case, Verdict};
 
@@ -53,16 +52,12 @@ impl Grid {
 }
 
 /// The defect class of an illegal case: its rule, with a spec rule named by what it
-/// checks (`version`, `target`, `forbid`), tables as `table` and the operand shape
-/// rules as one `shape`.
+/// checks (`version`, `target`, `forbid`) and tables as `table`.
 pub fn class_of(instruction: &Instruction, case: &Case) -> String {
     let rule = case.rule.as_deref().unwrap_or_default();
     let tag = case.id.split_once('!').map_or("", |(_, t)| t);
     if rule.starts_with("table.") {
         return "table".to_owned();
-    }
-    if rule == "syntax.operand_shape" || rule == "operand.shape" {
-        return "shape".to_owned();
     }
     if instruction.rules.iter().any(|r| r.id == rule) {
         return if tag.contains(":version:") {
@@ -81,61 +76,35 @@ pub fn class_of(instruction: &Instruction, case: &Case) -> String {
 fn meaningful(spec: &Spec, i: &Instruction, form_id: &str) -> BTreeSet<String> {
     let mut out: BTreeSet<String> = [
         "syntax.unknown_qualifier",
-        "syntax.duplicate_qualifier",
+        "qualifier.duplicate",
         "operand.class",
-        "shape",
+        "operand.shape",
     ]
     .iter()
     .map(|s| (*s).to_owned())
     .collect();
-    out.insert("syntax.operand_count".to_owned());
-    let Some((group, form)) = i.form(form_id) else {
+    out.insert("operand.count".to_owned());
+    let Some((_, form)) = i.form(form_id) else {
         return out;
     };
-    let vocabulary: BTreeSet<Qualifier> = i
-        .forms()
-        .flat_map(|(g, f)| f.possible_qualifiers(g))
-        .collect();
     if form.syntax.operand_names().len() >= 2 {
         out.insert("syntax.parse".to_owned());
     }
-    for slot in &form.syntax.slots {
-        match &slot.token {
-            SlotToken::Placeholder(p) => {
-                if !slot.optional {
-                    out.insert("syntax.missing_qualifier".to_owned());
-                }
-                let values = group
-                    .sets
-                    .get(p)
-                    .map(|s| s.values.clone())
-                    .unwrap_or_default();
-                if vocabulary
-                    .iter()
-                    .any(|o| !values.contains(o) && values.iter().any(|v| v.kind() == o.kind()))
-                {
-                    out.insert(format!("set.{p}"));
-                }
-            }
-            SlotToken::Fixed(_) if !slot.optional => {
-                out.insert("qualifier.required".to_owned());
-            }
-            SlotToken::Fixed(_) => {}
+    // A qualifier class or a table is meaningful where a single change to one of
+    // the line's representative spellings falls in it unambiguously: `set.type`
+    // is not, for cp.reduce.async.bulk's `.noftz` line, since every other type
+    // reads as the `.global` line with `.noftz` extra; nor `set.vec_32_bit`, whose
+    // only other value, `.v8`, the vector table refuses.
+    for rule in crate::syntax::illegal::qualifier_rules(spec, i, form_id) {
+        if rule.starts_with("set.") || rule.starts_with("qualifier.") {
+            out.insert(rule);
+        } else if rule.starts_with("table.") {
+            out.insert("table".to_owned());
         }
-    }
-    let possible = form.possible_qualifiers(group);
-    if vocabulary.iter().any(|q| !possible.contains(q)) {
-        out.insert("qualifier.extra".to_owned());
     }
     if form.operands.values().any(|o| o.requires.is_some()) {
         out.insert("operand.requires".to_owned());
         out.insert("operand.required_by".to_owned());
-    }
-    if i.tables
-        .iter()
-        .any(|t| t.kind == TableKind::Combinations && t.forms.iter().any(|f| f == form_id))
-    {
-        out.insert("table".to_owned());
     }
     let applies = |r: &ptxvec_spec::model::Rule| {
         r.forms
@@ -149,16 +118,35 @@ fn meaningful(spec: &Spec, i: &Instruction, form_id: &str) -> BTreeSet<String> {
             }
             Effect::Forbid(_) => {}
             Effect::Requires(reqs) => {
-                if reqs.iter().any(|q| q.ptx.is_some()) {
-                    out.insert("version".to_owned());
-                }
+                let _ = reqs;
                 if reqs.iter().any(|q| q.target.is_some()) {
                     out.insert("target".to_owned());
                 }
             }
         }
     }
-    let _ = spec;
+    // A version is meaningful where some legal spelling of the line needs a version
+    // that a module below it, on a target meeting the same need, could have: not
+    // for `red.add.noftz.bf16`, whose 7.8 with sm_90 hides the earlier versions of
+    // the rules it shares with other lines.
+    let needs: BTreeSet<Vec<(PtxVersion, Option<ptxvec_spec::Target>)>> =
+        crate::syntax::legal::legal_spellings(spec, i, form_id)
+            .iter()
+            .map(|l| l.needs.0.iter().map(|n| (n.ptx, n.target)).collect())
+            .collect();
+    let versioned = needs.iter().any(|alts| {
+        let reqs: Vec<Requirement> = alts
+            .iter()
+            .map(|(ptx, target)| Requirement {
+                ptx: Some(*ptx),
+                target: *target,
+            })
+            .collect();
+        (0..reqs.len()).any(|n| super::mutation::version_bounds(spec, &reqs, n))
+    });
+    if versioned {
+        out.insert("version".to_owned());
+    }
     out
 }
 

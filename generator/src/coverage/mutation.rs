@@ -8,8 +8,8 @@
 use std::fmt::Write as _;
 use std::time::Instant;
 
-use ptxvec_spec::model::{AnyOf, Effect, TableKind};
-use ptxvec_spec::{Instruction, Spec, Target, Variant};
+use ptxvec_spec::model::{AnyOf, Effect, Requirement, TableKind};
+use ptxvec_spec::{Instruction, PtxVersion, Spec, Target, Variant};
 
 use crate::progress::Progress;
 use crate::error::Result;
@@ -26,6 +26,17 @@ pub struct Mutant {
     pub instruction: Instruction,
 }
 
+/// A mutant no vector can tell from the spec: counted and listed with why, never
+/// judged.
+pub struct Equivalent {
+    /// The element it would mutate.
+    pub element: String,
+    /// The operator.
+    pub operator: &'static str,
+    /// Why no module can tell it apart.
+    pub why: String,
+}
+
 /// The result of a mutation run.
 pub struct Adequacy {
     /// Mutants made.
@@ -34,6 +45,8 @@ pub struct Adequacy {
     pub per_operator: Vec<(&'static str, usize, usize)>,
     /// The survivors: element and operator.
     pub survivors: Vec<(String, &'static str)>,
+    /// The equivalent mutants, not made.
+    pub equivalent: Vec<Equivalent>,
     /// Wall time of the run, seconds (printed, so not in any file).
     pub seconds: f64,
 }
@@ -57,14 +70,23 @@ impl Adequacy {
         for (element, op) in &self.survivors {
             let _ = writeln!(s, "survivor: {element} ({op})");
         }
+        let _ = writeln!(
+            s,
+            "equivalent mutants, not made (no module can tell them apart): {}",
+            self.equivalent.len()
+        );
+        for e in &self.equivalent {
+            let _ = writeln!(s, "  equivalent: {} ({}): {}", e.element, e.operator, e.why);
+        }
         s
     }
 }
 
-/// Every mutant of one instruction.
-pub fn mutants(spec: &Spec, i: &Instruction) -> Vec<Mutant> {
+/// Every mutant of one instruction, and the equivalent ones it does not make.
+pub fn mutants(spec: &Spec, i: &Instruction) -> (Vec<Mutant>, Vec<Equivalent>) {
     let name = &i.instruction;
     let mut out = Vec::new();
+    let mut equivalent = Vec::new();
     let mut push = |element: String, operator: &'static str, m: Instruction| {
         out.push(Mutant {
             element,
@@ -154,13 +176,23 @@ pub fn mutants(spec: &Spec, i: &Instruction) -> Vec<Mutant> {
                 let versions = &spec.targets.ptx_versions.values;
                 let below = versions.iter().rev().find(|v| **v < p).copied();
                 let above = versions.iter().find(|v| **v > p).copied();
-                // Versions up to the target's own first one are one to the mutant:
-                // no module below it can name the target, so moving the boundary
-                // there changes nothing a vector could show (an equivalent mutant).
-                let first = req.target.and_then(|t| spec.targets.info(t)).map(|t| t.ptx);
                 for (v, op) in [(below, "widen version"), (above, "narrow version")] {
                     let Some(v) = v else { continue };
-                    if first.is_some_and(|f| p <= f && v <= f) {
+                    let mut moved = reqs.clone();
+                    moved[ai].ptx = Some(v);
+                    // A move that leaves the rule met by exactly the same modules
+                    // (no module between the two versions can name a target that
+                    // meets the alternative, or every such module meets another
+                    // alternative) changes no verdict: no vector can tell it apart
+                    // (an equivalent mutant). It is counted and listed, not judged.
+                    if same_modules(spec, reqs, &moved) {
+                        equivalent.push(Equivalent {
+                            element: format!("{alt}/version"),
+                            operator: op,
+                            why: format!(
+                                "{p} → {v}: the rule is met by exactly the same modules (every .version of targets.yaml with every target it can name)"
+                            ),
+                        });
                         continue;
                     }
                     let mut m = i.clone();
@@ -181,7 +213,41 @@ pub fn mutants(spec: &Spec, i: &Instruction) -> Vec<Mutant> {
             }
         }
     }
-    out
+    (out, equivalent)
+}
+
+/// Whether alternative `n` of a requirement list has a version boundary of its
+/// own: moving its version one release down changes which modules meet the list
+/// (below sm_90's 7.8 no module names a target meeting sm_90 at all; redux.sync
+/// `.f32`'s 8.8 with sm_100f has no boundary, since below it only sm_100a meets
+/// sm_100f, and 8.6 with sm_100a holds there).
+pub fn version_bounds(spec: &Spec, reqs: &[Requirement], n: usize) -> bool {
+    let Some(p) = reqs.get(n).and_then(|r| r.ptx) else {
+        return false;
+    };
+    spec.targets.version_before(p).is_some_and(|below| {
+        let mut moved = reqs.to_vec();
+        moved[n].ptx = Some(below);
+        !same_modules(spec, reqs, &moved)
+    })
+}
+
+/// Whether two requirement lists are met by exactly the same modules: every
+/// `.version` of targets.yaml with every target it can name.
+pub fn same_modules(spec: &Spec, a: &[Requirement], b: &[Requirement]) -> bool {
+    let model = &spec.targets;
+    let met = |reqs: &[Requirement], ptx: PtxVersion, target: Target| {
+        reqs.iter().any(|r| {
+            r.ptx.is_none_or(|p| ptx >= p) && r.target.is_none_or(|t| model.satisfies(target, t))
+        })
+    };
+    model.ptx_versions.values.iter().all(|&ptx| {
+        model
+            .targets
+            .iter()
+            .filter(|t| model.check_version(ptx, t.name).is_ok())
+            .all(|t| met(a, ptx, t.name) == met(b, ptx, t.name))
+    })
 }
 
 /// The targets next to `t` of its own kind (plain, `a`, `f`) in spec/targets.yaml:
@@ -237,6 +303,7 @@ pub fn run(spec: &Spec, cases: &[Case]) -> Result<Adequacy> {
     light.seeds.clear();
     let mut per_operator: Vec<(&'static str, usize, usize)> = Vec::new();
     let mut survivors = Vec::new();
+    let mut equivalent = Vec::new();
     let mut total = 0;
     let progress = Progress::new(spec.instructions.len() as u64, "instructions");
     for (fi, f) in spec.instructions.iter().enumerate() {
@@ -247,7 +314,9 @@ pub fn run(spec: &Spec, cases: &[Case]) -> Result<Adequacy> {
             .collect();
         let committed: std::collections::BTreeMap<&str, &Case> =
             mine.iter().map(|c| (c.id.as_str(), *c)).collect();
-        for m in mutants(spec, &f.instruction) {
+        let (made, same) = mutants(spec, &f.instruction);
+        equivalent.extend(same);
+        for m in made {
             total += 1;
             let mut ms = light.clone();
             ms.instructions[fi].instruction = m.instruction;
@@ -284,6 +353,48 @@ pub fn run(spec: &Spec, cases: &[Case]) -> Result<Adequacy> {
         total,
         per_operator,
         survivors,
+        equivalent,
         seconds: start.elapsed().as_secs_f64(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    fn req(ptx: &str, target: &str) -> Requirement {
+        Requirement {
+            ptx: Some(ptx.parse().unwrap()),
+            target: Some(target.parse().unwrap()),
+        }
+    }
+
+    #[test]
+    fn a_version_move_is_equivalent_only_when_no_module_tells_it_apart() {
+        let spec = Spec::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../spec")).unwrap();
+        // (rule, moved, same modules): targets.yaml's first versions decide.
+        let cases = [
+            // Nothing names sm_90 or later before PTX ISA 7.8 (red .bf16).
+            (vec![req("7.8", "sm_90")], vec![req("7.7", "sm_90")], true),
+            (vec![req("7.8", "sm_90")], vec![req("8.0", "sm_90")], false),
+            // sm_35 is PTX ISA 3.1 and meets sm_32 (4.0): 64-bit red.and's 3.1 counts.
+            (vec![req("3.1", "sm_32")], vec![req("3.2", "sm_32")], false),
+            (vec![req("3.1", "sm_32")], vec![req("3.0", "sm_32")], true),
+            // redux.sync .f32: at 8.7 only sm_100a meets sm_100f, and 8.6+sm_100a holds.
+            (
+                vec![req("8.6", "sm_100a"), req("8.8", "sm_100f")],
+                vec![req("8.6", "sm_100a"), req("8.7", "sm_100f")],
+                true,
+            ),
+            (
+                vec![req("8.6", "sm_100a"), req("8.8", "sm_100f")],
+                vec![req("8.6", "sm_100a"), req("9.0", "sm_100f")],
+                false,
+            ),
+        ];
+        for (a, b, want) in cases {
+            assert_eq!(same_modules(&spec, &a, &b), want, "{a:?} vs {b:?}");
+        }
+    }
 }

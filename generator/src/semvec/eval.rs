@@ -76,7 +76,7 @@ pub fn eval_record(
 /// The syntax judge's verdict on a record's text, in the modules where it should
 /// be legal: those of the record's own `requires`, else the lowest modules that
 /// meet its spelling's needs (a text whose qualifiers fit no syntax line is
-/// malformed in any module, and is judged in the lowest one the model has). Legal
+/// refused in any module, and is judged in the lowest one the model has). Legal
 /// in one of them is legal; else the first module's defect is the answer.
 fn refusal(spec: &Spec, rec: &Record) -> std::result::Result<(), String> {
     let model = &spec.targets;

@@ -86,8 +86,8 @@ pub struct Case {
     /// Legal case: every way to meet its needs. Illegal case: those of the legal
     /// spelling it was made from.
     pub requires: Vec<NeedRecord>,
-    /// The qualifiers are not in the document's order: legal by default, malformed
-    /// under `--strict` (rule `syntax.qualifier_order`).
+    /// The qualifiers are not in the document's order: legal by default, invalid
+    /// under `--strict` (rule `qualifier.order`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub noncanonical: bool,
     /// For an illegal case: the legal case it differs from by one defect.

@@ -2,7 +2,10 @@
 //!
 //! Each mutation names the rule it breaks. Qualifier mutations are kept only when
 //! the result is no legal spelling of any form (checked against the enumeration,
-//! not against the judge), so that "one defect" holds.
+//! not against the judge) and every nearest line names the same rule
+//! (`syntax::nearest`), so that "one defect" holds. A change that the line's first
+//! legal spelling cannot make unambiguous is tried on its other representative
+//! spellings (one per position and value).
 
 use std::collections::BTreeSet;
 
@@ -15,8 +18,10 @@ use super::case::{need_records, Case, SourceRecord, Verdict};
 use super::context::{self, Module};
 use super::judge::Kind;
 use super::legal::{chain_key, compose, form_source, legal_spellings, Legal};
+use super::nearest::{agreed_rule, nearest};
 use super::operands::{self, positions, Style};
 use super::spelling::{every_spelling, Refusal, Spelling};
+use super::text::tokenize;
 
 /// The ptxas release whose targets a mutation's module must lie in.
 pub const CHECK_PTXAS: &str = "13.5";
@@ -29,6 +34,10 @@ struct Mutant {
     rule: String,
     module: Option<Module>,
     source: SourceRecord,
+    /// The legal spelling it was made from (an index into the line's legal
+    /// spellings; 0, the first, unless a qualifier mutation searched further) and
+    /// the style its operands are written in.
+    from: (usize, Style),
 }
 
 fn mutant(tag: impl Into<String>, quals: Vec<String>, ops: Vec<String>, kind: Kind, rule: impl Into<String>, source: SourceRecord) -> Mutant {
@@ -40,6 +49,7 @@ fn mutant(tag: impl Into<String>, quals: Vec<String>, ops: Vec<String>, kind: Ki
         rule: rule.into(),
         module: None,
         source,
+        from: (0, Style::Registers),
     }
 }
 
@@ -85,15 +95,29 @@ pub fn illegal_cases(spec: &Spec, instruction: &Instruction) -> Vec<Case> {
         let legal = legal_spellings(spec, instruction, &form.id);
         let Some(base) = legal.first() else { continue };
         let mut muts = Vec::new();
-        qualifier_mutants(base, group, form, &vocabulary, &mut muts);
+        qualifier_mutants(instruction, &legal, group, form, &vocabulary, &sets, &mut muts);
         operand_mutants(base, &mut muts);
-        // The qualifier without its operand needs a base that writes the qualifier.
+        // The qualifier without its operand, and the operand that only that
+        // qualifier allows (cache-policy) in another shape or class, need a base
+        // that writes the qualifier.
         let needs_operand: Vec<Qualifier> = form.operands.values().filter_map(|o| o.required_by).collect();
         if let Some(with) = legal.iter().find(|l| needs_operand.iter().any(|q| l.spelling.qualifiers().contains(q))) {
             if !std::ptr::eq(with, base) {
+                let base_quals = base.spelling.qualifiers();
+                let only_with: Vec<String> = positions(&with.spelling)
+                    .iter()
+                    .filter(|p| p.optional && p.spec.requires.is_some_and(|q| !base_quals.contains(&q)))
+                    .map(|p| format!(":{}", p.name))
+                    .collect();
                 let mut extra = Vec::new();
                 operand_mutants(with, &mut extra);
-                muts.extend(extra.into_iter().filter(|m| m.rule == "operand.required_by").map(|mut m| {
+                let about_it = |m: &Mutant| {
+                    m.rule == "operand.required_by"
+                        || (m.quals == spelled(&with.spelling)
+                            && matches!(m.rule.as_str(), "operand.shape" | "operand.class")
+                            && only_with.iter().any(|n| m.tag.ends_with(n.as_str())))
+                };
+                muts.extend(extra.into_iter().filter(about_it).map(|mut m| {
                     m.module = with.needs.0.iter().find_map(|n| context::checkable(&spec.targets, n, CHECK_PTXAS));
                     m.tag = format!("{}:{}", m.tag, chain_key(&with.spelling));
                     m.quals = spelled(&with.spelling);
@@ -105,15 +129,16 @@ pub fn illegal_cases(spec: &Spec, instruction: &Instruction) -> Vec<Case> {
             foreign_mutants(instruction, base, &vocabulary, &mut muts);
             first_form = false;
         }
-        // Only qualifier mutations change the chain; operand mutations keep it legal.
+        // Only qualifier mutations change the chain; operand mutations (also those on
+        // a base that writes an optional qualifier) keep it legal.
         let base_quals = spelled(&base.spelling);
-        muts.retain(|m| m.quals == base_quals || m.rule == "operand.required_by" || (!is_legal_set(&sets, &m.quals) && unambiguous(instruction, form, m)));
+        muts.retain(|m| m.quals == base_quals || m.from.0 != 0 || m.rule.starts_with("operand.") || kept(instruction, form, &sets, m));
         muts.extend(refused_mutants(spec, instruction, group, form));
-        table_column_mutants(instruction, form, base, &mut muts);
+        table_column_mutants(instruction, form, &legal, &mut muts);
         forbid_across_mutants(instruction, base, &mut muts);
         muts.extend(requirement_mutants(spec, &legal));
         for m in muts {
-            if let Some(case) = to_case(spec, instruction, form, base, m) {
+            if let Some(case) = to_case(spec, instruction, form, &legal, m) {
                 out.push(case);
             }
         }
@@ -131,11 +156,44 @@ pub fn illegal_cases(spec: &Spec, instruction: &Instruction) -> Vec<Case> {
     out
 }
 
+/// The rules a single change to a line's qualifiers can be named by (a position
+/// left empty, given a value outside its set, an extra qualifier, a table column
+/// moved), and those a table or forbid rule gives its own spellings: what the
+/// search behind the illegal cases reaches. The coverage matrix holds these
+/// classes meaningful for the line.
+pub fn qualifier_rules(spec: &Spec, instruction: &Instruction, form_id: &str) -> BTreeSet<String> {
+    let Some((group, form)) = instruction.form(form_id) else {
+        return BTreeSet::new();
+    };
+    let legal = legal_spellings(spec, instruction, form_id);
+    let sets = legal_sets(spec, instruction);
+    let vocabulary: BTreeSet<Qualifier> = instruction
+        .forms()
+        .flat_map(|(g, f)| f.possible_qualifiers(g))
+        .collect();
+    let mut muts = Vec::new();
+    qualifier_mutants(instruction, &legal, group, form, &vocabulary, &sets, &mut muts);
+    muts.extend(refused_mutants(spec, instruction, group, form));
+    table_column_mutants(instruction, form, &legal, &mut muts);
+    muts.into_iter().map(|m| m.rule).collect()
+}
+
+/// A qualifier mutation is kept when its qualifiers are no legal spelling of any
+/// line and its rule is unambiguous.
+fn kept(instruction: &Instruction, form: &Form, sets: &BTreeSet<Vec<Qualifier>>, m: &Mutant) -> bool {
+    !is_legal_set(sets, &m.quals) && unambiguous(instruction, form, m)
+}
+
 /// A qualifier mutation names the rule of its own syntax line; keep it only when
-/// that line is the one nearest to the result, and no line reads it exactly.
+/// that line is among the nearest to the result (operands counted,
+/// `syntax::nearest`), every nearest line names that same rule, and no line reads
+/// it exactly, so that its rule is unambiguous. `red.add.noftz [%rd1], %h1;` is the
+/// `.f16` and the `.bf16` line each without its type: either way
+/// `qualifier.required`. A mutation that reads exactly as another line is made by
+/// [`elsewhere`] instead.
 fn unambiguous(instruction: &Instruction, form: &Form, m: &Mutant) -> bool {
     let about_lines = m.rule.starts_with("set.")
-        || matches!(m.rule.as_str(), "qualifier.extra" | "qualifier.required" | "syntax.missing_qualifier");
+        || matches!(m.rule.as_str(), "qualifier.extra" | "qualifier.required" | "qualifier.missing");
     if !about_lines {
         return true;
     }
@@ -147,11 +205,55 @@ fn unambiguous(instruction: &Instruction, form: &Form, m: &Mutant) -> bool {
     if across::table_refusal(instruction, &quals).is_some() || across::forbidden(instruction, &quals).is_some() {
         return false;
     }
-    let (cost, forms) = super::judge::nearest_forms(instruction, &quals);
-    cost > 0 && forms == [form.id.clone()]
+    let Ok(text) = tokenize(&compose("x", &m.ops)) else { return false };
+    agreed_rule(instruction, &quals, &text.operands).is_some_and(|(rule, forms)| rule == m.rule && forms.contains(&form.id))
 }
 
-fn to_case(spec: &Spec, instruction: &Instruction, form: &Form, base: &Legal<'_>, m: Mutant) -> Option<Case> {
+/// The defect of qualifiers that a line reads exactly, with these operands: the
+/// operands that do not fit it, or the table or forbid rule that refuses the
+/// spelling (what `check-syntax` names before any version or target). `None` when
+/// no line reads them exactly, or the reading is allowed.
+fn elsewhere(instruction: &Instruction, quals: &[Qualifier], ops: &[String]) -> Option<(String, SourceRecord)> {
+    let written = tokenize(&compose("x", ops)).ok()?.operands;
+    let near = nearest(instruction, quals, &written);
+    let line = near.lines.first().filter(|_| near.cost == 0)?;
+    let s = Spelling {
+        instruction,
+        group: line.group,
+        form: line.form,
+        slots: line.fit.placed.iter().map(|p| p.map(|i| quals[i])).collect(),
+    };
+    if let Err(d) = operands::check(&s, &written) {
+        return Some((d.rule.to_owned(), form_source(instruction, line.form)));
+    }
+    match s.refusal()? {
+        Refusal::Table(id) => Some((format!("table.{id}"), table_source(instruction, id))),
+        Refusal::Forbidden(r) => Some((r.id.clone(), SourceRecord::of(&r.source))),
+    }
+}
+
+/// The legal spellings a qualifier mutation may start from, in the order tried: the
+/// line's first, then for each position and value the first spelling that holds it.
+fn representatives(legal: &[Legal<'_>]) -> Vec<usize> {
+    let mut out = vec![0];
+    let slots = legal.first().map_or(0, |l| l.spelling.slots.len());
+    for k in 0..slots {
+        let mut values: Vec<Qualifier> = Vec::new();
+        for (i, l) in legal.iter().enumerate() {
+            let Some(v) = l.spelling.slots[k] else { continue };
+            if !values.contains(&v) {
+                values.push(v);
+                if !out.contains(&i) {
+                    out.push(i);
+                }
+            }
+        }
+    }
+    out
+}
+
+fn to_case(spec: &Spec, instruction: &Instruction, form: &Form, legal: &[Legal<'_>], m: Mutant) -> Option<Case> {
+    let base = legal.get(m.from.0)?;
     let module = match m.module {
         Some(md) => md,
         None => base
@@ -174,7 +276,7 @@ fn to_case(spec: &Spec, instruction: &Instruction, form: &Form, base: &Legal<'_>
         target: module.target.to_string(),
         requires: need_records(&base.needs),
         noncanonical: false,
-        base: Some(format!("{}/{}/{}/reg", instruction.instruction, form.id, chain_key(&base.spelling))),
+        base: Some(format!("{}/{}/{}/{}", instruction.instruction, form.id, chain_key(&base.spelling), m.from.1.tag())),
         source: m.source,
     })
 }
@@ -183,8 +285,33 @@ fn spelled(s: &Spelling<'_>) -> Vec<String> {
     s.qualifiers().iter().map(|q| q.spelling().to_owned()).collect()
 }
 
-/// Mutations of the qualifier chain within the instruction's own vocabulary.
-fn qualifier_mutants(base: &Legal<'_>, group: &SyntaxGroup, form: &Form, vocabulary: &BTreeSet<Qualifier>, out: &mut Vec<Mutant>) {
+/// One change to a line's qualifiers.
+#[derive(Clone, Copy)]
+enum Change {
+    /// The required position `k` left empty.
+    Omit(usize),
+    /// The placeholder at position `k` given a value of its kind outside its set.
+    Replace(usize, Qualifier),
+    /// A qualifier the line has no position for, before the last.
+    Extra(Qualifier),
+}
+
+/// Mutations of the qualifier chain within the instruction's own vocabulary. The
+/// unknown word and the duplicate are made from the line's first legal spelling;
+/// each other change from the first representative spelling (in registers, or
+/// with the optional `|p` written) for which it is one unambiguous defect, so that
+/// the operands or the spelling can tell two lines apart where the qualifiers alone
+/// do not (`match.sync.b32 %r1|%p1, ...` is `.all` without its mode).
+fn qualifier_mutants(
+    instruction: &Instruction,
+    legal: &[Legal<'_>],
+    group: &SyntaxGroup,
+    form: &Form,
+    vocabulary: &BTreeSet<Qualifier>,
+    sets: &BTreeSet<Vec<Qualifier>>,
+    out: &mut Vec<Mutant>,
+) {
+    let Some(base) = legal.first() else { return };
     let s = &base.spelling;
     let quals = spelled(s);
     let ops = operands::render(s, Style::Registers);
@@ -200,51 +327,86 @@ fn qualifier_mutants(base: &Legal<'_>, group: &SyntaxGroup, form: &Form, vocabul
         }
         let mut q = quals.clone();
         q.push(last.clone());
-        out.push(mutant("syntax.duplicate_qualifier", q, ops.clone(), Kind::Malformed, "syntax.duplicate_qualifier", src.clone()));
+        out.push(mutant("qualifier.duplicate", q, ops.clone(), Kind::Invalid, "qualifier.duplicate", src.clone()));
     }
-    // Each required position left out.
-    let mut written = 0;
-    for (slot, value) in form.syntax.slots.iter().zip(&s.slots) {
-        let Some(v) = value else { continue };
-        let here = written;
-        written += 1;
-        if slot.optional {
-            continue;
+    let mut changes = Vec::new();
+    for (k, slot) in form.syntax.slots.iter().enumerate() {
+        if !slot.optional {
+            changes.push(Change::Omit(k));
         }
-        let mut q = quals.clone();
-        q.remove(here);
-        let (kind, rule) = match slot.token {
-            SlotToken::Fixed(_) => (Kind::Invalid, "qualifier.required".to_owned()),
-            SlotToken::Placeholder(_) => (Kind::Malformed, "syntax.missing_qualifier".to_owned()),
-        };
-        out.push(mutant(format!("{rule}:{v}"), q, ops.clone(), kind, rule, src.clone()));
-    }
-    // Each placeholder given a value of the instruction's vocabulary, of the same
-    // kind, that its set does not hold.
-    let mut written = 0;
-    for (slot, value) in form.syntax.slots.iter().zip(&s.slots) {
-        let here = written;
-        if value.is_some() {
-            written += 1;
-        }
-        let (SlotToken::Placeholder(p), Some(v)) = (&slot.token, value) else { continue };
+        let SlotToken::Placeholder(p) = &slot.token else { continue };
         let Some(set) = group.sets.get(p) else { continue };
-        for other in vocabulary.iter().filter(|o| o.kind() == v.kind() && !set.values.contains(o)) {
-            if s.qualifiers().contains(other) {
-                continue;
-            }
-            let mut q = quals.clone();
-            q[here] = other.spelling().to_owned();
-            out.push(mutant(format!("set.{p}:{other}"), q, ops.clone(), Kind::Invalid, format!("set.{p}"), src.clone()));
+        let kinds: BTreeSet<_> = set.values.iter().map(|v| v.kind()).collect();
+        for other in vocabulary.iter().filter(|o| kinds.contains(&o.kind()) && !set.values.contains(o)) {
+            changes.push(Change::Replace(k, *other));
         }
     }
-    // A qualifier of the instruction that this line does not take, inserted before the last.
     let possible = form.possible_qualifiers(group);
     for extra in vocabulary.iter().filter(|q| !possible.contains(q)) {
-        let mut q = quals.clone();
-        let at = q.len().saturating_sub(1);
-        q.insert(at, extra.spelling().to_owned());
-        out.push(mutant(format!("qualifier.extra:{extra}"), q, ops.clone(), Kind::Invalid, "qualifier.extra", src.clone()));
+        changes.push(Change::Extra(*extra));
+    }
+    let tries: Vec<(usize, Style)> = representatives(legal)
+        .into_iter()
+        .flat_map(|i| [(i, Style::Registers), (i, Style::WithPair)])
+        .filter(|(i, style)| operands::style_applies(&legal[*i].spelling, *style))
+        .collect();
+    for change in changes {
+        let made = tries.iter().find_map(|&(i, style)| {
+            let m = change_mutant(instruction, &legal[i], form, change, style, &src)?;
+            let m = Mutant { from: (i, style), ..m };
+            let own_line = m.rule.starts_with("set.") || m.rule.starts_with("qualifier.");
+            (!own_line || kept(instruction, form, sets, &m)).then_some(m)
+        });
+        out.extend(made);
+    }
+}
+
+/// One change applied to one legal spelling, named by the rule it breaks: the
+/// line's own (`qualifier.required`, `qualifier.missing`, `set.<name>`,
+/// `qualifier.extra`), or, for an omission that another line reads exactly, that
+/// reading's defect (`red.global.add.f32 [%rd1], {%f1, %f2};`: the scalar line with
+/// a vector operand, `operand.shape`), tagged `<rule>:without:<value>`.
+fn change_mutant(
+    instruction: &Instruction,
+    l: &Legal<'_>,
+    form: &Form,
+    change: Change,
+    style: Style,
+    src: &SourceRecord,
+) -> Option<Mutant> {
+    let s = &l.spelling;
+    let ops = operands::render(s, style);
+    // The index of position `k` among the qualifiers written.
+    let written_at = |k: usize| s.slots[..k].iter().flatten().count();
+    let mut quals = spelled(s);
+    match change {
+        Change::Omit(k) => {
+            let v = s.slots[k]?;
+            quals.remove(written_at(k));
+            let parsed: Vec<Qualifier> = quals.iter().filter_map(|q| q.parse().ok()).collect();
+            if let Some((rule, source)) = elsewhere(instruction, &parsed, &ops) {
+                return Some(mutant(format!("{rule}:without:{v}"), quals, ops, Kind::Invalid, rule, source));
+            }
+            let rule = match form.syntax.slots[k].token {
+                SlotToken::Fixed(_) => "qualifier.required",
+                SlotToken::Placeholder(_) => "qualifier.missing",
+            };
+            Some(mutant(format!("{rule}:{v}"), quals, ops, Kind::Invalid, rule, src.clone()))
+        }
+        Change::Replace(k, other) => {
+            let v = s.slots[k]?;
+            let SlotToken::Placeholder(p) = &form.syntax.slots[k].token else { return None };
+            if s.qualifiers().contains(&other) || other.kind() != v.kind() {
+                return None;
+            }
+            quals[written_at(k)] = other.spelling().to_owned();
+            Some(mutant(format!("set.{p}:{other}"), quals, ops, Kind::Invalid, format!("set.{p}"), src.clone()))
+        }
+        Change::Extra(extra) => {
+            let at = quals.len().saturating_sub(1);
+            quals.insert(at, extra.spelling().to_owned());
+            Some(mutant(format!("qualifier.extra:{extra}"), quals, ops, Kind::Invalid, "qualifier.extra", src.clone()))
+        }
     }
 }
 
@@ -284,13 +446,13 @@ fn operand_mutants(base: &Legal<'_>, out: &mut Vec<Mutant>) {
         let mut fewer = ops.clone();
         fewer.remove(last);
         if ps.iter().filter(|p| !p.optional).count() > fewer.len() {
-            out.push(m("syntax.operand_count:fewer", fewer, Kind::Malformed, "syntax.operand_count", src.clone()));
+            out.push(m("operand.count:fewer", fewer, Kind::Invalid, "operand.count", src.clone()));
         }
     }
     if ops.len() == ps.len() {
         let mut more = ops.clone();
         more.push("%r9".into());
-        out.push(m("syntax.operand_count:more", more, Kind::Malformed, "syntax.operand_count", src.clone()));
+        out.push(m("operand.count:more", more, Kind::Invalid, "operand.count", src.clone()));
     }
     // A missing comma: text that does not tokenize.
     if ops.len() >= 2 {
@@ -309,7 +471,7 @@ fn operand_mutants(base: &Legal<'_>, out: &mut Vec<Mutant>) {
         let tag = |what: &str| format!("{what}:{}", p.name);
         match p.class {
             None => {
-                out.push(m(&tag("syntax.operand_shape"), with("%rd9"), Kind::Malformed, "syntax.operand_shape", src.clone()));
+                out.push(m(&tag("operand.shape"), with("%rd9"), Kind::Invalid, "operand.shape", src.clone()));
                 out.push(m(&tag("operand.class"), with("[%f9]"), Kind::Invalid, "operand.class", ptxas_says("Illegal to use symbol '%f9' of type .f32 as address operand. Use integer or bit only.")));
                 out.push(m(&tag("operand.address"), with("[256]"), Kind::Invalid, "operand.address", ptxas_says("Immediate addresses allowed only for .local state space")));
                 if s.form.syntax.mnemonic == ptxvec_spec::Mnemonic::Red && !s.qualifiers().iter().any(|q| matches!(q, Qualifier::Shared | Qualifier::SharedCta | Qualifier::SharedCluster)) {
@@ -317,22 +479,22 @@ fn operand_mutants(base: &Legal<'_>, out: &mut Vec<Mutant>) {
                 }
             }
             Some(class) => {
-                out.push(m(&tag("syntax.operand_shape"), with("[%rd9]"), Kind::Malformed, "syntax.operand_shape", src.clone()));
+                out.push(m(&tag("operand.shape"), with("[%rd9]"), Kind::Invalid, "operand.shape", src.clone()));
                 let wrong = match operands::reg_for(class) {
                     super::text::RegClass::B64 | super::text::RegClass::F64 => "%r9",
                     _ => "%rd9",
                 };
                 if let Some(n) = p.vector_len {
                     let elems: Vec<&str> = written.trim_matches(['{', '}']).split(", ").collect();
-                    out.push(m(&tag("syntax.operand_shape:scalar"), with(elems[0]), Kind::Malformed, "syntax.operand_shape", ptxas_says("Vector expected for argument")));
+                    out.push(m(&tag("operand.shape:scalar"), with(elems[0]), Kind::Invalid, "operand.shape", ptxas_says("Vector expected for argument")));
                     let short = format!("{{{}}}", elems[..(n as usize - 1)].join(", "));
-                    out.push(m(&tag("syntax.operand_shape:length"), with(&short), Kind::Malformed, "syntax.operand_shape", ptxas_says("Argument vector size mismatch")));
+                    out.push(m(&tag("operand.shape:length"), with(&short), Kind::Invalid, "operand.shape", ptxas_says("Argument vector size mismatch")));
                     let mut bad = elems.iter().map(|e| (*e).to_owned()).collect::<Vec<_>>();
                     bad[0] = wrong.to_owned();
                     out.push(m(&tag("operand.class"), with(&format!("{{{}}}", bad.join(", "))), Kind::Invalid, "operand.class", ptxas_says("Arguments mismatch")));
                     continue;
                 }
-                out.push(m(&tag("syntax.operand_shape:vector"), with(&format!("{{{written}, {written}}}")), Kind::Malformed, "syntax.operand_shape", ptxas_says("Vector operand is not allowed")));
+                out.push(m(&tag("operand.shape:vector"), with(&format!("{{{written}, {written}}}")), Kind::Invalid, "operand.shape", ptxas_says("Vector operand is not allowed")));
                 out.push(m(&tag("operand.class"), with(wrong), Kind::Invalid, "operand.class", ptxas_says("Arguments mismatch")));
                 if p.spec.dest {
                     out.push(m(&tag("operand.register_required"), with("1"), Kind::Invalid, "operand.register_required", ptxas_says("Result register required")));
@@ -340,12 +502,12 @@ fn operand_mutants(base: &Legal<'_>, out: &mut Vec<Mutant>) {
                         out.push(m(&tag("operand.sink"), with("_"), Kind::Invalid, "operand.sink", ptxas_says("Result discard mode is not allowed")));
                     }
                     if p.pair.is_none() {
-                        out.push(m(&tag("syntax.operand_shape:pair"), with(&format!("{written}|%p9")), Kind::Malformed, "syntax.operand_shape", ptxas_says("Predicate output not allowed")));
+                        out.push(m(&tag("operand.shape:pair"), with(&format!("{written}|%p9")), Kind::Invalid, "operand.shape", ptxas_says("Predicate output not allowed")));
                     }
                 } else {
-                    out.push(m(&tag("syntax.operand_shape:sink"), with("_"), Kind::Malformed, "syntax.operand_shape", ptxas_says("Parsing error near '_': syntax error")));
+                    out.push(m(&tag("operand.shape:sink"), with("_"), Kind::Invalid, "operand.shape", ptxas_says("Parsing error near '_': syntax error")));
                     if !p.negatable && class != Qualifier::Pred {
-                        out.push(m(&tag("syntax.operand_shape:not"), with(&format!("!{written}")), Kind::Malformed, "syntax.operand_shape", ptxas_says("Illegal argument to predicate negation")));
+                        out.push(m(&tag("operand.shape:not"), with(&format!("!{written}")), Kind::Invalid, "operand.shape", ptxas_says("Illegal argument to predicate negation")));
                     }
                 }
                 if let Some(mult) = p.spec.multiple_of {
@@ -353,7 +515,7 @@ fn operand_mutants(base: &Legal<'_>, out: &mut Vec<Mutant>) {
                 }
                 if let Some((q, _)) = &p.pair {
                     if p.spec.sink && q.spec.sink {
-                        out.push(m(&tag("syntax.operand_shape:sinks"), with("_|_"), Kind::Malformed, "syntax.operand_shape", ptxas_says("Parsing error near '_': syntax error")));
+                        out.push(m(&tag("operand.shape:sinks"), with("_|_"), Kind::Invalid, "operand.shape", ptxas_says("Parsing error near '_': syntax error")));
                     }
                 }
             }
@@ -416,36 +578,49 @@ fn table_source(instruction: &Instruction, id: &str) -> SourceRecord {
 }
 
 /// For a table whose every refusal lies outside the syntax lines (red's
-/// vector table), one position of the base moved to another qualifier of its table
-/// column, where the table has no entry for the result (`.v2` → `.v8` with `.f32`).
-/// A table that refuses spellings of its own forms gets its cases from
-/// `refused_mutants`; moving across lines there would add second defects.
-fn table_column_mutants(instruction: &Instruction, form: &Form, base: &Legal<'_>, out: &mut Vec<Mutant>) {
-    let s = &base.spelling;
+/// vector table), one position moved to another qualifier of its table column,
+/// where the table has no entry for the result (`.v2` → `.v8` with `.f32`). Each
+/// move (position, qualifier) is made once, from the first representative
+/// spelling of the line where the table refuses it (`.min.noftz.v2.f16` →
+/// `.f32`: the table's `.f32` column takes `.add` only). A table that refuses
+/// spellings of its own forms gets its cases from `refused_mutants`; moving
+/// across lines there would add second defects.
+fn table_column_mutants(instruction: &Instruction, form: &Form, legal: &[Legal<'_>], out: &mut Vec<Mutant>) {
+    let reps = representatives(legal);
     for table in instruction.tables.iter().filter(|t| t.forms.contains(&form.id) && across::only_across(instruction, t)) {
         let cols = across::columns(table);
-        for (k, value) in s.slots.iter().enumerate() {
-            let Some(v) = value else { continue };
-            let Some(col) = cols.iter().find(|c| c.contains(v)) else { continue };
-            for other in col.iter().filter(|o| *o != v) {
-                let mut slots = s.slots.clone();
-                slots[k] = Some(*other);
-                let trial = Spelling { slots, ..s.clone() };
-                let quals = trial.qualifiers();
-                let Some((t, _)) = across::table_refusal(instruction, &quals) else { continue };
-                // Read on whichever of the table's forms comes first; the case
-                // stays with the base it was made from.
-                if t.id != table.id {
-                    continue;
+        let mut done: BTreeSet<(usize, Qualifier)> = BTreeSet::new();
+        for &i in &reps {
+            let s = &legal[i].spelling;
+            for (k, value) in s.slots.iter().enumerate() {
+                let Some(v) = value else { continue };
+                let Some(col) = cols.iter().find(|c| c.contains(v)) else { continue };
+                for other in col.iter().filter(|o| *o != v) {
+                    if done.contains(&(k, *other)) {
+                        continue;
+                    }
+                    let mut slots = s.slots.clone();
+                    slots[k] = Some(*other);
+                    let trial = Spelling { slots, ..s.clone() };
+                    let quals = trial.qualifiers();
+                    let Some((t, _)) = across::table_refusal(instruction, &quals) else { continue };
+                    // Read on whichever of the table's forms comes first; the case
+                    // stays with the base it was made from.
+                    if t.id != table.id {
+                        continue;
+                    }
+                    done.insert((k, *other));
+                    let mut m = mutant(
+                        format!("table.{}:{}", table.id, chain_key(&trial)),
+                        spelled(&trial),
+                        operands::render(&trial, Style::Registers),
+                        Kind::Invalid,
+                        format!("table.{}", table.id),
+                        table_source(instruction, &table.id),
+                    );
+                    m.from = (i, Style::Registers);
+                    out.push(m);
                 }
-                out.push(mutant(
-                    format!("table.{}:{}", table.id, chain_key(&trial)),
-                    spelled(&trial),
-                    operands::render(&trial, Style::Registers),
-                    Kind::Invalid,
-                    format!("table.{}", table.id),
-                    table_source(instruction, &table.id),
-                ));
             }
         }
     }

@@ -2,33 +2,39 @@
 //! `.target`, and if not, which rule does it break?
 //!
 //! The order of the checks decides which defect is named when there are several:
-//! the module, then the text's shape (malformed), then the qualifiers against the
-//! syntax lines, the operands, the tables and forbid rules, and last the version
-//! and target rules (invalid). The generator's illegal cases carry one defect each,
-//! so for them the order never matters; a test holds the two to the same answers.
+//! first the general statement grammar that every instruction shares (malformed:
+//! the text does not parse, no `;`, an unknown opcode or qualifier word), then the
+//! module, the qualifiers against the syntax lines (the nearest line when none
+//! reads them exactly: `syntax::nearest`), the operands, the tables and forbid
+//! rules, and last the version and target rules (invalid). The generator's illegal
+//! cases carry one defect each, so for them the order never matters; a test holds
+//! the two to the same answers.
 
 use std::fmt;
 
 use ptxvec_spec::model::SyntaxGroup;
 use ptxvec_spec::model::{Effect, Form};
-use ptxvec_spec::template::SlotToken;
 use ptxvec_spec::{Instruction, Mnemonic, PtxVersion, Qualifier, Spec, Target};
 
 use super::across;
+use super::nearest::{line_defect, nearest};
 use super::operands;
 use super::placement::{fit, in_order, Fit};
 use super::spelling::{Refusal, Spelling};
 use super::text::{self, RegClass};
 
-/// Malformed: does not parse as the syntax. Invalid: parses, but is not allowed.
+/// Malformed: does not parse under PTX's general statement grammar, the one every
+/// instruction shares (vectors/README.md, "Malformed and invalid"). Invalid: parses
+/// under it, but breaks a rule of the instruction (its syntax lines included).
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
 )]
 #[serde(rename_all = "snake_case")]
 pub enum Kind {
-    /// Not the syntax: unknown qualifier, missing or extra operand, wrong shape.
+    /// Not a statement: no parse, no `;`, an unknown opcode or qualifier word.
     Malformed,
-    /// Well-formed but ruled out: a table, a rule, a version, a target.
+    /// A statement, ruled out by the instruction: its syntax lines (qualifiers,
+    /// operand count and shapes), a table, a rule, a version, a target.
     Invalid,
 }
 
@@ -82,7 +88,7 @@ pub enum Order {
     Strict,
 }
 
-fn fail(kind: Kind, rule: impl Into<String>, message: impl Into<String>) -> Defect {
+pub(super) fn fail(kind: Kind, rule: impl Into<String>, message: impl Into<String>) -> Defect {
     Defect {
         kind,
         rule: rule.into(),
@@ -98,10 +104,9 @@ pub fn judge(spec: &Spec, text: &str, ptx: PtxVersion, target: Target, order: Or
         defect: None,
         warnings: Vec::new(),
     };
-    if let Err(e) = spec.targets.check_version(ptx, target) {
-        j.defect = Some(fail(Kind::Invalid, "module.target", e.to_string()));
-        return j;
-    }
+    // Malformed first: the general statement grammar (vectors/README.md, "Malformed
+    // and invalid"), which holds for every instruction. Only a text that parses
+    // under it is judged against the instruction's own rules.
     let parsed = match text::tokenize(text) {
         Ok(p) => p,
         Err(e) => {
@@ -142,30 +147,11 @@ pub fn judge(spec: &Spec, text: &str, ptx: PtxVersion, target: Target, order: Or
         return j;
     };
     j.instruction = Some(instruction.instruction.clone());
-    if let Some(g) = &parsed.guard {
-        let name = g.trim_start_matches('@').trim_start_matches('!');
-        if RegClass::of_name(name).is_some_and(|c| c != RegClass::Pred) {
-            j.defect = Some(fail(
-                Kind::Invalid,
-                "operand.guard",
-                format!("guard `{g}` must be a predicate"),
-            ));
-            return j;
-        }
-    }
     let skip = mnemonic.spelling().split('.').count();
     let mut quals = Vec::new();
     for w in &parsed.words[skip..] {
         let spelled = format!(".{w}");
         match spelled.parse::<Qualifier>() {
-            Ok(q) if quals.contains(&q) => {
-                j.defect = Some(fail(
-                    Kind::Malformed,
-                    "syntax.duplicate_qualifier",
-                    format!("`{q}` is written twice"),
-                ));
-                return j;
-            }
             Ok(q) => quals.push(q),
             Err(_) => {
                 j.defect = Some(fail(
@@ -177,7 +163,35 @@ pub fn judge(spec: &Spec, text: &str, ptx: PtxVersion, target: Target, order: Or
             }
         }
     }
-    match read_qualifiers(instruction, &quals) {
+    // Well-formed from here: every defect below is invalid.
+    if let Err(e) = spec.targets.check_version(ptx, target) {
+        j.defect = Some(fail(Kind::Invalid, "module.target", e.to_string()));
+        return j;
+    }
+    if let Some(g) = &parsed.guard {
+        let name = g.trim_start_matches('@').trim_start_matches('!');
+        if RegClass::of_name(name).is_some_and(|c| c != RegClass::Pred) {
+            j.defect = Some(fail(
+                Kind::Invalid,
+                "operand.guard",
+                format!("guard `{g}` must be a predicate"),
+            ));
+            return j;
+        }
+    }
+    if let Some(q) = quals
+        .iter()
+        .enumerate()
+        .find_map(|(k, q)| quals[..k].contains(q).then_some(q))
+    {
+        j.defect = Some(fail(
+            Kind::Invalid,
+            "qualifier.duplicate",
+            format!("`{q}` is written twice"),
+        ));
+        return j;
+    }
+    match read_qualifiers(instruction, &quals, &parsed.operands) {
         Err(d) => {
             j.form = d.1;
             j.defect = Some(d.0);
@@ -190,15 +204,7 @@ pub fn judge(spec: &Spec, text: &str, ptx: PtxVersion, target: Target, order: Or
                     Err(d) => {
                         first_defect.get_or_insert((
                             spelling.form.id.clone(),
-                            fail(
-                                if d.malformed {
-                                    Kind::Malformed
-                                } else {
-                                    Kind::Invalid
-                                },
-                                d.rule,
-                                d.message,
-                            ),
+                            fail(Kind::Invalid, d.rule, d.message),
                         ));
                     }
                     Ok(()) => {
@@ -208,8 +214,7 @@ pub fn judge(spec: &Spec, text: &str, ptx: PtxVersion, target: Target, order: Or
                                 spelling.chain()
                             );
                             if order == Order::Strict {
-                                j.defect =
-                                    Some(fail(Kind::Malformed, "syntax.qualifier_order", msg));
+                                j.defect = Some(fail(Kind::Invalid, "qualifier.order", msg));
                                 return j;
                             }
                             j.warnings.push(msg);
@@ -289,6 +294,7 @@ type QualDefect = (Defect, Option<String>);
 fn read_qualifiers<'s>(
     instruction: &'s Instruction,
     quals: &[Qualifier],
+    written: &[text::Operand],
 ) -> Result<Vec<(Spelling<'s>, bool)>, QualDefect> {
     let vocabulary: Vec<Qualifier> = instruction
         .forms()
@@ -348,133 +354,14 @@ fn read_qualifiers<'s>(
         };
         return Err((fail(Kind::Invalid, rule.id.clone(), reason), None));
     }
-    let Some((g, form, fit)) = fits
-        .iter()
-        .min_by_key(|(_, f, fit)| (fit.cost(f), fit.unplaced.len()))
-    else {
+    let near = nearest(instruction, quals, written);
+    let Some(line) = near.lines.first() else {
         return Err((
-            fail(
-                Kind::Malformed,
-                "syntax.missing_qualifier",
-                "no syntax line",
-            ),
+            fail(Kind::Invalid, "qualifier.missing", "no syntax line"),
             None,
         ));
     };
-    let missing = fit.missing(form);
-    let form_id = Some(form.id.clone());
-    let names = |ix: &[usize]| {
-        ix.iter()
-            .map(|i| quals[*i].spelling())
-            .collect::<Vec<_>>()
-            .join(" ")
-    };
-    let placeholders: Vec<&str> = missing
-        .iter()
-        .filter_map(|t| match t {
-            SlotToken::Placeholder(p) => Some(p.as_str()),
-            SlotToken::Fixed(_) => None,
-        })
-        .collect();
-    if let ([one], [p]) = (fit.unplaced.as_slice(), placeholders.as_slice()) {
-        if missing.len() == 1 {
-            let q = quals[*one];
-            let values = g
-                .sets
-                .get(*p)
-                .map(|s| {
-                    s.values
-                        .iter()
-                        .map(|v| v.spelling())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                })
-                .unwrap_or_default();
-            return Err((
-                fail(
-                    Kind::Invalid,
-                    format!("set.{p}"),
-                    if g.sets.get(*p).is_some_and(|s| s.values.contains(&q)) {
-                        // It is one of them, but written after a qualifier of its
-                        // kind that fills a later position (placement::fit).
-                        format!(
-                            "`{q}` is one of .{p}, but written after a qualifier of its kind that comes later in `{}`: such qualifiers are read in the syntax line's order",
-                            form.syntax.text
-                        )
-                    } else {
-                        format!(
-                            "`{q}` is not one of .{p} = {{{values}}} in `{}`",
-                            form.syntax.text
-                        )
-                    },
-                ),
-                form_id,
-            ));
-        }
-    }
-    if !placeholders.is_empty() {
-        return Err((
-            fail(
-                Kind::Malformed,
-                "syntax.missing_qualifier",
-                format!(
-                    "no `.{}` qualifier; nearest syntax line `{}`",
-                    placeholders.join("`, `."),
-                    form.syntax.text
-                ),
-            ),
-            form_id,
-        ));
-    }
-    if !missing.is_empty() && fit.unplaced.is_empty() {
-        let fixed: Vec<&str> = missing
-            .iter()
-            .filter_map(|t| match t {
-                SlotToken::Fixed(q) => Some(q.spelling()),
-                SlotToken::Placeholder(_) => None,
-            })
-            .collect();
-        return Err((
-            fail(
-                Kind::Invalid,
-                "qualifier.required",
-                format!("`{}` requires {}", form.syntax.text, fixed.join(" ")),
-            ),
-            form_id,
-        ));
-    }
-    Err((
-        fail(
-            Kind::Invalid,
-            "qualifier.extra",
-            format!(
-                "no syntax line takes {} here; nearest `{}`",
-                names(&fit.unplaced),
-                form.syntax.text
-            ),
-        ),
-        form_id,
-    ))
-}
-
-/// The syntax lines nearest to a list of qualifiers: those that place them with the
-/// fewest defects (none: an exact reading). The generator keeps a qualifier mutation
-/// only when its own line is the one nearest, so that its rule is unambiguous.
-pub fn nearest_forms(instruction: &Instruction, quals: &[Qualifier]) -> (usize, Vec<String>) {
-    let costs: Vec<(usize, usize, &str)> = instruction
-        .forms()
-        .map(|(g, f)| {
-            let fit = fit(g, f, quals, &[]);
-            (fit.cost(f), fit.unplaced.len(), f.id.as_str())
-        })
-        .collect();
-    let best = costs.iter().map(|c| (c.0, c.1)).min().unwrap_or((0, 0));
-    let ids = costs
-        .iter()
-        .filter(|c| (c.0, c.1) == best)
-        .map(|c| c.2.to_owned())
-        .collect();
-    (best.0, ids)
+    Err((line_defect(line, quals), Some(line.form.id.clone())))
 }
 
 /// The spelling a text is read as, if its qualifiers fit a syntax line exactly
@@ -494,7 +381,7 @@ pub fn reading<'s>(spec: &'s Spec, text: &str) -> Option<Spelling<'s>> {
         .map(|w| format!(".{w}").parse())
         .collect::<Result<_, _>>()
         .ok()?;
-    read_qualifiers(instruction, &quals)
+    read_qualifiers(instruction, &quals, &parsed.operands)
         .ok()?
         .into_iter()
         .next()

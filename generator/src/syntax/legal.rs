@@ -108,7 +108,10 @@ pub fn legal_cases(spec: &Spec, instruction: &Instruction) -> Vec<Case> {
                     requires: need_records(&legal.needs),
                     noncanonical: false,
                     base: None,
-                    source: form_source(instruction, form),
+                    source: match operands::sink_source(&legal.spelling) {
+                        Some(src) if *style == Style::Sink => SourceRecord::of(src),
+                        _ => form_source(instruction, form),
+                    },
                 });
             }
         }
@@ -141,8 +144,8 @@ const WRITTEN_ORDERS: &[(&str, &str)] = &[
 /// order (errata E004), so a parser that takes only the document's order must fail
 /// here. Per syntax line, its legal spelling with the most qualifiers, with each
 /// adjacent pair swapped and with the whole order reversed; then the orders the
-/// document's examples and real code write. Legal by default, malformed under
-/// `check-syntax --strict` (`syntax.qualifier_order`).
+/// document's examples and real code write. Legal by default, invalid under
+/// `check-syntax --strict` (`qualifier.order`).
 pub fn noncanonical_cases(spec: &Spec, instruction: &Instruction) -> Vec<Case> {
     let ptxas = any_order_evidence(spec);
     let mut out = Vec::new();

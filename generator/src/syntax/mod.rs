@@ -1,7 +1,7 @@
 //! Legality: which instruction texts are legal in which module, and why not.
 //!
 //! `spelling` and `needs` read the spec's rules and tables; `legal` and `illegal`
-//! enumerate the syntax vectors; `text`, `operands` and `judge` make up
+//! enumerate the syntax vectors; `text`, `operands`, `nearest` and `judge` make up
 //! `check-syntax`; `context` picks the modules a case is judged in.
 
 pub mod across;
@@ -9,6 +9,7 @@ pub mod case;
 pub mod context;
 pub mod illegal;
 pub mod judge;
+pub mod nearest;
 pub mod legal;
 pub mod needs;
 pub mod operands;

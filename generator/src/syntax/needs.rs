@@ -65,15 +65,18 @@ impl Need {
         })
     }
 
-    /// The need with its version raised to the one that introduced its target: a
-    /// module cannot name sm_90 before PTX ISA 7.8, whatever the instruction needs.
+    /// The need with its version raised to the first one at which a target meeting
+    /// it can be named: a module cannot name sm_90 or later before PTX ISA 7.8,
+    /// whatever the instruction needs. The earliest target meeting it counts, not
+    /// the named one: sm_35 (3.1) meets sm_32 (4.0), so 64-bit `red.and` (3.1 with
+    /// sm_32) keeps its 3.1.
     fn with_target_version(self, model: &TargetModel) -> Need {
-        let introduced = self
+        let earliest = self
             .target
-            .and_then(|t| model.info(t))
-            .map_or(self.ptx, |info| info.ptx);
+            .and_then(|t| model.earliest_version_meeting(t))
+            .unwrap_or(self.ptx);
         Need {
-            ptx: self.ptx.max(introduced),
+            ptx: self.ptx.max(earliest),
             ..self
         }
     }
@@ -203,6 +206,11 @@ mod tests {
         let red_base = Needs(vec![need("1.2", None)]);
         let vector = Needs(vec![need("1.0", Some("sm_90"))]);
         assert_eq!(red_base.and(&m, &vector), Needs(vec![need("7.8", Some("sm_90"))]));
+        // The earliest target meeting the need counts: sm_35 (PTX ISA 3.1) meets sm_32
+        // (4.0), so 64-bit red.and's 3.1 with sm_32 stays 3.1 (seed 001, PTX ISA Notes).
+        let bitwise_64 = Needs(vec![need("3.1", Some("sm_32"))]);
+        assert_eq!(red_base.and(&m, &bitwise_64), Needs(vec![need("3.1", Some("sm_32"))]));
+        assert!(bitwise_64.met_by(&m, v("3.1"), t("sm_35")));
         // Contradictory targets leave nothing.
         let a = Needs(vec![need("8.6", Some("sm_100a"))]);
         let b = Needs(vec![need("8.6", Some("sm_120a"))]);

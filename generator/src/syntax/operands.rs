@@ -238,6 +238,22 @@ pub fn render(s: &Spelling<'_>, style: Style) -> Vec<String> {
     out
 }
 
+/// The spec's evidence for the operand that [`render`] writes as the sink `_` in
+/// [`Style::Sink`]: the first sink-capable destination of a pair. The syntax line
+/// shows no `_`, so a sink case's verdict rests on this source, not on the line.
+pub fn sink_source<'s>(s: &Spelling<'s>) -> Option<&'s ptxvec_spec::Source> {
+    positions(s).into_iter().find_map(|p| {
+        let pair = p.pair.as_ref()?;
+        if p.spec.sink {
+            p.spec.source.as_ref()
+        } else if pair.0.spec.sink {
+            pair.0.spec.source.as_ref()
+        } else {
+            None
+        }
+    })
+}
+
 fn scalar_text(p: &Position<'_>, style: Style, regs: &mut Registers) -> String {
     let Some(class) = p.class else {
         return format!("[{}]", regs.take(RegClass::B64));
@@ -259,23 +275,19 @@ fn scalar_text(p: &Position<'_>, style: Style, regs: &mut Registers) -> String {
     }
 }
 
-/// One thing wrong with the operands, and which rule it breaks.
+/// One thing wrong with the operands, and which rule it breaks. Every such defect
+/// is invalid: the operands were read under the general statement grammar, and
+/// what is wrong is this instruction's count, shape or class.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OperandDefect {
-    /// The rule id: `syntax.operand_count`, `operand.class`, ...
+    /// The rule id: `operand.count`, `operand.class`, ...
     pub rule: &'static str,
-    /// Malformed (true) or invalid.
-    pub malformed: bool,
     /// What is wrong, for people.
     pub message: String,
 }
 
-fn defect(rule: &'static str, malformed: bool, message: String) -> OperandDefect {
-    OperandDefect {
-        rule,
-        malformed,
-        message,
-    }
+fn defect(rule: &'static str, message: String) -> OperandDefect {
+    OperandDefect { rule, message }
 }
 
 /// Checks written operands against a spelling's positions.
@@ -289,8 +301,7 @@ pub fn check(s: &Spelling<'_>, written: &[Operand]) -> Result<(), OperandDefect>
             format!("{required} to {}", ps.len())
         };
         return Err(defect(
-            "syntax.operand_count",
-            true,
+            "operand.count",
             format!(
                 "{} takes {want} operands ({}); {} written",
                 s.form.syntax.mnemonic,
@@ -310,16 +321,14 @@ pub fn check(s: &Spelling<'_>, written: &[Operand]) -> Result<(), OperandDefect>
         let present = i < written.len();
         if let Some(q) = p.spec.requires.filter(|q| present && !quals.contains(q)) {
             return Err(defect(
-                "operand.requires",
-                false,
-                format!("operand `{}` needs the qualifier `{q}`", p.name),
+            "operand.requires",
+            format!("operand `{}` needs the qualifier `{q}`", p.name),
             ));
         }
         if let Some(q) = p.spec.required_by.filter(|q| !present && quals.contains(q)) {
             return Err(defect(
-                "operand.required_by",
-                false,
-                format!("the qualifier `{q}` needs the operand `{}`", p.name),
+            "operand.required_by",
+            format!("the qualifier `{q}` needs the operand `{}`", p.name),
             ));
         }
     }
@@ -329,8 +338,7 @@ pub fn check(s: &Spelling<'_>, written: &[Operand]) -> Result<(), OperandDefect>
 fn check_one(s: &Spelling<'_>, p: &Position<'_>, w: &Operand) -> Result<(), OperandDefect> {
     let shape = |expected: &str| {
         Err(defect(
-            "syntax.operand_shape",
-            true,
+            "operand.shape",
             format!("operand `{}` must be {expected}; {} written", p.name, w.shape()),
         ))
     };
@@ -346,9 +354,8 @@ fn check_one(s: &Spelling<'_>, p: &Position<'_>, w: &Operand) -> Result<(), Oper
                 .iter()
                 .try_for_each(|a| check_atom(p, class, a, false)),
             Operand::Vector(elems) => Err(defect(
-                "syntax.operand_shape",
-                true,
-                format!(
+            "operand.shape",
+            format!(
                     "operand `{}` must be a vector of {n} elements; {} written",
                     p.name,
                     elems.len()
@@ -381,40 +388,34 @@ fn check_atom(p: &Position<'_>, class: Qualifier, a: &Atom, in_pair: bool) -> Re
     let int_only = p.spec.int_registers;
     match a {
         Atom::Sink if !p.spec.dest => Err(defect(
-            "syntax.operand_shape",
-            true,
+            "operand.shape",
             format!("operand `{}` is a source: the sink `_` stands only for a destination", p.name),
         )),
         Atom::Sink if !p.spec.sink => Err(defect(
             "operand.sink",
-            false,
             format!("operand `{}` may not be the sink `_`", p.name),
         )),
         Atom::Sink => Ok(()),
         Atom::Imm(..) if p.spec.dest && in_pair => Err(defect(
-            "syntax.operand_shape",
-            true,
+            "operand.shape",
             format!("operand `{}` of a `d|p` pair must be a register", p.name),
         )),
         Atom::Imm(..) if p.spec.dest => Err(defect(
             "operand.register_required",
-            false,
             format!("operand `{}` is a destination: it must be a register", p.name),
         )),
         Atom::Imm(lit, text) => {
             if !literal_fits(class, *lit, int_only) {
                 return Err(defect(
-                    "operand.class",
-                    false,
-                    format!("immediate `{text}` does not fit operand `{}` of type `{class}`", p.name),
+            "operand.class",
+            format!("immediate `{text}` does not fit operand `{}` of type `{class}`", p.name),
                 ));
             }
             if let (Some(m), Some(v)) = (p.spec.multiple_of, int_value(text)) {
                 if v % i128::from(m) != 0 {
                     return Err(defect(
-                        "operand.multiple_of",
-                        false,
-                        format!("operand `{}` must be a multiple of {m}; {text} written", p.name),
+            "operand.multiple_of",
+            format!("operand `{}` must be a multiple of {m}; {text} written", p.name),
                     ));
                 }
             }
@@ -422,7 +423,6 @@ fn check_atom(p: &Position<'_>, class: Qualifier, a: &Atom, in_pair: bool) -> Re
         }
         Atom::Reg(r, name) if !reg_fits(class, *r, int_only) => Err(defect(
             "operand.class",
-            false,
             format!(
                 "register `{name}` ({}) does not fit operand `{}` of type `{class}`",
                 r.declared_type(),
@@ -437,7 +437,6 @@ fn check_address(s: &Spelling<'_>, p: &Position<'_>, base: &Atom) -> Result<(), 
     match base {
         Atom::Reg(RegClass::F32 | RegClass::F64 | RegClass::Pred, name) => Err(defect(
             "operand.class",
-            false,
             format!("register `{name}` cannot hold the address `{}`", p.name),
         )),
         // ptxas 13.5 under `.address_size 64`: a 32- or 16-bit register address is
@@ -450,20 +449,19 @@ fn check_address(s: &Spelling<'_>, p: &Position<'_>, base: &Atom) -> Result<(), 
                 }) =>
         {
             Err(defect(
-                "operand.address_size",
-                false,
-                format!("register `{name}` is narrower than the 64-bit address of a global or generic `{}`", p.name),
+            "operand.address_size",
+            format!("register `{name}` is narrower than the 64-bit address of a global or generic `{}`", p.name),
             ))
         }
         // "Immediate addresses allowed only for .local state space".
         Atom::Imm(_, text) => Err(defect(
             "operand.address",
-            false,
             format!("`[{text}]`: an immediate address is allowed only for .local"),
         )),
+        // The tokenizer refuses `[_]` (malformed); an operand built by hand is
+        // refused here too.
         Atom::Sink => Err(defect(
-            "syntax.operand_shape",
-            true,
+            "operand.shape",
             format!("operand `{}`: `[_]` is not an address", p.name),
         )),
         Atom::Reg(..) | Atom::Symbol(_) => Ok(()),

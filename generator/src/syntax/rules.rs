@@ -1,5 +1,5 @@
 //! Every rule a syntax verdict can name, with its meaning: the general rules of
-//! the judge (`syntax.*`, `operand.*`, `qualifier.*`, and the families `set.<name>`
+//! the judge (`syntax.*` malformed, `operand.*` and `qualifier.*` invalid, the families `set.<name>`
 //! and `table.<id>`), and each instruction's own rules from the spec. Exported as
 //! vectors/rules.json so that a consumer reads `rule` without reading this code.
 
@@ -13,15 +13,15 @@ use super::judge::Kind;
 /// A general rule of the judge: its id (a family ends in `.`), the kind of its
 /// defect, and what it means.
 pub const GENERAL: &[(&str, Kind, &str)] = &[
-    ("syntax.parse", Kind::Malformed, "The text is no instruction statement: an optional guard, a dotted opcode, operands separated by commas."),
+    ("syntax.parse", Kind::Malformed, "The text is no statement of PTX's general grammar: an optional guard `@p`/`@!p`, a dotted opcode, operands separated by commas, each a name, a literal, `_`, `!x`, `x|y`, a brace vector of those or an address `[name]`, `[name+int]`, `[int]`."),
     ("syntax.semicolon", Kind::Malformed, "The statement does not end with `;`."),
     ("syntax.mnemonic", Kind::Malformed, "The opcode is none of the instructions the spec covers."),
     ("syntax.unknown_qualifier", Kind::Malformed, "A dotted word that is no qualifier of PTX."),
-    ("syntax.duplicate_qualifier", Kind::Malformed, "A qualifier written twice."),
-    ("syntax.missing_qualifier", Kind::Malformed, "A position the syntax line always fills (no braces) is empty."),
-    ("syntax.qualifier_order", Kind::Malformed, "Qualifiers in another order than the document's: legal by default (ptxas takes any order, with a warning), malformed under `--strict`."),
-    ("syntax.operand_count", Kind::Malformed, "More or fewer operands than the syntax line has."),
-    ("syntax.operand_shape", Kind::Malformed, "An operand of another shape than the syntax line writes: address, brace vector and its length, `d|p` pair, negation, sink, scalar."),
+    ("qualifier.duplicate", Kind::Invalid, "A qualifier written twice."),
+    ("qualifier.missing", Kind::Invalid, "A position the syntax line always fills (no braces) is empty."),
+    ("qualifier.order", Kind::Invalid, "Qualifiers in another order than the document's: legal by default (ptxas takes any order, with a warning), invalid under `--strict`."),
+    ("operand.count", Kind::Invalid, "More or fewer operands than the syntax line has."),
+    ("operand.shape", Kind::Invalid, "An operand of another shape than the syntax line writes: address, brace vector and its length, `d|p` pair, negation, sink, scalar."),
     ("operand.guard", Kind::Invalid, "A guard predicate that is no predicate register."),
     ("operand.class", Kind::Invalid, "A register of another class than the operand's type (by its prefix: %r .b32, %rd .b64, %f .f32, %fd .f64, %h .b16, %p .pred)."),
     ("operand.register_required", Kind::Invalid, "An immediate where the operand must be a register (a destination)."),
@@ -42,9 +42,10 @@ pub const GENERAL: &[(&str, Kind, &str)] = &[
 pub const ID_PARTS: &[(&str, &str)] = &[
     ("<instruction>/<form>/<qualifier chain>", "A legal case: the instruction, the syntax line (form id), the qualifiers written in order (`.global.add.u32`)."),
     ("/reg, /imm, /pair, /not, /sink", "The same legal spelling with registers everywhere, with immediates where the spec allows them, with the optional `|p` destination written, with the predicate source negated (`!%p`), or with the sink `_` as a destination."),
-    ("<instruction>/<form>/<chain as written>/noncanonical", "A legal spelling with its qualifiers in another order than the document's (`noncanonical: true`): legal by default, malformed under check-syntax --strict."),
+    ("<instruction>/<form>/<chain as written>/noncanonical", "A legal spelling with its qualifiers in another order than the document's (`noncanonical: true`): legal by default, invalid under check-syntax --strict (`qualifier.order`)."),
     ("!<rule>", "An illegal case: the legal case before the `!`, with one defect, named by the rule it breaks."),
     ("!<rule>:<detail>", "The defect in detail: the qualifier or operand changed (`!set.op:.and`, `!operand.class:d`)."),
+    ("!<rule>:without:<qualifier>", "A required qualifier left out where the rest reads exactly as another syntax line, named by that reading's defect (`red/vector_f32/.add.v2.f32!operand.shape:without:.v2`: `red.add.f32 [%rd1], {%f1, %f2};`, the scalar line with a vector operand)."),
     ("!<rule>:target:<target>@<ptx>, !<rule>:version:<target>@<ptx>", "A module that breaks a requirement rule: the nearest target below it, or one PTX ISA version below, at `<target>` and `.version <ptx>`."),
 ];
 

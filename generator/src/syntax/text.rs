@@ -1,9 +1,11 @@
 //! Instruction text, tokenized: `@!%p1 red.global.add.u32 [%rd1+4], %r1;`.
 //!
-//! This is the lexical layer only: a guard, a dotted mnemonic-and-qualifier chain,
-//! and comma-separated operands with their shapes (address, brace vector, `d|p`
-//! pair, `!` negation, sink, register, immediate, symbol). Which qualifiers and
-//! operands an instruction takes is the judge's business.
+//! This is PTX's general statement grammar, the one every instruction shares
+//! (vectors/README.md, "Malformed and invalid"): a label, a guard, a dotted
+//! mnemonic-and-qualifier chain, and comma-separated operands with their shapes
+//! (address, brace vector, `d|p` pair, `!` negation, sink, register, immediate,
+//! symbol). A text it refuses is malformed. Which qualifiers and operands an
+//! instruction takes is the judge's business.
 
 use std::fmt;
 
@@ -184,6 +186,8 @@ impl fmt::Display for Operand {
 /// A tokenized instruction.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct InstrText {
+    /// `L1` of `L1: red...`, as written.
+    pub label: Option<String>,
     /// `@p` or `@!p`, as written.
     pub guard: Option<String>,
     /// The dotted chain before the operands, split at dots outside `::`:
@@ -221,6 +225,21 @@ pub fn tokenize(text: &str) -> Result<InstrText, LexError> {
         ));
     }
     let mut at = trimmed_start;
+    // PTX ISA 4.3 (Statements): "Statements begin with an optional label": an
+    // identifier and one `:` (two are the `::` of a qualifier such as `.shared::cta`).
+    let mut label = None;
+    if let Some(colon) = body.find(':') {
+        let name = &body[..colon];
+        if is_identifier(name) && !body[colon + 1..].starts_with(':') {
+            label = Some(name.to_owned());
+            let rest = &body[colon + 1..];
+            at += colon + 1 + (rest.len() - rest.trim_start().len());
+            body = rest.trim_start();
+            if body.is_empty() {
+                return Err(err("expected an instruction after the label", at));
+            }
+        }
+    }
     let mut guard = None;
     if body.starts_with('@') {
         let end = body
@@ -251,6 +270,7 @@ pub fn tokenize(text: &str) -> Result<InstrText, LexError> {
             .collect::<Result<Vec<_>, _>>()?
     };
     Ok(InstrText {
+        label,
         guard,
         words,
         operands,
@@ -333,7 +353,10 @@ fn parse_operand(s: &str) -> Option<Operand> {
         if offset.is_some_and(|o| literal(o) != Some(Literal::Int)) {
             return None;
         }
-        return Some(Operand::Address(Atom::parse(base)?, inner.to_owned()));
+        // The base is a name or a literal; `_` is neither (PTX ISA 4.4: an
+        // identifier that starts with `_` has at least one more character).
+        let base = Atom::parse(base).filter(|a| *a != Atom::Sink)?;
+        return Some(Operand::Address(base, inner.to_owned()));
     }
     if let Some(inner) = s.strip_prefix('{').and_then(|r| r.strip_suffix('}')) {
         let atoms = inner
@@ -420,6 +443,17 @@ mod tests {
     }
 
     #[test]
+    fn a_label_goes_before_the_guard() {
+        let t = tokenize("L_1: @%p1 red.shared::cta.add.u32 [%rd1], %r1;").unwrap();
+        assert_eq!(t.label.as_deref(), Some("L_1"));
+        assert_eq!(t.guard.as_deref(), Some("@%p1"));
+        assert_eq!(t.words, ["red", "shared::cta", "add", "u32"]);
+        assert_eq!(tokenize("red.shared::cta.add.u32 [%rd1], %r1;").unwrap().label, None);
+        assert!(tokenize("L1:").is_err());
+        assert!(tokenize("1L: red.add.u32 [%rd1], %r1;").is_err());
+    }
+
+    #[test]
     fn operand_shapes() {
         let t = tokenize("x.y {%h0, %h1}, d|p, !q, _, 0xffffffff, 0f3F800000, -1, 1.5, [gbl], Ry")
             .unwrap();
@@ -480,6 +514,7 @@ mod tests {
             "red.global.add.u32 [a], #b;",
             "red.global.add.u32 [%rd1-4], %r1;",
             "red.global.add.u32 [%rd1+%rd2], %r1;",
+            "red.global.add.u32 [_], %r1;",
             "@ red.global.add.u32 [a], b;",
         ] {
             assert!(tokenize(bad).is_err(), "{bad}");
