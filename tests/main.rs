@@ -24,5 +24,6 @@ mod semantics_coverage;
 mod semantic_vectors;
 mod silicon_vectors;
 mod silicon_sweeps;
+mod silicon_wide_sweeps;
 mod grade;
 mod coverage;

@@ -24,7 +24,7 @@ fn every_witness_device_wrote_the_committed_observations() {
         let bytes = std::fs::read(dir.join(name)).unwrap();
         let key: &[u8] = match name {
             "vectors.json" => b"\"variants\":",
-            "sweeps.json" => b"\"sweeps\":",
+            "sweeps.json" | "wide-sweeps.json" => b"\"sweeps\":",
             other => panic!("{other}: not an evidence file"),
         };
         let start = bytes.windows(key.len()).position(|x| x == key).unwrap();

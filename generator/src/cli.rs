@@ -112,6 +112,11 @@ pub enum Command {
     /// write block digests to sweeps.json, with the pairs that differ from the sm_90
     /// oracle. Exit 2 without a GPU, 1 on a difference.
     SiliconSweep(crate::silicon::sweep::Args),
+    /// Run the f32 and f64 adds of red and cp.reduce.async.bulk over structured sets
+    /// of pairs (2^36 per f32 instruction, 2^32 per f64) on a GPU and write block
+    /// digests to wide-sweeps.json, with the pairs that differ from the sm_90 oracle.
+    /// Exit 2 without a GPU, 1 on a difference.
+    SiliconSweepWide(crate::silicon::wide::Args),
     /// Grade a consumer's results against the vectors (syntax results, semantic
     /// results, raw buffers): exit 0 all pass, 1 failures, 2 bad input.
     Grade(crate::grade::Args),
@@ -184,8 +189,10 @@ pub fn main() -> ExitCode {
 fn run(cli: &Cli, stdout: &mut crate::output::Stdout) -> Result<Outcome> {
     use crate::output::write_error;
     // Needs no spec: it runs where only the binary was copied.
-    if let Command::SiliconSweep(args) = &cli.command {
-        return crate::silicon::sweep::run(args);
+    match &cli.command {
+        Command::SiliconSweep(args) => return crate::silicon::sweep::run(args),
+        Command::SiliconSweepWide(args) => return crate::silicon::wide::run(args),
+        _ => {}
     }
     let spec = ptxvec_spec::Spec::load(&cli.spec)?;
     match &cli.command {
@@ -236,6 +243,7 @@ fn run(cli: &Cli, stdout: &mut crate::output::Stdout) -> Result<Outcome> {
         }
         Command::Silicon(args) => crate::silicon::vectors::run(args, &spec, &cli.spec, stdout),
         Command::SiliconSweep(args) => crate::silicon::sweep::run(args),
+        Command::SiliconSweepWide(args) => crate::silicon::wide::run(args),
         Command::Grade(args) => crate::grade::run(&spec, args, stdout),
         Command::Coverage(args) => crate::coverage::run(&spec, args, stdout),
         Command::Bench { runs, scratch } => {

@@ -48,6 +48,9 @@ pub enum Error {
     /// The oracle gives no exact bits where a sweep needs them.
     #[error("{0}")]
     Inexact(#[from] crate::sweep::Inexact),
+    /// A wide sweep's oracle cannot answer (`crate::sweep::wide`).
+    #[error("{0}")]
+    Wide(#[from] crate::sweep::wide::WideError),
     /// A worker pool could not start.
     #[error("starting the worker threads: {0}")]
     Threads(#[from] rayon::ThreadPoolBuildError),

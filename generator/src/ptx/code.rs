@@ -144,6 +144,43 @@ impl Code {
         self.ins(format_args!("add.u64 {dst}, {base}, {offset}"));
     }
 
+    /// `x = splitmix64_finalizer(x)`, as `crate::sweep::mix` computes it (the
+    /// increment γ added first), through `tmp`: 64-bit add, shift, xor and low
+    /// multiply, defined alike in PTX and Rust.
+    pub fn splitmix64(&mut self, x: &str, tmp: &str) {
+        self.ins(format_args!("add.u64 {x}, {x}, 0x9E3779B97F4A7C15"));
+        for (shift, factor) in [
+            (30, Some("0xBF58476D1CE4E5B9")),
+            (27, Some("0x94D049BB133111EB")),
+            (31, None),
+        ] {
+            self.ins(format_args!("shr.u64 {tmp}, {x}, {shift}"));
+            self.ins(format_args!("xor.b64 {x}, {x}, {tmp}"));
+            if let Some(f) = factor {
+                self.ins(format_args!("mul.lo.u64 {x}, {x}, {f}"));
+            }
+        }
+    }
+
+    /// Lane 0 of each warp gets the wrapping sum of the 64-bit `x` of its 32 lanes
+    /// (other lanes partial sums): five shuffle-down steps on the two halves, through
+    /// the 32-bit `halves` (x's low, high, the shuffled low, high) and `tmp`. Every
+    /// lane must take part (`shfl.sync` with a full mask).
+    pub fn warp_sum_u64(&mut self, x: &str, halves: [&str; 4], tmp: &str) {
+        let [lo, hi, lo2, hi2] = halves;
+        for off in [16, 8, 4, 2, 1] {
+            self.ins(format_args!("mov.b64 {{{lo}, {hi}}}, {x}"));
+            self.ins(format_args!(
+                "shfl.sync.down.b32 {lo2}, {lo}, {off}, 31, -1"
+            ));
+            self.ins(format_args!(
+                "shfl.sync.down.b32 {hi2}, {hi}, {off}, 31, -1"
+            ));
+            self.ins(format_args!("mov.b64 {tmp}, {{{lo2}, {hi2}}}"));
+            self.ins(format_args!("add.u64 {x}, {x}, {tmp}"));
+        }
+    }
+
     /// Hands a block's generic-proxy writes to the async proxy, then lets thread 0
     /// of the block alone (the rest branch to `skip`) run `issue`, which issues a
     /// bulk operation into its bulk group, and waits for the group to complete.

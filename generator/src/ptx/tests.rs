@@ -129,3 +129,27 @@ fn address_size_only_from_ptx_isa_2_3() {
         assert_eq!(m.text().contains(".address_size"), want, "{version}");
     }
 }
+
+#[test]
+fn splitmix64_and_warp_sum() {
+    let mut c = Code::new();
+    c.splitmix64("%rd3", "%rd4");
+    assert_eq!(
+        c.text(),
+        "    add.u64 %rd3, %rd3, 0x9E3779B97F4A7C15;\n    shr.u64 %rd4, %rd3, 30;\n    \
+         xor.b64 %rd3, %rd3, %rd4;\n    mul.lo.u64 %rd3, %rd3, 0xBF58476D1CE4E5B9;\n    \
+         shr.u64 %rd4, %rd3, 27;\n    xor.b64 %rd3, %rd3, %rd4;\n    \
+         mul.lo.u64 %rd3, %rd3, 0x94D049BB133111EB;\n    shr.u64 %rd4, %rd3, 31;\n    \
+         xor.b64 %rd3, %rd3, %rd4;\n"
+    );
+    let mut c = Code::new();
+    c.warp_sum_u64("%rd3", ["%r20", "%r21", "%r22", "%r23"], "%rd5");
+    let text = c.text();
+    assert_eq!(text.lines().count(), 25);
+    assert!(text.starts_with(
+        "    mov.b64 {%r20, %r21}, %rd3;\n    shfl.sync.down.b32 %r22, %r20, 16, 31, -1;\n    \
+         shfl.sync.down.b32 %r23, %r21, 16, 31, -1;\n    mov.b64 %rd5, {%r22, %r23};\n    \
+         add.u64 %rd3, %rd3, %rd5;\n"
+    ));
+    assert!(text.contains("shfl.sync.down.b32 %r23, %r21, 1, 31, -1;"));
+}

@@ -153,36 +153,43 @@ impl Device {
         self.stream.clone_dtoh(&buf).map_err(ctx("copying out"))
     }
 
-    /// Loads a sweep module (crate::silicon::sweep::module): its entries `init`,
-    /// `reduce` and `digest`, a chunk buffer for `chunk_pairs` pairs of `stride`
-    /// bytes, and `rows` row digests.
+    /// Loads a sweep module (crate::silicon::sweep::module, crate::silicon::wide::module):
+    /// its `entries`, a chunk buffer for `shape.chunk_pairs` pairs of `shape.stride`
+    /// bytes, and `shape.rows` row digests.
     pub fn sweep_module(
         &self,
         module: &str,
-        chunk_pairs: u32,
-        stride: u32,
-        rows: usize,
+        entries: &[SweepEntry],
+        shape: SweepShape,
     ) -> Result<SweepModule, DeviceError> {
+        if shape.base_bits != 32 && shape.base_bits != 64 || shape.row_shift >= 64 {
+            return Err(DeviceError::Shape(format!(
+                "no sweep module has the shape {shape:?}"
+            )));
+        }
         let m = self
             .ctx
             .load_module(Ptx::from_src(module))
             .map_err(ctx("loading the module"))?;
-        let entry = |name: &'static str| m.load_function(name).map_err(ctx(name));
-        let entries = [entry("init")?, entry("reduce")?, entry("digest")?];
+        let mut functions = Vec::new();
+        for &e in entries {
+            let f = m.load_function(e.name()).map_err(ctx(e.name()))?;
+            functions.push((e, f));
+        }
         let buf = self
             .stream
-            .alloc_zeros::<u8>(chunk_pairs as usize * stride as usize)
+            .alloc_zeros::<u8>(shape.chunk_pairs as usize * shape.stride as usize)
             .map_err(ctx("allocating the chunk"))?;
         let rows = self
             .stream
-            .alloc_zeros::<u64>(rows)
+            .alloc_zeros::<u64>(shape.rows)
             .map_err(ctx("allocating the row digests"))?;
         Ok(SweepModule {
             stream: self.stream.clone(),
-            entries,
+            entries: functions,
             buf,
             rows,
-            stride,
+            shape,
         })
     }
 }
@@ -196,53 +203,110 @@ pub enum SweepEntry {
     Reduce,
     /// Adds each pair's digest term into its row's digest.
     Digest,
+    /// Writes each pair's operand value (a wide sweep's set, checked on the CPU).
+    Values,
+}
+
+impl SweepEntry {
+    /// The entry's name in the module.
+    pub fn name(self) -> &'static str {
+        match self {
+            SweepEntry::Init => "init",
+            SweepEntry::Reduce => "reduce",
+            SweepEntry::Digest => "digest",
+            SweepEntry::Values => "values",
+        }
+    }
+}
+
+/// What a sweep module's buffers hold and how its entries are launched: the
+/// calling convention its emitter and [`SweepModule::launch`] share.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SweepShape {
+    /// The most pairs one launch covers; the chunk buffer holds their words.
+    pub chunk_pairs: u32,
+    /// Bytes of one pair's word.
+    pub stride: u32,
+    /// Threads per block, every launch: the module's shared buffers and its bulk
+    /// reductions are sized for exactly this many.
+    pub threads: u32,
+    /// Pair `p`'s row digest is `rows[p >> row_shift]`.
+    pub row_shift: u32,
+    /// Row digests.
+    pub rows: usize,
+    /// The width of the entries' `p_base` parameter: 32 (`.u32`) or 64 (`.u64`).
+    pub base_bits: u32,
 }
 
 /// A sweep module on the device, with its chunk buffer and row digests.
 pub struct SweepModule {
     stream: Arc<CudaStream>,
-    entries: [CudaFunction; 3],
+    entries: Vec<(SweepEntry, CudaFunction)>,
     buf: CudaSlice<u8>,
     rows: CudaSlice<u64>,
-    stride: u32,
+    shape: SweepShape,
 }
 
 impl SweepModule {
     /// Launches `entry(buf, rows, base)` over `pairs` pairs from pair `base`, in
-    /// blocks of `threads`: an error where `pairs` is no multiple of `threads` or
-    /// its words would not fit the chunk buffer.
-    pub fn launch(
-        &mut self,
-        entry: SweepEntry,
-        base: u32,
-        pairs: u32,
-        threads: u32,
-    ) -> Result<(), DeviceError> {
-        let bytes = u64::from(pairs) * u64::from(self.stride);
-        // A pair's row is its top 16 bits: every row of a sweep needs a digest.
-        if threads == 0
-            || !pairs.is_multiple_of(threads)
+    /// blocks of the shape's threads: an error where the entry was not loaded,
+    /// `pairs` is no multiple of the threads, the words would not fit the chunk
+    /// buffer, a pair's row has no digest, or `base` and the pairs outrun the
+    /// parameter's width.
+    pub fn launch(&mut self, entry: SweepEntry, base: u64, pairs: u32) -> Result<(), DeviceError> {
+        let sh = self.shape;
+        let bad = |why: String| Err(DeviceError::Shape(why));
+        let Some((_, f)) = self.entries.iter().find(|(e, _)| *e == entry) else {
+            return bad(format!("the module has no entry {}", entry.name()));
+        };
+        let bytes = u64::from(pairs) * u64::from(sh.stride);
+        if sh.threads == 0
+            || pairs == 0
+            || !pairs.is_multiple_of(sh.threads)
             || bytes > self.buf.len() as u64
-            || self.rows.len() < 1 << 16
         {
-            return Err(DeviceError::Shape(format!(
-                "{pairs} pairs in blocks of {threads} do not fit a chunk of {} bytes",
+            return bad(format!(
+                "{pairs} pairs in blocks of {} do not fit a chunk of {} bytes",
+                sh.threads,
                 self.buf.len()
-            )));
+            ));
+        }
+        // The last pair, and every row up to its, must have a digest; a 32-bit base
+        // must not wrap when a thread adds its index.
+        let end = u128::from(base) + u128::from(pairs);
+        let rows_end = (self.rows.len() as u128) << sh.row_shift;
+        let base_end = 1u128 << sh.base_bits;
+        if end > rows_end || end > base_end {
+            return bad(format!(
+                "pairs {base:#x}..{end:#x} reach past the {} rows of 2^{} pairs, or past a {}-bit base",
+                self.rows.len(),
+                sh.row_shift,
+                sh.base_bits
+            ));
         }
         let cfg = LaunchConfig {
-            grid_dim: (pairs / threads, 1, 1),
-            block_dim: (threads, 1, 1),
+            grid_dim: (pairs / sh.threads, 1, 1),
+            block_dim: (sh.threads, 1, 1),
             shared_mem_bytes: 0,
         };
-        let f = &self.entries[entry as usize];
+        let base32 = base as u32;
         let mut l = self.stream.launch_builder(f);
-        l.arg(&self.buf).arg(&self.rows).arg(&base);
-        // SAFETY: every sweep entry takes (.u64 buf, .u64 rows, .u32 base), as
-        // silicon::sweep::module emits them, and thread t of the grid touches buf at
-        // [t * stride, (t + 1) * stride), checked above to lie in the buffer, and one
-        // row digest of the pair's row (`(base + t) >> 16`), below the 2^16 rows
-        // a sweep allocates.
+        l.arg(&self.buf).arg(&self.rows);
+        if sh.base_bits == 32 {
+            l.arg(&base32);
+        } else {
+            l.arg(&base);
+        }
+        // SAFETY: every sweep entry takes (.u64 buf, .u64 rows, p_base) with p_base
+        // `.u32` or `.u64` as `base_bits` says, as silicon::sweep::module and
+        // silicon::wide::module emit them for the shape they pass. Thread t of the
+        // grid touches buf at [t * stride, (t + 1) * stride), and the bulk forms'
+        // thread 0 of block k the words of its block's threads, all below
+        // pairs * stride, checked above to lie in the buffer; shared memory at
+        // [tid * stride, (tid + 1) * stride) of a buffer the module sizes for
+        // `threads`, the block size used here; and one row digest, of the pair's
+        // row `(base + t) >> row_shift`, below `rows` as checked above. The
+        // modules' tables are read at masked indices inside their lengths.
         unsafe { l.launch(cfg) }.map_err(ctx("launching"))?;
         Ok(())
     }

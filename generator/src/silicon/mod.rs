@@ -4,6 +4,8 @@
 //!
 //! - [`vectors`]: `ptxvec silicon`, every semantic variant's self-checking module.
 //! - [`sweep`]: `ptxvec silicon-sweep`, every pair of the 16-bit memory reductions.
+//! - [`wide`]: `ptxvec silicon-sweep-wide`, the f32 and f64 adds over structured sets
+//!   of 2^36 and 2^32 pairs.
 //! - [`device`]: the CUDA driver (cudarc), and every `unsafe` of the crate's GPU code.
 //! - [`evidence`]: `vectors.json`, what `ptxvec silicon` wrote, typed.
 //! - [`child`]: each run in a child process of its own, with a time limit.
@@ -13,3 +15,4 @@ pub mod device;
 pub mod evidence;
 pub mod sweep;
 pub mod vectors;
+pub mod wide;

@@ -19,7 +19,7 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 
 use crate::progress::Progress;
-use super::device::{Device, DeviceError, DeviceInfo, SweepEntry, SweepModule};
+use super::device::{Device, DeviceError, DeviceInfo, SweepEntry, SweepModule, SweepShape};
 use crate::error::{Error, Outcome, Result};
 use crate::files::write_atomic;
 use crate::output::note;
@@ -262,25 +262,8 @@ fn digest(s: &Sweep, c: &mut Code) {
     c.ins("shl.b64 %rd3, %rd3, 32");
     c.ins("cvt.u64.u32 %rd4, %r8");
     c.ins("or.b64 %rd3, %rd3, %rd4");
-    c.ins("add.u64 %rd3, %rd3, 0x9E3779B97F4A7C15");
-    for (shift, factor) in [
-        (30, Some("0xBF58476D1CE4E5B9")),
-        (27, Some("0x94D049BB133111EB")),
-        (31, None),
-    ] {
-        ins!(c, "shr.u64 %rd4, %rd3, {shift}");
-        c.ins("xor.b64 %rd3, %rd3, %rd4");
-        if let Some(f) = factor {
-            ins!(c, "mul.lo.u64 %rd3, %rd3, {f}");
-        }
-    }
-    for off in [16, 8, 4, 2, 1] {
-        c.ins("mov.b64 {%r20, %r21}, %rd3");
-        ins!(c, "shfl.sync.down.b32 %r22, %r20, {off}, 31, -1");
-        ins!(c, "shfl.sync.down.b32 %r23, %r21, {off}, 31, -1");
-        c.ins("mov.b64 %rd5, {%r22, %r23}");
-        c.ins("add.u64 %rd3, %rd3, %rd5");
-    }
+    c.splitmix64("%rd3", "%rd4");
+    c.warp_sum_u64("%rd3", ["%r20", "%r21", "%r22", "%r23"], "%rd5");
     c.ins("and.b32 %r24, %r0, 31");
     c.branch_if("ne.u32", "%p1", "%r24", 0, "DONE");
     c.global_param("%rd6", "%rd6", "p_rows");
@@ -325,14 +308,23 @@ struct Runner {
 impl Runner {
     fn new(dev: &Device, s: &Sweep) -> Result<Runner, DeviceError> {
         let stride = stride(s);
-        let m = dev.sweep_module(&module(s), CHUNK, stride, ROWS as usize)?;
+        let shape = SweepShape {
+            chunk_pairs: CHUNK,
+            stride,
+            threads: THREADS,
+            row_shift: 16,
+            rows: ROWS as usize,
+            base_bits: 32,
+        };
+        let entries = [SweepEntry::Init, SweepEntry::Reduce, SweepEntry::Digest];
+        let m = dev.sweep_module(&module(s), &entries, shape)?;
         Ok(Runner { m, stride })
     }
 
     /// Initializes and reduces `pairs` pairs from `base` into the chunk buffer.
     fn reduce(&mut self, base: u32, pairs: u32) -> Result<(), DeviceError> {
-        self.m.launch(SweepEntry::Init, base, pairs, THREADS)?;
-        self.m.launch(SweepEntry::Reduce, base, pairs, THREADS)
+        self.m.launch(SweepEntry::Init, u64::from(base), pairs)?;
+        self.m.launch(SweepEntry::Reduce, u64::from(base), pairs)
     }
 
     /// Every pair, chunk by chunk: the row digests.
@@ -341,7 +333,7 @@ impl Runner {
         for c in 0..(PAIRS / u64::from(CHUNK)) {
             let base = (c * u64::from(CHUNK)) as u32;
             self.reduce(base, CHUNK)?;
-            self.m.launch(SweepEntry::Digest, base, CHUNK, THREADS)?;
+            self.m.launch(SweepEntry::Digest, u64::from(base), CHUNK)?;
         }
         self.m.synchronize()?;
         self.m.rows()

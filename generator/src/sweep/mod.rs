@@ -14,6 +14,7 @@
 
 mod catalog;
 mod digest;
+pub mod wide;
 
 pub use catalog::{Layout, Sweep};
 pub use digest::{

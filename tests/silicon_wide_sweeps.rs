@@ -1,0 +1,205 @@
+//! The wide f32/f64 sweeps recorded on sm_90 (vectors/silicon/sm_90/wide-sweeps.json),
+//! replayed with the fast CPU oracle without a GPU. The quick test recomputes two
+//! blocks of every sweep; the ignored one recomputes the blocks of a shard, all of
+//! them by default (`PTXVEC_SHARD=K/N` replays blocks `i` with `i % N == K`;
+//! vectors/silicon/README.md, "Wide sweeps", has the commands and times).
+
+use std::time::Instant;
+
+use ptxvec_generator::silicon::wide::{
+    block, evidence_path, parse, text, SetRecord, WideFile, WideResult,
+};
+use ptxvec_generator::sweep::wide::{Plan, Replay, Set, WideSweep, BLOCKS};
+
+use crate::spec_root;
+
+fn evidence() -> WideFile {
+    let path = evidence_path(&spec_root().join(".."));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+        panic!(
+            "{}: {e} (record it on a GPU with `ptxvec silicon-sweep-wide --out DIR`)",
+            path.display()
+        )
+    });
+    let e = parse(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    assert_eq!(
+        e.sets,
+        vec![SetRecord::of(Set::f32()), SetRecord::of(Set::f64())],
+        "{}: recorded over other operand sets than today's: record it again",
+        path.display()
+    );
+    e
+}
+
+fn sweep_of(r: &WideResult) -> &'static WideSweep {
+    WideSweep::find(&r.name).unwrap()
+}
+
+/// The recorded sweeps grouped by the fast oracle's plan: sweeps with equal plans
+/// have equal results on every pair, so one replay serves each group.
+fn by_plan(e: &WideFile) -> Vec<(Replay, Vec<&WideResult>)> {
+    let mut groups: Vec<(Replay, Vec<&WideResult>)> = Vec::new();
+    for r in &e.sweeps {
+        let replay = Replay::new(sweep_of(r)).unwrap_or_else(|m| panic!("{m}"));
+        let plan: Plan = replay.plan();
+        match groups.iter_mut().find(|(g, _)| g.plan() == plan) {
+            Some((_, rs)) => rs.push(r),
+            None => groups.push((replay, vec![r])),
+        }
+    }
+    groups
+}
+
+/// Replays `blocks` of every recorded sweep; the differences, one line each.
+fn replay_blocks(e: &WideFile, blocks: &[usize], log: bool) -> Vec<String> {
+    let mut failures = Vec::new();
+    for (replay, records) in by_plan(e) {
+        let t = Instant::now();
+        for &i in blocks {
+            let want = replay.block_digest(i);
+            for r in &records {
+                match block(r, i) {
+                    Ok(got) if got == want => {}
+                    Ok(got) => failures.push(format!(
+                        "{}: block {i:#04x}: silicon {got:016x}, oracle {want:016x}",
+                        r.name
+                    )),
+                    Err(m) => failures.push(m.to_string()),
+                }
+            }
+        }
+        if log {
+            let names: Vec<&str> = records.iter().map(|r| r.name.as_str()).collect();
+            eprintln!(
+                "{}: {} blocks of {} pairs, {:.1} s ({}, {} threads)",
+                names.join(" + "),
+                blocks.len(),
+                replay.sweep().block_pairs(),
+                t.elapsed().as_secs_f64(),
+                replay.level().name(),
+                rayon::current_num_threads()
+            );
+        }
+    }
+    failures
+}
+
+#[test]
+fn every_wide_sweep_is_recorded_over_todays_sets_with_its_kernel_text_and_no_mismatch() {
+    let e = evidence();
+    assert_eq!(e.cc, "9.0");
+    let names: Vec<&str> = e.sweeps.iter().map(|r| r.name.as_str()).collect();
+    let all: Vec<&str> = WideSweep::ALL.iter().map(|s| s.name).collect();
+    assert_eq!(
+        names, all,
+        "the evidence must cover WideSweep::ALL, in order"
+    );
+    for r in &e.sweeps {
+        assert_eq!(
+            r.text,
+            text(sweep_of(r)),
+            "{}: the kernel's text changed since the run",
+            r.name
+        );
+        assert!(
+            r.differing_rows == 0 && r.mismatched_rows.is_empty() && r.mismatches.is_empty(),
+            "{}: silicon differs from the oracle: {:?}",
+            r.name,
+            r.mismatches
+        );
+    }
+}
+
+#[test]
+fn wide_sweeps_replay_two_blocks_each() {
+    // Block 0: memory +0 and the positive subnormals and smallest normals (exponent
+    // indices 0 and 1); block 127: the largest positive normals, +∞ and the NaNs
+    // (indices 254 and 255).
+    let failures = replay_blocks(&evidence(), &[0, 127], false);
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn a_changed_wide_digest_is_caught() {
+    let mut e = evidence();
+    e.sweeps.retain(|r| r.name == "red.shared.add.f64");
+    assert!(replay_blocks(&e, &[200], false).is_empty());
+    let d = block(&e.sweeps[0], 200).unwrap();
+    e.sweeps[0].blocks[200] = format!("{:016x}", d ^ 1 << 40);
+    let failures = replay_blocks(&e, &[200], false);
+    assert_eq!(failures.len(), 1);
+    assert!(
+        failures[0].starts_with("red.shared.add.f64: block 0xc8:"),
+        "{}",
+        failures[0]
+    );
+}
+
+#[test]
+fn silicon_sweep_wide_names_its_sweeps_and_emits_every_kernel_without_a_gpu() {
+    let bin = env!("CARGO_BIN_EXE_ptxvec");
+    let out = std::process::Command::new(bin)
+        .args([
+            "silicon-sweep-wide",
+            "--out",
+            "unused",
+            "--sweep",
+            "red.global.add.f16",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("unknown wide sweep \"red.global.add.f16\""),
+        "{err}"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new(bin)
+        .args(["silicon-sweep-wide", "--out", "unused", "--emit-ptx"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for s in WideSweep::ALL {
+        let path = dir
+            .path()
+            .join(format!("{}.ptx", s.name.replace("::", "_")));
+        let ptx = std::fs::read_to_string(&path).unwrap();
+        assert!(ptx.contains(&text(s)), "{}", path.display());
+    }
+}
+
+/// `PTXVEC_SHARD=K/N`: the blocks `i % N == K`; unset, every block.
+fn shard() -> (usize, usize) {
+    let Ok(v) = std::env::var("PTXVEC_SHARD") else {
+        return (0, 1);
+    };
+    let parsed = v
+        .split_once('/')
+        .and_then(|(k, n)| Some((k.trim().parse().ok()?, n.trim().parse().ok()?)));
+    match parsed {
+        Some((k, n)) if n > 0 && k < n && n <= BLOCKS => (k, n),
+        _ => panic!("PTXVEC_SHARD={v:?}: expected K/N with 0 <= K < N <= {BLOCKS}"),
+    }
+}
+
+#[test]
+#[ignore = "2^36 pairs per f32 sweep: all blocks, or PTXVEC_SHARD=K/N of them (vectors/silicon/README.md)"]
+fn wide_sweeps_replay_blocks_of_the_shard() {
+    let (k, n) = shard();
+    let blocks: Vec<usize> = (0..BLOCKS).filter(|i| i % n == k).collect();
+    eprintln!(
+        "wide sweeps: shard {k}/{n}, {} of {BLOCKS} blocks of every sweep (blocks i with i % {n} == {k})",
+        blocks.len()
+    );
+    let t = Instant::now();
+    let failures = replay_blocks(&evidence(), &blocks, true);
+    eprintln!("wide sweeps: {:.1} s", t.elapsed().as_secs_f64());
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
