@@ -20,6 +20,7 @@ type Stage<'a> = dyn Fn() -> crate::error::Result<usize> + 'a;
 pub fn run(
     spec: &Spec,
     runs: usize,
+    sweep_runs: usize,
     scratch: &Path,
     table: &mut dyn Write,
 ) -> crate::error::Result<()> {
@@ -67,5 +68,5 @@ pub fn run(
         )
         .map_err(crate::output::write_error)?;
     }
-    Ok(())
+    crate::sweep::bench::run(sweep_runs, table)
 }

@@ -127,6 +127,10 @@ pub enum Command {
         /// Where the full generate writes (default: a folder under the system's temp).
         #[arg(long)]
         scratch: Option<PathBuf>,
+        /// Runs of each 16-bit sweep stage (every sweep at every ISA level, each a
+        /// whole 2^32-pair sweep, with the digest floor); 0 skips them.
+        #[arg(long, default_value_t = 1)]
+        sweep_runs: usize,
     },
 }
 
@@ -238,9 +242,13 @@ fn run(cli: &Cli, stdout: &mut crate::output::Stdout) -> Result<Outcome> {
         Command::SiliconSweep(args) => crate::silicon::sweep::run(args),
         Command::Grade(args) => crate::grade::run(&spec, args, stdout),
         Command::Coverage(args) => crate::coverage::run(&spec, args, stdout),
-        Command::Bench { runs, scratch } => {
+        Command::Bench {
+            runs,
+            scratch,
+            sweep_runs,
+        } => {
             let dir = scratch.clone().unwrap_or_else(|| std::env::temp_dir().join(format!("ptxvec-bench-{}", std::process::id())));
-            let result = crate::bench::run(&spec, *runs, &dir, stdout);
+            let result = crate::bench::run(&spec, *runs, *sweep_runs, &dir, stdout);
             if scratch.is_none() {
                 let _ = std::fs::remove_dir_all(&dir);
             }

@@ -48,6 +48,9 @@ pub enum Error {
     /// The oracle gives no exact bits where a sweep needs them.
     #[error("{0}")]
     Inexact(#[from] crate::sweep::Inexact),
+    /// A fast sweep kernel cannot run here, or disagrees with the oracle.
+    #[error("{0}")]
+    Fast(#[from] crate::sweep::fast::FastError),
     /// A worker pool could not start.
     #[error("starting the worker threads: {0}")]
     Threads(#[from] rayon::ThreadPoolBuildError),

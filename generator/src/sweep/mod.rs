@@ -12,11 +12,13 @@
 //! register) reduces `(mem, operand)` and element 1 reduces `(operand, mem)`, so both
 //! element positions see every pair, in both orders.
 
+pub mod bench;
 mod catalog;
 mod digest;
+pub mod fast;
 
 pub use catalog::{Layout, Sweep};
 pub use digest::{
-    blocks_from_rows, mix, term, Inexact, BLOCKS, BLOCK_PAIRS, PAIRS, ROWS, ROWS_PER_BLOCK,
-    ROW_PAIRS,
+    blocks_from_rows, mix, mix_after_gamma, term, Inexact, BLOCKS, BLOCK_PAIRS, GAMMA, M1, M2,
+    PAIRS, ROWS, ROWS_PER_BLOCK, ROW_PAIRS,
 };
