@@ -31,9 +31,18 @@ fn total(rows: Vec<u64>) -> u64 {
     rows.into_iter().fold(0u64, u64::wrapping_add)
 }
 
-/// Times every sweep at every available level (only the one `PTXVEC_SWEEP_LEVEL`
-/// names, when set), `runs` times each (0: none), and writes the table to `table`.
-pub fn run(runs: usize, table: &mut dyn Write) -> crate::error::Result<()> {
+/// The levels the sweep stages time: every level this CPU has, or only the one
+/// `PTXVEC_SWEEP_LEVEL` names (an error where it names none, or one this CPU lacks).
+pub fn levels() -> crate::error::Result<Vec<Level>> {
+    Ok(match std::env::var(LEVEL_VAR) {
+        Ok(_) => vec![Level::from_env()?],
+        Err(_) => Level::available_all(),
+    })
+}
+
+/// Times every sweep at each of `levels`, `runs` times each (0: none), and writes
+/// the table to `table`.
+pub fn run(runs: usize, levels: &[Level], table: &mut dyn Write) -> crate::error::Result<()> {
     if runs == 0 {
         return Ok(());
     }
@@ -56,11 +65,7 @@ pub fn run(runs: usize, table: &mut dyn Write) -> crate::error::Result<()> {
             min.as_secs_f64() / floor.as_secs_f64()
         )
     };
-    let levels = match std::env::var(LEVEL_VAR) {
-        Ok(_) => vec![Level::from_env()?],
-        Err(_) => Level::available_all(),
-    };
-    for level in levels {
+    for &level in levels {
         let floor = time(runs, || {
             (0..ROWS)
                 .into_par_iter()
