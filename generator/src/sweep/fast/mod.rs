@@ -26,6 +26,11 @@
 //!   operand yields the other operand, two NaNs the canonical NaN (sm_90's
 //!   `min_max_mode`).
 //!
+//! A SIMD step computes the results of one memory value against 32 (AVX-512) or 16
+//! (AVX2) consecutive operands, one vector of 16-bit lanes, and unpacks them into
+//! the digest's u64 lanes beside their pairs; a swapped layout's two elements are one
+//! result placed twice (the operations commute bit for bit: [`Plan`]).
+//!
 //! The digest (`mix` over u64 lanes) is vectorized too: 8 lanes with AVX-512DQ's
 //! 64-bit multiply, 4 lanes with AVX2 (the multiply from three 32-bit ones), plain
 //! u64 on the portable level. It is the floor: [`floor_row_digest`] digests every
