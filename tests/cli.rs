@@ -136,6 +136,20 @@ fn bench_reports_every_stage_with_its_item_count_and_cleans_up() {
     let _ = std::fs::remove_dir_all(&scratch);
     let bad = ptxvec(&["bench", "--runs", "x"]);
     assert_eq!(bad.status.code(), Some(2));
+    // A sweep level that does not exist stops the bench before any stage runs.
+    let bad = Command::new(env!("CARGO_BIN_EXE_ptxvec"))
+        .args(["bench", "--runs", "1", "--sweep-runs", "1"])
+        .env("PTXVEC_SWEEP_LEVEL", "sse9")
+        .current_dir(repo_root())
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(bad.stdout.is_empty());
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert!(
+        err.contains("PTXVEC_SWEEP_LEVEL=\"sse9\": no such level (expected one of avx512fp16, avx512, avx2, portable)"),
+        "{err}"
+    );
 }
 
 /// A reader that stops early (`ptxvec spec | head -0`) must not make ptxvec panic:

@@ -1,7 +1,7 @@
 //! `ptxvec bench`: how long the main job's stages take, run several times in this
 //! process, minimum and median reported. The speed bounds of the project (syntax
-//! cases under 2 s, a full `generate` under 10 s on 2 cores) are shown here, not by
-//! timed tests.
+//! cases under 2 s, a full `generate` under 10 s on 2 cores, a 16-bit sweep at the
+//! digest's floor: `crate::sweep::bench`) are shown here, not by timed tests.
 
 use std::io::Write;
 use std::path::Path;
@@ -20,10 +20,12 @@ type Stage<'a> = dyn Fn() -> crate::error::Result<usize> + 'a;
 pub fn run(
     spec: &Spec,
     runs: usize,
+    sweep_runs: usize,
     scratch: &Path,
     table: &mut dyn Write,
 ) -> crate::error::Result<()> {
     let runs = runs.max(1);
+    let sweep_levels = crate::sweep::bench::levels()?;
     let stages: [(&str, &Stage); 3] = [
         ("syntax cases (all instructions, in memory)", &|| {
             Ok(spec
@@ -67,5 +69,5 @@ pub fn run(
         )
         .map_err(crate::output::write_error)?;
     }
-    Ok(())
+    crate::sweep::bench::run(sweep_runs, &sweep_levels, table)
 }

@@ -124,7 +124,8 @@ pub enum Command {
     /// defect class × form matrix; `--mutants` adds mutation adequacy. Exit 1 on a hole.
     Coverage(crate::coverage::Args),
     /// Time the main job's stages (syntax cases, semantic records, a full generate
-    /// into a scratch folder): minimum and median of several runs.
+    /// into a scratch folder): minimum and median of several runs; with `--sweep-runs`,
+    /// every 16-bit sweep at every ISA level against the digest floor.
     Bench {
         /// Runs of each stage.
         #[arg(long, default_value_t = 5)]
@@ -132,6 +133,11 @@ pub enum Command {
         /// Where the full generate writes (default: a folder under the system's temp).
         #[arg(long)]
         scratch: Option<PathBuf>,
+        /// Runs of each 16-bit sweep stage: every sweep and the digest floor at every
+        /// ISA level this CPU has (`PTXVEC_SWEEP_LEVEL`: that one only), each a whole
+        /// 2^32-pair sweep, about a second at the best level. 0 (the default) skips them.
+        #[arg(long, default_value_t = 0)]
+        sweep_runs: usize,
     },
 }
 
@@ -246,9 +252,13 @@ fn run(cli: &Cli, stdout: &mut crate::output::Stdout) -> Result<Outcome> {
         Command::SiliconSweepWide(args) => crate::silicon::wide::run(args),
         Command::Grade(args) => crate::grade::run(&spec, args, stdout),
         Command::Coverage(args) => crate::coverage::run(&spec, args, stdout),
-        Command::Bench { runs, scratch } => {
+        Command::Bench {
+            runs,
+            scratch,
+            sweep_runs,
+        } => {
             let dir = scratch.clone().unwrap_or_else(|| std::env::temp_dir().join(format!("ptxvec-bench-{}", std::process::id())));
-            let result = crate::bench::run(&spec, *runs, &dir, stdout);
+            let result = crate::bench::run(&spec, *runs, *sweep_runs, &dir, stdout);
             if scratch.is_none() {
                 let _ = std::fs::remove_dir_all(&dir);
             }

@@ -51,6 +51,9 @@ pub enum Error {
     /// A wide sweep's oracle cannot answer (`crate::sweep::wide`).
     #[error("{0}")]
     Wide(#[from] crate::sweep::wide::WideError),
+    /// A fast sweep kernel cannot run here, or disagrees with the oracle.
+    #[error("{0}")]
+    Fast(#[from] crate::sweep::fast::FastError),
     /// A worker pool could not start.
     #[error("starting the worker threads: {0}")]
     Threads(#[from] rayon::ThreadPoolBuildError),

@@ -85,12 +85,24 @@ impl Sweep {
     }
 }
 
+/// [`mix`]'s additive constant (the golden-ratio increment of splitmix64).
+pub const GAMMA: u64 = 0x9e37_79b9_7f4a_7c15;
+/// [`mix`]'s first multiplier.
+pub const M1: u64 = 0xbf58_476d_1ce4_e5b9;
+/// [`mix`]'s second multiplier.
+pub const M2: u64 = 0x94d0_49bb_1331_11eb;
+
 /// The splitmix64 finalizer (Steele, Lea, Flood 2014; the constants of
 /// `java.util.SplittableRandom`): a bijection on u64.
 pub const fn mix(x: u64) -> u64 {
-    let mut z = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    mix_after_gamma(x.wrapping_add(GAMMA))
+}
+
+/// [`mix`] less its first step: `mix(x) == mix_after_gamma(x + GAMMA)`. The fast
+/// kernels add [`GAMMA`] once to a row's running pair vector instead of per term.
+pub const fn mix_after_gamma(z: u64) -> u64 {
+    let z = (z ^ (z >> 30)).wrapping_mul(M1);
+    let z = (z ^ (z >> 27)).wrapping_mul(M2);
     z ^ (z >> 31)
 }
 

@@ -4,7 +4,9 @@
 //! alike (`digest`). The GPU side is `ptxvec silicon-sweep` (`silicon::sweep`); the
 //! recorded digests are in vectors/silicon/sm_90/sweeps.json. What a reduction
 //! computes on a pair is the oracle's (`ptxvec_oracle::memory::Reduction`); nothing
-//! here decides a result.
+//! here decides a result. `fast` computes the same row digests with SIMD kernels,
+//! held to the oracle, so that a whole sweep takes about a second (the replay of
+//! every recorded sweep); `bench` times them.
 //!
 //! Pair `p` (a u32) is `mem << 16 | operand`. A sweep's result for `p` is the memory
 //! after the reduction, as a u32: the 16-bit element for a scalar layout; for a
@@ -12,12 +14,14 @@
 //! register) reduces `(mem, operand)` and element 1 reduces `(operand, mem)`, so both
 //! element positions see every pair, in both orders.
 
+pub mod bench;
 mod catalog;
 mod digest;
 pub mod wide;
+pub mod fast;
 
 pub use catalog::{Layout, Sweep};
 pub use digest::{
-    blocks_from_rows, mix, term, Inexact, BLOCKS, BLOCK_PAIRS, PAIRS, ROWS, ROWS_PER_BLOCK,
-    ROW_PAIRS,
+    blocks_from_rows, mix, mix_after_gamma, term, Inexact, BLOCKS, BLOCK_PAIRS, GAMMA, M1, M2,
+    PAIRS, ROWS, ROWS_PER_BLOCK, ROW_PAIRS,
 };

@@ -4,9 +4,11 @@
 //! `fuzz/src/exhaustive.rs` does for its formats.
 //!
 //! Run: `cargo test -p ptxvec-oracle --release -- --ignored --nocapture --test-threads=1 exhaustive`.
-//! Each test spreads its pairs over rayon's pool (one thread per core). Measured on the project's 2-core
-//! machine: f16 133 s, bf16 138 s (about 31 ns per pair for add, add_via_f32, two
-//! mins, two maxes and their references).
+//! Each test spreads its pairs over rayon's pool (one thread per core). The checks
+//! of one pair (add, add_via_f32, two mins, two maxes and their references) cost
+//! about 34 ns of CPU on the project's 2-core machine, so both formats in full take
+//! about 2.5 minutes there; `PTXVEC_EXHAUSTIVE_SHARD=K/N` checks the first operands
+//! `a % N == K` only (CI runs a quarter, a different one each day: `.ci/run`).
 //!
 //! The reference, and why it is independent of the code under test:
 //! - Operands become `f64` through the `half` crate (widening is exact).
@@ -14,18 +16,19 @@
 //!   exact error `t` with `x + y = s + t`. For f16 `t` is always 0: f16 values are
 //!   multiples of 2^−24 below 2^16, so a sum is k·2^−24 with |k| < 2^41 < 2^53.
 //!   For bf16 it is not (operands up to 260 binades apart), hence TwoSum.
-//! - The sum is rounded to the 16-bit format *by definition*: starting from a hint,
-//!   step to the neighbour while the exact sum lies beyond the midpoint between two
-//!   adjacent representable values, ties to the even bit pattern. Each midpoint is
-//!   exact in f64 (two adjacent 16-bit values have at most 11 significant bits), and
-//!   comparing `s + t` with a midpoint `m` is exact: RNE is monotone and `m` is an f64,
-//!   so `s > m` implies `x + y > m`, `s < m` implies `x + y < m`, and if `s == m` the
-//!   sign of `t` decides.
-//! - The hint is `half`'s `from_f64`. It is NOT a correct reference by itself: its
-//!   software path (half 2.4 `f64_to_f16_fallback`) drops the low 32 bits of the f64
-//!   significand before rounding, so a tie plus a far sticky bit (2048 + (1 + 2^−10)
-//!   = 2049 + 2^−10 in f16) rounds down instead of up, and its f16c path rounds
-//!   twice, through f32. The step loop corrects either.
+//! - The host rounds `s` to the format's quantum at `s` (2^q: p − 1 bits below its
+//!   leading bit, never finer than the subnormals'), to nearest even, by adding and
+//!   subtracting 1.5 · 2^(q + 52): beside that constant the f64 spacing is exactly
+//!   2^q. Midpoints between adjacent 16-bit values have at most 12 significant bits,
+//!   so are f64s, and rounding is monotone: `s` above (below) a midpoint puts the
+//!   exact sum above (below) it too; where `s` is a midpoint, the sign of `t`
+//!   decides. A result at 2^(emax + 1) is the overflow to infinity.
+//! - The rounded value is a value of the format, so `half`'s conversion encodes it
+//!   exactly. That conversion is no correct rounding by itself: its software path
+//!   (half 2.4 `f64_to_f16_fallback`) drops the low 32 bits of the f64 significand
+//!   before rounding, so a tie plus a far sticky bit (2048 + (1 + 2^−10) =
+//!   2049 + 2^−10 in f16) rounds down instead of up, and its f16c path rounds twice,
+//!   through f32. Here it never has to round.
 //! - The sign of an exact zero sum is the host's (IEEE 754 §6.3, same as ours by
 //!   specification, computed independently).
 
@@ -39,20 +42,21 @@ use std::time::Instant;
 struct Host16 {
     fmt: Format,
     to_f64: fn(u16) -> f64,
-    /// A rounding of an f64 to the format, trusted only as a starting point.
-    hint: fn(f64) -> u16,
+    /// The bits of an f64 that is a value of the format (exact there; its rounding
+    /// of other values is not relied on).
+    encode: fn(f64) -> u16,
 }
 
 const HOST_F16: Host16 = Host16 {
     fmt: Format::F16,
     to_f64: |b| half::f16::from_bits(b).to_f64(),
-    hint: |x| half::f16::from_f64(x).to_bits(),
+    encode: |x| half::f16::from_f64(x).to_bits(),
 };
 
 const HOST_BF16: Host16 = Host16 {
     fmt: Format::BF16,
     to_f64: |b| half::bf16::from_bits(b).to_f64(),
-    hint: |x| half::bf16::from_f64(x).to_bits(),
+    encode: |x| half::bf16::from_f64(x).to_bits(),
 };
 
 /// The value of every bit pattern, as f64.
@@ -84,42 +88,32 @@ fn reference_add(h: &Host16, table: &[f64], a: u16, b: u16) -> Option<u16> {
     let bb = s - x;
     let t = (x - (s - bb)) + (y - bb);
     let (s, t) = if s < 0.0 { (-s, -t) } else { (s, t) };
-    // The exact sum s + t compared with m, an f64.
-    let cmp = |m: f64| match s.partial_cmp(&m) {
-        Some(Ordering::Equal) | None => t.partial_cmp(&0.0).unwrap_or(Ordering::Equal),
-        Some(o) => o,
-    };
-    let value = |i: u16| table[usize::from(i)];
-    let max = fmt.max_finite(false) as u16;
-    let mut i = (h.hint)(s) & !(fmt.sign_bit() as u16);
-    i = i.min(max);
-    // Up while beyond the midpoint to the next value (at a tie, to the even pattern).
-    while i < max {
-        let o = cmp((value(i) + value(i + 1)) / 2.0);
-        if o == Ordering::Greater || (o == Ordering::Equal && i & 1 == 1) {
-            i += 1;
-        } else {
-            break;
-        }
+    // The format's quantum at s: 2^q, p - 1 bits below s's leading bit, never finer
+    // than the subnormals' (s is a normal f64: at least 2^-133).
+    let lead = (s.to_bits() >> 52) as i32 - 1023;
+    let p_less_1 = fmt.frac_bits as i32;
+    let q = (lead - p_less_1).max(fmt.emin() - p_less_1);
+    let pow2 = |e: i32| f64::from_bits(((e + 1023) as u64) << 52);
+    // The host rounds s to a multiple of 2^q, to nearest even: next to
+    // c = 1.5 * 2^(q + 52) (an even multiple of 2^q) the f64 spacing is 2^q.
+    let c = pow2(q + 52) * 1.5;
+    let mut r = (s + c) - c;
+    // s is the exact sum rounded to 53 bits. Midpoints between the format's values
+    // have at most 12 significant bits, so are f64s, and rounding is monotone: s
+    // above (below) a midpoint means the exact sum is above (below) it too. Only
+    // where s is a midpoint can the exact sum s + t lie off it; it then rounds
+    // towards t.
+    let half = pow2(q - 1);
+    if (r - s).abs() == half && t != 0.0 {
+        r = if t > 0.0 { s + half } else { s - half };
     }
-    // Down while below the midpoint to the previous value.
-    while i > 0 {
-        let o = cmp((value(i - 1) + value(i)) / 2.0);
-        if o == Ordering::Less || (o == Ordering::Equal && i & 1 == 1) {
-            i -= 1;
-        } else {
-            break;
-        }
+    // With an unbounded exponent the largest finite rounds up to 2^(emax + 1): the
+    // overflow, to infinity.
+    if r >= pow2(fmt.bias() + 1) {
+        return Some(fmt.inf(false) as u16 | sign);
     }
-    if i == max {
-        // The overflow threshold is the midpoint between the largest finite (odd
-        // pattern) and the next power of two: at or beyond it, infinity.
-        let threshold = value(max) + (value(max) - value(max - 1)) / 2.0;
-        if cmp(threshold) != Ordering::Less {
-            return Some(fmt.inf(false) as u16 | sign);
-        }
-    }
-    Some(i | sign)
+    // r is a value of the format now: encoding it is exact.
+    Some((h.encode)(r) | sign)
 }
 
 /// The reference min/max of `a` and `b`, whose values are `(x, y)`: host
@@ -148,23 +142,68 @@ fn reference_min_max(
     }
 }
 
+/// The failures of a check: how many, and the first few in full. Each kind has its
+/// own cold function taking plain values: formatting inside the checking loops made
+/// them two to three times slower.
+#[derive(Default)]
+struct Failures {
+    count: u64,
+    first: Vec<String>,
+}
+
+impl Failures {
+    fn push(&mut self, message: impl FnOnce() -> String) {
+        self.count += 1;
+        if self.first.len() < 8 {
+            self.first.push(message());
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn add(&mut self, fmt: Format, a: u16, b: u16, got: u64, want: Option<u16>) {
+        self.push(|| {
+            format!(
+                "{} add {a:#06x} + {b:#06x} = {got:#06x}, reference {want:x?}",
+                fmt.name
+            )
+        });
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn via(&mut self, fmt: Format, a: u16, b: u16, via: u64, got: u64) {
+        self.push(|| {
+            format!(
+                "{} add_via_f32 {a:#06x} + {b:#06x} = {via:#06x}, add {got:#06x}",
+                fmt.name
+            )
+        });
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn min_max(&mut self, fmt: Format, op: MinMax, nan: MinMaxNan, a: u16, b: u16, got: u64, want: u16) {
+        self.push(|| {
+            format!(
+                "{} {op:?} {nan:?} ({a:#06x}, {b:#06x}) = {got:#06x}, reference {want:#06x}",
+                fmt.name
+            )
+        });
+    }
+}
+
 /// Checks the pairs (a, b) for every `a` in `a_values` and every `b`; returns the
-/// number of failures and the first few, each printing the whole case. `BF16` picks
-/// the format at compile time, so that the inlined operations see constant masks.
-fn check_rows<const BF16: bool>(h: &Host16, table: &[f64], a_values: &[u16]) -> (u64, Vec<String>) {
+/// failures, each printing the whole case. `BF16` picks the format at compile time,
+/// so that the inlined operations see constant masks.
+fn check_rows<const BF16: bool>(h: &Host16, table: &[f64], a_values: &[u16]) -> Failures {
     let fmt = if BF16 { Format::BF16 } else { Format::F16 };
     assert_eq!(fmt, h.fmt);
-    let mut failures = 0u64;
-    let mut first = Vec::new();
-    let mut fail = |msg: String| {
-        failures += 1;
-        if first.len() < 8 {
-            first.push(msg);
-        }
-    };
+    let mut failures = Failures::default();
     for &a16 in a_values {
+        let a64 = u64::from(a16);
         for b16 in 0..=u16::MAX {
-            let (a64, b64) = (u64::from(a16), u64::from(b16));
+            let b64 = u64::from(b16);
             let got = add(fmt, a64, b64, Ftz::Preserve, NanOut::Canonical);
             let want = reference_add(h, table, a16, b16);
             let ok = match want {
@@ -172,20 +211,14 @@ fn check_rows<const BF16: bool>(h: &Host16, table: &[f64], a_values: &[u16]) -> 
                 Some(w) => got == u64::from(w),
             };
             if !ok {
-                fail(format!(
-                    "{} add {a16:#06x} + {b16:#06x} = {got:#06x}, reference {want:x?}",
-                    fmt.name
-                ));
+                failures.add(fmt, a16, b16, got, want);
             }
             let via = add_via_f32(fmt, a64, b64, Ftz::Preserve, NanOut::Canonical);
             if via != got {
-                fail(format!(
-                    "{} add_via_f32 {a16:#06x} + {b16:#06x} = {via:#06x}, add {got:#06x}",
-                    fmt.name
-                ));
+                failures.via(fmt, a16, b16, via, got);
             }
-            // One host comparison serves the four min/max references.
-            let order = (table[usize::from(a16)], table[usize::from(b16)]);
+            // One pair of host values serves the four min/max references.
+            let values = (table[usize::from(a16)], table[usize::from(b16)]);
             for &op in MinMax::ALL {
                 for &nan in MinMaxNan::ALL {
                     let mode = MinMaxMode {
@@ -194,28 +227,25 @@ fn check_rows<const BF16: bool>(h: &Host16, table: &[f64], a_values: &[u16]) -> 
                         abs: false,
                     };
                     let got = min_max(op, fmt, a64, b64, mode);
-                    let want = reference_min_max(fmt, order, op, nan, a16, b16);
+                    let want = reference_min_max(fmt, values, op, nan, a16, b16);
                     if got != u64::from(want) {
-                        fail(format!(
-                            "{} {op:?} {nan:?} ({a16:#06x}, {b16:#06x}) = {got:#06x}, reference {want:#06x}",
-                            fmt.name
-                        ));
+                        failures.min_max(fmt, op, nan, a16, b16, got, want);
                     }
                 }
             }
         }
     }
-    (failures, first)
+    failures
 }
 
 /// Runs [`check_rows`] over `a_values` on rayon's pool and prints the time it took.
 /// The failures are listed in `a_values` order, whatever order the chunks ran in.
-fn exhaust(h: &Host16, a_values: &[u16]) -> (u64, Vec<String>) {
+fn exhaust(h: &Host16, a_values: &[u16]) -> Failures {
     let table = value_table(h);
     let threads = rayon::current_num_threads();
     let started = Instant::now();
     // Small chunks keep the threads' loads even: NaN rows cost less than others.
-    let results: Vec<(u64, Vec<String>)> = a_values
+    let results: Vec<Failures> = a_values
         .par_chunks(16)
         .map(|chunk| {
             if h.fmt == Format::BF16 {
@@ -232,36 +262,95 @@ fn exhaust(h: &Host16, a_values: &[u16]) -> (u64, Vec<String>) {
         h.fmt.name,
         elapsed.as_secs_f64() * 1e9 / pairs
     );
-    results
-        .into_iter()
-        .fold((0, Vec::new()), |(n, mut v), (m, w)| {
-            v.extend(w);
-            (n + m, v)
-        })
+    let mut all = Failures::default();
+    for f in results {
+        all.count += f.count;
+        all.first.extend(f.first);
+    }
+    all
 }
 
 fn assert_exhaustive(h: &Host16, a_values: &[u16]) {
-    let (failures, first) = exhaust(h, a_values);
+    let f = exhaust(h, a_values);
     assert_eq!(
-        failures,
+        f.count,
         0,
-        "{failures} failures, first:\n{}",
-        first.join("\n")
+        "{} failures, first:\n{}",
+        f.count,
+        f.first.join("\n")
     );
+}
+
+/// The environment variable that splits the exhaustive tests: `K/N` checks the
+/// first operands `a` with `a % N == K` (against every second operand), so that N
+/// runs with K = 0 … N − 1 cover every pair. Unset: all of them.
+const SHARD_VAR: &str = "PTXVEC_EXHAUSTIVE_SHARD";
+
+/// `K/N` as (K, N), with 0 ≤ K < N.
+fn parse_shard(text: &str) -> Result<(u16, u16), String> {
+    let bad = || format!("{SHARD_VAR}={text:?}: expected K/N with 0 <= K < N <= 65536, e.g. 1/4");
+    let (k, n) = text.trim().split_once('/').ok_or_else(bad)?;
+    let k: u32 = k.trim().parse().map_err(|_| bad())?;
+    let n: u32 = n.trim().parse().map_err(|_| bad())?;
+    if n == 0 || n > 65536 || k >= n {
+        return Err(bad());
+    }
+    Ok((k as u16, (n - 1) as u16))
+}
+
+/// The first operands of shard `k` of `n_less_1 + 1`.
+fn shard_rows(k: u16, n_less_1: u16) -> Vec<u16> {
+    let n = u32::from(n_less_1) + 1;
+    (0..=u16::MAX).filter(|&a| u32::from(a) % n == u32::from(k)).collect()
+}
+
+/// Checks this run's shard (`PTXVEC_EXHAUSTIVE_SHARD`) of `h`'s pairs, and says
+/// which in the log.
+fn exhaustive(h: &Host16) {
+    let (k, n_less_1) = match std::env::var(SHARD_VAR) {
+        Ok(text) => parse_shard(&text).unwrap_or_else(|e| panic!("{e}")),
+        Err(_) => (0, 0),
+    };
+    let rows = shard_rows(k, n_less_1);
+    println!(
+        "exhaustive {}: shard {k}/{} ({} first operands x 65536)",
+        h.fmt.name,
+        u32::from(n_less_1) + 1,
+        rows.len()
+    );
+    assert_exhaustive(h, &rows);
 }
 
 #[test]
 #[ignore = "exhaustive: run with --release -- --ignored"]
 fn exhaustive_f16_add_min_max() {
-    let all: Vec<u16> = (0..=u16::MAX).collect();
-    assert_exhaustive(&HOST_F16, &all);
+    exhaustive(&HOST_F16);
 }
 
 #[test]
 #[ignore = "exhaustive: run with --release -- --ignored"]
 fn exhaustive_bf16_add_min_max() {
-    let all: Vec<u16> = (0..=u16::MAX).collect();
-    assert_exhaustive(&HOST_BF16, &all);
+    exhaustive(&HOST_BF16);
+}
+
+#[test]
+fn shards_partition_the_first_operands() {
+    assert_eq!(parse_shard("1/4"), Ok((1, 3)));
+    assert_eq!(parse_shard(" 0 / 1 "), Ok((0, 0)));
+    assert_eq!(parse_shard("65535/65536"), Ok((65535, 65535)));
+    for bad in ["4/4", "1", "a/4", "0/0", "0/65537", "-1/4"] {
+        let e = parse_shard(bad).unwrap_err();
+        assert!(e.contains("expected K/N"), "{bad}: {e}");
+    }
+    // Every first operand in exactly one shard of three, and in the only shard of one.
+    let mut seen = vec![0u8; 65536];
+    for k in 0..3 {
+        for a in shard_rows(k, 2) {
+            seen[usize::from(a)] += 1;
+        }
+    }
+    assert!(seen.iter().all(|&c| c == 1));
+    assert_eq!(shard_rows(0, 0).len(), 65536);
 }
 
 /// A sample of first operands for the quick run: each sign's zero, subnormals, the
@@ -311,16 +400,16 @@ fn reference_tables_agree_with_convert() {
 }
 
 #[test]
-fn reference_corrects_the_hint() {
+fn reference_rounds_hand_worked_cases() {
     // 2048 + (1 + 2^-10) = 2049 + 2^-10: a tie at 2049 broken upwards by a sticky bit
-    // 21 bits below the leading one. Correct: 2050 (0x6801). The hint may say 2048.
+    // 21 bits below the leading one. Correct: 2050 (0x6801).
     let table = value_table(&HOST_F16);
     assert_eq!(
         reference_add(&HOST_F16, &table, 0x6800, 0x3c01),
         Some(0x6801)
     );
-    // half's software conversion drops that sticky bit and says 2048: why it is only
-    // a hint.
+    // half's software conversion drops that sticky bit and says 2048: why the
+    // reference rounds on the host and asks half only to encode.
     let sum = 2049.0 + 2f64.powi(-10);
     assert_eq!(half::f16::from_f64_const(sum).to_bits(), 0x6800);
     // A plain tie goes to even: 2048 + 1 = 2049 rounds to 2048.

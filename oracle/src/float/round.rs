@@ -17,7 +17,7 @@ pub(super) struct Unpacked {
 
 /// Splits a finite `x` (zero, subnormal or normal) into sign, integer significand and
 /// the exponent of its last bit.
-#[inline]
+#[inline(always)]
 pub(super) fn unpack(fmt: Format, x: u64) -> Unpacked {
     let biased = ((x >> fmt.frac_bits) & fmt.exp_max()) as i32;
     let frac = x & fmt.frac_mask();
@@ -35,7 +35,7 @@ pub(super) fn unpack(fmt: Format, x: u64) -> Unpacked {
 }
 
 /// `x >> n`, with every bit shifted out ORed into bit 0 (the sticky bit).
-#[inline]
+#[inline(always)]
 pub(super) fn shift_right_jam(x: u64, n: u32) -> u64 {
     if n == 0 {
         x
@@ -50,7 +50,7 @@ pub(super) fn shift_right_jam(x: u64, n: u32) -> u64 {
 /// infinity and underflowing gradually through the subnormals. `sig` may carry a
 /// sticky bit in bit 0, provided at least two bits are dropped whenever it is set.
 /// A result that rounds to zero keeps `negative`.
-#[inline]
+#[inline(always)]
 pub(super) fn round_pack(fmt: Format, negative: bool, sig: u64, exp: i32) -> u64 {
     if sig == 0 {
         return fmt.zero(negative);
@@ -113,7 +113,7 @@ pub(super) fn round_pack(fmt: Format, negative: bool, sig: u64, exp: i32) -> u64
 /// nearest even with overflow to infinity and gradual underflow. No flushing. A NaN
 /// becomes the canonical NaN of `to`, or under [`NanOut::QuietFirst`] keeps its sign
 /// and the top of its payload, quieted (as IEEE 754 conversions do).
-#[inline]
+#[inline(always)]
 pub fn convert(from: Format, to: Format, x: u64, nan: NanOut) -> u64 {
     let x = x & from.mask();
     let negative = from.sign(x);
