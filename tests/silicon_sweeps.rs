@@ -14,10 +14,8 @@ use ptxvec_generator::silicon::sweep::{
     block, evidence_path, parse, text, SweepResult, SweepsFile,
 };
 use ptxvec_generator::sweep::fast::{boundary_values, Kernel, Level};
+use ptxvec_generator::sweep::{blocks_from_rows, Sweep, BLOCKS, ROWS, ROWS_PER_BLOCK, ROW_PAIRS};
 use ptxvec_oracle::float::{add, Format, Ftz, NanOut};
-use ptxvec_generator::sweep::{
-    blocks_from_rows, Sweep, BLOCKS, ROWS, ROWS_PER_BLOCK, ROW_PAIRS,
-};
 
 use crate::spec_root;
 
@@ -157,7 +155,10 @@ fn a_changed_digest_is_caught() {
 fn sweeps_replay_exhaustive() {
     let e = evidence();
     let level = Level::from_env().unwrap_or_else(|e| panic!("{e}"));
-    eprintln!("replaying every block of {} sweeps at level {level}", e.sweeps.len());
+    eprintln!(
+        "replaying every block of {} sweeps at level {level}",
+        e.sweeps.len()
+    );
     let mut failures = Vec::new();
     for r in &e.sweeps {
         let s = sweep_of(r);
@@ -204,13 +205,23 @@ fn fast_kernels_exhaustive_on_f16_add() {
     // `result` reaches it through the reduction's dispatch, twice as slow); it is
     // the sweep's result wherever the kernels' boundary check looks.
     let oracle = |mem: u32, o: u32| {
-        add(F16, u64::from(mem), u64::from(o), Ftz::Preserve, NanOut::Canonical) as u32
+        add(
+            F16,
+            u64::from(mem),
+            u64::from(o),
+            Ftz::Preserve,
+            NanOut::Canonical,
+        ) as u32
     };
     let values = boundary_values(F16);
     for &m in &values {
         for &o in &values {
             let (m, o) = (u32::from(m), u32::from(o));
-            assert_eq!(s.result(m << 16 | o), Ok(oracle(m, o)), "{m:#06x} + {o:#06x}");
+            assert_eq!(
+                s.result(m << 16 | o),
+                Ok(oracle(m, o)),
+                "{m:#06x} + {o:#06x}"
+            );
         }
     }
     let kernels: Vec<Kernel> = Level::available_all()

@@ -183,7 +183,14 @@ impl Failures {
 
     #[cold]
     #[inline(never)]
-    fn min_max(&mut self, fmt: Format, op: MinMax, nan: MinMaxNan, a: u16, b: u16, got: u64, want: u16) {
+    fn min_max(
+        &mut self,
+        fmt: Format,
+        (op, nan): (MinMax, MinMaxNan),
+        (a, b): (u16, u16),
+        got: u64,
+        want: u16,
+    ) {
         self.push(|| {
             format!(
                 "{} {op:?} {nan:?} ({a:#06x}, {b:#06x}) = {got:#06x}, reference {want:#06x}",
@@ -229,7 +236,7 @@ fn check_rows<const BF16: bool>(h: &Host16, table: &[f64], a_values: &[u16]) -> 
                     let got = min_max(op, fmt, a64, b64, mode);
                     let want = reference_min_max(fmt, values, op, nan, a16, b16);
                     if got != u64::from(want) {
-                        failures.min_max(fmt, op, nan, a16, b16, got, want);
+                        failures.min_max(fmt, (op, nan), (a16, b16), got, want);
                     }
                 }
             }
@@ -301,7 +308,9 @@ fn parse_shard(text: &str) -> Result<(u16, u16), String> {
 /// The first operands of shard `k` of `n_less_1 + 1`.
 fn shard_rows(k: u16, n_less_1: u16) -> Vec<u16> {
     let n = u32::from(n_less_1) + 1;
-    (0..=u16::MAX).filter(|&a| u32::from(a) % n == u32::from(k)).collect()
+    (0..=u16::MAX)
+        .filter(|&a| u32::from(a) % n == u32::from(k))
+        .collect()
 }
 
 /// Checks this run's shard (`PTXVEC_EXHAUSTIVE_SHARD`) of `h`'s pairs, and says

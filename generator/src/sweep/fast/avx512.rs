@@ -56,23 +56,10 @@ fn mix_after_gamma(z: __m512i) -> __m512i {
 #[target_feature(enable = "avx512f")]
 fn pair_dwords(mem: u16, first: i32) -> __m512i {
     let o = |d: i32| d / 4 * 8 + first + d % 4;
+    #[rustfmt::skip]
     let operands = _mm512_set_epi32(
-        o(15),
-        o(14),
-        o(13),
-        o(12),
-        o(11),
-        o(10),
-        o(9),
-        o(8),
-        o(7),
-        o(6),
-        o(5),
-        o(4),
-        o(3),
-        o(2),
-        o(1),
-        o(0),
+        o(15), o(14), o(13), o(12), o(11), o(10), o(9), o(8),
+        o(7), o(6), o(5), o(4), o(3), o(2), o(1), o(0),
     );
     _mm512_or_si512(_mm512_set1_epi32(i32::from(mem) << 16), operands)
 }
@@ -310,25 +297,12 @@ pub(super) use fp16::row as row_fp16;
 /// Words 0, 1, …, 31.
 #[inline]
 #[target_feature(enable = "avx512f")]
+#[rustfmt::skip]
 fn iota_words() -> __m512i {
     let pair = |w: i32| (w + 1) << 16 | w;
     _mm512_set_epi32(
-        pair(30),
-        pair(28),
-        pair(26),
-        pair(24),
-        pair(22),
-        pair(20),
-        pair(18),
-        pair(16),
-        pair(14),
-        pair(12),
-        pair(10),
-        pair(8),
-        pair(6),
-        pair(4),
-        pair(2),
-        pair(0),
+        pair(30), pair(28), pair(26), pair(24), pair(22), pair(20), pair(18), pair(16),
+        pair(14), pair(12), pair(10), pair(8), pair(6), pair(4), pair(2), pair(0),
     )
 }
 
