@@ -25,3 +25,4 @@ mod semantic_vectors;
 mod silicon_vectors;
 mod silicon_sweeps;
 mod grade;
+mod batch_fast_path;

@@ -4,6 +4,10 @@
 //! and comma-separated operands with their shapes (address, brace vector, `d|p`
 //! pair, `!` negation, sink, register, immediate, symbol). Which qualifiers and
 //! operands an instruction takes is the judge's business.
+//!
+//! The tokens hold their spellings as `S`: owned `String`s ([`tokenize`]), or
+//! slices of the text ([`tokenize_borrowed`], for the batch judge, which tokenizes
+//! a line and drops the tokens a microsecond later). One tokenizer makes both.
 
 use std::fmt;
 
@@ -62,14 +66,18 @@ impl RegClass {
 
     /// The class a register name shows: the longest prefix followed by digits only.
     pub fn of_name(name: &str) -> Option<RegClass> {
+        // Every prefix is `%` and letters, so the one followed by digits only is all
+        // the letters after `%`.
+        let rest = name.strip_prefix('%')?;
+        let letters = rest.bytes().take_while(u8::is_ascii_alphabetic).count();
+        let (prefix, digits) = rest.split_at(letters);
+        if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
         RegClass::ALL
             .iter()
             .copied()
-            .filter(|c| {
-                name.strip_prefix(c.prefix())
-                    .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
-            })
-            .max_by_key(|c| c.prefix().len())
+            .find(|c| &c.prefix()[1..] == prefix)
     }
 }
 
@@ -88,39 +96,39 @@ pub enum Literal {
 
 /// One scalar operand: a register, an immediate, a sink or another name.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Atom {
+pub enum Atom<S = String> {
     /// A register whose prefix shows its class.
-    Reg(RegClass, String),
+    Reg(RegClass, S),
     /// Any other identifier: a symbolic name such as `dst` or `mask`.
-    Symbol(String),
+    Symbol(S),
     /// An immediate.
-    Imm(Literal, String),
+    Imm(Literal, S),
     /// `_`.
     Sink,
 }
 
-impl Atom {
-    fn parse(s: &str) -> Option<Atom> {
+impl<'t, S: From<&'t str>> Atom<S> {
+    fn parse(s: &'t str) -> Option<Atom<S>> {
         if s == "_" {
             return Some(Atom::Sink);
         }
         if let Some(lit) = literal(s) {
-            return Some(Atom::Imm(lit, s.to_owned()));
+            return Some(Atom::Imm(lit, s.into()));
         }
         if !is_identifier(s) {
             return None;
         }
         Some(match RegClass::of_name(s) {
-            Some(c) => Atom::Reg(c, s.to_owned()),
-            None => Atom::Symbol(s.to_owned()),
+            Some(c) => Atom::Reg(c, s.into()),
+            None => Atom::Symbol(s.into()),
         })
     }
 }
 
-impl fmt::Display for Atom {
+impl<S: AsRef<str>> fmt::Display for Atom<S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Atom::Reg(_, s) | Atom::Symbol(s) | Atom::Imm(_, s) => f.write_str(s),
+            Atom::Reg(_, s) | Atom::Symbol(s) | Atom::Imm(_, s) => f.write_str(s.as_ref()),
             Atom::Sink => f.write_str("_"),
         }
     }
@@ -128,22 +136,22 @@ impl fmt::Display for Atom {
 
 /// One operand as written.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Operand {
+pub enum Operand<S = String> {
     /// `[base]` or `[base+offset]`: the base, and the text inside the brackets.
-    Address(Atom, String),
+    Address(Atom<S>, S),
     /// `{a, b, ...}`.
-    Vector(Vec<Atom>),
+    Vector(Vec<Atom<S>>),
     /// `d|p`.
-    Pair(Atom, Atom),
+    Pair(Atom<S>, Atom<S>),
     /// `!a`.
-    Not(Atom),
+    Not(Atom<S>),
     /// A plain scalar.
-    Scalar(Atom),
+    Scalar(Atom<S>),
 }
 
-impl Operand {
+impl<S> Operand<S> {
     /// The scalars the operand names, in order: what `emit-ptx` must declare.
-    pub fn atoms(&self) -> Vec<&Atom> {
+    pub fn atoms(&self) -> Vec<&Atom<S>> {
         match self {
             Operand::Address(a, _) | Operand::Not(a) | Operand::Scalar(a) => vec![a],
             Operand::Vector(v) => v.iter().collect(),
@@ -166,10 +174,10 @@ impl Operand {
 }
 
 /// The operand as the enumerator writes it: `[%rd1]`, `{%f1, %f2}`, `%r1|%p1`, `!%p1`.
-impl fmt::Display for Operand {
+impl<S: AsRef<str>> fmt::Display for Operand<S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Operand::Address(_, inside) => write!(f, "[{inside}]"),
+            Operand::Address(_, inside) => write!(f, "[{}]", inside.as_ref()),
             Operand::Vector(v) => {
                 let items: Vec<String> = v.iter().map(ToString::to_string).collect();
                 write!(f, "{{{}}}", items.join(", "))
@@ -183,14 +191,14 @@ impl fmt::Display for Operand {
 
 /// A tokenized instruction.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct InstrText {
+pub struct InstrText<S = String> {
     /// `@p` or `@!p`, as written.
-    pub guard: Option<String>,
+    pub guard: Option<S>,
     /// The dotted chain before the operands, split at dots outside `::`:
     /// `red.global.add.u32` → `["red", "global", "add", "u32"]`.
-    pub words: Vec<String>,
+    pub words: Vec<S>,
     /// The operands, in order.
-    pub operands: Vec<Operand>,
+    pub operands: Vec<Operand<S>>,
 }
 
 /// Text that does not tokenize, with the character offset where it stops making sense.
@@ -205,6 +213,15 @@ pub struct LexError {
 
 /// Splits an instruction into guard, dotted words and operands.
 pub fn tokenize(text: &str) -> Result<InstrText, LexError> {
+    tokenize_as(text)
+}
+
+/// [`tokenize`], the tokens borrowing their spellings from `text`.
+pub fn tokenize_borrowed(text: &str) -> Result<InstrText<&str>, LexError> {
+    tokenize_as(text)
+}
+
+fn tokenize_as<'t, S: From<&'t str>>(text: &'t str) -> Result<InstrText<S>, LexError> {
     let err = |message: &str, offset: usize| LexError {
         message: message.to_owned(),
         offset,
@@ -231,7 +248,7 @@ pub fn tokenize(text: &str) -> Result<InstrText, LexError> {
         if !is_identifier(name) {
             return Err(err("expected a predicate name after `@`", at + 1));
         }
-        guard = Some(g.to_owned());
+        guard = Some(g.into());
         let rest = &body[end..];
         at += end + (rest.len() - rest.trim_start().len());
         body = rest.trim_start();
@@ -258,7 +275,7 @@ pub fn tokenize(text: &str) -> Result<InstrText, LexError> {
 }
 
 /// `red.shared::cta.add.u32` → `red`, `shared::cta`, `add`, `u32`.
-fn split_chain(chain: &str) -> Result<Vec<String>, (String, usize)> {
+fn split_chain<'t, S: From<&'t str>>(chain: &'t str) -> Result<Vec<S>, (String, usize)> {
     let mut words = Vec::new();
     let mut start = 0;
     let bytes = chain.as_bytes();
@@ -276,7 +293,7 @@ fn split_chain(chain: &str) -> Result<Vec<String>, (String, usize)> {
             {
                 return Err((format!("`{word}` is not a qualifier word"), start));
             }
-            words.push(word.to_owned());
+            words.push(word.into());
             start = i + 1;
         }
         i += 1;
@@ -321,7 +338,7 @@ fn trim_piece(s: &str, start: usize, end: usize) -> Result<(&str, usize), (Strin
     Ok((piece, start + (raw.len() - raw.trim_start().len())))
 }
 
-fn parse_operand(s: &str) -> Option<Operand> {
+fn parse_operand<'t, S: From<&'t str>>(s: &'t str) -> Option<Operand<S>> {
     if let Some(inner) = s.strip_prefix('[').and_then(|r| r.strip_suffix(']')) {
         // ptxas 13.5: `[reg]`, `[reg+imm]` (also `+-imm`) and `[sym+imm]`; `[reg-imm]`
         // and `[reg+reg]` are parse errors.
@@ -333,7 +350,7 @@ fn parse_operand(s: &str) -> Option<Operand> {
         if offset.is_some_and(|o| literal(o) != Some(Literal::Int)) {
             return None;
         }
-        return Some(Operand::Address(Atom::parse(base)?, inner.to_owned()));
+        return Some(Operand::Address(Atom::parse(base)?, inner.into()));
     }
     if let Some(inner) = s.strip_prefix('{').and_then(|r| r.strip_suffix('}')) {
         let atoms = inner
