@@ -10,7 +10,7 @@
 //! as soon as it is met, before its rest is skipped, since the rest may never end
 //! (`/dev/zero`).
 
-use std::io::{BufReader, Read, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 
 use crate::error::{Error, Result};
 use crate::lines::{append_line, skip_line, Line, MAX_LINE_BYTES};
@@ -52,11 +52,20 @@ pub fn run(
     let mut chunk = Chunk::default();
     let mut bad_lines = Vec::new();
     for no in 1.. {
-        let waiting = input.buffer().contains(&b'\n');
-        if !chunk.is_empty() && (!waiting || chunk.is_full()) {
+        let waiting = memchr::memchr(b'\n', input.buffer());
+        if !chunk.is_empty() && (waiting.is_none() || chunk.is_full()) {
             chunk.answer(out, &mut answer, &mut bad_lines)?;
         }
         let start = chunk.bytes.len();
+        // A whole line in the read buffer, short enough, is taken from it at once
+        // (what `append_line` would read); any other goes through `append_line`.
+        if let Some(end) = waiting.filter(|&end| end <= MAX_LINE_BYTES) {
+            let line = &input.buffer()[..end];
+            chunk.bytes.extend_from_slice(line.strip_suffix(b"\r").unwrap_or(line));
+            input.consume(end + 1);
+            chunk.lines.push((no, start..chunk.bytes.len()));
+            continue;
+        }
         let read = append_line(&mut input, &mut chunk.bytes);
         let read = match read {
             Ok(r) => r,

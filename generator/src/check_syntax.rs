@@ -259,8 +259,12 @@ pub fn answer_lines(
                 tokens,
             } => {
                 let j = index.judge(req.text, &tokens, ptx, target, order);
-                serde_json::to_string(&answer(&j, req.id))
-                    .map_err(|e| format!("<stdin>:{}: {e}", l.no))
+                // Room for most answers at once.
+                let mut line = Vec::with_capacity(256);
+                serde_json::to_writer(&mut line, &answer(&j, req.id))
+                    .map_err(|e| format!("<stdin>:{}: {e}", l.no))?;
+                // serde_json writes UTF-8 only.
+                String::from_utf8(line).map_err(|e| format!("<stdin>:{}: {e}", l.no))
             }
         },
     )

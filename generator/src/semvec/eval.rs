@@ -259,7 +259,7 @@ fn evaluate(index: &Index<'_>, rec: Record, profiles: &[Profile], force: bool) -
     let spec = index.spec();
     let tokens = Tokens::of(&rec.text);
     let parsed = tokens.parsed.as_ref().ok()?;
-    let semantics = index.with_chain(&tokens.chain, |chain| {
+    let semantics = index.with_chain(tokens.chain, |chain| {
         if !force {
             refusal_with(
                 spec,

@@ -159,21 +159,36 @@ pub struct Tokens<'t> {
     pub parsed: Result<InstrText<&'t str>, LexError>,
     /// The words before the operands, joined by dots (empty when it does not
     /// tokenize).
-    pub chain: String,
+    pub chain: &'t str,
 }
 
 impl<'t> Tokens<'t> {
     /// Tokenizes `text`.
     pub fn of(text: &'t str) -> Tokens<'t> {
         let parsed = text::tokenize_borrowed(text);
-        let chain = parsed.as_ref().map_or_else(|_| String::new(), |p| p.words.join("."));
+        let chain = match &parsed {
+            Ok(p) => chain_of(text, &p.words),
+            Err(_) => "",
+        };
         Tokens { parsed, chain }
     }
 
     /// The chain the index is asked about, if the text tokenizes.
-    pub fn chain(&self) -> Option<&str> {
-        self.parsed.as_ref().ok().map(|_| self.chain.as_str())
+    pub fn chain(&self) -> Option<&'t str> {
+        self.parsed.as_ref().ok().map(|_| self.chain)
     }
+}
+
+/// The words joined by dots, as the slice of `text` they were split from (they
+/// follow one another there, one dot apart): no copy.
+fn chain_of<'t>(text: &'t str, words: &[&'t str]) -> &'t str {
+    let offset = |w: &str| w.as_ptr() as usize - text.as_ptr() as usize;
+    let (Some(first), Some(last)) = (words.first(), words.last()) else {
+        return "";
+    };
+    let chain = &text[offset(first)..offset(last) + last.len()];
+    debug_assert_eq!(chain, words.join("."));
+    chain
 }
 
 /// The readings of the chains met so far.
@@ -324,7 +339,7 @@ impl<'s> Index<'s> {
             ));
             return j;
         }
-        self.with_chain(&tokens.chain, |chain| {
+        self.with_chain(tokens.chain, |chain| {
             self.judge_chain(j, chain, parsed, ptx, target, order)
         })
     }

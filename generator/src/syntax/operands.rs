@@ -313,17 +313,17 @@ pub fn check_at<S: AsRef<str>>(
     // An optional operand and the qualifier it goes with (PTX ISA: "When the optional
     // argument cache-policy is specified, the qualifier .level::cache_hint is required";
     // E011: ptxas also rejects the qualifier without the operand).
-    let quals = s.qualifiers();
+    let written_q = |q: &Qualifier| s.slots.contains(&Some(*q));
     for (i, p) in ps.iter().enumerate() {
         let present = i < written.len();
-        if let Some(q) = p.spec.requires.filter(|q| present && !quals.contains(q)) {
+        if let Some(q) = p.spec.requires.filter(|q| present && !written_q(q)) {
             return Err(defect(
                 "operand.requires",
                 false,
                 format!("operand `{}` needs the qualifier `{q}`", p.name),
             ));
         }
-        if let Some(q) = p.spec.required_by.filter(|q| !present && quals.contains(q)) {
+        if let Some(q) = p.spec.required_by.filter(|q| !present && written_q(q)) {
             return Err(defect(
                 "operand.required_by",
                 false,
