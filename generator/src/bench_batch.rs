@@ -46,7 +46,7 @@ pub fn run(spec: &Spec, runs: usize, table: &mut dyn Write) -> Result<()> {
         target: None,
         strict: false,
     };
-    let stages: [(&str, &[u8], &dyn Fn(&[u8]) -> Result<usize>); 2] = [
+    let stages: [Stage<'_>; 2] = [
         ("check-syntax - (syntax cases, renumbered)", &syntax, &|input| {
             let mut out = Answers::default();
             crate::check_syntax::run_lines(spec, &check, input, &mut out)?;
@@ -88,6 +88,10 @@ pub fn run(spec: &Spec, runs: usize, table: &mut dyn Write) -> Result<()> {
     }
     Ok(())
 }
+
+/// A batch stage: its name, its input stream, and a run over it that returns how
+/// many answer lines it wrote.
+type Stage<'a> = (&'a str, &'a [u8], &'a dyn Fn(&[u8]) -> Result<usize>);
 
 /// How long serde_json takes to parse every line of `input` to `IgnoredAny`, on
 /// this thread.

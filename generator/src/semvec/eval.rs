@@ -212,7 +212,7 @@ enum Prepared {
     /// A blank line.
     Blank,
     /// A record, and its text's qualifier chain if the text tokenizes.
-    Record(Record, Option<String>),
+    Record(Box<Record>, Option<String>),
 }
 
 /// The answers to a chunk of lines, in order: equal, line for line, to
@@ -232,7 +232,7 @@ pub fn answer_lines(
             Ok(t) => match Record::from_line(t) {
                 Ok(rec) => {
                     let chain = Tokens::of(&rec.text).chain().map(str::to_owned);
-                    Prepared::Record(rec, chain)
+                    Prepared::Record(Box::new(rec), chain)
                 }
                 Err(_) => Prepared::Plain,
             },
@@ -244,7 +244,7 @@ pub fn answer_lines(
         },
         |index, l, p| match p {
             Prepared::Blank => Ok(String::new()),
-            Prepared::Record(rec, _) => match evaluate(index, rec, profiles, force) {
+            Prepared::Record(rec, _) => match evaluate(index, *rec, profiles, force) {
                 Some(rec) => Ok(rec.to_line()),
                 None => answer_line(spec, name, l.no, l.bytes, profiles, force),
             },
