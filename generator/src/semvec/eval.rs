@@ -23,7 +23,7 @@ use crate::syntax::context::{minimum, Module};
 use crate::syntax::index::{Index, Tokens};
 use crate::syntax::judge::{judge, reading, Defect, Order};
 use crate::syntax::needs::{Need, Needs};
-use crate::syntax::text::Operand;
+use crate::syntax::text::{self, Operand};
 
 /// Why a line cannot be evaluated.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -231,7 +231,7 @@ pub fn answer_lines(
             Ok(t) if t.trim().is_empty() => Prepared::Blank,
             Ok(t) => match Record::from_line(t) {
                 Ok(rec) => {
-                    let chain = Tokens::of(&rec.text).chain().map(str::to_owned);
+                    let chain = text::chain_of(&rec.text).map(str::to_owned);
                     Prepared::Record(Box::new(rec), chain)
                 }
                 Err(_) => Prepared::Plain,

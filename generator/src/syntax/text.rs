@@ -221,11 +221,31 @@ pub fn tokenize_borrowed(text: &str) -> Result<InstrText<&str>, LexError> {
     tokenize_as(text)
 }
 
-fn tokenize_as<'t, S: From<&'t str>>(text: &'t str) -> Result<InstrText<S>, LexError> {
-    let err = |message: &str, offset: usize| LexError {
+/// The mnemonic-and-qualifier chain as written (`red.global.add.u32`), without
+/// splitting it into words: what [`tokenize`]'s words join to when it succeeds.
+pub fn chain_of(text: &str) -> Option<&str> {
+    head(text).ok().map(|h| h.chain)
+}
+
+/// A text up to its operands: the guard, the chain, and the rest, with the
+/// character offsets of the chain and the rest.
+struct Head<'t> {
+    guard: Option<&'t str>,
+    chain: &'t str,
+    chain_at: usize,
+    rest: &'t str,
+    rest_at: usize,
+}
+
+fn lex_error(message: &str, offset: usize) -> LexError {
+    LexError {
         message: message.to_owned(),
         offset,
-    };
+    }
+}
+
+fn head(text: &str) -> Result<Head<'_>, LexError> {
+    let err = lex_error;
     let trimmed_start = text.len() - text.trim_start().len();
     let mut body = text.trim();
     if let Some(stripped) = body.strip_suffix(';') {
@@ -248,16 +268,33 @@ fn tokenize_as<'t, S: From<&'t str>>(text: &'t str) -> Result<InstrText<S>, LexE
         if !is_identifier(name) {
             return Err(err("expected a predicate name after `@`", at + 1));
         }
-        guard = Some(g.into());
+        guard = Some(g);
         let rest = &body[end..];
         at += end + (rest.len() - rest.trim_start().len());
         body = rest.trim_start();
     }
     let split = body.find(char::is_whitespace).unwrap_or(body.len());
     let (chain, rest) = body.split_at(split);
+    Ok(Head {
+        guard,
+        chain,
+        chain_at: at,
+        rest_at: at + split + (rest.len() - rest.trim_start().len()),
+        rest: rest.trim(),
+    })
+}
+
+fn tokenize_as<'t, S: From<&'t str>>(text: &'t str) -> Result<InstrText<S>, LexError> {
+    let err = lex_error;
+    let Head {
+        guard,
+        chain,
+        chain_at: at,
+        rest,
+        rest_at,
+    } = head(text)?;
+    let guard = guard.map(S::from);
     let words = split_chain(chain).map_err(|(m, o)| err(&m, at + o))?;
-    let rest_at = at + split + (rest.len() - rest.trim_start().len());
-    let rest = rest.trim();
     let operands = if rest.is_empty() {
         Vec::new()
     } else {
