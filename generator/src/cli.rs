@@ -119,7 +119,9 @@ pub enum Command {
     /// defect class × form matrix; `--mutants` adds mutation adequacy. Exit 1 on a hole.
     Coverage(crate::coverage::Args),
     /// Time the main job's stages (syntax cases, semantic records, a full generate
-    /// into a scratch folder): minimum and median of several runs.
+    /// into a scratch folder): minimum and median of several runs; then the batch
+    /// commands (`check-syntax -`, `eval`) on distinct lines, against serde_json's
+    /// bare parse of the same lines.
     Bench {
         /// Runs of each stage.
         #[arg(long, default_value_t = 5)]
