@@ -135,17 +135,19 @@ impl Chunk {
         // shift every later answer onto the wrong line.
         assert_eq!(answers.len(), lines.len(), "one answer per line");
         self.written.clear();
-        for (line, a) in lines.iter().zip(answers) {
-            let text = match a {
-                Ok(t) => t,
+        for (line, a) in lines.iter().zip(&answers) {
+            match a {
+                Ok(t) => self.written.extend_from_slice(t.as_bytes()),
                 Err(e) => {
                     bad_lines.push(line.no);
-                    ErrorAnswer::line(e)
+                    self.written
+                        .extend_from_slice(ErrorAnswer::line(e.clone()).as_bytes());
                 }
-            };
-            self.written.extend_from_slice(text.as_bytes());
+            }
             self.written.push(b'\n');
         }
+        // Freed by a worker, off the one thread that reads and writes.
+        rayon::spawn(move || drop(answers));
         out.write_all(&self.written)
             .and_then(|()| out.flush())
             .map_err(Error::Stdout)?;
