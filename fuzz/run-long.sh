@@ -15,7 +15,8 @@
 # defaults fill 16 cores by each target's cost; when a worker ends early (the fast
 # targets reach their runs in a few minutes), a new one of the BACKFILL targets
 # takes its core for the time left, so that CORES (default: nproc) stay busy.
-# TARGETS (space-separated) runs a subset. At the end it prints, per target, the
+# TARGETS (space-separated) runs a subset; ARGS_<target> adds libFuzzer flags to
+# that target's workers (e.g. ARGS_spec_loader=-max_len=8192). At the end it prints, per target, the
 # executions, the crashes (panics, units over 1 s, units over 2 GiB: files under
 # LOGDIR/artifacts/<target>/) and the slowest unit, which the targets time
 # themselves to the microsecond; units of 100 ms or more are kept under
@@ -47,13 +48,18 @@ start=$(date +%s)
 seed=0
 launch() {
   seed=$((seed + 1))
-  PTXVEC_FUZZ_SLOW_DIR=$logs/slow/$1 "$logs/bin/$1" "$logs/corpus/$1" \
+  local flags=ARGS_$1
+  # shellcheck disable=SC2086 # the flags are words
+  PTXVEC_FUZZ_SLOW_DIR=$logs/slow/$1 "$logs/bin/$1" "$logs/corpus/$1" ${!flags:-} \
     -seed="$seed" -runs="$4" -max_total_time="$3" -timeout=1 -rss_limit_mb=2048 \
     -artifact_prefix="$logs/artifacts/$1/" -print_final_stats=1 \
     >"$logs/$1.$2.log" 2>&1 &
 }
 
+echo "build: $(cat "$here/sanitizer" 2>/dev/null || echo address) sanitizer; nproc $(nproc)"
 for t in "${targets[@]}"; do
+  var=ARGS_$t
+  [ -z "${!var:-}" ] || echo "$t: libFuzzer flags ${!var}"
   gunzip -c "$here/bin/$t.gz" >"$logs/bin/$t"
   chmod +x "$logs/bin/$t"
   mkdir -p "$logs/corpus/$t" "$logs/artifacts/$t" "$logs/slow/$t"

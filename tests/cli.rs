@@ -272,3 +272,31 @@ fn emit_ptx_writes_address_size_only_where_the_version_has_it() {
         assert_eq!(text.contains(".address_size 64"), want, "{case}:\n{text}");
     }
 }
+
+#[test]
+fn a_progress_bar_is_drawn_on_a_terminal_only() {
+    // `grade --all` walks all 120 variants, one tick each.
+    let args = ["grade", "--semantic", "/dev/null", "--all"];
+    let piped = ptxvec(&args);
+    let err = String::from_utf8_lossy(&piped.stderr);
+    assert!(!err.contains("variants ["), "a bar in a pipe: {err}");
+    // util-linux `script` gives the command a pseudo-terminal; it logs what the
+    // terminal received.
+    if Command::new("script").arg("--version").output().is_err() {
+        eprintln!("no `script` here: only the pipe half of this test ran");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("typescript");
+    let bin = env!("CARGO_BIN_EXE_ptxvec");
+    let status = Command::new("script")
+        .arg("-qec")
+        .arg(format!("{bin} {} >/dev/null", args.join(" ")))
+        .arg(&log)
+        .current_dir(repo_root())
+        .output()
+        .unwrap();
+    let seen = String::from_utf8_lossy(&std::fs::read(&log).unwrap()).into_owned();
+    assert!(seen.contains("variants ["), "no bar on a terminal: {seen} {status:?}");
+    assert!(seen.contains("/120"), "{seen}");
+}

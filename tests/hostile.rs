@@ -427,6 +427,37 @@ fn spec_invalid_utf8() {
 }
 
 #[test]
+fn spec_lone_carriage_return() {
+    // serde_yaml's parser and yaml-rust2 break a line at a lone CR, positions here
+    // at LF only: found by the spec_loader fuzzer (an error placed past the last
+    // line panicked the error collector). Refused at its place, before any parser.
+    let d = spec_copy();
+    let path = d.path().join("spec/instructions/activemask.yaml");
+    let mut bytes = std::fs::read(&path).unwrap();
+    let at = bytes.iter().position(|&b| b == b'\n').unwrap() + 1;
+    bytes.insert(at + 3, b'\r');
+    std::fs::write(&path, bytes).unwrap();
+    let err = load_fails(d.path(), 10);
+    assert!(
+        err.contains("activemask.yaml:2:4: a carriage return without a line feed breaks the line"),
+        "{err}"
+    );
+    insta::assert_snapshot!("spec_lone_carriage_return", err);
+    for (what, ch) in [("NEXT LINE", '\u{85}'), ("LINE SEPARATOR", '\u{2028}')] {
+        let d = spec_copy();
+        edit(d.path(), "targets.yaml", "  - name: sm_10\n", &format!("  - name: sm_10{ch}\n"));
+        let err = load_fails(d.path(), 10);
+        assert!(err.contains(what), "{err}");
+    }
+    // CR LF is a line break to every parser: a file saved with CR LF still loads.
+    let d = spec_copy();
+    let path = d.path().join("spec/instructions/activemask.yaml");
+    let text = std::fs::read_to_string(&path).unwrap().replace('\n', "\r\n");
+    std::fs::write(&path, text).unwrap();
+    ptxvec_spec::Spec::load(&d.path().join("spec")).unwrap();
+}
+
+#[test]
 fn spec_caret_after_multibyte() {
     // `é — é` before a bad target on the same line: column 48 counts characters, and
     // the caret stands under the `s` of `sm_1x`.

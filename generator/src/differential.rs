@@ -14,6 +14,7 @@ use ptxvec_spec::Spec;
 use rayon::prelude::*;
 use rayon::ThreadPoolBuildError;
 
+use crate::progress::Progress;
 use crate::ptxas::{self, Outcome, Ptxas};
 use crate::syntax::case::{Case, Verdict};
 use crate::syntax::context::{self, Module};
@@ -195,10 +196,14 @@ pub fn run(
         }
     }
     let work: Vec<((usize, Module, usize), Vec<usize>)> = batches.into_iter().collect();
+    let progress = Progress::new(work.iter().map(|(_, idx)| idx.len() as u64).sum(), "ptxas checks");
     let results = on_threads(jobs, &work, |((t, module, _), idx)| {
         let texts: Vec<&str> = idx.iter().map(|i| checks[*i].text.as_str()).collect();
-        ptxas::run(&tools[*t], spec, *module, &texts, dir)
+        let outcomes = ptxas::run(&tools[*t], spec, *module, &texts, dir);
+        progress.inc(idx.len() as u64);
+        outcomes
     })?;
+    progress.finish();
     for (((t, _, _), idx), outcomes) in work.iter().zip(results) {
         for (&i, o) in idx.iter().zip(outcomes) {
             findings[i] = Some(Finding {

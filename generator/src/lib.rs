@@ -30,3 +30,4 @@ pub mod exports;
 pub mod error;
 pub mod grade;
 pub mod coverage;
+pub mod progress;

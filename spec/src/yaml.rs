@@ -53,10 +53,41 @@ pub(crate) fn text(path: &Path, bytes: Vec<u8>) -> Result<String, SpecError> {
         }
     }
     // Every line is valid UTF-8 by now, so this conversion does not fail.
-    String::from_utf8(bytes).map_err(|e| SpecError::Invalid {
+    let text = String::from_utf8(bytes).map_err(|e| SpecError::Invalid {
         at: location(path, "", 1, 1),
         message: format!("not UTF-8: {e}"),
-    })
+    })?;
+    match foreign_break(&text) {
+        Some((line, column, what)) => Err(SpecError::Invalid {
+            at: location(path, &text, line, column),
+            message: format!(
+                "{what} breaks the line for one YAML parser and not for another; spec files break lines with LF (or CR LF)"
+            ),
+        }),
+        None => Ok(text),
+    }
+}
+
+/// The first line break other than LF and CR LF, as (line, column, what it is).
+/// libyaml (serde_yaml's parser) also breaks lines at a lone CR, NEL, LS and PS,
+/// yaml-rust2 (the [`Locator`]'s) at a lone CR, and positions here count LF: in a
+/// file holding one, the three would disagree on where an error is (a fuzzed file
+/// with one lone CR sent an error position past the last line).
+fn foreign_break(text: &str) -> Option<(usize, usize, &'static str)> {
+    for (n, line) in text.split('\n').enumerate() {
+        let body = line.strip_suffix('\r').unwrap_or(line);
+        for (c, ch) in body.chars().enumerate() {
+            let what = match ch {
+                '\r' => "a carriage return without a line feed",
+                '\u{85}' => "NEXT LINE (U+0085)",
+                '\u{2028}' => "LINE SEPARATOR (U+2028)",
+                '\u{2029}' => "PARAGRAPH SEPARATOR (U+2029)",
+                _ => continue,
+            };
+            return Some((n + 1, c + 1, what));
+        }
+    }
+    None
 }
 
 /// Deserializes one file, or says where and why it does not fit: every error, each
@@ -142,6 +173,15 @@ struct Guard {
     fatal: bool,
 }
 
+impl Guard {
+    /// Ends the walk on an error that serde must not read past.
+    fn stop(mut self, error: SpecError) -> Guard {
+        self.errors.push(error);
+        self.fatal = true;
+        self
+    }
+}
+
 /// One open collection, for the guard.
 struct GuardFrame {
     /// For a mapping, the keys so far and where they are; `None` for a sequence.
@@ -185,12 +225,10 @@ fn guard(path: &Path, text: &str) -> Guard {
                 } else {
                     e.info().to_owned()
                 };
-                g.errors.push(SpecError::Yaml {
+                return g.stop(SpecError::Yaml {
                     at: at(*e.marker()),
                     message,
                 });
-                g.fatal = true;
-                return g;
             }
         };
         // Mapping keys alternate with values; note whether this node is a key.
@@ -246,14 +284,12 @@ fn guard(path: &Path, text: &str) -> Guard {
                 });
                 nodes += 1;
                 if stack.len() > MAX_DEPTH {
-                    g.errors.push(SpecError::Invalid {
+                    return g.stop(SpecError::Invalid {
                         at: at(mark),
                         message: format!(
                             "nested more than {MAX_DEPTH} levels deep; a spec file nests at most {MAX_DEPTH} mappings and sequences"
                         ),
                     });
-                    g.fatal = true;
-                    return g;
                 }
             }
             Event::MappingEnd | Event::SequenceEnd => {
@@ -266,14 +302,12 @@ fn guard(path: &Path, text: &str) -> Guard {
             _ => {}
         }
         if nodes > MAX_NODES {
-            g.errors.push(SpecError::Invalid {
+            return g.stop(SpecError::Invalid {
                 at: at(mark),
                 message: format!(
                     "more than {MAX_NODES} nodes with aliases expanded; a spec file holds at most {MAX_NODES}"
                 ),
             });
-            g.fatal = true;
-            return g;
         }
     }
 }
@@ -375,6 +409,12 @@ fn mask(text: &str, pos: (usize, usize)) -> Option<String> {
     }
     let e = best?;
     let mut out: Vec<String> = lines.iter().map(|l| (*l).to_owned()).collect();
+    // Both ends lie in the text: the parsers count lines as `lines` does (`text`
+    // refuses the breaks they would count differently). Were they ever past it,
+    // nothing is masked and the errors found so far stand.
+    if e.start.0 == 0 || e.end.0 > out.len() {
+        return None;
+    }
     let blank = |l: &str, from: usize, to: Option<usize>| -> String {
         l.chars()
             .enumerate()
@@ -617,5 +657,23 @@ mod tests {
         assert_eq!(l.find("list[1]"), (5, 5));
         // A path below a scalar falls back to the nearest node that exists.
         assert_eq!(l.find("list[1].id.nothing"), (5, 5));
+    }
+
+    #[test]
+    fn an_error_past_the_last_line_masks_nothing() {
+        // The spec_loader fuzzer's unit (fuzz/corpus/spec_loader/regress-lone-cr):
+        // an instruction file with one lone CR, which `text` now refuses. Given to
+        // the collector directly, the parsers' positions run one line past the
+        // split text; the errors are reported and nothing panics.
+        let bytes = include_bytes!("../../fuzz/corpus/spec_loader/regress-lone-cr");
+        let text = String::from_utf8_lossy(&bytes[1..]);
+        assert!(text.contains('\r'));
+        let path = Path::new("x.yaml");
+        let errors = from_str::<crate::model::Instruction>(path, &text).unwrap_err();
+        assert!(!errors.is_empty());
+        assert_eq!(
+            foreign_break(&text).map(|(_, _, what)| what),
+            Some("a carriage return without a line feed")
+        );
     }
 }

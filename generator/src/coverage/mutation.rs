@@ -11,6 +11,7 @@ use std::time::Instant;
 use ptxvec_spec::model::{AnyOf, Effect, TableKind};
 use ptxvec_spec::{Instruction, Spec, Target, Variant};
 
+use crate::progress::Progress;
 use crate::error::Result;
 use crate::syntax::case::{Case, Verdict};
 use crate::syntax::judge::{judge, Order};
@@ -237,7 +238,9 @@ pub fn run(spec: &Spec, cases: &[Case]) -> Result<Adequacy> {
     let mut per_operator: Vec<(&'static str, usize, usize)> = Vec::new();
     let mut survivors = Vec::new();
     let mut total = 0;
+    let progress = Progress::new(spec.instructions.len() as u64, "instructions");
     for (fi, f) in spec.instructions.iter().enumerate() {
+        progress.inc(1);
         let mine: Vec<&Case> = cases
             .iter()
             .filter(|c| c.instruction == f.instruction.instruction)

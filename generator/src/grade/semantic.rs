@@ -12,6 +12,7 @@ use super::accept::accepts;
 use super::report::{Failure, Section, Status, TestCase};
 use super::results::{Line, SemanticResult};
 use super::syntax::unknown;
+use crate::progress::Progress;
 use crate::error::{Error, Result};
 use crate::record::{Bits, Expectation, Field, Out, OutShape, Record};
 use crate::selfcheck::{self, raw, Suite, Window};
@@ -180,7 +181,9 @@ pub fn grade(variants: &[Variant], results: &[Line<SemanticResult>], mode: Mode)
     let mut known = BTreeSet::new();
     let mut cases = Vec::new();
     let mut not_graded = Vec::new();
+    let progress = Progress::new(variants.len() as u64, "variants");
     for v in variants {
+        progress.inc(1);
         v.suite.records.iter().for_each(|r| {
             known.insert(r.id.as_str());
         });

@@ -18,6 +18,7 @@ use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
+use crate::progress::Progress;
 use super::device::{Device, DeviceError, DeviceInfo, SweepEntry, SweepModule};
 use crate::error::{Error, Outcome, Result};
 use crate::files::write_atomic;
@@ -389,6 +390,7 @@ pub fn run(args: &Args) -> Result<Outcome> {
     let mut records = Vec::new();
     let mut failed = false;
     let path = args.out.join(FILE);
+    let progress = Progress::new(sweeps.len() as u64, "sweeps");
     for s in sweeps {
         let argv: Vec<std::ffi::OsString> = vec![
             "silicon-sweep".into(),
@@ -403,14 +405,16 @@ pub fn run(args: &Args) -> Result<Outcome> {
                 records.push(r);
             }
             Err(e) => {
-                note(format_args!("{}: {e}", s.name));
+                progress.suspend(|| note(format_args!("{}: {e}", s.name)));
                 failed = true;
             }
         }
         // Rewritten after every sweep: a run cut short keeps what it finished.
         let text = render(&info, &records);
         write_atomic(&path, text.as_bytes()).map_err(|e| Error::io(&path, e))?;
+        progress.inc(1);
     }
+    progress.finish();
     note(format_args!(
         "silicon-sweep: {} sweeps -> {}",
         records.len(),
