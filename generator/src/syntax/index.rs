@@ -2,7 +2,7 @@
 //! from the qualifier chain alone read once per distinct chain.
 //!
 //! Most of a verdict's cost is placing the qualifiers onto the syntax lines
-//! ([`judge::read_qualifiers`]); it depends only on the words before the operands
+//! (`judge::read_qualifiers`); it depends only on the words before the operands
 //! (`red.relaxed.gpu.global.add.u32`), not on the operands, the guard or the
 //! module. The [`Index`] keeps each chain's reading: its instruction, the
 //! spellings it can be read as (with their operand positions, their table and
