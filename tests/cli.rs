@@ -114,7 +114,8 @@ fn bench_reports_every_stage_with_its_item_count_and_cleans_up() {
     );
     let text = String::from_utf8(out.stdout).unwrap();
     // One header and three stages; the full generate counts syntax cases and records.
-    assert_eq!(text.lines().count(), 4, "{text}");
+    // Then the batch stages: a blank line, a header, check-syntax and eval.
+    assert_eq!(text.lines().count(), 4 + 4, "{text}");
     let items = |prefix: &str| -> usize {
         let line = text
             .lines()
@@ -131,6 +132,10 @@ fn bench_reports_every_stage_with_its_item_count_and_cleans_up() {
         items("generate"),
         items("syntax cases") + items("semantic records")
     );
+    // Each batch stream has a line per case (check-syntax, 48 copies) or record
+    // (eval, 4 copies).
+    assert_eq!(items("check-syntax -"), 48 * items("syntax cases"));
+    assert_eq!(items("eval ("), 4 * items("semantic records"));
     // The scratch folder holds what a generate writes.
     assert!(scratch.join("index.json").is_file());
     let _ = std::fs::remove_dir_all(&scratch);

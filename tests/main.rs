@@ -27,3 +27,4 @@ mod silicon_sweeps;
 mod silicon_wide_sweeps;
 mod grade;
 mod coverage;
+mod batch_fast_path;

@@ -1,7 +1,8 @@
 //! `ptxvec bench`: how long the main job's stages take, run several times in this
 //! process, minimum and median reported. The speed bounds of the project (syntax
 //! cases under 2 s, a full `generate` under 10 s on 2 cores, a 16-bit sweep at the
-//! digest's floor: `crate::sweep::bench`) are shown here, not by timed tests.
+//! digest's floor: `crate::sweep::bench`) are shown here, not by timed tests. The
+//! batch commands' stages are in `bench_batch`.
 
 use std::io::Write;
 use std::path::Path;
@@ -69,5 +70,6 @@ pub fn run(
         )
         .map_err(crate::output::write_error)?;
     }
+    crate::bench_batch::run(spec, runs, table)?;
     crate::sweep::bench::run(sweep_runs, &sweep_levels, table)
 }

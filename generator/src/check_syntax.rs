@@ -4,12 +4,14 @@ use std::io::Write;
 
 use clap::Args as ClapArgs;
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 
 use ptxvec_spec::{PtxVersion, Spec, Target};
 
 use crate::error::{Error, Outcome, Result};
 use crate::output::write_error;
-use crate::output::ErrorAnswer;
+use crate::batch::{self, InputLine};
+use crate::syntax::index::{Index, Tokens};
 use crate::syntax::judge::{judge, Judgement, Kind, Order};
 
 /// The arguments of `check-syntax`.
@@ -40,10 +42,25 @@ struct Request {
     id: Option<serde_json::Value>,
 }
 
+/// A batch line as the fast path reads it: [`Request`]'s fields and rules, borrowed
+/// from the line. A line it cannot read (a string with an escape, a missing or
+/// unknown key, not JSON) is answered by [`answer_line`], which says why.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RequestRef<'a> {
+    text: &'a str,
+    #[serde(default)]
+    ptx: Option<&'a str>,
+    #[serde(default)]
+    target: Option<&'a str>,
+    #[serde(default, borrow)]
+    id: Option<&'a RawValue>,
+}
+
 #[derive(Serialize)]
-struct Answer<'a> {
+struct Answer<'a, I: Serialize + ?Sized> {
     #[serde(skip_serializing_if = "Option::is_none")]
-    id: Option<&'a serde_json::Value>,
+    id: Option<&'a I>,
     legal: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     kind: Option<Kind>,
@@ -53,7 +70,7 @@ struct Answer<'a> {
     instruction: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     form: Option<&'a str>,
-    message: String,
+    message: &'a str,
     #[serde(skip_serializing_if = "<[String]>::is_empty")]
     warnings: &'a [String],
 }
@@ -87,7 +104,7 @@ fn module(spec: &Spec, ptx: Option<&str>, target: Option<&str>) -> Result<(PtxVe
     Ok((v, t))
 }
 
-fn answer<'a>(j: &'a Judgement, id: Option<&'a serde_json::Value>) -> Answer<'a> {
+fn answer<'a, I: Serialize + ?Sized>(j: &'a Judgement, id: Option<&'a I>) -> Answer<'a, I> {
     Answer {
         id,
         legal: j.legal(),
@@ -95,27 +112,23 @@ fn answer<'a>(j: &'a Judgement, id: Option<&'a serde_json::Value>) -> Answer<'a>
         rule: j.defect.as_ref().map(|d| d.rule.as_str()),
         instruction: j.instruction.as_deref(),
         form: j.form.as_deref(),
-        message: j
-            .defect
-            .as_ref()
-            .map_or_else(|| "legal".to_owned(), |d| d.message.clone()),
+        message: j.defect.as_ref().map_or("legal", |d| d.message.as_str()),
         warnings: &j.warnings,
     }
 }
 
 pub use crate::lines::MAX_LINE_BYTES;
-use crate::lines::{read_line, skip_line, Line};
 
 /// Runs the subcommand onto `out`: one text gives its verdict (illegal is a
 /// finding); batch mode answers every line, and a line it could not judge makes
 /// the run an input error once every line is answered.
 pub fn run(spec: &Spec, args: &Args, out: &mut dyn Write) -> Result<Outcome> {
-    let order = if args.strict {
-        Order::Strict
-    } else {
-        Order::Lenient
-    };
     if args.text != "-" {
+        let order = if args.strict {
+            Order::Strict
+        } else {
+            Order::Lenient
+        };
         let (ptx, target) = module(spec, args.ptx.as_deref(), args.target.as_deref())?;
         let j = judge(spec, &args.text, ptx, target, order);
         for w in &j.warnings {
@@ -128,38 +141,27 @@ pub fn run(spec: &Spec, args: &Args, out: &mut dyn Write) -> Result<Outcome> {
         writeln!(out, "{line}").map_err(write_error)?;
         return Ok(Outcome::findings_if(j.defect.is_some()));
     }
-    let stdin = std::io::stdin();
-    let mut input = stdin.lock();
-    let mut bad_lines = Vec::new();
-    let mut buf = Vec::new();
-    for line_no in 1.. {
-        let text = match read_line(&mut input, &mut buf)
-            .map_err(|e| Error::Input(format!("<stdin>:{line_no}: {e}")))?
-        {
-            Line::End => break,
-            Line::TooLong => {
-                // Answered before the rest is skipped, so that a reader sees it even
-                // when the line never ends.
-                bad_lines.push(line_no);
-                let e = format!("<stdin>:{line_no}: line longer than {MAX_LINE_BYTES} bytes");
-                writeln!(out, "{}", ErrorAnswer::line(e))
-                    .and_then(|()| out.flush())
-                    .map_err(write_error)?;
-                skip_line(&mut input)
-                    .map_err(|e| Error::Input(format!("<stdin>:{line_no}: {e}")))?;
-                continue;
-            }
-            Line::Read => answer_line(spec, args, order, line_no, &buf),
-        };
-        let text = match text {
-            Ok(t) => t,
-            Err(e) => {
-                bad_lines.push(line_no);
-                ErrorAnswer::line(e)
-            }
-        };
-        writeln!(out, "{text}").map_err(write_error)?;
-    }
+    run_lines(spec, args, std::io::stdin().lock(), out)
+}
+
+/// Batch mode over `input`: every line answered, in order, a chunk of lines at a
+/// time in parallel ([`crate::batch`]); a line it could not judge makes the run an
+/// input error once every line is answered.
+pub fn run_lines(
+    spec: &Spec,
+    args: &Args,
+    input: impl std::io::Read,
+    out: &mut dyn Write,
+) -> Result<Outcome> {
+    let order = if args.strict {
+        Order::Strict
+    } else {
+        Order::Lenient
+    };
+    let mut index = Index::new(spec);
+    let bad_lines = batch::run("<stdin>", input, out, |lines| {
+        answer_lines(&mut index, args, order, lines)
+    })?;
     if bad_lines.is_empty() {
         Ok(Outcome::Pass)
     } else {
@@ -169,6 +171,103 @@ pub fn run(spec: &Spec, args: &Args, out: &mut dyn Write) -> Result<Outcome> {
             bad_lines
         )))
     }
+}
+
+/// A batch line made ready for the index.
+enum Prepared<'a> {
+    /// Answered by [`answer_line`]: an error, or an `id` that serde_json would
+    /// write otherwise than the line does.
+    Plain,
+    /// A blank line.
+    Blank,
+    /// A request to judge.
+    Judge {
+        req: RequestRef<'a>,
+        ptx: PtxVersion,
+        target: Target,
+        tokens: Tokens<'a>,
+    },
+}
+
+fn prepare<'a>(spec: &Spec, args: &Args, bytes: &'a [u8]) -> Prepared<'a> {
+    let Ok(line) = std::str::from_utf8(bytes) else {
+        return Prepared::Plain;
+    };
+    if line.trim().is_empty() {
+        return Prepared::Blank;
+    }
+    let Ok(req) = serde_json::from_str::<RequestRef<'a>>(line) else {
+        return Prepared::Plain;
+    };
+    if req.id.is_some_and(|id| !written_as_serde_json_writes(id.get())) {
+        return Prepared::Plain;
+    }
+    let Ok((ptx, target)) = module(
+        spec,
+        req.ptx.or(args.ptx.as_deref()),
+        req.target.or(args.target.as_deref()),
+    ) else {
+        return Prepared::Plain;
+    };
+    let tokens = Tokens::of(req.text);
+    Prepared::Judge {
+        req,
+        ptx,
+        target,
+        tokens,
+    }
+}
+
+/// Whether a JSON value's text is what serde_json writes for it once read into a
+/// `serde_json::Value` (what [`answer_line`] echoes): a string without escapes,
+/// `true`, `false`, or an integer of at most 18 digits without a leading zero.
+fn written_as_serde_json_writes(raw: &str) -> bool {
+    let integer = |d: &[u8]| {
+        (1..=18).contains(&d.len()) && d[0] != b'0' && d.iter().all(u8::is_ascii_digit)
+    };
+    match raw.as_bytes() {
+        [b'"', .., b'"'] => !raw.contains('\\'),
+        b"true" | b"false" | b"0" => true,
+        [b'-', d @ ..] => integer(d),
+        d => integer(d),
+    }
+}
+
+/// The answers to a chunk of batch lines, in order: equal, line for line, to
+/// [`answer_line`]'s.
+pub fn answer_lines(
+    index: &mut Index<'_>,
+    args: &Args,
+    order: Order,
+    lines: &[InputLine<'_>],
+) -> Vec<batch::Answer> {
+    let spec = index.spec();
+    index.answer_all(
+        lines,
+        |l| prepare(spec, args, l.bytes),
+        |p| match p {
+            Prepared::Judge { tokens, .. } => tokens.chain(),
+            _ => None,
+        },
+        |index, l, p| match p {
+            Prepared::Plain => answer_line(spec, args, order, l.no, l.bytes),
+            Prepared::Blank => Ok(String::new()),
+            Prepared::Judge {
+                req,
+                ptx,
+                target,
+                tokens,
+            } => {
+                let j = index.judge(req.text, &tokens, ptx, target, order);
+                // Room for most answers at once.
+                let mut line = Vec::with_capacity(256);
+                serde_json::to_writer(&mut line, &answer(&j, req.id))
+                    .map_err(|e| format!("<stdin>:{}: {e}", l.no))?;
+                // serde_json writes UTF-8 only.
+                String::from_utf8(line).map_err(|e| format!("<stdin>:{}: {e}", l.no))
+            }
+        },
+    )
 }
 
 /// The answer to batch line `line_no` (its bytes without the line end): the answer

@@ -124,8 +124,10 @@ pub enum Command {
     /// defect class × form matrix; `--mutants` adds mutation adequacy. Exit 1 on a hole.
     Coverage(crate::coverage::Args),
     /// Time the main job's stages (syntax cases, semantic records, a full generate
-    /// into a scratch folder): minimum and median of several runs; with `--sweep-runs`,
-    /// every 16-bit sweep at every ISA level against the digest floor.
+    /// into a scratch folder): minimum and median of several runs; then the batch
+    /// commands (`check-syntax -`, `eval`) on distinct lines, against serde_json's
+    /// bare parse of the same lines; with `--sweep-runs`, every 16-bit sweep at every
+    /// ISA level against the digest floor.
     Bench {
         /// Runs of each stage.
         #[arg(long, default_value_t = 5)]

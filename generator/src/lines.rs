@@ -23,22 +23,30 @@ pub enum Line {
 /// [`MAX_LINE_BYTES`] of it.
 pub fn read_line<R: BufRead>(input: &mut R, buf: &mut Vec<u8>) -> std::io::Result<Line> {
     buf.clear();
+    append_line(input, buf)
+}
+
+/// [`read_line`], appending the line to what `buf` holds already (the batch
+/// driver keeps a chunk of lines in one buffer). On [`Line::TooLong`] the part
+/// read is taken off again.
+pub fn append_line<R: BufRead>(input: &mut R, buf: &mut Vec<u8>) -> std::io::Result<Line> {
+    let start = buf.len();
     let n = std::io::Read::take(&mut *input, MAX_LINE_BYTES as u64 + 1).read_until(b'\n', buf)?;
     if n == 0 {
         return Ok(Line::End);
     }
     if buf.last() == Some(&b'\n') {
         buf.pop();
-        if buf.last() == Some(&b'\r') {
+        if buf.len() > start && buf.last() == Some(&b'\r') {
             buf.pop();
         }
         return Ok(Line::Read);
     }
-    Ok(if buf.len() > MAX_LINE_BYTES {
-        Line::TooLong
-    } else {
-        Line::Read
-    })
+    if buf.len() - start > MAX_LINE_BYTES {
+        buf.truncate(start);
+        return Ok(Line::TooLong);
+    }
+    Ok(Line::Read)
 }
 
 /// Reads and drops the rest of a line, a buffer at a time.

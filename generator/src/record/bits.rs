@@ -88,6 +88,27 @@ impl Bits {
     }
 }
 
+impl Bits {
+    /// The pattern as Display writes it, in `buf`: `0x` and `width / 4` lower-case
+    /// digits (more where the value needs them); `None` for a width over 64.
+    fn write_to(self, buf: &mut [u8; 18]) -> Option<&str> {
+        const DIGITS: &[u8; 16] = b"0123456789abcdef";
+        if self.width > 64 {
+            return None;
+        }
+        let needed = (64 - self.value.leading_zeros()).div_ceil(4).max(1);
+        let digits = (self.width / 4).max(needed) as usize;
+        buf[0] = b'0';
+        buf[1] = b'x';
+        for i in 0..digits {
+            let nibble = (self.value >> (4 * (digits - 1 - i))) & 0xf;
+            buf[2 + i] = DIGITS[nibble as usize];
+        }
+        // Only ASCII was written.
+        std::str::from_utf8(&buf[..2 + digits]).ok()
+    }
+}
+
 impl fmt::Display for Bits {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "0x{:0w$x}", self.value, w = (self.width / 4) as usize)
@@ -96,7 +117,12 @@ impl fmt::Display for Bits {
 
 impl Serialize for Bits {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(self)
+        // What Display writes, without the formatting machinery: the vector files
+        // hold millions of these.
+        match self.write_to(&mut [0; 18]) {
+            Some(text) => s.serialize_str(text),
+            None => s.collect_str(self),
+        }
     }
 }
 
@@ -140,6 +166,13 @@ mod tests {
             assert_eq!(got, want, "case: {text}");
         }
         assert_eq!(Bits::new(0x2a, 16).to_string(), "0x002a");
+        // The writer that serializes equals Display, whatever the width.
+        for (value, width) in [(0x2a, 16), (0, 4), (1, 4), (u64::MAX, 64), (0x1ff, 4), (0x8000_0000, 32), (0, 64), (5, 0), (7, 6)] {
+            let b = Bits { value, width };
+            assert_eq!(b.write_to(&mut [0; 18]), Some(b.to_string().as_str()), "{value:#x} at {width}");
+            assert_eq!(serde_json::to_string(&b).unwrap(), format!("\"{b}\""));
+        }
+        assert_eq!(Bits { value: 1, width: 68 }.write_to(&mut [0; 18]), None);
         assert_eq!(Bits::pred(true).to_string(), "0x1");
     }
 

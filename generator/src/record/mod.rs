@@ -535,9 +535,14 @@ impl Record {
 
     /// The record as one line of a vector file (no newline).
     pub fn to_line(&self) -> String {
+        // Room for most records at once (serde_json starts at 128 bytes).
+        let mut line = Vec::with_capacity(1024);
         // A record holds strings, lists and maps with string keys only: serde_json
-        // cannot fail on it.
-        serde_json::to_string(self).unwrap_or_default()
+        // cannot fail on it, and writes UTF-8.
+        match serde_json::to_writer(&mut line, self) {
+            Ok(()) => String::from_utf8(line).unwrap_or_default(),
+            Err(_) => String::new(),
+        }
     }
 
     /// Reads one line of JSON as a record; the error carries serde's line and column

@@ -2,22 +2,28 @@
 //! (JSON Lines: at least `text` and `inputs`) and writes each back with `expect`
 //! filled in for the chosen profiles. A line it cannot evaluate is answered
 //! `{"error": "<input>:N: ..."}` in its place, and the exit code is then 2.
+//!
+//! [`answer_line`] is the definition of a line's answer; [`run`] answers a chunk
+//! of lines at a time in parallel ([`crate::batch`]), with the syntax judge's
+//! reading of each qualifier chain kept ([`Index`]), and hands every line that
+//! does not evaluate to [`answer_line`], which says why.
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, Write};
+use std::io::{Read, Write};
 
 use ptxvec_oracle::profile::Profile;
 use ptxvec_spec::Spec;
 
 use super::expect::outputs;
+use crate::batch::{self, InputLine};
 use crate::error::{Error, Outcome, Result};
-use crate::lines::{read_line, skip_line, Line, MAX_LINE_BYTES};
-use crate::output::ErrorAnswer;
 use crate::record::{strip_position, Record, Shape};
-use crate::semantics;
+use crate::semantics::{self, Semantics};
 use crate::syntax::context::{minimum, Module};
-use crate::syntax::judge::{judge, reading, Order};
+use crate::syntax::index::{Index, Tokens};
+use crate::syntax::judge::{judge, reading, Defect, Order};
 use crate::syntax::needs::{Need, Needs};
+use crate::syntax::text::{self, Operand};
 
 /// Why a line cannot be evaluated.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -43,7 +49,7 @@ pub fn eval_record(
     profiles: &[Profile],
     force: bool,
 ) -> std::result::Result<Record, EvalError> {
-    let mut rec = Record::from_line(line).map_err(|e| EvalError::Json {
+    let rec = Record::from_line(line).map_err(|e| EvalError::Json {
         column: e.column(),
         message: match e.classify() {
             serde_json::error::Category::Data => strip_position(&e),
@@ -54,14 +60,25 @@ pub fn eval_record(
         refusal(spec, &rec).map_err(EvalError::Record)?;
     }
     let reading = semantics::read(spec, &rec.text).map_err(|e| EvalError::Record(e.to_string()))?;
-    let shape = Shape::of(reading.semantics);
+    expect(rec, reading.semantics, reading.negate, profiles)
+}
+
+/// The record with `expect` filled in, its text computing `semantics` (`negate`: a
+/// source operand is negated).
+fn expect(
+    mut rec: Record,
+    semantics: Semantics,
+    negate: bool,
+    profiles: &[Profile],
+) -> std::result::Result<Record, EvalError> {
+    let shape = Shape::of(semantics);
     rec.inputs = rec
         .inputs
         .fit(shape)
         .map_err(|e| EvalError::Record(e.to_string()))?;
     let mut expect = BTreeMap::new();
     for &p in profiles {
-        let out = outputs(reading.semantics, reading.negate, &rec.inputs, p)
+        let out = outputs(semantics, negate, &rec.inputs, p)
             .map_err(|e| EvalError::Record(e.to_string()))?;
         // With both profiles, another profile is written only where it differs.
         if profiles.len() == 1 || p == Profile::PtxIsa || expect.get(&Profile::PtxIsa) != Some(&out)
@@ -79,6 +96,22 @@ pub fn eval_record(
 /// refused in any module, and is judged in the lowest one the model has). Legal
 /// in one of them is legal; else the first module's defect is the answer.
 fn refusal(spec: &Spec, rec: &Record) -> std::result::Result<(), String> {
+    refusal_with(
+        spec,
+        rec,
+        || reading(spec, &rec.text).map_or_else(|| Needs::none().0, |s| s.needs(&spec.targets).0),
+        |m| judge(spec, &rec.text, m.ptx, m.target, Order::Lenient).defect,
+    )
+}
+
+/// [`refusal`], with the needs of the text's spelling and the judge's verdict in a
+/// module given.
+fn refusal_with(
+    spec: &Spec,
+    rec: &Record,
+    spelling_needs: impl FnOnce() -> Vec<Need>,
+    defect_in: impl Fn(Module) -> Option<Defect>,
+) -> std::result::Result<(), String> {
     let model = &spec.targets;
     let stated: Vec<Need> = rec
         .requires
@@ -97,7 +130,7 @@ fn refusal(spec: &Spec, rec: &Record) -> std::result::Result<(), String> {
         })
         .collect();
     let needs = if stated.is_empty() {
-        reading(spec, &rec.text).map_or_else(|| Needs::none().0, |s| s.needs(model).0)
+        spelling_needs()
     } else {
         stated
     };
@@ -107,7 +140,7 @@ fn refusal(spec: &Spec, rec: &Record) -> std::result::Result<(), String> {
     }
     let mut first = None;
     for m in modules {
-        match judge(spec, &rec.text, m.ptx, m.target, Order::Lenient).defect {
+        match defect_in(m) {
             None => return Ok(()),
             Some(d) => {
                 first.get_or_insert((m, d));
@@ -129,51 +162,15 @@ fn refusal(spec: &Spec, rec: &Record) -> std::result::Result<(), String> {
 pub fn run(
     spec: &Spec,
     name: &str,
-    input: impl BufRead,
+    input: impl Read,
     mut out: impl Write,
     profiles: &[Profile],
     force: bool,
 ) -> Result<Outcome> {
-    let mut input = input;
-    let mut bad_lines = Vec::new();
-    let mut buf = Vec::new();
-    // Every line gets one answer, in order: a record, an error record in its place,
-    // or a blank line for a blank one.
-    for n in 1.. {
-        let line = match read_line(&mut input, &mut buf)
-            .map_err(|e| Error::Input(format!("{name}:{n}: {e}")))?
-        {
-            Line::End => break,
-            Line::TooLong => {
-                bad_lines.push(n);
-                let e = format!("{name}:{n}: line longer than {MAX_LINE_BYTES} bytes");
-                // Answered before the rest is skipped: the line may never end.
-                writeln!(out, "{}", ErrorAnswer::line(e))
-                    .and_then(|()| out.flush())
-                    .map_err(Error::Stdout)?;
-                skip_line(&mut input).map_err(|e| Error::Input(format!("{name}:{n}: {e}")))?;
-                continue;
-            }
-            Line::Read => std::str::from_utf8(&buf),
-        };
-        let answer = match line {
-            Ok(l) if l.trim().is_empty() => String::new(),
-            Ok(l) => match eval_record(spec, l, profiles, force) {
-                Ok(rec) => rec.to_line(),
-                Err(e) => {
-                    bad_lines.push(n);
-                    // `file:line:column: message`, or `file:line: message`.
-                    ErrorAnswer::line(format!("{name}:{n}:{e}"))
-                }
-            },
-            Err(e) => {
-                bad_lines.push(n);
-                let column = e.valid_up_to() + 1;
-                ErrorAnswer::line(format!("{name}:{n}:{column}: not UTF-8"))
-            }
-        };
-        writeln!(out, "{answer}").map_err(Error::Stdout)?;
-    }
+    let mut index = Index::new(spec);
+    let bad_lines = batch::run(name, input, &mut out, |lines| {
+        answer_lines(&mut index, name, lines, profiles, force)
+    })?;
     if bad_lines.is_empty() {
         Ok(Outcome::Pass)
     } else {
@@ -182,4 +179,99 @@ pub fn run(
             bad_lines.len()
         )))
     }
+}
+
+/// The answer to line `no` of input `name` (its bytes without the line end): the
+/// record with `expect` filled in, a blank line for a blank one, or the message of
+/// the error record written in its place. The definition of what `eval` answers.
+pub fn answer_line(
+    spec: &Spec,
+    name: &str,
+    no: usize,
+    bytes: &[u8],
+    profiles: &[Profile],
+    force: bool,
+) -> batch::Answer {
+    match std::str::from_utf8(bytes) {
+        Ok(l) if l.trim().is_empty() => Ok(String::new()),
+        // `file:line:column: message`, or `file:line: message`.
+        Ok(l) => eval_record(spec, l, profiles, force)
+            .map(|rec| rec.to_line())
+            .map_err(|e| format!("{name}:{no}:{e}")),
+        Err(e) => {
+            let column = e.valid_up_to() + 1;
+            Err(format!("{name}:{no}:{column}: not UTF-8"))
+        }
+    }
+}
+
+/// A line made ready for the index.
+enum Prepared {
+    /// Answered by [`answer_line`].
+    Plain,
+    /// A blank line.
+    Blank,
+    /// A record, and its text's qualifier chain if the text tokenizes.
+    Record(Box<Record>, Option<String>),
+}
+
+/// The answers to a chunk of lines, in order: equal, line for line, to
+/// [`answer_line`]'s.
+pub fn answer_lines(
+    index: &mut Index<'_>,
+    name: &str,
+    lines: &[InputLine<'_>],
+    profiles: &[Profile],
+    force: bool,
+) -> Vec<batch::Answer> {
+    let spec = index.spec();
+    index.answer_all(
+        lines,
+        |l| match std::str::from_utf8(l.bytes) {
+            Ok(t) if t.trim().is_empty() => Prepared::Blank,
+            Ok(t) => match Record::from_line(t) {
+                Ok(rec) => {
+                    let chain = text::chain_of(&rec.text).map(str::to_owned);
+                    Prepared::Record(Box::new(rec), chain)
+                }
+                Err(_) => Prepared::Plain,
+            },
+            Err(_) => Prepared::Plain,
+        },
+        |p| match p {
+            Prepared::Record(_, chain) => chain.as_deref(),
+            _ => None,
+        },
+        |index, l, p| match p {
+            Prepared::Blank => Ok(String::new()),
+            Prepared::Record(rec, _) => match evaluate(index, *rec, profiles, force) {
+                Some(rec) => Ok(rec.to_line()),
+                None => answer_line(spec, name, l.no, l.bytes, profiles, force),
+            },
+            Prepared::Plain => answer_line(spec, name, l.no, l.bytes, profiles, force),
+        },
+    )
+}
+
+/// [`eval_record`] after the parse, with the text's reading from the index; `None`
+/// where the record does not evaluate (then [`answer_line`] says why).
+fn evaluate(index: &Index<'_>, rec: Record, profiles: &[Profile], force: bool) -> Option<Record> {
+    let spec = index.spec();
+    let tokens = Tokens::of(&rec.text);
+    let parsed = tokens.parsed.as_ref().ok()?;
+    let semantics = index.with_chain(tokens.chain, |chain| {
+        if !force {
+            refusal_with(
+                spec,
+                &rec,
+                || chain.reading().map_or_else(|| Needs::none().0, |c| c.needs.0.clone()),
+                |m| index.judge(&rec.text, &tokens, m.ptx, m.target, Order::Lenient).defect,
+            )
+            .ok()?;
+        }
+        semantics::of(&chain.reading()?.spelling).ok()
+    })?;
+    let negate = parsed.operands.iter().any(|o| matches!(o, Operand::Not(_)));
+    drop(tokens);
+    expect(rec, semantics, negate, profiles).ok()
 }

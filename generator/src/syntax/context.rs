@@ -28,6 +28,9 @@ impl Module {
 /// The lowest target of the model that meets a target need: the need itself when
 /// the model lists it, else the lowest plain target above it.
 fn lowest_meeting(model: &TargetModel, need: Option<Target>) -> Option<Target> {
+    if let Some(t) = need.filter(|t| model.info(*t).is_some()) {
+        return Some(t);
+    }
     let mut plain: Vec<Target> = model
         .targets
         .iter()
@@ -36,7 +39,6 @@ fn lowest_meeting(model: &TargetModel, need: Option<Target>) -> Option<Target> {
         .collect();
     plain.sort();
     match need {
-        Some(t) if model.info(t).is_some() => Some(t),
         Some(t) => plain.into_iter().find(|p| model.satisfies(*p, t)),
         None => plain.into_iter().next(),
     }

@@ -13,7 +13,7 @@
 use std::fmt;
 
 use ptxvec_spec::model::SyntaxGroup;
-use ptxvec_spec::model::{Effect, Form};
+use ptxvec_spec::model::{Effect, Form, Rule};
 use ptxvec_spec::{Instruction, Mnemonic, PtxVersion, Qualifier, Spec, Target};
 
 use super::across;
@@ -241,57 +241,67 @@ pub fn allowed(
     ptx: PtxVersion,
     target: Target,
 ) -> Result<(), Defect> {
-    match s.refusal() {
-        Some(Refusal::Table(id)) => {
-            return Err(fail(
-                Kind::Invalid,
-                format!("table.{id}"),
-                format!(
-                    "`{}` is not among the combinations of table `{id}`",
-                    s.chain()
-                ),
-            ));
-        }
-        Some(Refusal::Forbidden(rule)) => {
+    if let Some(d) = refusal_defect(s) {
+        return Err(d);
+    }
+    match s.unmet_rule(&spec.targets, ptx, target) {
+        Some(rule) => unmet_defect(rule, &s.chain(), ptx, target).map_or(Ok(()), Err),
+        None => Ok(()),
+    }
+}
+
+/// The defect of a table or forbid rule that rules the spelling out in every module.
+pub fn refusal_defect(s: &Spelling<'_>) -> Option<Defect> {
+    match s.refusal()? {
+        Refusal::Table(id) => Some(fail(
+            Kind::Invalid,
+            format!("table.{id}"),
+            format!(
+                "`{}` is not among the combinations of table `{id}`",
+                s.chain()
+            ),
+        )),
+        Refusal::Forbidden(rule) => {
             let reason = match &rule.effect {
                 Effect::Forbid(r) => r.as_str(),
                 Effect::Requires(_) => "",
             };
-            return Err(fail(Kind::Invalid, rule.id.clone(), reason.to_owned()));
+            Some(fail(Kind::Invalid, rule.id.clone(), reason.to_owned()))
         }
-        None => {}
     }
-    if let Some(rule) = s.unmet_rule(&spec.targets, ptx, target) {
-        let Effect::Requires(reqs) = &rule.effect else {
-            return Ok(());
-        };
-        let alts: Vec<String> = reqs
-            .iter()
-            .map(|r| match (r.ptx, r.target) {
-                (Some(v), Some(t)) => format!("PTX ISA {v} with {t}"),
-                (Some(v), None) => format!("PTX ISA {v}"),
-                (None, Some(t)) => t.to_string(),
-                (None, None) => String::new(),
-            })
-            .collect();
-        return Err(fail(
-            Kind::Invalid,
-            rule.id.clone(),
-            format!(
-                "`{}` needs {}; the module has .version {ptx} and .target {target}",
-                s.chain(),
-                alts.join(" or ")
-            ),
-        ));
-    }
-    Ok(())
 }
 
-type QualDefect = (Defect, Option<String>);
+/// The defect of a requirement rule that a module breaks (`chain`: the spelling's
+/// canonical chain); `None` for a rule that requires nothing.
+pub fn unmet_defect(rule: &Rule, chain: &str, ptx: PtxVersion, target: Target) -> Option<Defect> {
+    let Effect::Requires(reqs) = &rule.effect else {
+        return None;
+    };
+    let alts: Vec<String> = reqs
+        .iter()
+        .map(|r| match (r.ptx, r.target) {
+            (Some(v), Some(t)) => format!("PTX ISA {v} with {t}"),
+            (Some(v), None) => format!("PTX ISA {v}"),
+            (None, Some(t)) => t.to_string(),
+            (None, None) => String::new(),
+        })
+        .collect();
+    Some(fail(
+        Kind::Invalid,
+        rule.id.clone(),
+        format!(
+            "`{chain}` needs {}; the module has .version {ptx} and .target {target}",
+            alts.join(" or ")
+        ),
+    ))
+}
+
+/// A qualifier defect, and the id of the syntax line it was judged against.
+pub(crate) type QualDefect = (Defect, Option<String>);
 
 /// The spellings the qualifiers can be read as (each with whether the order is the
-/// document's), or the defect of the nearest syntax line.
-fn read_qualifiers<'s>(
+/// document's), or the defect of the nearest syntax line (and that line's id).
+pub(crate) fn read_qualifiers<'s>(
     instruction: &'s Instruction,
     quals: &[Qualifier],
     written: &[text::Operand],

@@ -2,12 +2,14 @@
 //!
 //! `spelling` and `needs` read the spec's rules and tables; `legal` and `illegal`
 //! enumerate the syntax vectors; `text`, `operands`, `nearest` and `judge` make up
-//! `check-syntax`; `context` picks the modules a case is judged in.
+//! `check-syntax`, and `index` keeps the judge's reading of each qualifier chain for
+//! the batch commands; `context` picks the modules a case is judged in.
 
 pub mod across;
 pub mod case;
 pub mod context;
 pub mod illegal;
+pub mod index;
 pub mod judge;
 pub mod nearest;
 pub mod legal;

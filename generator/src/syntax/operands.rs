@@ -292,7 +292,15 @@ fn defect(rule: &'static str, message: String) -> OperandDefect {
 
 /// Checks written operands against a spelling's positions.
 pub fn check(s: &Spelling<'_>, written: &[Operand]) -> Result<(), OperandDefect> {
-    let ps = positions(s);
+    check_at(s, &positions(s), written)
+}
+
+/// [`check`] with the spelling's [`positions`] given (the judge's cache keeps them).
+pub fn check_at<S: AsRef<str>>(
+    s: &Spelling<'_>,
+    ps: &[Position<'_>],
+    written: &[Operand<S>],
+) -> Result<(), OperandDefect> {
     let required = ps.iter().filter(|p| !p.optional).count();
     if written.len() < required || written.len() > ps.len() {
         let want = if required == ps.len() {
@@ -316,16 +324,16 @@ pub fn check(s: &Spelling<'_>, written: &[Operand]) -> Result<(), OperandDefect>
     // An optional operand and the qualifier it goes with (PTX ISA: "When the optional
     // argument cache-policy is specified, the qualifier .level::cache_hint is required";
     // E011: ptxas also rejects the qualifier without the operand).
-    let quals = s.qualifiers();
+    let written_q = |q: &Qualifier| s.slots.contains(&Some(*q));
     for (i, p) in ps.iter().enumerate() {
         let present = i < written.len();
-        if let Some(q) = p.spec.requires.filter(|q| present && !quals.contains(q)) {
+        if let Some(q) = p.spec.requires.filter(|q| present && !written_q(q)) {
             return Err(defect(
             "operand.requires",
             format!("operand `{}` needs the qualifier `{q}`", p.name),
             ));
         }
-        if let Some(q) = p.spec.required_by.filter(|q| !present && quals.contains(q)) {
+        if let Some(q) = p.spec.required_by.filter(|q| !present && written_q(q)) {
             return Err(defect(
             "operand.required_by",
             format!("the qualifier `{q}` needs the operand `{}`", p.name),
@@ -335,7 +343,11 @@ pub fn check(s: &Spelling<'_>, written: &[Operand]) -> Result<(), OperandDefect>
     Ok(())
 }
 
-fn check_one(s: &Spelling<'_>, p: &Position<'_>, w: &Operand) -> Result<(), OperandDefect> {
+fn check_one<S: AsRef<str>>(
+    s: &Spelling<'_>,
+    p: &Position<'_>,
+    w: &Operand<S>,
+) -> Result<(), OperandDefect> {
     let shape = |expected: &str| {
         Err(defect(
             "operand.shape",
@@ -384,7 +396,12 @@ fn check_one(s: &Spelling<'_>, p: &Position<'_>, w: &Operand) -> Result<(), Oper
     }
 }
 
-fn check_atom(p: &Position<'_>, class: Qualifier, a: &Atom, in_pair: bool) -> Result<(), OperandDefect> {
+fn check_atom<S: AsRef<str>>(
+    p: &Position<'_>,
+    class: Qualifier,
+    a: &Atom<S>,
+    in_pair: bool,
+) -> Result<(), OperandDefect> {
     let int_only = p.spec.int_registers;
     match a {
         Atom::Sink if !p.spec.dest => Err(defect(
@@ -405,6 +422,7 @@ fn check_atom(p: &Position<'_>, class: Qualifier, a: &Atom, in_pair: bool) -> Re
             format!("operand `{}` is a destination: it must be a register", p.name),
         )),
         Atom::Imm(lit, text) => {
+            let text = text.as_ref();
             if !literal_fits(class, *lit, int_only) {
                 return Err(defect(
             "operand.class",
@@ -424,7 +442,8 @@ fn check_atom(p: &Position<'_>, class: Qualifier, a: &Atom, in_pair: bool) -> Re
         Atom::Reg(r, name) if !reg_fits(class, *r, int_only) => Err(defect(
             "operand.class",
             format!(
-                "register `{name}` ({}) does not fit operand `{}` of type `{class}`",
+                "register `{}` ({}) does not fit operand `{}` of type `{class}`",
+                name.as_ref(),
                 r.declared_type(),
                 p.name
             ),
@@ -433,11 +452,15 @@ fn check_atom(p: &Position<'_>, class: Qualifier, a: &Atom, in_pair: bool) -> Re
     }
 }
 
-fn check_address(s: &Spelling<'_>, p: &Position<'_>, base: &Atom) -> Result<(), OperandDefect> {
+fn check_address<S: AsRef<str>>(
+    s: &Spelling<'_>,
+    p: &Position<'_>,
+    base: &Atom<S>,
+) -> Result<(), OperandDefect> {
     match base {
         Atom::Reg(RegClass::F32 | RegClass::F64 | RegClass::Pred, name) => Err(defect(
             "operand.class",
-            format!("register `{name}` cannot hold the address `{}`", p.name),
+            format!("register `{}` cannot hold the address `{}`", name.as_ref(), p.name),
         )),
         // ptxas 13.5 under `.address_size 64`: a 32- or 16-bit register address is
         // fatal for `red.global` and generic `red` ("32-Bit ABI ... is not supported"),
@@ -450,13 +473,13 @@ fn check_address(s: &Spelling<'_>, p: &Position<'_>, base: &Atom) -> Result<(), 
         {
             Err(defect(
             "operand.address_size",
-            format!("register `{name}` is narrower than the 64-bit address of a global or generic `{}`", p.name),
+            format!("register `{}` is narrower than the 64-bit address of a global or generic `{}`", name.as_ref(), p.name),
             ))
         }
         // "Immediate addresses allowed only for .local state space".
         Atom::Imm(_, text) => Err(defect(
             "operand.address",
-            format!("`[{text}]`: an immediate address is allowed only for .local"),
+            format!("`[{}]`: an immediate address is allowed only for .local", text.as_ref()),
         )),
         // The tokenizer refuses `[_]` (malformed); an operand built by hand is
         // refused here too.

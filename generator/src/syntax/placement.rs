@@ -63,11 +63,20 @@ pub fn fit(
     widen: &[BTreeSet<Qualifier>],
 ) -> Fit {
     let slots = &form.syntax.slots;
+    // Whether position k takes written qualifier i, asked once per pair rather than
+    // at every step of the search (the batch judge reads thousands of chains).
+    let admit = slots
+        .iter()
+        .map(|slot| {
+            quals
+                .iter()
+                .map(|&q| admits(group, &slot.token, q, widen))
+                .collect()
+        })
+        .collect();
     let mut search = Search {
         quals,
-        group,
-        form,
-        widen,
+        admit,
         placed: vec![None; slots.len()],
         best: None,
     };
@@ -83,9 +92,8 @@ pub fn fit(
 /// position that takes it, or stays unplaced.
 struct Search<'a> {
     quals: &'a [Qualifier],
-    group: &'a SyntaxGroup,
-    form: &'a Form,
-    widen: &'a [BTreeSet<Qualifier>],
+    /// Per position, per written qualifier: whether the position takes it.
+    admit: Vec<Vec<bool>>,
     placed: Vec<Option<usize>>,
     /// (qualifiers placed, in written order, placement)
     best: Option<(usize, bool, Vec<Option<usize>>)>,
@@ -93,6 +101,14 @@ struct Search<'a> {
 
 impl Search<'_> {
     fn from(&mut self, i: usize, count: usize) {
+        // A branch that cannot place more than the best so far, nor as many in
+        // written order where the best is not, cannot replace it: skipped.
+        if let Some((c, o, _)) = &self.best {
+            let most = count + (self.quals.len() - i);
+            if most < *c || (most == *c && *o) {
+                return;
+            }
+        }
         if i == self.quals.len() {
             // Two qualifiers of one kind (cp.reduce.async.bulk's `.dst` and `.src`
             // spaces) are told apart by their order alone: the first written fills
@@ -111,15 +127,8 @@ impl Search<'_> {
             }
             return;
         }
-        for k in 0..self.form.syntax.slots.len() {
-            if self.placed[k].is_none()
-                && admits(
-                    self.group,
-                    &self.form.syntax.slots[k].token,
-                    self.quals[i],
-                    self.widen,
-                )
-            {
+        for k in 0..self.placed.len() {
+            if self.placed[k].is_none() && self.admit[k][i] {
                 self.placed[k] = Some(i);
                 self.from(i + 1, count + 1);
                 self.placed[k] = None;
@@ -131,16 +140,134 @@ impl Search<'_> {
 
 /// Whether the positions hold the written qualifiers in written order.
 pub fn in_order(placed: &[Option<usize>]) -> bool {
-    let seq: Vec<usize> = placed.iter().flatten().copied().collect();
-    seq.windows(2).all(|w| w[0] < w[1])
+    let mut seq = placed.iter().flatten();
+    let mut prev = seq.next();
+    seq.all(|x| {
+        let ok = prev.is_none_or(|p| p < x);
+        prev = Some(x);
+        ok
+    })
 }
 
 /// Whether qualifiers of one kind lie on the positions in the order they are written.
 fn same_kinds_in_order(quals: &[Qualifier], placed: &[Option<usize>]) -> bool {
-    let seq: Vec<usize> = placed.iter().flatten().copied().collect();
-    seq.iter().enumerate().all(|(a, &i)| {
-        seq[a + 1..]
-            .iter()
-            .all(|&j| quals[i].kind() != quals[j].kind() || i < j)
+    let seq = || placed.iter().flatten().copied();
+    seq().enumerate().all(|(a, i)| {
+        seq()
+            .skip(a + 1)
+            .all(|j| quals[i].kind() != quals[j].kind() || i < j)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The search as first written: `admits` asked at every step, every branch
+    /// followed to its end. `fit` must place as it does.
+    fn reference(
+        group: &SyntaxGroup,
+        form: &Form,
+        quals: &[Qualifier],
+        widen: &[BTreeSet<Qualifier>],
+    ) -> Vec<Option<usize>> {
+        fn from(
+            s: &mut (Vec<Option<usize>>, Option<(usize, bool, Vec<Option<usize>>)>),
+            args: (&SyntaxGroup, &Form, &[Qualifier], &[BTreeSet<Qualifier>]),
+            i: usize,
+            count: usize,
+        ) {
+            let (group, form, quals, widen) = args;
+            if i == quals.len() {
+                let seq: Vec<usize> = s.0.iter().flatten().copied().collect();
+                let kinds_ok = seq.iter().enumerate().all(|(a, &x)| {
+                    seq[a + 1..]
+                        .iter()
+                        .all(|&y| quals[x].kind() != quals[y].kind() || x < y)
+                });
+                if !kinds_ok {
+                    return;
+                }
+                let ordered = seq.windows(2).all(|w| w[0] < w[1]);
+                let better = match &s.1 {
+                    None => true,
+                    Some((c, o, _)) => count > *c || (count == *c && ordered && !*o),
+                };
+                if better {
+                    s.1 = Some((count, ordered, s.0.clone()));
+                }
+                return;
+            }
+            for k in 0..form.syntax.slots.len() {
+                if s.0[k].is_none() && admits(group, &form.syntax.slots[k].token, quals[i], widen) {
+                    s.0[k] = Some(i);
+                    from(s, args, i + 1, count + 1);
+                    s.0[k] = None;
+                }
+            }
+            from(s, args, i + 1, count);
+        }
+        let n = form.syntax.slots.len();
+        let mut s = (vec![None; n], None);
+        from(&mut s, (group, form, quals, widen), 0, 0);
+        s.1.map_or_else(|| vec![None; n], |b| b.2)
+    }
+
+    #[test]
+    fn fit_places_as_the_exhaustive_search() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../spec");
+        let spec = ptxvec_spec::Spec::load(&root).unwrap();
+        let mut checked = 0;
+        for f in &spec.instructions {
+            let instruction = &f.instruction;
+            let skip = instruction.mnemonic.spelling().split('.').count();
+            // The qualifier lists of every case of the instruction (legal, and each
+            // single-defect mutation), read against every syntax line, plain and
+            // with its table columns widened as `across` reads them.
+            let mut lists: Vec<Vec<Qualifier>> = crate::syntax::vectors::cases(&spec, instruction)
+                .iter()
+                .filter_map(|c| crate::syntax::text::tokenize(&c.text).ok())
+                .filter_map(|t| {
+                    t.words
+                        .get(skip..)?
+                        .iter()
+                        .map(|w| format!(".{w}").parse().ok())
+                        .collect()
+                })
+                .collect();
+            // And seeded random lists over the instruction's vocabulary, repeats and
+            // any order included: ties between placements arise there.
+            let vocabulary: Vec<Qualifier> = instruction
+                .forms()
+                .flat_map(|(g, f)| f.possible_qualifiers(g))
+                .collect();
+            let mut rng = <rand_chacha::ChaCha8Rng as rand::SeedableRng>::seed_from_u64(16);
+            for _ in 0..1500 {
+                let len = rand::Rng::random_range(&mut rng, 1..=6);
+                lists.push(
+                    (0..len)
+                        .map(|_| vocabulary[rand::Rng::random_range(&mut rng, 0..vocabulary.len())])
+                        .collect(),
+                );
+            }
+            lists.sort();
+            lists.dedup();
+            let widen: Vec<BTreeSet<Qualifier>> = instruction
+                .tables
+                .iter()
+                .flat_map(|t| t.rows.iter().flat_map(|r| &r.entries))
+                .flat_map(|e| e.iter().map(|g| g.0.iter().copied().collect()))
+                .collect();
+            for quals in &lists {
+                for (g, form) in instruction.forms() {
+                    for w in [&[][..], &widen[..]] {
+                        let got = fit(g, form, quals, w).placed;
+                        assert_eq!(got, reference(g, form, quals, w), "{quals:?} on {}", form.id);
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        assert!(checked > 1000, "{checked}");
+    }
 }

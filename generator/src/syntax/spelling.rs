@@ -111,13 +111,7 @@ impl<'s> Spelling<'s> {
     /// one in the file. Two rules with the same needs (redux.sync `.abs` and `.f32`)
     /// would otherwise leave the narrower one never reported.
     pub fn unmet_rule(&self, model: &TargetModel, ptx: PtxVersion, target: Target) -> Option<&'s Rule> {
-        self.requiring_rules()
-            .into_iter()
-            .filter(|r| match &r.effect {
-                Effect::Requires(reqs) => !Needs::of_rule(reqs).met_by(model, ptx, target),
-                Effect::Forbid(_) => false,
-            })
-            .max_by_key(|r| (r.when.len(), r.forms.is_some()))
+        unmet_among(&self.requiring_rules(), model, ptx, target)
     }
 
     /// Every applicable requirement at once.
@@ -129,6 +123,24 @@ impl<'s> Spelling<'s> {
                 Effect::Forbid(_) => acc,
             })
     }
+}
+
+/// Among a spelling's requirement rules ([`Spelling::requiring_rules`]), the one a
+/// module breaks that [`Spelling::unmet_rule`] names.
+pub fn unmet_among<'s>(
+    rules: &[&'s Rule],
+    model: &TargetModel,
+    ptx: PtxVersion,
+    target: Target,
+) -> Option<&'s Rule> {
+    rules
+        .iter()
+        .copied()
+        .filter(|r| match &r.effect {
+            Effect::Requires(reqs) => !Needs::of_rule(reqs).met_by(model, ptx, target),
+            Effect::Forbid(_) => false,
+        })
+        .max_by_key(|r| (r.when.len(), r.forms.is_some()))
 }
 
 /// Every spelling of a form that no table or forbid rule rules out (version and

@@ -6,6 +6,10 @@
 //! (address, brace vector, `d|p` pair, `!` negation, sink, register, immediate,
 //! symbol). A text it refuses is malformed. Which qualifiers and operands an
 //! instruction takes is the judge's business.
+//!
+//! The tokens hold their spellings as `S`: owned `String`s ([`tokenize`]), or
+//! slices of the text ([`tokenize_borrowed`], for the batch judge, which tokenizes
+//! a line and drops the tokens a microsecond later). One tokenizer makes both.
 
 use std::fmt;
 
@@ -64,14 +68,18 @@ impl RegClass {
 
     /// The class a register name shows: the longest prefix followed by digits only.
     pub fn of_name(name: &str) -> Option<RegClass> {
+        // Every prefix is `%` and letters, so the one followed by digits only is all
+        // the letters after `%`.
+        let rest = name.strip_prefix('%')?;
+        let letters = rest.bytes().take_while(u8::is_ascii_alphabetic).count();
+        let (prefix, digits) = rest.split_at(letters);
+        if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
         RegClass::ALL
             .iter()
             .copied()
-            .filter(|c| {
-                name.strip_prefix(c.prefix())
-                    .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
-            })
-            .max_by_key(|c| c.prefix().len())
+            .find(|c| &c.prefix()[1..] == prefix)
     }
 }
 
@@ -90,39 +98,39 @@ pub enum Literal {
 
 /// One scalar operand: a register, an immediate, a sink or another name.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Atom {
+pub enum Atom<S = String> {
     /// A register whose prefix shows its class.
-    Reg(RegClass, String),
+    Reg(RegClass, S),
     /// Any other identifier: a symbolic name such as `dst` or `mask`.
-    Symbol(String),
+    Symbol(S),
     /// An immediate.
-    Imm(Literal, String),
+    Imm(Literal, S),
     /// `_`.
     Sink,
 }
 
-impl Atom {
-    fn parse(s: &str) -> Option<Atom> {
+impl<'t, S: From<&'t str>> Atom<S> {
+    fn parse(s: &'t str) -> Option<Atom<S>> {
         if s == "_" {
             return Some(Atom::Sink);
         }
         if let Some(lit) = literal(s) {
-            return Some(Atom::Imm(lit, s.to_owned()));
+            return Some(Atom::Imm(lit, s.into()));
         }
         if !is_identifier(s) {
             return None;
         }
         Some(match RegClass::of_name(s) {
-            Some(c) => Atom::Reg(c, s.to_owned()),
-            None => Atom::Symbol(s.to_owned()),
+            Some(c) => Atom::Reg(c, s.into()),
+            None => Atom::Symbol(s.into()),
         })
     }
 }
 
-impl fmt::Display for Atom {
+impl<S: AsRef<str>> fmt::Display for Atom<S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Atom::Reg(_, s) | Atom::Symbol(s) | Atom::Imm(_, s) => f.write_str(s),
+            Atom::Reg(_, s) | Atom::Symbol(s) | Atom::Imm(_, s) => f.write_str(s.as_ref()),
             Atom::Sink => f.write_str("_"),
         }
     }
@@ -130,22 +138,22 @@ impl fmt::Display for Atom {
 
 /// One operand as written.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Operand {
+pub enum Operand<S = String> {
     /// `[base]` or `[base+offset]`: the base, and the text inside the brackets.
-    Address(Atom, String),
+    Address(Atom<S>, S),
     /// `{a, b, ...}`.
-    Vector(Vec<Atom>),
+    Vector(Vec<Atom<S>>),
     /// `d|p`.
-    Pair(Atom, Atom),
+    Pair(Atom<S>, Atom<S>),
     /// `!a`.
-    Not(Atom),
+    Not(Atom<S>),
     /// A plain scalar.
-    Scalar(Atom),
+    Scalar(Atom<S>),
 }
 
-impl Operand {
+impl<S> Operand<S> {
     /// The scalars the operand names, in order: what `emit-ptx` must declare.
-    pub fn atoms(&self) -> Vec<&Atom> {
+    pub fn atoms(&self) -> Vec<&Atom<S>> {
         match self {
             Operand::Address(a, _) | Operand::Not(a) | Operand::Scalar(a) => vec![a],
             Operand::Vector(v) => v.iter().collect(),
@@ -168,10 +176,10 @@ impl Operand {
 }
 
 /// The operand as the enumerator writes it: `[%rd1]`, `{%f1, %f2}`, `%r1|%p1`, `!%p1`.
-impl fmt::Display for Operand {
+impl<S: AsRef<str>> fmt::Display for Operand<S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Operand::Address(_, inside) => write!(f, "[{inside}]"),
+            Operand::Address(_, inside) => write!(f, "[{}]", inside.as_ref()),
             Operand::Vector(v) => {
                 let items: Vec<String> = v.iter().map(ToString::to_string).collect();
                 write!(f, "{{{}}}", items.join(", "))
@@ -185,16 +193,16 @@ impl fmt::Display for Operand {
 
 /// A tokenized instruction.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct InstrText {
+pub struct InstrText<S = String> {
     /// `L1` of `L1: red...`, as written.
-    pub label: Option<String>,
+    pub label: Option<S>,
     /// `@p` or `@!p`, as written.
-    pub guard: Option<String>,
+    pub guard: Option<S>,
     /// The dotted chain before the operands, split at dots outside `::`:
     /// `red.global.add.u32` → `["red", "global", "add", "u32"]`.
-    pub words: Vec<String>,
+    pub words: Vec<S>,
     /// The operands, in order.
-    pub operands: Vec<Operand>,
+    pub operands: Vec<Operand<S>>,
 }
 
 /// Text that does not tokenize, with the character offset where it stops making sense.
@@ -209,10 +217,40 @@ pub struct LexError {
 
 /// Splits an instruction into guard, dotted words and operands.
 pub fn tokenize(text: &str) -> Result<InstrText, LexError> {
-    let err = |message: &str, offset: usize| LexError {
+    tokenize_as(text)
+}
+
+/// [`tokenize`], the tokens borrowing their spellings from `text`.
+pub fn tokenize_borrowed(text: &str) -> Result<InstrText<&str>, LexError> {
+    tokenize_as(text)
+}
+
+/// The mnemonic-and-qualifier chain as written (`red.global.add.u32`), without
+/// splitting it into words: what [`tokenize`]'s words join to when it succeeds.
+pub fn chain_of(text: &str) -> Option<&str> {
+    head(text).ok().map(|h| h.chain)
+}
+
+/// A text up to its operands: the guard, the chain, and the rest, with the
+/// character offsets of the chain and the rest.
+struct Head<'t> {
+    label: Option<&'t str>,
+    guard: Option<&'t str>,
+    chain: &'t str,
+    chain_at: usize,
+    rest: &'t str,
+    rest_at: usize,
+}
+
+fn lex_error(message: &str, offset: usize) -> LexError {
+    LexError {
         message: message.to_owned(),
         offset,
-    };
+    }
+}
+
+fn head(text: &str) -> Result<Head<'_>, LexError> {
+    let err = lex_error;
     let trimmed_start = text.len() - text.trim_start().len();
     let mut body = text.trim();
     if let Some(stripped) = body.strip_suffix(';') {
@@ -231,7 +269,7 @@ pub fn tokenize(text: &str) -> Result<InstrText, LexError> {
     if let Some(colon) = body.find(':') {
         let name = &body[..colon];
         if is_identifier(name) && !body[colon + 1..].starts_with(':') {
-            label = Some(name.to_owned());
+            label = Some(name);
             let rest = &body[colon + 1..];
             at += colon + 1 + (rest.len() - rest.trim_start().len());
             body = rest.trim_start();
@@ -250,16 +288,36 @@ pub fn tokenize(text: &str) -> Result<InstrText, LexError> {
         if !is_identifier(name) {
             return Err(err("expected a predicate name after `@`", at + 1));
         }
-        guard = Some(g.to_owned());
+        guard = Some(g);
         let rest = &body[end..];
         at += end + (rest.len() - rest.trim_start().len());
         body = rest.trim_start();
     }
     let split = body.find(char::is_whitespace).unwrap_or(body.len());
     let (chain, rest) = body.split_at(split);
+    Ok(Head {
+        label,
+        guard,
+        chain,
+        chain_at: at,
+        rest_at: at + split + (rest.len() - rest.trim_start().len()),
+        rest: rest.trim(),
+    })
+}
+
+fn tokenize_as<'t, S: From<&'t str>>(text: &'t str) -> Result<InstrText<S>, LexError> {
+    let err = lex_error;
+    let Head {
+        label,
+        guard,
+        chain,
+        chain_at: at,
+        rest,
+        rest_at,
+    } = head(text)?;
+    let label = label.map(S::from);
+    let guard = guard.map(S::from);
     let words = split_chain(chain).map_err(|(m, o)| err(&m, at + o))?;
-    let rest_at = at + split + (rest.len() - rest.trim_start().len());
-    let rest = rest.trim();
     let operands = if rest.is_empty() {
         Vec::new()
     } else {
@@ -278,7 +336,7 @@ pub fn tokenize(text: &str) -> Result<InstrText, LexError> {
 }
 
 /// `red.shared::cta.add.u32` → `red`, `shared::cta`, `add`, `u32`.
-fn split_chain(chain: &str) -> Result<Vec<String>, (String, usize)> {
+fn split_chain<'t, S: From<&'t str>>(chain: &'t str) -> Result<Vec<S>, (String, usize)> {
     let mut words = Vec::new();
     let mut start = 0;
     let bytes = chain.as_bytes();
@@ -296,7 +354,7 @@ fn split_chain(chain: &str) -> Result<Vec<String>, (String, usize)> {
             {
                 return Err((format!("`{word}` is not a qualifier word"), start));
             }
-            words.push(word.to_owned());
+            words.push(word.into());
             start = i + 1;
         }
         i += 1;
@@ -341,7 +399,7 @@ fn trim_piece(s: &str, start: usize, end: usize) -> Result<(&str, usize), (Strin
     Ok((piece, start + (raw.len() - raw.trim_start().len())))
 }
 
-fn parse_operand(s: &str) -> Option<Operand> {
+fn parse_operand<'t, S: From<&'t str>>(s: &'t str) -> Option<Operand<S>> {
     if let Some(inner) = s.strip_prefix('[').and_then(|r| r.strip_suffix(']')) {
         // ptxas 13.5: `[reg]`, `[reg+imm]` (also `+-imm`) and `[sym+imm]`; `[reg-imm]`
         // and `[reg+reg]` are parse errors.
@@ -355,8 +413,11 @@ fn parse_operand(s: &str) -> Option<Operand> {
         }
         // The base is a name or a literal; `_` is neither (PTX ISA 4.4: an
         // identifier that starts with `_` has at least one more character).
-        let base = Atom::parse(base).filter(|a| *a != Atom::Sink)?;
-        return Some(Operand::Address(base, inner.to_owned()));
+        let base = Atom::parse(base)?;
+        if matches!(base, Atom::Sink) {
+            return None;
+        }
+        return Some(Operand::Address(base, inner.into()));
     }
     if let Some(inner) = s.strip_prefix('{').and_then(|r| r.strip_suffix('}')) {
         let atoms = inner

@@ -1,0 +1,457 @@
+//! The judge for batch commands: [`judge::judge`]'s verdicts, with what they take
+//! from the qualifier chain alone read once per distinct chain.
+//!
+//! Most of a verdict's cost is placing the qualifiers onto the syntax lines
+//! (`judge::read_qualifiers`); it depends only on the words before the operands
+//! (`red.relaxed.gpu.global.add.u32`), not on the operands, the guard or the
+//! module. The [`Index`] keeps each chain's reading: its instruction, the
+//! spellings it can be read as (with their operand positions, their table and
+//! forbid refusal, their requirement rules), or the defect of its nearest syntax
+//! line. A verdict is then the judge's remaining steps on one line: the module,
+//! the tokens, the guard, the operands, the order and the module's rules.
+//!
+//! [`judge::judge`] stays the definition: the differential test
+//! (`tests/batch_fast_path.rs`) holds this path to its answers on every syntax and
+//! semantic vector, in both orders.
+
+use std::collections::{HashMap, HashSet};
+
+use rayon::prelude::*;
+
+use ptxvec_spec::model::Rule;
+use ptxvec_spec::{Instruction, Mnemonic, PtxVersion, Qualifier, Spec, Target};
+
+use super::judge::{self, Defect, Judgement, Kind, Order, QualDefect};
+use super::needs::Needs;
+use super::operands::{self, Position};
+use super::spelling::{unmet_among, Spelling};
+use super::text::{self, InstrText, LexError, RegClass};
+
+/// The most chains the index keeps; past it, it starts over (a stream of
+/// distinct chains must not grow memory without bound).
+pub const MAX_CHAINS: usize = 8192;
+/// Longer chains are read for each line, never kept.
+pub const MAX_CHAIN_BYTES: usize = 256;
+
+/// One way a chain's qualifiers are read, with what the judge asks of it.
+#[derive(Debug)]
+pub struct Candidate<'s> {
+    /// The spelling.
+    pub spelling: Spelling<'s>,
+    /// Whether the qualifiers are written in the document's order.
+    pub in_order: bool,
+    /// The spelling's operand positions.
+    positions: Vec<Position<'s>>,
+    /// Its canonical chain, for messages.
+    chain: String,
+    /// The defect of a table or forbid rule that refuses it in every module.
+    refusal: Option<Defect>,
+    /// Its requirement rules, in file order.
+    requiring: Vec<&'s Rule>,
+    /// What all of them need at once.
+    pub needs: Needs,
+}
+
+/// What a qualifier chain reads as, whatever the operands, guard and module.
+#[derive(Debug)]
+pub enum Chain<'s> {
+    /// No instruction ptxvec covers: the defect.
+    NoInstruction(Defect),
+    /// The instruction, and the spellings its qualifiers read as (in the judge's
+    /// order), or the defect of the qualifiers and the syntax line it names.
+    Instruction {
+        /// The instruction.
+        instruction: &'s Instruction,
+        /// The readings, or the defect.
+        qualifiers: Result<Vec<Candidate<'s>>, QualDefect>,
+    },
+}
+
+impl<'s> Chain<'s> {
+    /// Reads a chain (`red.global.add.u32`) as [`judge::judge`] does.
+    pub fn read(spec: &'s Spec, chain: &str) -> Chain<'s> {
+        let fail = |kind, rule: &str, message: String| Defect {
+            kind,
+            rule: rule.to_owned(),
+            message,
+        };
+        let words: Vec<&str> = chain.split('.').collect();
+        let Some(mnemonic) = Mnemonic::prefix_of(chain) else {
+            return Chain::NoInstruction(fail(
+                Kind::Malformed,
+                "syntax.mnemonic",
+                format!("`{}` is not one of the instructions ptxvec covers (red, redux.sync, vote.sync, shfl.sync, match, activemask, cp.reduce.async.bulk)", words.first().copied().unwrap_or("")),
+            ));
+        };
+        let Some(instruction) = spec
+            .instructions
+            .iter()
+            .map(|f| &f.instruction)
+            .find(|i| i.mnemonic == mnemonic)
+        else {
+            return Chain::NoInstruction(fail(
+                Kind::Malformed,
+                "syntax.mnemonic",
+                format!("no spec for `{mnemonic}`"),
+            ));
+        };
+        let skip = mnemonic.spelling().split('.').count();
+        let mut quals = Vec::new();
+        for w in words.get(skip..).unwrap_or_default() {
+            let spelled = format!(".{w}");
+            let defect = match spelled.parse::<Qualifier>() {
+                Ok(q) if quals.contains(&q) => fail(
+                    Kind::Malformed,
+                    "syntax.duplicate_qualifier",
+                    format!("`{q}` is written twice"),
+                ),
+                Ok(q) => {
+                    quals.push(q);
+                    continue;
+                }
+                Err(_) => fail(
+                    Kind::Malformed,
+                    "syntax.unknown_qualifier",
+                    format!("`{spelled}` is not a PTX qualifier"),
+                ),
+            };
+            return Chain::Instruction {
+                instruction,
+                qualifiers: Err((defect, None)),
+            };
+        }
+        let qualifiers = judge::read_qualifiers(instruction, &quals, &[]).map(|readings| {
+            readings
+                .into_iter()
+                .map(|(spelling, in_order)| Candidate {
+                    positions: operands::positions(&spelling),
+                    chain: spelling.chain(),
+                    refusal: judge::refusal_defect(&spelling),
+                    requiring: spelling.requiring_rules(),
+                    needs: spelling.needs(&spec.targets),
+                    spelling,
+                    in_order,
+                })
+                .collect()
+        });
+        Chain::Instruction {
+            instruction,
+            qualifiers,
+        }
+    }
+
+    /// The spelling the chain is read as first, if it fits a syntax line exactly:
+    /// [`judge::reading`]'s answer.
+    pub fn reading(&self) -> Option<&Candidate<'s>> {
+        match self {
+            Chain::Instruction {
+                qualifiers: Ok(c), ..
+            } => c.first(),
+            _ => None,
+        }
+    }
+}
+
+/// An instruction text split into its tokens once, for one or several verdicts.
+#[derive(Debug)]
+pub struct Tokens<'t> {
+    /// The tokens, or where they stop making sense.
+    pub parsed: Result<InstrText<&'t str>, LexError>,
+    /// The words before the operands, joined by dots (empty when it does not
+    /// tokenize).
+    pub chain: &'t str,
+}
+
+impl<'t> Tokens<'t> {
+    /// Tokenizes `text`.
+    pub fn of(text: &'t str) -> Tokens<'t> {
+        let parsed = text::tokenize_borrowed(text);
+        let chain = match &parsed {
+            Ok(p) => chain_of(text, &p.words),
+            Err(_) => "",
+        };
+        Tokens { parsed, chain }
+    }
+
+    /// The chain the index is asked about, if the text tokenizes.
+    pub fn chain(&self) -> Option<&'t str> {
+        self.parsed.as_ref().ok().map(|_| self.chain)
+    }
+}
+
+/// The words joined by dots, as the slice of `text` they were split from (they
+/// follow one another there, one dot apart): no copy.
+fn chain_of<'t>(text: &'t str, words: &[&'t str]) -> &'t str {
+    let offset = |w: &str| w.as_ptr() as usize - text.as_ptr() as usize;
+    let (Some(first), Some(last)) = (words.first(), words.last()) else {
+        return "";
+    };
+    let chain = &text[offset(first)..offset(last) + last.len()];
+    debug_assert_eq!(chain, words.join("."));
+    chain
+}
+
+/// The readings of the chains met so far.
+pub struct Index<'s> {
+    spec: &'s Spec,
+    chains: HashMap<Box<str>, Chain<'s>>,
+}
+
+impl<'s> Index<'s> {
+    /// An empty index over `spec`.
+    pub fn new(spec: &'s Spec) -> Index<'s> {
+        Index {
+            spec,
+            chains: HashMap::new(),
+        }
+    }
+
+    /// The spec judged against.
+    pub fn spec(&self) -> &'s Spec {
+        self.spec
+    }
+
+    /// Reads every chain of `chains` that the index does not hold yet, in
+    /// parallel. A chain longer than [`MAX_CHAIN_BYTES`] is left out (it is read
+    /// where it is judged). Past [`MAX_CHAINS`] the index is emptied first.
+    pub fn fill<'a>(&mut self, chains: impl Iterator<Item = &'a str>) {
+        let mut missing: Vec<&str> = chains
+            .filter(|c| c.len() <= MAX_CHAIN_BYTES && !self.chains.contains_key(*c))
+            .collect::<HashSet<&str>>()
+            .into_iter()
+            .collect();
+        if missing.is_empty() {
+            return;
+        }
+        // Sorted so that which chains a full index keeps does not depend on hashing
+        // (it changes no answer, only the time).
+        missing.sort_unstable();
+        missing.truncate(MAX_CHAINS);
+        if self.chains.len() + missing.len() > MAX_CHAINS {
+            self.chains.clear();
+        }
+        let spec = self.spec;
+        let read: Vec<(Box<str>, Chain<'s>)> = missing
+            .par_iter()
+            .map(|c| (Box::from(*c), Chain::read(spec, c)))
+            .collect();
+        self.chains.extend(read);
+    }
+
+    /// Whether the index holds `chain`, or would not keep it anyway.
+    fn settled(&self, chain: &str) -> bool {
+        chain.len() > MAX_CHAIN_BYTES || self.chains.contains_key(chain)
+    }
+
+    /// Answers `items` in parallel, in order: `prepare` makes each ready (and
+    /// `chain_of` names the chain its answer needs, if any), `finish` answers it.
+    /// An item whose chain the index holds is answered in the same pass; the
+    /// chains it lacks are read afterwards, all at once ([`Index::fill`]), and
+    /// their items answered then.
+    pub fn answer_all<'a, L: Sync, P: Send, A: Send>(
+        &mut self,
+        items: &'a [L],
+        prepare: impl Fn(&'a L) -> P + Sync,
+        chain_of: impl Fn(&P) -> Option<&str> + Sync,
+        finish: impl Fn(&Index<'s>, &'a L, P) -> A + Sync,
+    ) -> Vec<A> {
+        enum Step<P, A> {
+            Answered(A),
+            Waiting(P),
+        }
+        let this = &*self;
+        let steps: Vec<Step<P, A>> = items
+            .par_iter()
+            .map(|item| {
+                let p = prepare(item);
+                match chain_of(&p) {
+                    Some(c) if !this.settled(c) => Step::Waiting(p),
+                    _ => Step::Answered(finish(this, item, p)),
+                }
+            })
+            .collect();
+        if steps.iter().all(|s| matches!(s, Step::Answered(_))) {
+            return steps
+                .into_iter()
+                .zip(items)
+                .map(|(s, item)| match s {
+                    Step::Answered(a) => a,
+                    Step::Waiting(p) => finish(this, item, p),
+                })
+                .collect();
+        }
+        self.fill(steps.iter().filter_map(|s| match s {
+            Step::Waiting(p) => chain_of(p),
+            Step::Answered(_) => None,
+        }));
+        let this = &*self;
+        steps
+            .into_par_iter()
+            .zip(items.par_iter())
+            .map(|(s, item)| match s {
+                Step::Answered(a) => a,
+                Step::Waiting(p) => finish(this, item, p),
+            })
+            .collect()
+    }
+
+    /// The reading of `chain`, from the index or read now, to `use`.
+    pub fn with_chain<T>(&self, chain: &str, f: impl FnOnce(&Chain<'s>) -> T) -> T {
+        match self.chains.get(chain) {
+            Some(c) => f(c),
+            None => f(&Chain::read(self.spec, chain)),
+        }
+    }
+
+    /// [`judge::judge`]'s verdict on `text` (whose tokens are `tokens`) in a module
+    /// of `.version ptx` and `.target target`, the same steps in the same order,
+    /// with the chain's reading taken from the index.
+    pub fn judge(
+        &self,
+        text: &str,
+        tokens: &Tokens<'_>,
+        ptx: PtxVersion,
+        target: Target,
+        order: Order,
+    ) -> Judgement {
+        let j = Judgement {
+            instruction: None,
+            form: None,
+            defect: None,
+            warnings: Vec::new(),
+        };
+        // Only a text that reads cleanly is answered here; every defect is the
+        // definition's to name (`judge::judge`), in its order of checks.
+        let definition = || judge::judge(self.spec, text, ptx, target, order);
+        if self.spec.targets.check_version(ptx, target).is_err() || !text.trim_end().ends_with(';') {
+            return definition();
+        }
+        let Ok(parsed) = &tokens.parsed else {
+            return definition();
+        };
+        self.with_chain(tokens.chain, |chain| {
+            self.judge_chain(j, chain, parsed, ptx, target, order)
+        })
+        .unwrap_or_else(|| judge::judge(self.spec, text, ptx, target, order))
+    }
+
+    fn judge_chain(
+        &self,
+        mut j: Judgement,
+        chain: &Chain<'s>,
+        parsed: &InstrText<&str>,
+        ptx: PtxVersion,
+        target: Target,
+        order: Order,
+    ) -> Option<Judgement> {
+        let (instruction, qualifiers) = match chain {
+            Chain::NoInstruction(_) => return None,
+            Chain::Instruction {
+                instruction,
+                qualifiers,
+            } => (instruction, qualifiers),
+        };
+        j.instruction = Some(instruction.instruction.clone());
+        if let Some(g) = &parsed.guard {
+            let name = g.trim_start_matches('@').trim_start_matches('!');
+            if RegClass::of_name(name).is_some_and(|c| c != RegClass::Pred) {
+                return None;
+            }
+        }
+        let Ok(candidates) = qualifiers else {
+            return None;
+        };
+        for c in candidates {
+            j.form = Some(c.spelling.form.id.clone());
+            match operands::check_at(&c.spelling, &c.positions, &parsed.operands) {
+                Err(_) => {}
+                Ok(()) => {
+                    if !c.in_order {
+                        let msg = format!("qualifiers not in the document's order `{}`", c.chain);
+                        if order == Order::Strict {
+                            return None;
+                        }
+                        j.warnings.push(msg);
+                    }
+                    if self.allowed(c, ptx, target).is_some() {
+                        return None;
+                    }
+                    return Some(j);
+                }
+            }
+        }
+        None
+    }
+
+    /// [`judge::allowed`] from what the candidate keeps.
+    fn allowed(&self, c: &Candidate<'s>, ptx: PtxVersion, target: Target) -> Option<Defect> {
+        if let Some(d) = &c.refusal {
+            return Some(d.clone());
+        }
+        unmet_among(&c.requiring, &self.spec.targets, ptx, target)
+            .and_then(|rule| judge::unmet_defect(rule, &c.chain, ptx, target))
+    }
+}
+
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec() -> Spec {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../spec");
+        Spec::load(&root).unwrap()
+    }
+
+    #[test]
+    fn verdicts_equal_the_judges_whether_the_chain_is_held_or_not() {
+        let spec = spec();
+        let v = |s: &str| s.parse::<PtxVersion>().unwrap();
+        let t = |s: &str| s.parse::<Target>().unwrap();
+        // One text per step of the judge that can decide a verdict.
+        let texts = [
+            "activemask.b32 %r1;",
+            "activemask.b32 %r1",
+            "activemask.b32 %r1,;",
+            "foo.b32 %r1;",
+            "@%r1 activemask.b32 %r1;",
+            "activemask.b32.b32 %r1;",
+            "activemask.q %r1;",
+            "red.add.v8.f32 [%rd1], {%f1, %f2, %f3, %f4, %f5, %f6, %f7, %f8};",
+            "red.global.relaxed.gpu.add.u32 [%rd1], %r1;",
+            "red.add.u32 [%rd1], %rd1;",
+            "redux.sync.min.abs.NaN.f32 %f1, %f2, 0xffffffff;",
+            "vote.sync.ballot.b32 %r1, !%p1, 0xffffffff;",
+        ];
+        let mut index = Index::new(&spec);
+        for fill in [false, true] {
+            if fill {
+                let tokens: Vec<Tokens> = texts.iter().map(|t| Tokens::of(t)).collect();
+                index.fill(tokens.iter().filter_map(Tokens::chain));
+            }
+            for text in texts {
+                for (ptx, target) in [("8.6", "sm_90"), ("8.6", "sm_100a"), ("6.0", "sm_30"), ("6.0", "sm_90")] {
+                    for order in [Order::Lenient, Order::Strict] {
+                        let want = judge::judge(&spec, text, v(ptx), t(target), order);
+                        let got = index.judge(text, &Tokens::of(text), v(ptx), t(target), order);
+                        assert_eq!(got, want, "{text} at {ptx} {target} {order:?}, held: {fill}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_index_stays_bounded() {
+        let spec = spec();
+        let mut index = Index::new(&spec);
+        let chains: Vec<String> = (0..MAX_CHAINS + 10).map(|i| format!("red.x{i}")).collect();
+        index.fill(chains.iter().map(String::as_str));
+        assert!(index.chains.len() <= MAX_CHAINS);
+        index.fill(chains.iter().take(20).map(String::as_str));
+        assert!(index.chains.len() <= MAX_CHAINS);
+        let long = format!("red{}", ".add".repeat(MAX_CHAIN_BYTES));
+        index.fill(std::iter::once(long.as_str()));
+        assert!(!index.chains.contains_key(long.as_str()));
+    }
+}
