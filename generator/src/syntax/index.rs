@@ -19,7 +19,7 @@ use std::collections::{HashMap, HashSet};
 use rayon::prelude::*;
 
 use ptxvec_spec::model::Rule;
-use ptxvec_spec::{Instruction, Mnemonic, PtxVersion, Qualifier, Spec, Target};
+use ptxvec_spec::{Instruction, PtxVersion, Qualifier, Spec, Target};
 
 use super::judge::{self, Defect, Judgement, Kind, Order, QualDefect};
 use super::needs::Needs;
@@ -76,24 +76,9 @@ impl<'s> Chain<'s> {
             message,
         };
         let words: Vec<&str> = chain.split('.').collect();
-        let Some(mnemonic) = Mnemonic::prefix_of(chain) else {
-            return Chain::NoInstruction(fail(
-                Kind::Malformed,
-                "syntax.mnemonic",
-                format!("`{}` is not one of the instructions ptxvec covers (red, redux.sync, vote.sync, shfl.sync, match, activemask, cp.reduce.async.bulk)", words.first().copied().unwrap_or("")),
-            ));
-        };
-        let Some(instruction) = spec
-            .instructions
-            .iter()
-            .map(|f| &f.instruction)
-            .find(|i| i.mnemonic == mnemonic)
-        else {
-            return Chain::NoInstruction(fail(
-                Kind::Malformed,
-                "syntax.mnemonic",
-                format!("no spec for `{mnemonic}`"),
-            ));
+        let (mnemonic, instruction) = match judge::instruction_of(spec, chain) {
+            Ok(found) => found,
+            Err(d) => return Chain::NoInstruction(d),
         };
         let skip = mnemonic.spelling().split('.').count();
         let mut quals = Vec::new();

@@ -125,26 +125,12 @@ pub fn judge(spec: &Spec, text: &str, ptx: PtxVersion, target: Target, order: Or
         return j;
     }
     let chain = parsed.words.join(".");
-    let Some(mnemonic) = Mnemonic::prefix_of(&chain) else {
-        j.defect = Some(fail(
-            Kind::Malformed,
-            "syntax.mnemonic",
-            format!("`{}` is not one of the instructions ptxvec covers (red, redux.sync, vote.sync, shfl.sync, match, activemask, cp.reduce.async.bulk)", parsed.words.first().map_or("", String::as_str)),
-        ));
-        return j;
-    };
-    let Some(instruction) = spec
-        .instructions
-        .iter()
-        .map(|f| &f.instruction)
-        .find(|i| i.mnemonic == mnemonic)
-    else {
-        j.defect = Some(fail(
-            Kind::Malformed,
-            "syntax.mnemonic",
-            format!("no spec for `{mnemonic}`"),
-        ));
-        return j;
+    let (mnemonic, instruction) = match instruction_of(spec, &chain) {
+        Ok(found) => found,
+        Err(d) => {
+            j.defect = Some(d);
+            return j;
+        }
     };
     j.instruction = Some(instruction.instruction.clone());
     let skip = mnemonic.spelling().split('.').count();
@@ -372,6 +358,33 @@ pub(crate) fn read_qualifiers<'s>(
         ));
     };
     Err((line_defect(line, quals), Some(line.form.id.clone())))
+}
+
+/// The mnemonic a chain (`red.global.add.u32`) starts with and the spec's
+/// instruction for it, or the malformed defect that names what is missing.
+pub(crate) fn instruction_of<'s>(
+    spec: &'s Spec,
+    chain: &str,
+) -> Result<(Mnemonic, &'s Instruction), Defect> {
+    let Some(mnemonic) = Mnemonic::prefix_of(chain) else {
+        return Err(fail(
+            Kind::Malformed,
+            "syntax.mnemonic",
+            format!("`{}` is not one of the instructions ptxvec covers (red, redux.sync, vote.sync, shfl.sync, match, activemask, cp.reduce.async.bulk)", chain.split('.').next().unwrap_or("")),
+        ));
+    };
+    spec.instructions
+        .iter()
+        .map(|f| &f.instruction)
+        .find(|i| i.mnemonic == mnemonic)
+        .map(|i| (mnemonic, i))
+        .ok_or_else(|| {
+            fail(
+                Kind::Malformed,
+                "syntax.mnemonic",
+                format!("no spec for `{mnemonic}`"),
+            )
+        })
 }
 
 /// The spelling a text is read as, if its qualifiers fit a syntax line exactly
