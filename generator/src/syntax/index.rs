@@ -21,7 +21,7 @@ use rayon::prelude::*;
 use ptxvec_spec::model::Rule;
 use ptxvec_spec::{Instruction, PtxVersion, Qualifier, Spec, Target};
 
-use super::judge::{self, Defect, Judgement, Kind, Order, QualDefect};
+use super::judge::{self, Defect, Judgement, Kind, Order, Unread};
 use super::needs::Needs;
 use super::operands::{self, Position};
 use super::spelling::{unmet_among, Spelling};
@@ -53,59 +53,38 @@ pub struct Candidate<'s> {
 }
 
 /// What a qualifier chain reads as, whatever the operands, guard and module.
-#[derive(Debug)]
 pub enum Chain<'s> {
-    /// No instruction ptxvec covers: the defect.
-    NoInstruction(Defect),
-    /// The instruction, and the spellings its qualifiers read as (in the judge's
-    /// order), or the defect of the qualifiers and the syntax line it names.
+    /// Decided before any qualifier is placed: no instruction ptxvec covers, or a
+    /// qualifier word that is no PTX qualifier or is written twice. The definition
+    /// answers these texts; its checks before the placement cost little.
+    Unplaced,
+    /// The instruction, its qualifiers, and the spellings they read as (in the
+    /// judge's order), or why none.
     Instruction {
         /// The instruction.
         instruction: &'s Instruction,
-        /// The readings, or the defect.
-        qualifiers: Result<Vec<Candidate<'s>>, QualDefect>,
+        /// The qualifiers, as written.
+        quals: Vec<Qualifier>,
+        /// The readings, or why there are none.
+        qualifiers: Result<Vec<Candidate<'s>>, Unread<'s>>,
     },
 }
 
 impl<'s> Chain<'s> {
     /// Reads a chain (`red.global.add.u32`) as [`judge::judge`] does.
     pub fn read(spec: &'s Spec, chain: &str) -> Chain<'s> {
-        let fail = |kind, rule: &str, message: String| Defect {
-            kind,
-            rule: rule.to_owned(),
-            message,
-        };
-        let words: Vec<&str> = chain.split('.').collect();
-        let (mnemonic, instruction) = match judge::instruction_of(spec, chain) {
-            Ok(found) => found,
-            Err(d) => return Chain::NoInstruction(d),
+        let Ok((mnemonic, instruction)) = judge::instruction_of(spec, chain) else {
+            return Chain::Unplaced;
         };
         let skip = mnemonic.spelling().split('.').count();
         let mut quals = Vec::new();
-        for w in words.get(skip..).unwrap_or_default() {
-            let spelled = format!(".{w}");
-            let defect = match spelled.parse::<Qualifier>() {
-                Ok(q) if quals.contains(&q) => fail(
-                    Kind::Malformed,
-                    "syntax.duplicate_qualifier",
-                    format!("`{q}` is written twice"),
-                ),
-                Ok(q) => {
-                    quals.push(q);
-                    continue;
-                }
-                Err(_) => fail(
-                    Kind::Malformed,
-                    "syntax.unknown_qualifier",
-                    format!("`{spelled}` is not a PTX qualifier"),
-                ),
-            };
-            return Chain::Instruction {
-                instruction,
-                qualifiers: Err((defect, None)),
-            };
+        for w in chain.split('.').skip(skip) {
+            match format!(".{w}").parse::<Qualifier>() {
+                Ok(q) if !quals.contains(&q) => quals.push(q),
+                _ => return Chain::Unplaced,
+            }
         }
-        let qualifiers = judge::read_qualifiers(instruction, &quals, &[]).map(|readings| {
+        let qualifiers = judge::read_chain(instruction, &quals).map(|readings| {
             readings
                 .into_iter()
                 .map(|(spelling, in_order)| Candidate {
@@ -121,6 +100,7 @@ impl<'s> Chain<'s> {
         });
         Chain::Instruction {
             instruction,
+            quals,
             qualifiers,
         }
     }
@@ -320,6 +300,9 @@ impl<'s> Index<'s> {
         .unwrap_or_else(|| judge::judge(self.spec, text, ptx, target, order))
     }
 
+    /// [`judge::judge`]'s steps from the guard on, with the chain's reading kept;
+    /// `None` where the definition must answer (a guard that is no predicate, a
+    /// chain [`Chain::Unplaced`]).
     fn judge_chain(
         &self,
         mut j: Judgement,
@@ -329,12 +312,13 @@ impl<'s> Index<'s> {
         target: Target,
         order: Order,
     ) -> Option<Judgement> {
-        let (instruction, qualifiers) = match chain {
-            Chain::NoInstruction(_) => return None,
-            Chain::Instruction {
-                instruction,
-                qualifiers,
-            } => (instruction, qualifiers),
+        let Chain::Instruction {
+            instruction,
+            quals,
+            qualifiers,
+        } = chain
+        else {
+            return None;
         };
         j.instruction = Some(instruction.instruction.clone());
         if let Some(g) = &parsed.guard {
@@ -343,29 +327,41 @@ impl<'s> Index<'s> {
                 return None;
             }
         }
-        let Ok(candidates) = qualifiers else {
-            return None;
+        let candidates = match qualifiers {
+            Ok(c) => c,
+            Err(unread) => {
+                let (defect, form) = unread.defect(instruction, quals, &parsed.operands);
+                j.form = form;
+                j.defect = Some(defect);
+                return Some(j);
+            }
         };
+        let mut first_defect = None;
         for c in candidates {
-            j.form = Some(c.spelling.form.id.clone());
             match operands::check_at(&c.spelling, &c.positions, &parsed.operands) {
-                Err(_) => {}
+                Err(d) => {
+                    first_defect.get_or_insert((c, d));
+                }
                 Ok(()) => {
+                    j.form = Some(c.spelling.form.id.clone());
                     if !c.in_order {
                         let msg = format!("qualifiers not in the document's order `{}`", c.chain);
                         if order == Order::Strict {
-                            return None;
+                            j.defect = Some(judge::fail(Kind::Invalid, "qualifier.order", msg));
+                            return Some(j);
                         }
                         j.warnings.push(msg);
                     }
-                    if self.allowed(c, ptx, target).is_some() {
-                        return None;
-                    }
+                    j.defect = self.allowed(c, ptx, target);
                     return Some(j);
                 }
             }
         }
-        None
+        if let Some((c, d)) = first_defect {
+            j.form = Some(c.spelling.form.id.clone());
+            j.defect = Some(judge::fail(Kind::Invalid, d.rule, d.message));
+        }
+        Some(j)
     }
 
     /// [`judge::allowed`] from what the candidate keeps.
@@ -407,6 +403,17 @@ mod tests {
             "red.add.u32 [%rd1], %rd1;",
             "redux.sync.min.abs.NaN.f32 %f1, %f2, 0xffffffff;",
             "vote.sync.ballot.b32 %r1, !%p1, 0xffffffff;",
+            // No line reads the qualifiers: the operands choose the nearest line.
+            "redux.sync.min %f1, %f2, 0xffffffff;",
+            "redux.sync.min %r1, %r2, 0xffffffff;",
+            "redux.sync.min.u32.f32 %r1, %r2, 0xffffffff;",
+            // A line reads them, the operands do not fit it.
+            "red.global.add.u32 [%rd1], %f1;",
+            "red.global.add.u32 [%r1], %r1;",
+            "red.global.add.u32 [%rd1], %r1, %r2;",
+            // Not the document's order, and a table's refusal.
+            "red.sys.global.add.u32 [%rd1], %r1;",
+            "red.global.add.v2.u32 [%rd1], {%r1, %r2};",
         ];
         let mut index = Index::new(&spec);
         for fill in [false, true] {

@@ -17,7 +17,7 @@ use ptxvec_spec::model::{Effect, Form, Rule};
 use ptxvec_spec::{Instruction, Mnemonic, PtxVersion, Qualifier, Spec, Target};
 
 use super::across;
-use super::nearest::{line_defect, nearest};
+use super::nearest::{line_defect, nearest_by_qualifiers, operands_fit, Line};
 use super::operands;
 use super::placement::{fit, in_order, Fit};
 use super::spelling::{Refusal, Spelling};
@@ -283,28 +283,76 @@ pub fn unmet_defect(rule: &Rule, chain: &str, ptx: PtxVersion, target: Target) -
 }
 
 /// A qualifier defect, and the id of the syntax line it was judged against.
-pub(crate) type QualDefect = (Defect, Option<String>);
+pub type QualDefect = (Defect, Option<String>);
 
 /// The spellings the qualifiers can be read as (each with whether the order is the
 /// document's), or the defect of the nearest syntax line (and that line's id).
-pub(crate) fn read_qualifiers<'s>(
+pub(crate) fn read_qualifiers<'s, S: AsRef<str>>(
     instruction: &'s Instruction,
     quals: &[Qualifier],
-    written: &[text::Operand],
+    written: &[text::Operand<S>],
 ) -> Result<Vec<(Spelling<'s>, bool)>, QualDefect> {
+    read_chain(instruction, quals).map_err(|u| u.defect(instruction, quals, written))
+}
+
+/// Why no syntax line reads a chain's qualifiers exactly, as far as the chain
+/// alone tells.
+pub enum Unread<'s> {
+    /// The defect, whatever the operands: a qualifier of no line, or a table or
+    /// forbid rule that refuses the combination across lines.
+    Fixed(QualDefect),
+    /// The nearest lines by qualifiers, in spec order, each with the defect it
+    /// names: the first one the written operands fit names the text's defect, else
+    /// the first one (`nearest::nearest`'s tie-break).
+    Nearest(Vec<(Line<'s>, Defect)>),
+}
+
+impl Unread<'_> {
+    /// The defect of a text that writes `written` after the chain.
+    pub fn defect<S: AsRef<str>>(
+        &self,
+        instruction: &Instruction,
+        quals: &[Qualifier],
+        written: &[text::Operand<S>],
+    ) -> QualDefect {
+        match self {
+            Unread::Fixed(d) => d.clone(),
+            Unread::Nearest(lines) => {
+                let first = lines
+                    .iter()
+                    .find(|(l, _)| operands_fit(instruction, l, quals, written))
+                    .or(lines.first());
+                match first {
+                    Some((line, d)) => (d.clone(), Some(line.form.id.clone())),
+                    None => (
+                        fail(Kind::Invalid, "qualifier.missing", "no syntax line"),
+                        None,
+                    ),
+                }
+            }
+        }
+    }
+}
+
+/// [`read_qualifiers`] before the operands are seen: the spellings, or why there
+/// are none.
+pub(crate) fn read_chain<'s>(
+    instruction: &'s Instruction,
+    quals: &[Qualifier],
+) -> Result<Vec<(Spelling<'s>, bool)>, Unread<'s>> {
     let vocabulary: Vec<Qualifier> = instruction
         .forms()
         .flat_map(|(g, f)| f.possible_qualifiers(g))
         .collect();
     if let Some(q) = quals.iter().find(|q| !vocabulary.contains(q)) {
-        return Err((
+        return Err(Unread::Fixed((
             fail(
                 Kind::Invalid,
                 "qualifier.not_allowed",
                 format!("`{q}` is not a qualifier of {}", instruction.instruction),
             ),
             None,
-        ));
+        )));
     }
     let fits: Vec<(&SyntaxGroup, &Form, Fit)> = instruction
         .forms()
@@ -330,7 +378,7 @@ pub(crate) fn read_qualifiers<'s>(
         return Ok(exact);
     }
     if let Some((table, s)) = across::table_refusal(instruction, quals) {
-        return Err((
+        return Err(Unread::Fixed((
             fail(
                 Kind::Invalid,
                 format!("table.{}", table.id),
@@ -341,23 +389,25 @@ pub(crate) fn read_qualifiers<'s>(
                 ),
             ),
             Some(s.form.id.clone()),
-        ));
+        )));
     }
     if let Some(rule) = across::forbidden(instruction, quals) {
         let reason = match &rule.effect {
             Effect::Forbid(r) => r.clone(),
             Effect::Requires(_) => String::new(),
         };
-        return Err((fail(Kind::Invalid, rule.id.clone(), reason), None));
+        return Err(Unread::Fixed((fail(Kind::Invalid, rule.id.clone(), reason), None)));
     }
-    let near = nearest(instruction, quals, written);
-    let Some(line) = near.lines.first() else {
-        return Err((
-            fail(Kind::Invalid, "qualifier.missing", "no syntax line"),
-            None,
-        ));
-    };
-    Err((line_defect(line, quals), Some(line.form.id.clone())))
+    let near = nearest_by_qualifiers(instruction, quals);
+    Err(Unread::Nearest(
+        near.lines
+            .into_iter()
+            .map(|line| {
+                let d = line_defect(&line, quals);
+                (line, d)
+            })
+            .collect(),
+    ))
 }
 
 /// The mnemonic a chain (`red.global.add.u32`) starts with and the spec's

@@ -43,6 +43,23 @@ pub fn nearest<'s>(
     quals: &[Qualifier],
     written: &[Operand],
 ) -> Nearest<'s> {
+    let near = nearest_by_qualifiers(instruction, quals);
+    let fitting = |l: &Line<'s>| operands_fit(instruction, l, quals, written);
+    let lines = if near.lines.iter().any(fitting) {
+        near.lines.into_iter().filter(fitting).collect()
+    } else {
+        near.lines
+    };
+    Nearest {
+        cost: near.cost,
+        lines,
+    }
+}
+
+/// The lines nearest to the qualifiers alone, before the operands break the tie:
+/// what a qualifier chain reads as whatever is written after it (the batch judge
+/// keeps it per chain).
+pub fn nearest_by_qualifiers<'s>(instruction: &'s Instruction, quals: &[Qualifier]) -> Nearest<'s> {
     let all: Vec<Line<'s>> = instruction
         .forms()
         .map(|(group, form)| Line {
@@ -58,27 +75,20 @@ pub fn nearest<'s>(
             lines: Vec::new(),
         };
     };
-    let near: Vec<Line<'s>> = all.into_iter().filter(|l| key(l) == best).collect();
-    let fitting = |l: &Line<'s>| operands_fit(instruction, l, quals, written);
-    let lines = if near.iter().any(fitting) {
-        near.into_iter().filter(fitting).collect()
-    } else {
-        near
-    };
     Nearest {
         cost: best.0,
-        lines,
+        lines: all.into_iter().filter(|l| key(l) == best).collect(),
     }
 }
 
 /// Whether the written operands fit a line as the qualifiers fall on it: a
 /// position whose class or vector length comes from an empty placeholder takes
 /// whatever one of that placeholder's values would give it.
-pub fn operands_fit(
+pub fn operands_fit<S: AsRef<str>>(
     instruction: &Instruction,
     line: &Line<'_>,
     quals: &[Qualifier],
-    written: &[Operand],
+    written: &[Operand<S>],
 ) -> bool {
     let placed: Vec<Option<Qualifier>> = line
         .fit
@@ -131,7 +141,7 @@ pub fn operands_fit(
             form: line.form,
             slots,
         };
-        operands::check(&s, written).is_ok()
+        operands::check_at(&s, &operands::positions(&s), written).is_ok()
     })
 }
 
