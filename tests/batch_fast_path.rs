@@ -179,11 +179,11 @@ fn eval_fast_path_answers_as_eval_record() {
     }
     lines.push(b"\xff\xfe".to_vec());
     for (profiles, force) in [(Profile::ALL, false), (&[Profile::Sm90][..], true)] {
-        let mut index = Index::new(&spec);
+        let mut texts = eval::Texts::new(&spec);
         let wrong = differences(
             &lines,
             1000,
-            |part| eval::answer_lines(&mut index, "<in>", part, profiles, force),
+            |part| eval::answer_lines(&mut texts, "<in>", part, profiles, force),
             |l| eval::answer_line(&spec, "<in>", l.no, l.bytes, profiles, force),
         );
         report(&format!("eval (profiles {profiles:?}, force: {force})"), &wrong);

@@ -1,16 +1,18 @@
 //! The loop of the batch commands (`check-syntax -`, `eval`): every input line gets
-//! exactly one answer line, in input order. Lines are read into a bounded chunk,
-//! the command answers the chunk (in parallel, [`rayon`]), and the answers are
-//! written in order before the next chunk is read: memory stays flat whatever the
-//! length of the input.
+//! exactly one answer line, in input order. A reader thread reads lines into
+//! bounded chunks while the caller's thread answers the chunk before (in parallel,
+//! [`rayon`]) and writes its answers in order: reading overlaps answering, and
+//! memory stays flat whatever the length of the input (at most three chunks exist:
+//! one being read, one waiting, one being answered).
 //!
 //! A chunk ends early when no whole line is waiting in the read buffer, so that a
 //! program that writes one line and waits for its answer gets it (the answers are
-//! flushed at the end of every chunk). A line over [`MAX_LINE_BYTES`] is answered
-//! as soon as it is met, before its rest is skipped, since the rest may never end
-//! (`/dev/zero`).
+//! flushed at the end of every chunk, and the reader's next read does not hold
+//! them back). A line over [`MAX_LINE_BYTES`] is answered as soon as it is met,
+//! before its rest is skipped, since the rest may never end (`/dev/zero`).
 
 use std::io::{BufRead, BufReader, Read, Write};
+use std::sync::mpsc::{self, Receiver, SyncSender};
 
 use crate::error::{Error, Result};
 use crate::lines::{append_line, skip_line, Line, MAX_LINE_BYTES};
@@ -37,24 +39,112 @@ pub struct InputLine<'a> {
 /// message of the error record written in its place.
 pub type Answer = std::result::Result<String, String>;
 
+/// What the reader hands the answering thread, in input order.
+enum Piece {
+    /// Whole lines to answer.
+    Lines(Chunk),
+    /// A line over [`MAX_LINE_BYTES`], by number: an error record takes its place.
+    TooLong(usize),
+    /// The input could not be read: the message. Nothing follows.
+    Failed(String),
+}
+
 /// Answers every line of `input` (named `name` in messages) onto `out`, a chunk at
 /// a time: `answer` gets a chunk's lines and returns one answer per line, in order.
 /// Returns the numbers of the lines answered with an error record. A read error
-/// stops the run once the lines before it are answered; a write error stops it at
-/// once.
+/// stops the run once the lines before it are answered; a write error stops the
+/// answering at once (the reader stops at its next chunk).
 pub fn run(
     name: &str,
-    input: impl Read,
+    input: impl Read + Send,
     out: &mut dyn Write,
     mut answer: impl FnMut(&[InputLine<'_>]) -> Vec<Answer>,
 ) -> Result<Vec<usize>> {
-    let mut input = BufReader::with_capacity(READ_BUFFER, input);
+    // One chunk may wait while one is answered: the reader runs at most a chunk
+    // ahead.
+    let (to_answer, pieces) = mpsc::sync_channel(1);
+    // Answered chunks go back to the reader, so that their buffers are reused.
+    let (to_reuse, spare) = mpsc::channel();
+    std::thread::scope(|scope| {
+        scope.spawn(move || read_pieces(name, input, &to_answer, &spare));
+        let mut bad_lines = Vec::new();
+        for piece in pieces {
+            match piece {
+                Piece::Lines(mut chunk) => {
+                    chunk.answer(out, &mut answer, &mut bad_lines)?;
+                    // The reader may have stopped; then the buffers are dropped.
+                    let _ = to_reuse.send(chunk);
+                }
+                Piece::TooLong(no) => {
+                    bad_lines.push(no);
+                    let e = format!("{name}:{no}: line longer than {MAX_LINE_BYTES} bytes");
+                    writeln!(out, "{}", ErrorAnswer::line(e))
+                        .and_then(|()| out.flush())
+                        .map_err(Error::Stdout)?;
+                }
+                Piece::Failed(e) => return Err(Error::Input(e)),
+            }
+        }
+        Ok(bad_lines)
+    })
+}
+
+/// Why the reader stopped before the end of the input.
+enum Stop {
+    /// The answering side takes no more pieces (a write error).
+    Answering,
+    /// The input could not be read: the message.
+    Input(String),
+}
+
+/// The reader's end of the two channels.
+struct Handoff<'a> {
+    pieces: &'a SyncSender<Piece>,
+    spare: &'a Receiver<Chunk>,
+}
+
+impl Handoff<'_> {
+    /// Hands a piece on; an error once the answering side has stopped.
+    fn send(&self, piece: Piece) -> std::result::Result<(), Stop> {
+        self.pieces.send(piece).map_err(|_| Stop::Answering)
+    }
+
+    /// Hands a chunk's lines on (if it holds any), leaving it empty, with the
+    /// buffers of an answered chunk where one has come back.
+    fn lines(&self, chunk: &mut Chunk) -> std::result::Result<(), Stop> {
+        if chunk.is_empty() {
+            return Ok(());
+        }
+        let next = self.spare.try_recv().unwrap_or_default();
+        self.send(Piece::Lines(std::mem::replace(chunk, next)))
+    }
+}
+
+/// The reader thread: reads `input` into chunks and hands them on, in order,
+/// until the input ends or fails or the answering side stops taking them.
+fn read_pieces(name: &str, input: impl Read, pieces: &SyncSender<Piece>, spare: &Receiver<Chunk>) {
+    let handoff = Handoff { pieces, spare };
     let mut chunk = Chunk::default();
-    let mut bad_lines = Vec::new();
+    let read = read_chunks(name, input, &mut chunk, &handoff);
+    // The lines read before the end or the failure are answered first.
+    if let (Ok(()), Err(Stop::Input(e))) = (handoff.lines(&mut chunk), read) {
+        let _ = handoff.send(Piece::Failed(e));
+    }
+}
+
+/// Reads lines into `chunk`, handing it on whenever it is full or no whole line is
+/// waiting in the read buffer, and a too-long line's number in its place.
+fn read_chunks(
+    name: &str,
+    input: impl Read,
+    chunk: &mut Chunk,
+    handoff: &Handoff<'_>,
+) -> std::result::Result<(), Stop> {
+    let mut input = BufReader::with_capacity(READ_BUFFER, input);
     for no in 1.. {
         let waiting = memchr::memchr(b'\n', input.buffer());
-        if !chunk.is_empty() && (waiting.is_none() || chunk.is_full()) {
-            chunk.answer(out, &mut answer, &mut bad_lines)?;
+        if waiting.is_none() || chunk.is_full() {
+            handoff.lines(chunk)?;
         }
         let start = chunk.bytes.len();
         // A whole line in the read buffer, short enough, is taken from it at once
@@ -66,31 +156,22 @@ pub fn run(
             chunk.lines.push((no, start..chunk.bytes.len()));
             continue;
         }
-        let read = append_line(&mut input, &mut chunk.bytes);
-        let read = match read {
-            Ok(r) => r,
+        let failed = |e: std::io::Error| Stop::Input(format!("{name}:{no}: {e}"));
+        match append_line(&mut input, &mut chunk.bytes) {
             Err(e) => {
                 chunk.bytes.truncate(start);
-                chunk.answer(out, &mut answer, &mut bad_lines)?;
-                return Err(Error::Input(format!("{name}:{no}: {e}")));
+                return Err(failed(e));
             }
-        };
-        match read {
-            Line::End => break,
-            Line::Read => chunk.lines.push((no, start..chunk.bytes.len())),
-            Line::TooLong => {
-                chunk.answer(out, &mut answer, &mut bad_lines)?;
-                bad_lines.push(no);
-                let e = format!("{name}:{no}: line longer than {MAX_LINE_BYTES} bytes");
-                writeln!(out, "{}", ErrorAnswer::line(e))
-                    .and_then(|()| out.flush())
-                    .map_err(Error::Stdout)?;
-                skip_line(&mut input).map_err(|e| Error::Input(format!("{name}:{no}: {e}")))?;
+            Ok(Line::End) => return Ok(()),
+            Ok(Line::Read) => chunk.lines.push((no, start..chunk.bytes.len())),
+            Ok(Line::TooLong) => {
+                handoff.lines(chunk)?;
+                handoff.send(Piece::TooLong(no))?;
+                skip_line(&mut input).map_err(failed)?;
             }
         }
     }
-    chunk.answer(out, &mut answer, &mut bad_lines)?;
-    Ok(bad_lines)
+    Ok(())
 }
 
 /// Lines read and not yet answered: their bytes one after another, and per line
@@ -205,36 +286,79 @@ mod tests {
         assert_eq!(bad, [2]);
     }
 
-    /// A reader that hands out one line per read and then fails, as a pipe whose
-    /// writer waits for the answer before it writes again would stall.
-    struct OneLineAtATime {
-        lines: Vec<&'static [u8]>,
-        answered_before_next: std::rc::Rc<std::cell::RefCell<Vec<u8>>>,
-        seen: usize,
+    /// What the answers' writer sends on at every flush: the bytes written since.
+    struct Forward {
+        pending: Vec<u8>,
+        to: std::sync::mpsc::Sender<Vec<u8>>,
     }
 
-    impl Read for OneLineAtATime {
-        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-            // Every line before this read must have been answered already.
-            let answered = self.answered_before_next.borrow().iter().filter(|&&b| b == b'\n').count();
-            assert_eq!(answered, self.seen, "a line waited for one that was not sent");
-            match self.lines.get(self.seen) {
-                Some(l) => {
-                    buf[..l.len()].copy_from_slice(l);
-                    self.seen += 1;
-                    Ok(l.len())
-                }
-                None => Err(std::io::Error::other("closed")),
-            }
+    impl Write for Forward {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.pending.extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            let _ = self.to.send(std::mem::take(&mut self.pending));
+            Ok(())
         }
     }
 
-    struct Shared(std::rc::Rc<std::cell::RefCell<Vec<u8>>>);
+    /// A client that writes one line and waits for its answer before it writes the
+    /// next (a pipe both ways) gets every answer: the reader thread, blocked on
+    /// the next line, holds back no answer.
+    #[test]
+    fn a_client_that_waits_for_each_answer_gets_it() {
+        let (input, mut client) = std::io::pipe().unwrap();
+        let (to, answers) = std::sync::mpsc::channel();
+        let runner = std::thread::spawn(move || {
+            let mut out = Forward {
+                pending: Vec::new(),
+                to,
+            };
+            run("<t>", input, &mut out, echo)
+        });
+        let mut got = Vec::new();
+        for line in ["one", "bad", "three"] {
+            writeln!(client, "{line}").unwrap();
+            let answer = answers
+                .recv_timeout(std::time::Duration::from_secs(20))
+                .expect("the answer to a line came before the next line was written");
+            got.push(String::from_utf8(answer).unwrap());
+        }
+        drop(client);
+        assert_eq!(runner.join().unwrap().unwrap(), [2]);
+        assert_eq!(got, ["1:3\n", "{\"error\":\"line 2 is bad\"}\n", "3:5\n"]);
+    }
 
-    impl Write for Shared {
-        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-            self.0.borrow_mut().extend_from_slice(buf);
-            Ok(buf.len())
+    /// A reader that fails after some lines.
+    struct FailsAfter(&'static [u8]);
+
+    impl Read for FailsAfter {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            if self.0.is_empty() {
+                return Err(std::io::Error::other("closed"));
+            }
+            let n = self.0.len().min(buf.len());
+            buf[..n].copy_from_slice(&self.0[..n]);
+            self.0 = &self.0[n..];
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn a_read_error_comes_after_the_answers_to_the_lines_before_it() {
+        let mut out = Vec::new();
+        let e = run("<t>", FailsAfter(b"one\ntwo\nthr"), &mut out, echo).unwrap_err();
+        assert_eq!(e.to_string(), "<t>:3: closed");
+        assert_eq!(String::from_utf8(out).unwrap(), "1:3\n2:3\n");
+    }
+
+    /// A writer that fails at once.
+    struct Full;
+
+    impl Write for Full {
+        fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
+            Err(std::io::Error::other("no space"))
         }
         fn flush(&mut self) -> std::io::Result<()> {
             Ok(())
@@ -242,16 +366,9 @@ mod tests {
     }
 
     #[test]
-    fn a_line_is_answered_before_the_next_read() {
-        let written = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
-        let input = OneLineAtATime {
-            lines: vec![b"one\n", b"two\n", b"three\n"],
-            answered_before_next: written.clone(),
-            seen: 0,
-        };
-        let mut out = Shared(written.clone());
-        let e = run("<t>", input, &mut out, echo).unwrap_err();
-        assert_eq!(e.to_string(), "<t>:4: closed");
-        assert_eq!(written.borrow().as_slice(), b"1:3\n2:3\n3:5\n");
+    fn a_write_error_stops_the_run() {
+        let input = "x\n".repeat(3 * CHUNK_LINES);
+        let e = run("<t>", input.as_bytes(), &mut Full, echo).unwrap_err();
+        assert!(matches!(e, Error::Stdout(_)), "{e}");
     }
 }

@@ -141,7 +141,7 @@ pub fn run(spec: &Spec, args: &Args, out: &mut dyn Write) -> Result<Outcome> {
         writeln!(out, "{line}").map_err(write_error)?;
         return Ok(Outcome::findings_if(j.defect.is_some()));
     }
-    run_lines(spec, args, std::io::stdin().lock(), out)
+    run_lines(spec, args, std::io::stdin(), out)
 }
 
 /// Batch mode over `input`: every line answered, in order, a chunk of lines at a
@@ -150,7 +150,7 @@ pub fn run(spec: &Spec, args: &Args, out: &mut dyn Write) -> Result<Outcome> {
 pub fn run_lines(
     spec: &Spec,
     args: &Args,
-    input: impl std::io::Read,
+    input: impl std::io::Read + Send,
     out: &mut dyn Write,
 ) -> Result<Outcome> {
     let order = if args.strict {

@@ -216,7 +216,7 @@ fn run(cli: &Cli, stdout: &mut crate::output::Stdout) -> Result<Outcome> {
         Command::Eval { input, profile, force } => {
             let profiles = profile.profiles();
             if input.as_os_str() == "-" {
-                crate::semvec::eval::run(&spec, "<stdin>", std::io::stdin().lock(), stdout, &profiles, *force)
+                crate::semvec::eval::run(&spec, "<stdin>", std::io::stdin(), stdout, &profiles, *force)
             } else {
                 let f = std::fs::File::open(input).map_err(|e| Error::io(input, e))?;
                 crate::semvec::eval::run(&spec, &input.display().to_string(), std::io::BufReader::new(f), stdout, &profiles, *force)

@@ -8,7 +8,9 @@
 //! reading of each qualifier chain kept ([`Index`]), and hands every line that
 //! does not evaluate to [`answer_line`], which says why.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
+
+use rayon::prelude::*;
 use std::io::{Read, Write};
 
 use ptxvec_oracle::profile::Profile;
@@ -17,7 +19,7 @@ use ptxvec_spec::Spec;
 use super::expect::outputs;
 use crate::batch::{self, InputLine};
 use crate::error::{Error, Outcome, Result};
-use crate::record::{strip_position, Record, Shape};
+use crate::record::{strip_position, Record, Requirement, Shape};
 use crate::semantics::{self, Semantics};
 use crate::syntax::context::{minimum, Module};
 use crate::syntax::index::{Index, Tokens};
@@ -98,7 +100,8 @@ fn expect(
 fn refusal(spec: &Spec, rec: &Record) -> std::result::Result<(), String> {
     refusal_with(
         spec,
-        rec,
+        &rec.text,
+        &rec.requires,
         || reading(spec, &rec.text).map_or_else(|| Needs::none().0, |s| s.needs(&spec.targets).0),
         |m| judge(spec, &rec.text, m.ptx, m.target, Order::Lenient).defect,
     )
@@ -108,13 +111,13 @@ fn refusal(spec: &Spec, rec: &Record) -> std::result::Result<(), String> {
 /// module given.
 fn refusal_with(
     spec: &Spec,
-    rec: &Record,
+    text: &str,
+    requires: &[Requirement],
     spelling_needs: impl FnOnce() -> Vec<Need>,
     defect_in: impl Fn(Module) -> Option<Defect>,
 ) -> std::result::Result<(), String> {
     let model = &spec.targets;
-    let stated: Vec<Need> = rec
-        .requires
+    let stated: Vec<Need> = requires
         .iter()
         .filter_map(|r| {
             let target = match &r.target {
@@ -151,7 +154,7 @@ fn refusal_with(
         None => Ok(()),
         Some((m, d)) => Err(format!(
             "`{}` is refused by check-syntax (.version {} .target {}): illegal ({}): {}: {} (--force evaluates it anyway)",
-            rec.text, m.ptx, m.target, d.kind, d.rule, d.message
+            text, m.ptx, m.target, d.kind, d.rule, d.message
         )),
     }
 }
@@ -162,14 +165,14 @@ fn refusal_with(
 pub fn run(
     spec: &Spec,
     name: &str,
-    input: impl Read,
+    input: impl Read + Send,
     mut out: impl Write,
     profiles: &[Profile],
     force: bool,
 ) -> Result<Outcome> {
-    let mut index = Index::new(spec);
+    let mut texts = Texts::new(spec);
     let bad_lines = batch::run(name, input, &mut out, |lines| {
-        answer_lines(&mut index, name, lines, profiles, force)
+        answer_lines(&mut texts, name, lines, profiles, force)
     })?;
     if bad_lines.is_empty() {
         Ok(Outcome::Pass)
@@ -205,73 +208,162 @@ pub fn answer_line(
     }
 }
 
-/// A line made ready for the index.
-enum Prepared {
-    /// Answered by [`answer_line`].
-    Plain,
-    /// A blank line.
-    Blank,
-    /// A record, and its text's qualifier chain if the text tokenizes.
-    Record(Box<Record>, Option<String>),
+/// What a record's text and `requires` make of it, whatever its inputs: the
+/// instruction the text computes and whether a source operand is negated, or
+/// `None` where the record does not evaluate (then [`answer_line`] says why).
+type Reading = Option<(Semantics, bool)>;
+
+/// The most (text, `requires`) readings [`Texts`] keeps; past it, it starts over.
+pub const MAX_TEXTS: usize = 8192;
+
+/// What the batch keeps from line to line: the syntax judge's chain readings, and
+/// each distinct (text, `requires`) pair's [`Reading`], so that a text is
+/// tokenized and judged once however many records evaluate it.
+pub struct Texts<'s> {
+    index: Index<'s>,
+    /// Per text, per `requires` list met with it, the reading.
+    readings: HashMap<Box<str>, Vec<(Vec<Requirement>, Reading)>>,
+    /// How many readings `readings` holds.
+    kept: usize,
 }
 
-/// The answers to a chunk of lines, in order: equal, line for line, to
-/// [`answer_line`]'s.
-pub fn answer_lines(
-    index: &mut Index<'_>,
-    name: &str,
-    lines: &[InputLine<'_>],
-    profiles: &[Profile],
-    force: bool,
-) -> Vec<batch::Answer> {
-    let spec = index.spec();
-    index.answer_all(
-        lines,
-        |l| match std::str::from_utf8(l.bytes) {
-            Ok(t) if t.trim().is_empty() => Prepared::Blank,
-            Ok(t) => match Record::from_line(t) {
-                Ok(rec) => {
-                    let chain = text::chain_of(&rec.text).map(str::to_owned);
-                    Prepared::Record(Box::new(rec), chain)
-                }
-                Err(_) => Prepared::Plain,
-            },
-            Err(_) => Prepared::Plain,
-        },
-        |p| match p {
-            Prepared::Record(_, chain) => chain.as_deref(),
-            _ => None,
-        },
-        |index, l, p| match p {
-            Prepared::Blank => Ok(String::new()),
-            Prepared::Record(rec, _) => match evaluate(index, *rec, profiles, force) {
-                Some(rec) => Ok(rec.to_line()),
-                None => answer_line(spec, name, l.no, l.bytes, profiles, force),
-            },
-            Prepared::Plain => answer_line(spec, name, l.no, l.bytes, profiles, force),
-        },
-    )
+impl<'s> Texts<'s> {
+    /// Nothing kept yet, over `spec`.
+    pub fn new(spec: &'s Spec) -> Texts<'s> {
+        Texts {
+            index: Index::new(spec),
+            readings: HashMap::new(),
+            kept: 0,
+        }
+    }
+
+    /// Reads every pair of `keys` not kept yet (each once, in parallel).
+    fn fill<'a>(&mut self, keys: impl Iterator<Item = (&'a str, &'a [Requirement])>, force: bool) {
+        let mut missing: Vec<(&str, &[Requirement])> = keys
+            .filter(|(t, r)| self.get(t, r).is_none())
+            .collect();
+        if missing.is_empty() {
+            return;
+        }
+        // Sorted and without repeats, so that which readings a full map keeps does
+        // not depend on the input's order of repeats (it changes no answer).
+        missing.sort_unstable_by(|a, b| a.0.cmp(b.0).then_with(|| requirement_key(a.1).cmp(&requirement_key(b.1))));
+        missing.dedup();
+        missing.truncate(MAX_TEXTS);
+        if self.kept + missing.len() > MAX_TEXTS {
+            self.readings.clear();
+            self.kept = 0;
+        }
+        self.index.fill(missing.iter().filter_map(|(t, _)| text::chain_of(t)));
+        let index = &self.index;
+        let read: Vec<Reading> = missing
+            .par_iter()
+            .map(|(t, r)| reading_of(index, t, r, force))
+            .collect();
+        self.kept += missing.len();
+        for ((t, r), reading) in missing.into_iter().zip(read) {
+            self.readings
+                .entry(Box::from(t))
+                .or_default()
+                .push((r.to_vec(), reading));
+        }
+    }
+
+    /// The reading kept for a text and its `requires`, looked up without copying
+    /// either (a text is met with one or a few lists).
+    fn get(&self, text: &str, requires: &[Requirement]) -> Option<&Reading> {
+        self.readings
+            .get(text)?
+            .iter()
+            .find(|(r, _)| r == requires)
+            .map(|(_, reading)| reading)
+    }
 }
 
-/// [`eval_record`] after the parse, with the text's reading from the index; `None`
-/// where the record does not evaluate (then [`answer_line`] says why).
-fn evaluate(index: &Index<'_>, rec: Record, profiles: &[Profile], force: bool) -> Option<Record> {
+/// A total order on requirement lists, for sorting keys.
+fn requirement_key(r: &[Requirement]) -> Vec<(&str, Option<&str>)> {
+    r.iter().map(|n| (n.ptx.as_str(), n.target.as_deref())).collect()
+}
+
+/// [`eval_record`]'s steps between the parse and the inputs, for a text and its
+/// `requires`, with the chain's reading from the index.
+fn reading_of(index: &Index<'_>, text: &str, requires: &[Requirement], force: bool) -> Reading {
     let spec = index.spec();
-    let tokens = Tokens::of(&rec.text);
+    let tokens = Tokens::of(text);
     let parsed = tokens.parsed.as_ref().ok()?;
     let semantics = index.with_chain(tokens.chain, |chain| {
         if !force {
             refusal_with(
                 spec,
-                &rec,
+                text,
+                requires,
                 || chain.reading().map_or_else(|| Needs::none().0, |c| c.needs.0.clone()),
-                |m| index.judge(&rec.text, &tokens, m.ptx, m.target, Order::Lenient).defect,
+                |m| index.judge(text, &tokens, m.ptx, m.target, Order::Lenient).defect,
             )
             .ok()?;
         }
         semantics::of(&chain.reading()?.spelling).ok()
     })?;
     let negate = parsed.operands.iter().any(|o| matches!(o, Operand::Not(_)));
-    drop(tokens);
-    expect(rec, semantics, negate, profiles).ok()
+    Some((semantics, negate))
+}
+
+/// A line made ready for the batch.
+enum Prepared {
+    /// Answered by [`answer_line`].
+    Plain,
+    /// A blank line.
+    Blank,
+    /// A record.
+    Record(Box<Record>),
+}
+
+/// The answers to a chunk of lines, in order: equal, line for line, to
+/// [`answer_line`]'s.
+pub fn answer_lines(
+    texts: &mut Texts<'_>,
+    name: &str,
+    lines: &[InputLine<'_>],
+    profiles: &[Profile],
+    force: bool,
+) -> Vec<batch::Answer> {
+    let spec = texts.index.spec();
+    let prepared: Vec<Prepared> = lines
+        .par_iter()
+        .map(|l| match std::str::from_utf8(l.bytes) {
+            Ok(t) if t.trim().is_empty() => Prepared::Blank,
+            Ok(t) => match Record::from_line(t) {
+                Ok(rec) => Prepared::Record(Box::new(rec)),
+                Err(_) => Prepared::Plain,
+            },
+            Err(_) => Prepared::Plain,
+        })
+        .collect();
+    texts.fill(
+        prepared.iter().filter_map(|p| match p {
+            Prepared::Record(rec) => Some((rec.text.as_str(), rec.requires.as_slice())),
+            _ => None,
+        }),
+        force,
+    );
+    let texts = &*texts;
+    prepared
+        .into_par_iter()
+        .zip(lines.par_iter())
+        .map(|(p, l)| match p {
+            Prepared::Blank => Ok(String::new()),
+            Prepared::Record(rec) => {
+                let reading = match texts.get(&rec.text, &rec.requires) {
+                    Some(r) => *r,
+                    // Not kept: a chunk with more distinct texts than the map holds.
+                    None => reading_of(&texts.index, &rec.text, &rec.requires, force),
+                };
+                match reading.and_then(|(sem, negate)| expect(*rec, sem, negate, profiles).ok()) {
+                    Some(rec) => Ok(rec.to_line()),
+                    None => answer_line(spec, name, l.no, l.bytes, profiles, force),
+                }
+            }
+            Prepared::Plain => answer_line(spec, name, l.no, l.bytes, profiles, force),
+        })
+        .collect()
 }

@@ -20,7 +20,7 @@ pub enum Verdict {
 }
 
 /// One requirement alternative as written to the vector files.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct NeedRecord {
     /// The lowest `.version`.

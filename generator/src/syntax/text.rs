@@ -321,11 +321,7 @@ fn tokenize_as<'t, S: From<&'t str>>(text: &'t str) -> Result<InstrText<S>, LexE
     let operands = if rest.is_empty() {
         Vec::new()
     } else {
-        split_operands(rest)
-            .map_err(|(m, o)| err(&m, rest_at + o))?
-            .into_iter()
-            .map(|(piece, o)| parse_operand(piece).ok_or_else(|| err(&format!("`{piece}` is not an operand (expected a register, an immediate, `_`, `[address]`, `{{vector}}`, `d|p` or `!p`)"), rest_at + o)))
-            .collect::<Result<Vec<_>, _>>()?
+        operands(rest).map_err(|(m, o)| err(&m, rest_at + o))?
     };
     Ok(InstrText {
         label,
@@ -337,7 +333,8 @@ fn tokenize_as<'t, S: From<&'t str>>(text: &'t str) -> Result<InstrText<S>, LexE
 
 /// `red.shared::cta.add.u32` → `red`, `shared::cta`, `add`, `u32`.
 fn split_chain<'t, S: From<&'t str>>(chain: &'t str) -> Result<Vec<S>, (String, usize)> {
-    let mut words = Vec::new();
+    // Room for every chain of the spec's syntax lines without growing.
+    let mut words = Vec::with_capacity(8);
     let mut start = 0;
     let bytes = chain.as_bytes();
     let mut i = 0;
@@ -362,32 +359,86 @@ fn split_chain<'t, S: From<&'t str>>(chain: &'t str) -> Result<Vec<S>, (String, 
     Ok(words)
 }
 
-/// Splits at top-level commas (not inside `[]` or `{}`), keeping offsets.
-fn split_operands(s: &str) -> Result<Vec<(&str, usize)>, (String, usize)> {
-    let mut out = Vec::new();
-    let mut depth: Vec<char> = Vec::new();
+/// The operands of `s`, split at top-level commas (not inside `[]` or `{}`) and
+/// parsed, with the offset of an error. Every split error is reported before any
+/// operand that does not parse, whatever their order: a text's shape (its
+/// brackets and commas) is judged before its pieces.
+fn operands<'t, S: From<&'t str>>(s: &'t str) -> Result<Vec<Operand<S>>, (String, usize)> {
+    let mut out = Vec::with_capacity(4);
+    let mut first_bad: Option<(&str, usize)> = None;
+    let mut take = |piece: (&'t str, usize)| match parse_operand(piece.0) {
+        Some(op) => out.push(op),
+        None => {
+            first_bad.get_or_insert(piece);
+        }
+    };
+    let mut open = Brackets::default();
     let mut start = 0;
-    for (i, c) in s.char_indices() {
-        match c {
-            '[' | '{' => depth.push(c),
-            ']' | '}' => {
-                let open = if c == ']' { '[' } else { '{' };
-                if depth.pop() != Some(open) {
-                    return Err((format!("unbalanced `{c}`"), i));
+    for (i, b) in s.bytes().enumerate() {
+        match b {
+            b'[' | b'{' => open.push(b == b'{'),
+            b']' | b'}' => {
+                if open.pop() != Some(b == b'}') {
+                    return Err((format!("unbalanced `{}`", char::from(b)), i));
                 }
             }
-            ',' if depth.is_empty() => {
-                out.push(trim_piece(s, start, i)?);
+            b',' if open.is_empty() => {
+                take(trim_piece(s, start, i)?);
                 start = i + 1;
             }
             _ => {}
         }
     }
-    if let Some(open) = depth.last() {
-        return Err((format!("unclosed `{open}`"), s.len()));
+    if let Some(curly) = open.last() {
+        return Err((format!("unclosed `{}`", if curly { '{' } else { '[' }), s.len()));
     }
-    out.push(trim_piece(s, start, s.len())?);
-    Ok(out)
+    take(trim_piece(s, start, s.len())?);
+    match first_bad {
+        Some((piece, o)) => Err((format!("`{piece}` is not an operand (expected a register, an immediate, `_`, `[address]`, `{{vector}}`, `d|p` or `!p`)"), o)),
+        None => Ok(out),
+    }
+}
+
+/// The brackets open at a point of an operand list, innermost last: a bit per
+/// level (set: `{`), without allocating up to 128 levels.
+#[derive(Default)]
+struct Brackets {
+    bits: u128,
+    depth: usize,
+    /// The levels past 128, which only hostile input reaches.
+    deeper: Vec<bool>,
+}
+
+impl Brackets {
+    fn push(&mut self, curly: bool) {
+        if self.depth < 128 {
+            self.bits = (self.bits & !(1 << self.depth)) | (u128::from(curly) << self.depth);
+        } else {
+            self.deeper.push(curly);
+        }
+        self.depth += 1;
+    }
+
+    fn pop(&mut self) -> Option<bool> {
+        let top = self.last()?;
+        self.depth -= 1;
+        if self.depth >= 128 {
+            self.deeper.pop();
+        }
+        Some(top)
+    }
+
+    fn last(&self) -> Option<bool> {
+        match self.depth {
+            0 => None,
+            d if d > 128 => self.deeper.last().copied(),
+            d => Some(self.bits >> (d - 1) & 1 == 1),
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.depth == 0
+    }
 }
 
 fn trim_piece(s: &str, start: usize, end: usize) -> Result<(&str, usize), (String, usize)> {
@@ -579,6 +630,43 @@ mod tests {
             "@ red.global.add.u32 [a], b;",
         ] {
             assert!(tokenize(bad).is_err(), "{bad}");
+        }
+    }
+
+    /// Which error a text's operands give, as the message and character offset.
+    fn error_of(text: &str) -> (String, usize) {
+        let e = tokenize(text).unwrap_err();
+        (e.message, e.offset)
+    }
+
+    #[test]
+    fn the_operand_lists_shape_is_judged_before_its_pieces() {
+        // A piece that is no operand, then an unclosed bracket: the bracket is named.
+        assert_eq!(error_of("x %r1, #b, [a"), ("unclosed `[`".to_owned(), 13));
+        assert_eq!(error_of("x %r1, #b, {a]"), ("unbalanced `]`".to_owned(), 13));
+        // An empty piece is named where the split meets it, before a later bracket.
+        assert_eq!(error_of("x ,[a"), ("expected an operand".to_owned(), 2));
+        // With the shape sound, the first piece that is no operand is named.
+        let (m, at) = error_of("x %r1, #b, $c$, [a]");
+        assert!(m.starts_with("`#b` is not an operand"), "{m}");
+        assert_eq!(at, 7);
+    }
+
+    #[test]
+    fn brackets_nest_past_the_inline_levels() {
+        for depth in [127, 128, 129, 300] {
+            let open: String = (0..depth).map(|k| if k % 3 == 0 { '{' } else { '[' }).collect();
+            let close: String = open.chars().rev().map(|c| if c == '{' { '}' } else { ']' }).collect();
+            // Balanced: the split accepts it, and the one piece is no operand.
+            let (m, _) = error_of(&format!("x {open}a{close}"));
+            assert!(m.ends_with("`d|p` or `!p`)"), "{depth}: {m}");
+            // The innermost bracket closed with the wrong kind.
+            let wrong = if open.ends_with('{') { ']' } else { '}' };
+            let (m, at) = error_of(&format!("x {open}a{wrong}"));
+            assert_eq!((m, at), (format!("unbalanced `{wrong}`"), 2 + depth + 1), "{depth}");
+            // Left open: the innermost open bracket is named.
+            let last = open.chars().last().unwrap();
+            assert_eq!(error_of(&format!("x {open}a")).0, format!("unclosed `{last}`"), "{depth}");
         }
     }
 }
