@@ -61,17 +61,20 @@ pub fn run(
     mut answer: impl FnMut(&[InputLine<'_>]) -> Vec<Answer>,
 ) -> Result<Vec<usize>> {
     // One chunk may wait while one is answered: the reader runs at most a chunk
-    // ahead.
-    let (to_answer, pieces) = mpsc::sync_channel(1);
-    // Answered chunks go back to the reader, so that their buffers are reused.
-    let (to_reuse, spare) = mpsc::channel();
+    // ahead (the sync channel's one place).
     std::thread::scope(|scope| {
+        // Made here, so that an early return drops the answering ends and the
+        // reader, waiting on either, stops before the scope waits for it.
+        let (to_answer, pieces) = mpsc::sync_channel(1);
+        // Answered chunks go back to the reader, so that their buffers are reused.
+        let (to_reuse, spare) = mpsc::channel();
         scope.spawn(move || read_pieces(name, input, &to_answer, &spare));
         let mut bad_lines = Vec::new();
+        let mut written = Vec::new();
         for piece in pieces {
             match piece {
                 Piece::Lines(mut chunk) => {
-                    chunk.answer(out, &mut answer, &mut bad_lines)?;
+                    chunk.answer(out, &mut written, &mut answer, &mut bad_lines)?;
                     // The reader may have stopped; then the buffers are dropped.
                     let _ = to_reuse.send(chunk);
                 }
@@ -97,10 +100,16 @@ enum Stop {
     Input(String),
 }
 
+/// The most chunks in flight: one being read, one waiting, one being answered.
+const CHUNKS: usize = 3;
+
 /// The reader's end of the two channels.
 struct Handoff<'a> {
     pieces: &'a SyncSender<Piece>,
     spare: &'a Receiver<Chunk>,
+    /// Chunks made so far; past [`CHUNKS`] an answered one is waited for, so that
+    /// their buffers, grown once, are reused.
+    made: std::cell::Cell<usize>,
 }
 
 impl Handoff<'_> {
@@ -115,15 +124,30 @@ impl Handoff<'_> {
         if chunk.is_empty() {
             return Ok(());
         }
-        let next = self.spare.try_recv().unwrap_or_default();
-        self.send(Piece::Lines(std::mem::replace(chunk, next)))
+        let full = std::mem::take(chunk);
+        self.send(Piece::Lines(full))?;
+        *chunk = match self.spare.try_recv() {
+            Ok(c) => c,
+            Err(_) if self.made.get() < CHUNKS => {
+                self.made.set(self.made.get() + 1);
+                Chunk::default()
+            }
+            // The answering side hands every chunk back once answered, unless it
+            // has stopped.
+            Err(_) => self.spare.recv().map_err(|_| Stop::Answering)?,
+        };
+        Ok(())
     }
 }
 
 /// The reader thread: reads `input` into chunks and hands them on, in order,
 /// until the input ends or fails or the answering side stops taking them.
 fn read_pieces(name: &str, input: impl Read, pieces: &SyncSender<Piece>, spare: &Receiver<Chunk>) {
-    let handoff = Handoff { pieces, spare };
+    let handoff = Handoff {
+        pieces,
+        spare,
+        made: std::cell::Cell::new(1),
+    };
     let mut chunk = Chunk::default();
     let read = read_chunks(name, input, &mut chunk, &handoff);
     // The lines read before the end or the failure are answered first.
@@ -180,7 +204,6 @@ fn read_chunks(
 struct Chunk {
     bytes: Vec<u8>,
     lines: Vec<(usize, std::ops::Range<usize>)>,
-    written: Vec<u8>,
 }
 
 impl Chunk {
@@ -192,11 +215,12 @@ impl Chunk {
         self.lines.len() >= CHUNK_LINES || self.bytes.len() >= CHUNK_BYTES
     }
 
-    /// Answers the lines, writes the answers in order and flushes, and empties the
-    /// chunk.
+    /// Answers the lines, writes the answers in order (through `written`, one
+    /// buffer for every chunk) and flushes, and empties the chunk.
     fn answer(
         &mut self,
         out: &mut dyn Write,
+        written: &mut Vec<u8>,
         answer: &mut impl FnMut(&[InputLine<'_>]) -> Vec<Answer>,
         bad_lines: &mut Vec<usize>,
     ) -> Result<()> {
@@ -215,21 +239,20 @@ impl Chunk {
         // One answer per line is the contract of `answer`; a missing one would
         // shift every later answer onto the wrong line.
         assert_eq!(answers.len(), lines.len(), "one answer per line");
-        self.written.clear();
+        written.clear();
         for (line, a) in lines.iter().zip(&answers) {
             match a {
-                Ok(t) => self.written.extend_from_slice(t.as_bytes()),
+                Ok(t) => written.extend_from_slice(t.as_bytes()),
                 Err(e) => {
                     bad_lines.push(line.no);
-                    self.written
-                        .extend_from_slice(ErrorAnswer::line(e.clone()).as_bytes());
+                    written.extend_from_slice(ErrorAnswer::line(e.clone()).as_bytes());
                 }
             }
-            self.written.push(b'\n');
+            written.push(b'\n');
         }
         // Freed by a worker, off the one thread that reads and writes.
         rayon::spawn(move || drop(answers));
-        out.write_all(&self.written)
+        out.write_all(written)
             .and_then(|()| out.flush())
             .map_err(Error::Stdout)?;
         self.bytes.clear();

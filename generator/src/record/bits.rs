@@ -91,7 +91,7 @@ impl Bits {
 impl Bits {
     /// The pattern as Display writes it, in `buf`: `0x` and `width / 4` lower-case
     /// digits (more where the value needs them); `None` for a width over 64.
-    fn write_to(self, buf: &mut [u8; 18]) -> Option<&str> {
+    pub(super) fn write_to(self, buf: &mut [u8; 18]) -> Option<&str> {
         const DIGITS: &[u8; 16] = b"0123456789abcdef";
         if self.width > 64 {
             return None;

@@ -1,0 +1,338 @@
+//! The record's line, written by hand: the same bytes as serde_json writes for
+//! [`Record`]'s `Serialize` (the definition, which a test holds this to), without
+//! serde's per-value machinery. `eval` writes a line per record and `generate`
+//! tens of thousands; most of a line is bit patterns and fixed keys, which need
+//! no escaping. Strings that may need it go through serde_json itself.
+
+use super::{Bits, Expectation, Inputs, LaneValue, Outputs, Record, Requirement, WarpInputs};
+
+/// Appends the record's line (no newline) to `out`.
+pub fn write(rec: &Record, out: &mut Vec<u8>) {
+    let mut obj = Object::open(out);
+    if !rec.class.is_empty() {
+        obj.key("class");
+        list(obj.out, &rec.class, |out, c| string(out, c));
+    }
+    if !rec.expect.is_empty() {
+        obj.key("expect");
+        let mut by_profile = Object::open(obj.out);
+        for (p, o) in &rec.expect {
+            by_profile.key(p.name());
+            outputs(by_profile.out, o);
+        }
+        by_profile.close();
+    }
+    if !rec.id.is_empty() {
+        obj.key("id");
+        string(obj.out, &rec.id);
+    }
+    obj.key("inputs");
+    inputs(obj.out, &rec.inputs);
+    if !rec.requires.is_empty() {
+        obj.key("requires");
+        list(obj.out, &rec.requires, requirement);
+    }
+    if let Some(seed) = rec.seed {
+        obj.key("seed");
+        obj.out.extend_from_slice(seed.to_string().as_bytes());
+    }
+    if !rec.spec.is_empty() {
+        obj.key("spec");
+        string(obj.out, &rec.spec);
+    }
+    obj.key("text");
+    string(obj.out, &rec.text);
+    obj.close();
+}
+
+/// A JSON object being written: its keys are known not to need escaping.
+struct Object<'o> {
+    out: &'o mut Vec<u8>,
+    first: bool,
+}
+
+impl<'o> Object<'o> {
+    fn open(out: &'o mut Vec<u8>) -> Object<'o> {
+        out.push(b'{');
+        Object { out, first: true }
+    }
+
+    /// Writes `"key":`, after a comma unless it is the first.
+    fn key(&mut self, key: &str) {
+        if !self.first {
+            self.out.push(b',');
+        }
+        self.first = false;
+        self.out.push(b'"');
+        self.out.extend_from_slice(key.as_bytes());
+        self.out.extend_from_slice(b"\":");
+    }
+
+    fn close(self) {
+        self.out.push(b'}');
+    }
+}
+
+fn list<T>(out: &mut Vec<u8>, items: &[T], item: impl Fn(&mut Vec<u8>, &T)) {
+    out.push(b'[');
+    for (k, x) in items.iter().enumerate() {
+        if k > 0 {
+            out.push(b',');
+        }
+        item(out, x);
+    }
+    out.push(b']');
+}
+
+/// A string as serde_json escapes it.
+fn string(out: &mut Vec<u8>, s: &str) {
+    // Writing to a Vec cannot fail, and a str always serializes.
+    let _ = serde_json::to_writer(&mut *out, s);
+}
+
+fn bits(out: &mut Vec<u8>, b: &Bits) {
+    out.push(b'"');
+    match b.write_to(&mut [0; 18]) {
+        Some(text) => out.extend_from_slice(text.as_bytes()),
+        // A width over 64 (never built by the readers): Display, as serde does.
+        None => out.extend_from_slice(b.to_string().as_bytes()),
+    }
+    out.push(b'"');
+}
+
+fn bits_list(out: &mut Vec<u8>, v: &[Bits]) {
+    list(out, v, bits);
+}
+
+fn requirement(out: &mut Vec<u8>, r: &Requirement) {
+    let mut obj = Object::open(out);
+    obj.key("ptx");
+    string(obj.out, &r.ptx);
+    if let Some(t) = &r.target {
+        obj.key("target");
+        string(obj.out, t);
+    }
+    obj.close();
+}
+
+fn inputs(out: &mut Vec<u8>, i: &Inputs) {
+    let mut obj = Object::open(out);
+    // The keys in InputFields' order: a, b, c, executing, exited, mem, membermask,
+    // operand, operands.
+    match i {
+        Inputs::Memory { mem, operand } => {
+            obj.key("mem");
+            bits_list(obj.out, mem);
+            obj.key("operand");
+            bits_list(obj.out, operand);
+        }
+        Inputs::Contention { mem, operands } => {
+            obj.key("mem");
+            bits_list(obj.out, mem);
+            obj.key("operands");
+            list(obj.out, operands, |out, o| bits_list(out, o));
+        }
+        Inputs::Warp(w) => warp(&mut obj, w),
+    }
+    obj.close();
+}
+
+fn warp(obj: &mut Object<'_>, w: &WarpInputs) {
+    if let Some(a) = &w.a {
+        obj.key("a");
+        bits_list(obj.out, a);
+    }
+    if let Some(b) = &w.b {
+        obj.key("b");
+        match b {
+            LaneValue::Warp(v) => bits(obj.out, v),
+            LaneValue::PerLane(v) => bits_list(obj.out, v),
+        }
+    }
+    if let Some(c) = &w.c {
+        obj.key("c");
+        bits(obj.out, c);
+    }
+    obj.key("executing");
+    bits(obj.out, &w.executing);
+    if let Some(x) = &w.exited {
+        obj.key("exited");
+        bits(obj.out, x);
+    }
+    if let Some(m) = &w.membermask {
+        obj.key("membermask");
+        bits(obj.out, m);
+    }
+}
+
+fn outputs(out: &mut Vec<u8>, o: &Outputs<Expectation>) {
+    let mut obj = Object::open(out);
+    for (key, slots) in [("d", &o.d), ("mem", &o.mem), ("p", &o.p)] {
+        if let Some(slots) = slots {
+            obj.key(key);
+            list(obj.out, slots, expectation);
+        }
+    }
+    obj.close();
+}
+
+fn expectation(out: &mut Vec<u8>, e: &Expectation) {
+    match e {
+        Expectation::Exact(b) => bits(out, b),
+        Expectation::AnyNan => out.extend_from_slice(br#"{"accept":"nan:any"}"#),
+        Expectation::Undefined => out.extend_from_slice(br#"{"accept":"undefined"}"#),
+        Expectation::NotExecuted => out.extend_from_slice(b"null"),
+        Expectation::OneOf { bits: list_of, nan } => {
+            out.extend_from_slice(br#"{"accept":"one_of","bits":"#);
+            bits_list(out, list_of);
+            if *nan {
+                out.extend_from_slice(br#","nan":true"#);
+            }
+            out.push(b'}');
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use ptxvec_oracle::profile::Profile;
+
+    use super::*;
+
+    fn by_serde(rec: &Record) -> String {
+        serde_json::to_string(rec).unwrap()
+    }
+
+    fn by_hand(rec: &Record) -> String {
+        let mut out = Vec::new();
+        write(rec, &mut out);
+        String::from_utf8(out).unwrap()
+    }
+
+    fn b(v: u64, w: u32) -> Bits {
+        Bits::new(v, w)
+    }
+
+    /// Records that take every branch of the writer: each kind of inputs and of
+    /// expectation, every optional field present and absent, strings that need
+    /// escaping.
+    fn records() -> Vec<Record> {
+        let base = Record {
+            class: Vec::new(),
+            expect: BTreeMap::new(),
+            id: String::new(),
+            inputs: Inputs::Memory {
+                mem: vec![b(1, 32)],
+                operand: vec![b(2, 32)],
+            },
+            requires: Vec::new(),
+            seed: None,
+            spec: String::new(),
+            text: "red.add.u32 [%rd1], %r1;".to_owned(),
+        };
+        let every = vec![
+            Expectation::Exact(b(0xab, 16)),
+            Expectation::AnyNan,
+            Expectation::Undefined,
+            Expectation::NotExecuted,
+            Expectation::OneOf {
+                bits: vec![b(1, 32), b(2, 32)],
+                nan: false,
+            },
+            Expectation::OneOf {
+                bits: vec![b(3, 32)],
+                nan: true,
+            },
+        ];
+        let warp = WarpInputs {
+            membermask: Some(b(0xffff_ffff, 32)),
+            executing: b(0xffff, 32),
+            exited: Some(b(0x1_0000, 32)),
+            a: Some(vec![b(7, 32); 32]),
+            b: Some(LaneValue::PerLane(vec![b(1, 32); 32])),
+            c: Some(b(0x1f, 32)),
+        };
+        let mut out = vec![base.clone()];
+        out.push(Record {
+            class: vec!["full".to_owned(), "quote \" and \\ and \u{1} é".to_owned()],
+            id: "id\twith\ncontrols".to_owned(),
+            spec: "s/\u{7f}".to_owned(),
+            seed: Some(u64::MAX),
+            requires: vec![
+                Requirement {
+                    ptx: "6.0".to_owned(),
+                    target: None,
+                },
+                Requirement {
+                    ptx: "8.6".to_owned(),
+                    target: Some("sm_90".to_owned()),
+                },
+            ],
+            expect: [
+                (Profile::PtxIsa, Outputs::one(super::super::Out::Mem, every.clone())),
+                (
+                    Profile::Sm90,
+                    Outputs {
+                        d: Some(every.clone()),
+                        mem: None,
+                        p: Some(vec![Expectation::Exact(Bits::pred(true))]),
+                    },
+                ),
+            ]
+            .into_iter()
+            .collect(),
+            ..base.clone()
+        });
+        out.push(Record {
+            inputs: Inputs::Contention {
+                mem: vec![b(0, 64), b(u64::MAX, 64)],
+                operands: vec![vec![b(1, 64), b(2, 64)], vec![b(3, 64), b(4, 64)]],
+            },
+            ..base.clone()
+        });
+        out.push(Record {
+            inputs: Inputs::Warp(warp.clone()),
+            ..base.clone()
+        });
+        out.push(Record {
+            inputs: Inputs::Warp(WarpInputs {
+                membermask: None,
+                exited: None,
+                a: None,
+                b: Some(LaneValue::Warp(b(5, 32))),
+                c: None,
+                ..warp
+            }),
+            seed: Some(0),
+            ..base
+        });
+        out
+    }
+
+    #[test]
+    fn equals_serde_on_every_kind_of_record() {
+        for rec in records() {
+            assert_eq!(by_hand(&rec), by_serde(&rec));
+        }
+    }
+
+    #[test]
+    fn equals_serde_on_every_committed_record() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../vectors/semantic");
+        let mut seen = 0;
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_none_or(|x| x != "jsonl") {
+                continue;
+            }
+            for line in std::fs::read_to_string(&path).unwrap().lines() {
+                let rec = Record::from_line(line).unwrap();
+                assert_eq!(by_hand(&rec), by_serde(&rec), "{}", path.display());
+                seen += 1;
+            }
+        }
+        assert!(seen > 10_000, "{seen} records");
+    }
+}
