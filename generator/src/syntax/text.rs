@@ -377,10 +377,8 @@ fn operands<'t, S: From<&'t str>>(s: &'t str) -> Result<Vec<Operand<S>>, (String
     for (i, b) in s.bytes().enumerate() {
         match b {
             b'[' | b'{' => open.push(b == b'{'),
-            b']' | b'}' => {
-                if open.pop() != Some(b == b'}') {
-                    return Err((format!("unbalanced `{}`", char::from(b)), i));
-                }
+            b']' | b'}' if open.pop() != Some(b == b'}') => {
+                return Err((format!("unbalanced `{}`", char::from(b)), i));
             }
             b',' if open.is_empty() => {
                 take(trim_piece(s, start, i)?);
