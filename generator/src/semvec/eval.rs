@@ -308,18 +308,19 @@ fn reading_of(index: &Index<'_>, text: &str, requires: &[Requirement], force: bo
     Some((semantics, negate))
 }
 
-/// A line made ready for the batch.
-enum Prepared {
-    /// Answered by [`answer_line`].
-    Plain,
-    /// A blank line.
-    Blank,
-    /// A record.
-    Record(Box<Record>),
+/// A line of a chunk, in the pass that reads it.
+enum Step {
+    /// Answered.
+    Answered(batch::Answer),
+    /// A record whose text and `requires` were not kept yet: answered once they
+    /// are.
+    Waiting(Box<Record>),
 }
 
 /// The answers to a chunk of lines, in order: equal, line for line, to
-/// [`answer_line`]'s.
+/// [`answer_line`]'s. One parallel pass answers every record whose (text,
+/// `requires`) is kept; the pairs met for the first time are read afterwards, each
+/// once, and their records answered then.
 pub fn answer_lines(
     texts: &mut Texts<'_>,
     name: &str,
@@ -328,42 +329,53 @@ pub fn answer_lines(
     force: bool,
 ) -> Vec<batch::Answer> {
     let spec = texts.index.spec();
-    let prepared: Vec<Prepared> = lines
+    let plain = |l: &InputLine<'_>| answer_line(spec, name, l.no, l.bytes, profiles, force);
+    let finish = |l: &InputLine<'_>, rec: Box<Record>, reading: Reading| {
+        match reading.and_then(|(sem, negate)| expect(*rec, sem, negate, profiles).ok()) {
+            Some(rec) => Ok(rec.to_line()),
+            None => plain(l),
+        }
+    };
+    let this = &*texts;
+    let steps: Vec<Step> = lines
         .par_iter()
-        .map(|l| match std::str::from_utf8(l.bytes) {
-            Ok(t) if t.trim().is_empty() => Prepared::Blank,
-            Ok(t) => match Record::from_line(t) {
-                Ok(rec) => Prepared::Record(Box::new(rec)),
-                Err(_) => Prepared::Plain,
-            },
-            Err(_) => Prepared::Plain,
+        .map(|l| {
+            // Blank lines, errors and bytes that are not UTF-8 are the definition's.
+            let rec = match std::str::from_utf8(l.bytes).map(Record::from_line) {
+                Ok(Ok(rec)) => Box::new(rec),
+                _ => return Step::Answered(plain(l)),
+            };
+            match this.get(&rec.text, &rec.requires) {
+                Some(r) => Step::Answered(finish(l, rec, *r)),
+                None => Step::Waiting(rec),
+            }
         })
         .collect();
-    texts.fill(
-        prepared.iter().filter_map(|p| match p {
-            Prepared::Record(rec) => Some((rec.text.as_str(), rec.requires.as_slice())),
-            _ => None,
-        }),
-        force,
-    );
-    let texts = &*texts;
-    prepared
-        .into_par_iter()
-        .zip(lines.par_iter())
-        .map(|(p, l)| match p {
-            Prepared::Blank => Ok(String::new()),
-            Prepared::Record(rec) => {
-                let reading = match texts.get(&rec.text, &rec.requires) {
-                    Some(r) => *r,
-                    // Not kept: a chunk with more distinct texts than the map holds.
-                    None => reading_of(&texts.index, &rec.text, &rec.requires, force),
-                };
-                match reading.and_then(|(sem, negate)| expect(*rec, sem, negate, profiles).ok()) {
-                    Some(rec) => Ok(rec.to_line()),
-                    None => answer_line(spec, name, l.no, l.bytes, profiles, force),
-                }
-            }
-            Prepared::Plain => answer_line(spec, name, l.no, l.bytes, profiles, force),
-        })
-        .collect()
+    let waiting = steps.iter().any(|s| matches!(s, Step::Waiting(_)));
+    if waiting {
+        texts.fill(
+            steps.iter().filter_map(|s| match s {
+                Step::Waiting(rec) => Some((rec.text.as_str(), rec.requires.as_slice())),
+                Step::Answered(_) => None,
+            }),
+            force,
+        );
+    }
+    let this = &*texts;
+    let answer = |(s, l): (Step, &InputLine<'_>)| match s {
+        Step::Answered(a) => a,
+        Step::Waiting(rec) => {
+            let reading = match this.get(&rec.text, &rec.requires) {
+                Some(r) => *r,
+                // Not kept: a chunk with more distinct texts than the map holds.
+                None => reading_of(&this.index, &rec.text, &rec.requires, force),
+            };
+            finish(l, rec, reading)
+        }
+    };
+    if waiting {
+        steps.into_par_iter().zip(lines.par_iter()).map(answer).collect()
+    } else {
+        steps.into_iter().zip(lines).map(answer).collect()
+    }
 }
