@@ -341,7 +341,7 @@ pub enum ShapeError {
     },
 }
 
-fn fit_all(key: &str, v: &[Bits], field: Field, want: usize) -> Result<Vec<Bits>, ShapeError> {
+fn fit_all(key: &str, v: Vec<Bits>, field: Field, want: usize) -> Result<Vec<Bits>, ShapeError> {
     if v.len() != want {
         return Err(ShapeError::Count {
             key: key.to_owned(),
@@ -349,7 +349,8 @@ fn fit_all(key: &str, v: &[Bits], field: Field, want: usize) -> Result<Vec<Bits>
             want,
         });
     }
-    v.iter().map(|b| fit_one(key, *b, field)).collect()
+    // Collected in place: the list's own buffer takes the fitted values.
+    v.into_iter().map(|b| fit_one(key, b, field)).collect()
 }
 
 fn fit_one(key: &str, b: Bits, field: Field) -> Result<Bits, ShapeError> {
@@ -366,7 +367,7 @@ fn fit_one(key: &str, b: Bits, field: Field) -> Result<Bits, ShapeError> {
 impl Inputs {
     /// The same inputs at the widths of `shape`: an error names the first input
     /// that is missing, extra, of another count or too wide.
-    pub fn fit(&self, shape: Shape) -> Result<Inputs, ShapeError> {
+    pub fn fit(self, shape: Shape) -> Result<Inputs, ShapeError> {
         let warp_only = |what| ShapeError::Extra {
             key: "executing",
             instruction: what,
@@ -397,7 +398,7 @@ impl Inputs {
                 Ok(Inputs::Contention {
                     mem: fit_all("mem", mem, Field::Bits(width), elements)?,
                     operands: operands
-                        .iter()
+                        .into_iter()
                         .enumerate()
                         .map(|(t, o)| {
                             fit_all(&format!("operands[{t}]"), o, Field::Bits(width), elements)
@@ -436,7 +437,7 @@ impl Inputs {
                     membermask: need("membermask", membermask, w.membermask)?,
                     executing: fit_one("executing", w.executing, b32)?,
                     exited: w.exited.map(|x| fit_one("exited", x, b32)).transpose()?,
-                    a: match (a, &w.a) {
+                    a: match (a, w.a) {
                         (Some(field), Some(v)) => Some(fit_all("a", v, field, lanes)?),
                         (Some(_), None) => return Err(ShapeError::Missing("a")),
                         (None, Some(_)) => {
@@ -447,9 +448,9 @@ impl Inputs {
                         }
                         (None, None) => None,
                     },
-                    b: match (shfl, &w.b) {
+                    b: match (shfl, w.b) {
                         (true, Some(LaneValue::Warp(v))) => {
-                            Some(LaneValue::Warp(fit_one("b", *v, b32)?))
+                            Some(LaneValue::Warp(fit_one("b", v, b32)?))
                         }
                         (true, Some(LaneValue::PerLane(v))) => {
                             Some(LaneValue::PerLane(fit_all("b", v, b32, lanes)?))
