@@ -7,11 +7,11 @@
 use super::{Bits, Expectation, Inputs, LaneValue, Outputs, Record, Requirement, WarpInputs};
 
 /// Appends the record's line (no newline) to `out`.
-pub fn write(rec: &Record, out: &mut Vec<u8>) {
+pub fn write<S: AsRef<str>>(rec: &Record<S>, out: &mut Vec<u8>) {
     let mut obj = Object::open(out);
     if !rec.class.is_empty() {
         obj.key("class");
-        list(obj.out, &rec.class, |out, c| string(out, c));
+        list(obj.out, &rec.class, |out, c| string(out, c.as_ref()));
     }
     if !rec.expect.is_empty() {
         obj.key("expect");
@@ -22,9 +22,9 @@ pub fn write(rec: &Record, out: &mut Vec<u8>) {
         }
         by_profile.close();
     }
-    if !rec.id.is_empty() {
+    if !rec.id.as_ref().is_empty() {
         obj.key("id");
-        string(obj.out, &rec.id);
+        string(obj.out, rec.id.as_ref());
     }
     obj.key("inputs");
     inputs(obj.out, &rec.inputs);
@@ -36,12 +36,12 @@ pub fn write(rec: &Record, out: &mut Vec<u8>) {
         obj.key("seed");
         obj.out.extend_from_slice(seed.to_string().as_bytes());
     }
-    if !rec.spec.is_empty() {
+    if !rec.spec.as_ref().is_empty() {
         obj.key("spec");
-        string(obj.out, &rec.spec);
+        string(obj.out, rec.spec.as_ref());
     }
     obj.key("text");
-    string(obj.out, &rec.text);
+    string(obj.out, rec.text.as_ref());
     obj.close();
 }
 
@@ -104,13 +104,13 @@ fn bits_list(out: &mut Vec<u8>, v: &[Bits]) {
     list(out, v, bits);
 }
 
-fn requirement(out: &mut Vec<u8>, r: &Requirement) {
+fn requirement<S: AsRef<str>>(out: &mut Vec<u8>, r: &Requirement<S>) {
     let mut obj = Object::open(out);
     obj.key("ptx");
-    string(obj.out, &r.ptx);
+    string(obj.out, r.ptx.as_ref());
     if let Some(t) = &r.target {
         obj.key("target");
-        string(obj.out, t);
+        string(obj.out, t.as_ref());
     }
     obj.close();
 }

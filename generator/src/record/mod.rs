@@ -25,13 +25,20 @@ pub use shape::{Field, Out, OutShape, Shape, WarpShape};
 
 pub use crate::syntax::case::NeedRecord as Requirement;
 
-/// One record of a semantic vector file.
+/// One record of a semantic vector file. `S`: owned strings, or slices of the
+/// line it was read from (`eval`'s batch, [`Record::from_line_borrowed`]).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Record {
+#[serde(
+    deny_unknown_fields,
+    bound(
+        serialize = "S: Serialize + AsRef<str>",
+        deserialize = "S: Deserialize<'de> + Default"
+    )
+)]
+pub struct Record<S = String> {
     /// Per slot of the inputs, the catalog class it was drawn from.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub class: Vec<String>,
+    pub class: Vec<S>,
     /// The expected outputs per profile: `ptx-isa` always, another profile only
     /// where it expects otherwise.
     #[serde(
@@ -41,21 +48,25 @@ pub struct Record {
     )]
     pub expect: BTreeMap<Profile, Outputs<Expectation>>,
     /// `<variant>#<n>`.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub id: String,
+    #[serde(default, skip_serializing_if = "is_empty")]
+    pub id: S,
     /// The inputs.
     pub inputs: Inputs,
     /// The lowest modules that take the instruction, any one suffices.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub requires: Vec<Requirement>,
+    pub requires: Vec<Requirement<S>>,
     /// The seed of the random inputs, where some input is random.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seed: Option<u64>,
     /// The semantic note that defines what the record computes.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub spec: String,
+    #[serde(default, skip_serializing_if = "is_empty")]
+    pub spec: S,
     /// The instruction.
-    pub text: String,
+    pub text: S,
+}
+
+fn is_empty<S: AsRef<str>>(s: &S) -> bool {
+    s.as_ref().is_empty()
 }
 
 /// A record's inputs.
@@ -526,7 +537,7 @@ impl Outputs<Expectation> {
     }
 }
 
-impl Record {
+impl<S: AsRef<str>> Record<S> {
     /// What the record expects under `profile`: its own entry, else `ptx-isa`'s
     /// (a profile is written only where it differs).
     pub fn expected(&self, profile: Profile) -> Option<&Outputs<Expectation>> {
@@ -544,10 +555,20 @@ impl Record {
         // Only UTF-8 is written: strings by serde_json, the rest ASCII.
         String::from_utf8(line).unwrap_or_default()
     }
+}
 
+impl Record {
     /// Reads one line of JSON as a record; the error carries serde's line and column
     /// within the line.
     pub fn from_line(line: &str) -> Result<Record, serde_json::Error> {
+        serde_json::from_str(line)
+    }
+}
+
+impl<'a> Record<&'a str> {
+    /// [`Record::from_line`] with the strings left in the line: an error also for
+    /// a string written with an escape, which only an owned string can hold.
+    pub fn from_line_borrowed(line: &'a str) -> Result<Record<&'a str>, serde_json::Error> {
         serde_json::from_str(line)
     }
 }

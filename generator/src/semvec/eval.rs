@@ -67,12 +67,12 @@ pub fn eval_record(
 
 /// The record with `expect` filled in, its text computing `semantics` (`negate`: a
 /// source operand is negated).
-fn expect(
-    mut rec: Record,
+fn expect<S>(
+    mut rec: Record<S>,
     semantics: Semantics,
     negate: bool,
     profiles: &[Profile],
-) -> std::result::Result<Record, EvalError> {
+) -> std::result::Result<Record<S>, EvalError> {
     let shape = Shape::of(semantics);
     rec.inputs = rec
         .inputs
@@ -109,10 +109,10 @@ fn refusal(spec: &Spec, rec: &Record) -> std::result::Result<(), String> {
 
 /// [`refusal`], with the needs of the text's spelling and the judge's verdict in a
 /// module given.
-fn refusal_with(
+fn refusal_with<S: AsRef<str>>(
     spec: &Spec,
     text: &str,
-    requires: &[Requirement],
+    requires: &[Requirement<S>],
     spelling_needs: impl FnOnce() -> Vec<Need>,
     defect_in: impl Fn(Module) -> Option<Defect>,
 ) -> std::result::Result<(), String> {
@@ -121,10 +121,10 @@ fn refusal_with(
         .iter()
         .filter_map(|r| {
             let target = match &r.target {
-                Some(t) => Some(t.parse().ok()?),
+                Some(t) => Some(t.as_ref().parse().ok()?),
                 None => None,
             };
-            let ptx = r.ptx.parse().ok()?;
+            let ptx = r.ptx.as_ref().parse().ok()?;
             // A module the model does not know cannot be judged: the spelling's own
             // needs are used instead.
             let known = model.ptx_versions.values.contains(&ptx)
@@ -238,8 +238,12 @@ impl<'s> Texts<'s> {
     }
 
     /// Reads every pair of `keys` not kept yet (each once, in parallel).
-    fn fill<'a>(&mut self, keys: impl Iterator<Item = (&'a str, &'a [Requirement])>, force: bool) {
-        let mut missing: Vec<(&str, &[Requirement])> = keys
+    fn fill<'a>(
+        &mut self,
+        keys: impl Iterator<Item = (&'a str, &'a [Requirement<&'a str>])>,
+        force: bool,
+    ) {
+        let mut missing: Vec<(&str, &[Requirement<&str>])> = keys
             .filter(|(t, r)| self.get(t, r).is_none())
             .collect();
         if missing.is_empty() {
@@ -262,32 +266,39 @@ impl<'s> Texts<'s> {
             .collect();
         self.kept += missing.len();
         for ((t, r), reading) in missing.into_iter().zip(read) {
+            let owned = r
+                .iter()
+                .map(|n| Requirement {
+                    ptx: n.ptx.to_owned(),
+                    target: n.target.map(str::to_owned),
+                })
+                .collect();
             self.readings
                 .entry(Box::from(t))
                 .or_default()
-                .push((r.to_vec(), reading));
+                .push((owned, reading));
         }
     }
 
     /// The reading kept for a text and its `requires`, looked up without copying
     /// either (a text is met with one or a few lists).
-    fn get(&self, text: &str, requires: &[Requirement]) -> Option<&Reading> {
+    fn get(&self, text: &str, requires: &[Requirement<&str>]) -> Option<&Reading> {
         self.readings
             .get(text)?
             .iter()
-            .find(|(r, _)| r == requires)
+            .find(|(r, _)| r.iter().map(Requirement::as_strs).eq(requires.iter().cloned()))
             .map(|(_, reading)| reading)
     }
 }
 
 /// A total order on requirement lists, for sorting keys.
-fn requirement_key(r: &[Requirement]) -> Vec<(&str, Option<&str>)> {
-    r.iter().map(|n| (n.ptx.as_str(), n.target.as_deref())).collect()
+fn requirement_key<'a>(r: &[Requirement<&'a str>]) -> Vec<(&'a str, Option<&'a str>)> {
+    r.iter().map(|n| (n.ptx, n.target)).collect()
 }
 
 /// [`eval_record`]'s steps between the parse and the inputs, for a text and its
 /// `requires`, with the chain's reading from the index.
-fn reading_of(index: &Index<'_>, text: &str, requires: &[Requirement], force: bool) -> Reading {
+fn reading_of(index: &Index<'_>, text: &str, requires: &[Requirement<&str>], force: bool) -> Reading {
     let spec = index.spec();
     let tokens = Tokens::of(text);
     let parsed = tokens.parsed.as_ref().ok()?;
@@ -309,12 +320,12 @@ fn reading_of(index: &Index<'_>, text: &str, requires: &[Requirement], force: bo
 }
 
 /// A line of a chunk, in the pass that reads it.
-enum Step {
+enum Step<'a> {
     /// Answered.
     Answered(batch::Answer),
     /// A record whose text and `requires` were not kept yet: answered once they
     /// are.
-    Waiting(Box<Record>),
+    Waiting(Box<Record<&'a str>>),
 }
 
 /// The answers to a chunk of lines, in order: equal, line for line, to
@@ -330,7 +341,7 @@ pub fn answer_lines(
 ) -> Vec<batch::Answer> {
     let spec = texts.index.spec();
     let plain = |l: &InputLine<'_>| answer_line(spec, name, l.no, l.bytes, profiles, force);
-    let finish = |l: &InputLine<'_>, rec: Box<Record>, reading: Reading| {
+    let finish = |l: &InputLine<'_>, rec: Box<Record<&str>>, reading: Reading| {
         match reading.and_then(|(sem, negate)| expect(*rec, sem, negate, profiles).ok()) {
             Some(rec) => Ok(rec.to_line()),
             None => plain(l),
@@ -340,12 +351,13 @@ pub fn answer_lines(
     let steps: Vec<Step> = lines
         .par_iter()
         .map(|l| {
-            // Blank lines, errors and bytes that are not UTF-8 are the definition's.
-            let rec = match std::str::from_utf8(l.bytes).map(Record::from_line) {
+            // Blank lines, errors, bytes that are not UTF-8 and strings written with
+            // an escape are the definition's.
+            let rec = match std::str::from_utf8(l.bytes).map(Record::from_line_borrowed) {
                 Ok(Ok(rec)) => Box::new(rec),
                 _ => return Step::Answered(plain(l)),
             };
-            match this.get(&rec.text, &rec.requires) {
+            match this.get(rec.text, &rec.requires) {
                 Some(r) => Step::Answered(finish(l, rec, *r)),
                 None => Step::Waiting(rec),
             }
@@ -355,7 +367,7 @@ pub fn answer_lines(
     if waiting {
         texts.fill(
             steps.iter().filter_map(|s| match s {
-                Step::Waiting(rec) => Some((rec.text.as_str(), rec.requires.as_slice())),
+                Step::Waiting(rec) => Some((rec.text, rec.requires.as_slice())),
                 Step::Answered(_) => None,
             }),
             force,
@@ -365,10 +377,10 @@ pub fn answer_lines(
     let answer = |(s, l): (Step, &InputLine<'_>)| match s {
         Step::Answered(a) => a,
         Step::Waiting(rec) => {
-            let reading = match this.get(&rec.text, &rec.requires) {
+            let reading = match this.get(rec.text, &rec.requires) {
                 Some(r) => *r,
                 // Not kept: a chunk with more distinct texts than the map holds.
-                None => reading_of(&this.index, &rec.text, &rec.requires, force),
+                None => reading_of(&this.index, rec.text, &rec.requires, force),
             };
             finish(l, rec, reading)
         }

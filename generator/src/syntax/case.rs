@@ -19,15 +19,27 @@ pub enum Verdict {
     Illegal,
 }
 
-/// One requirement alternative as written to the vector files.
+/// One requirement alternative as written to the vector files. `S`: owned
+/// strings, or slices of the line it was read from (`eval`'s batch reads
+/// records without copying their strings).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct NeedRecord {
+pub struct NeedRecord<S = String> {
     /// The lowest `.version`.
-    pub ptx: String,
+    pub ptx: S,
     /// The target it needs, in the target model's sense; absent when none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub target: Option<String>,
+    pub target: Option<S>,
+}
+
+impl<S: AsRef<str>> NeedRecord<S> {
+    /// The same requirement with borrowed strings, to compare across string types.
+    pub fn as_strs(&self) -> NeedRecord<&str> {
+        NeedRecord {
+            ptx: self.ptx.as_ref(),
+            target: self.target.as_ref().map(AsRef::as_ref),
+        }
+    }
 }
 
 /// A citation as written to the vector files.
