@@ -55,12 +55,21 @@ impl Bits {
     /// underscore); the width is what the digits can hold.
     pub fn parse(text: &str) -> Result<Bits, BitsError> {
         let bad = || BitsError::Syntax(text.to_owned());
-        let digits = text.strip_prefix("0x").ok_or_else(bad)?;
-        if digits.is_empty() || digits.len() > 16 || !digits.bytes().all(|b| b.is_ascii_hexdigit())
-        {
+        let digits = text.strip_prefix("0x").ok_or_else(bad)?.as_bytes();
+        if digits.is_empty() || digits.len() > 16 {
             return Err(bad());
         }
-        let value = u64::from_str_radix(digits, 16).map_err(|_| bad())?;
+        // One pass that checks and accumulates (the vector files hold millions).
+        let mut value = 0u64;
+        for &d in digits {
+            let nibble = match d {
+                b'0'..=b'9' => d - b'0',
+                b'a'..=b'f' => d - b'a' + 10,
+                b'A'..=b'F' => d - b'A' + 10,
+                _ => return Err(bad()),
+            };
+            value = value << 4 | u64::from(nibble);
+        }
         Ok(Bits {
             value,
             width: 4 * digits.len() as u32,

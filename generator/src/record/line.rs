@@ -91,13 +91,20 @@ fn string(out: &mut Vec<u8>, s: &str) {
 }
 
 fn bits(out: &mut Vec<u8>, b: &Bits) {
-    out.push(b'"');
     match b.write_to(&mut [0; 18]) {
-        Some(text) => out.extend_from_slice(text.as_bytes()),
+        // Quoted on the stack, then one copy onto the line.
+        Some(text) => {
+            let mut quoted = [b'"'; 20];
+            quoted[1..=text.len()].copy_from_slice(text.as_bytes());
+            out.extend_from_slice(&quoted[..text.len() + 2]);
+        }
         // A width over 64 (never built by the readers): Display, as serde does.
-        None => out.extend_from_slice(b.to_string().as_bytes()),
+        None => {
+            out.push(b'"');
+            out.extend_from_slice(b.to_string().as_bytes());
+            out.push(b'"');
+        }
     }
-    out.push(b'"');
 }
 
 fn bits_list(out: &mut Vec<u8>, v: &[Bits]) {
