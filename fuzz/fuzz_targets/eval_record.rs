@@ -1,11 +1,13 @@
 //! One line of `ptxvec eval --profile all`: the input's first line (as
-//! `BufRead::lines` cuts it) evaluated by `semvec::eval::eval_record` under both
-//! profiles, and the answer written back as a record line. No panic, and each unit
-//! well under a second.
+//! `BufRead::lines` cuts it) answered by `semvec::eval::answer_line` under both
+//! profiles (the definition: `eval_record`, the answer written back as a record
+//! line) and by the batch's fast path (`semvec::eval::answer_lines`, nothing kept
+//! yet): the two answers are equal. No panic, and each unit well under a second.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use ptxvec_generator::semvec::eval::eval_record;
+use ptxvec_generator::batch::InputLine;
+use ptxvec_generator::semvec::eval::{answer_line, answer_lines, Texts};
 use ptxvec_oracle::profile::Profile;
 
 // Loaded before the first unit, outside libFuzzer's clock (`-timeout`).
@@ -25,9 +27,10 @@ fuzz_target!(
         }
         let spec = ptxvec_fuzz::spec();
         ptxvec_fuzz::timed(data, || {
-            if let Ok(rec) = eval_record(spec, line, Profile::ALL, false) {
-                let _ = rec.to_line();
-            }
+            let want = answer_line(spec, "<in>", 1, line.as_bytes(), Profile::ALL, false);
+            let input = [InputLine { no: 1, bytes: line.as_bytes() }];
+            let got = answer_lines(&mut Texts::new(spec), "<in>", &input, Profile::ALL, false);
+            assert_eq!(got, [want], "the fast path and the definition differ");
         });
     }
 );

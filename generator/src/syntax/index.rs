@@ -2,13 +2,20 @@
 //! from the qualifier chain alone read once per distinct chain.
 //!
 //! Most of a verdict's cost is placing the qualifiers onto the syntax lines
-//! (`judge::read_qualifiers`); it depends only on the words before the operands
+//! (`judge::read_chain`); it depends only on the words before the operands
 //! (`red.relaxed.gpu.global.add.u32`), not on the operands, the guard or the
 //! module. The [`Index`] keeps each chain's reading: its instruction, the
 //! spellings it can be read as (with their operand positions, their table and
-//! forbid refusal, their requirement rules), or the defect of its nearest syntax
-//! line. A verdict is then the judge's remaining steps on one line: the module,
-//! the tokens, the guard, the operands, the order and the module's rules.
+//! forbid refusal, their requirement rules), or why none reads it: a defect of
+//! the chain alone, or its nearest syntax lines by qualifiers with the defect each
+//! names, among which the text's operands choose (`judge::Unread`). A verdict is
+//! then the judge's remaining steps on one line: the guard, the operands, the
+//! order and the module's rules.
+//!
+//! Texts that fail the general statement grammar (no parse, no `;`, an unknown
+//! mnemonic or qualifier word, a repeated qualifier), a module the target model
+//! refuses and a guard that is no predicate go to [`judge::judge`] whole: its
+//! checks before the placement are cheap, and it names their defects.
 //!
 //! [`judge::judge`] stays the definition: the differential test
 //! (`tests/batch_fast_path.rs`) holds this path to its answers on every syntax and
@@ -285,8 +292,8 @@ impl<'s> Index<'s> {
             defect: None,
             warnings: Vec::new(),
         };
-        // Only a text that reads cleanly is answered here; every defect is the
-        // definition's to name (`judge::judge`), in its order of checks.
+        // The checks before the chain's reading are the definition's
+        // (`judge::judge`), which names their defects in its order.
         let definition = || judge::judge(self.spec, text, ptx, target, order);
         if self.spec.targets.check_version(ptx, target).is_err() || !text.trim_end().ends_with(';') {
             return definition();
