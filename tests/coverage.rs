@@ -26,9 +26,8 @@ fn text(b: &[u8]) -> String {
 /// can carry is applied to it: exit 0, no hole. The witnesses that wait for
 /// silicon are the ones the evidence says no device here could give: the four
 /// `.f32` notes of redux.sync, whose variants vectors/silicon/sm_90/vectors.json
-/// marks `not_run` (they need sm_100a or sm_100f), and E025, whose fault without
-/// cluster dimensions is an observation in vectors/silicon/README.md that no
-/// evidence file records.
+/// marks `not_run` (they need sm_100a or sm_100f). E025 rests on the probe's
+/// record (cluster-probe.json), a row per variant.
 #[test]
 fn the_committed_vectors_leave_no_hole() {
     let out = coverage(&repo_root().join("vectors"), &[]);
@@ -46,7 +45,6 @@ fn the_committed_vectors_leave_no_hole() {
     assert_eq!(
         awaiting,
         [
-            "E025",
             "redux.sync#abs",
             "redux.sync#nan_propagates",
             "redux.sync#nan_skipped",
@@ -55,6 +53,45 @@ fn the_committed_vectors_leave_no_hole() {
         "{stdout}"
     );
     assert!(stdout.contains("needs silicon sm_100a (PTX 8.6) or sm_100f (PTX 8.8): "));
+}
+
+/// E025's silicon witnesses are the rows of vectors/silicon/sm_90/cluster-probe.json,
+/// which its evidence cites: without that file the finding awaits silicon again.
+#[test]
+fn e025_rests_on_the_cluster_probe() {
+    let src = repo_root().join("vectors");
+    let dir = tempfile::tempdir().unwrap();
+    let copy = |from: &Path, to: &Path| {
+        std::fs::create_dir_all(to).unwrap();
+        for entry in std::fs::read_dir(from).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_file() {
+                std::fs::copy(&path, to.join(path.file_name().unwrap())).unwrap();
+            }
+        }
+    };
+    copy(&src, dir.path());
+    copy(&src.join("syntax"), &dir.path().join("syntax"));
+    copy(&src.join("silicon/sm_90"), &dir.path().join("silicon/sm_90"));
+    let page = dir.path().join("coverage.html");
+    let out = coverage(dir.path(), &["--html", page.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let html = std::fs::read_to_string(&page).unwrap();
+    let row = html
+        .lines()
+        .find(|l| l.contains("<tr id=\"E025\""))
+        .unwrap_or_else(|| panic!("no E025 row in:\n{html}"));
+    assert!(
+        row.contains("silicon:sm_90:cluster-probe:cp.reduce.async.bulk.shared::cluster"),
+        "{row}"
+    );
+    std::fs::remove_file(dir.path().join("silicon/sm_90/cluster-probe.json")).unwrap();
+    let out = coverage(dir.path(), &[]);
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("awaiting: E025 (sm_90): its silicon evidence (vectors/silicon/sm_90/cluster-probe.json:3)"),
+        "{stdout}"
+    );
 }
 
 /// Take away every case of one defect class of one line, and the matrix and the

@@ -25,6 +25,7 @@ mod semantic_vectors;
 mod silicon_vectors;
 mod silicon_sweeps;
 mod silicon_wide_sweeps;
+mod silicon_probes;
 mod grade;
 mod coverage;
 mod batch_fast_path;

@@ -23,8 +23,9 @@ fn every_witness_device_wrote_the_committed_observations() {
     let body = |name: &str| -> String {
         let bytes = std::fs::read(dir.join(name)).unwrap();
         let key: &[u8] = match name {
-            "vectors.json" => b"\"variants\":",
+            "vectors.json" | "cluster-probe.json" => b"\"variants\":",
             "sweeps.json" | "wide-sweeps.json" => b"\"sweeps\":",
+            "nan-probe.json" => b"\"rows\":",
             other => panic!("{other}: not an evidence file"),
         };
         let start = bytes.windows(key.len()).position(|x| x == key).unwrap();
@@ -47,16 +48,23 @@ fn every_witness_device_wrote_the_committed_observations() {
             );
         }
     }
-    // Both files, and the sweeps on two devices.
+    // Every file, and the sweeps and the probes on two devices.
     assert!(
         witnesses.contains_key("vectors.json"),
         "no witness of vectors.json"
     );
-    assert!(
-        witnesses.get("sweeps.json").copied().unwrap_or(0) >= 2,
-        "one device is no cross-check"
-    );
-    for file in ["vectors.json", "sweeps.json"] {
+    for file in ["sweeps.json", "cluster-probe.json", "nan-probe.json"] {
+        assert!(
+            witnesses.get(file).copied().unwrap_or(0) >= 2,
+            "{file}: one device is no cross-check"
+        );
+    }
+    for file in [
+        "vectors.json",
+        "sweeps.json",
+        "cluster-probe.json",
+        "nan-probe.json",
+    ] {
         let header: Value =
             serde_json::from_str(&std::fs::read_to_string(dir.join(file)).unwrap()).unwrap();
         assert!(

@@ -174,7 +174,10 @@ fn every_wide_sweep_is_recorded_over_todays_sets_with_its_kernel_text_and_no_unl
 #[test]
 fn the_ledgered_shared_f64_difference_is_two_nans_only() {
     // E026: on every recorded pair where silicon and the sm_90 profile differ,
-    // both operands are NaN and silicon's result is the operand's NaN, quieted.
+    // both operands are NaN and silicon's result is the operand's NaN, quieted: the
+    // wide sweep's kernel makes the operand the second source of the add ptxas
+    // expands the instruction into, where the self-checking modules make it the
+    // memory (tests/silicon_probes.rs holds the probe of both to it).
     let e = evidence();
     let r = e
         .sweeps

@@ -117,6 +117,11 @@ pub enum Command {
     /// digests to wide-sweeps.json, with the pairs that differ from the sm_90 oracle.
     /// Exit 2 without a GPU, 1 on a difference.
     SiliconSweepWide(crate::silicon::wide::Args),
+    /// Run the probes behind findings of the errata ledger on a GPU (`--probe
+    /// cluster`: E025, the `.shared::cluster` bulk reduce without cluster
+    /// dimensions; `--probe nan`: E026, the NaN of an f32/f64 add of NaNs) and write
+    /// their evidence files. Exit 2 without a GPU, 1 where silicon differs from sm_90.
+    SiliconProbe(crate::silicon::probe::Args),
     /// Grade a consumer's results against the vectors (syntax results, semantic
     /// results, raw buffers): exit 0 all pass, 1 failures, 2 bad input.
     Grade(crate::grade::Args),
@@ -252,6 +257,7 @@ fn run(cli: &Cli, stdout: &mut crate::output::Stdout) -> Result<Outcome> {
         Command::Silicon(args) => crate::silicon::vectors::run(args, &spec, &cli.spec, stdout),
         Command::SiliconSweep(args) => crate::silicon::sweep::run(args),
         Command::SiliconSweepWide(args) => crate::silicon::wide::run(args),
+        Command::SiliconProbe(args) => crate::silicon::probe::run(args, &spec, &cli.spec, stdout),
         Command::Grade(args) => crate::grade::run(&spec, args, stdout),
         Command::Coverage(args) => crate::coverage::run(&spec, args, stdout),
         Command::Bench {

@@ -90,11 +90,13 @@ pub fn run(spec: &Spec, args: &Args, stdout: &mut Stdout) -> Result<Outcome> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
         Err(e) => return Err(Error::io(&silicon_path, e)),
     };
+    let probes = read_probes(&args.vectors.join("silicon/sm_90"))?;
     let infos: Vec<CaseInfo<'_>> = cases.iter().map(|c| CaseInfo::of(spec, c)).collect();
     let elements = elements::elements(spec);
     let semantic = Semantic {
         index: &index,
         silicon: silicon.as_ref(),
+        probes: &probes,
     };
     let found = witness::find(spec, &elements, &infos, &semantic);
     let rows: Vec<Row<'_>> = elements
@@ -119,6 +121,49 @@ pub fn run(spec: &Spec, args: &Args, stdout: &mut Stdout) -> Result<Outcome> {
             .context("writing the coverage page")?;
     }
     Ok(Outcome::findings_if(holes))
+}
+
+/// The probes' evidence files present in `dir`, each with its observations as
+/// witness ids: a cluster-probe row whose two modules both gave an answer (a fault
+/// or a run), a NaN-probe module that recorded results. A file that is there and
+/// does not read is an input error.
+fn read_probes(dir: &std::path::Path) -> Result<witness::Probes> {
+    use crate::silicon::probe::{cluster, nan, Observed};
+    let read = |name: &str| -> Result<Option<String>> {
+        let path = dir.join(name);
+        match std::fs::read_to_string(&path) {
+            Ok(t) => Ok(Some(t)),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(Error::io(&path, e)),
+        }
+    };
+    let bad = |name: &str, e: serde_json::Error| {
+        Error::Input(format!("{}: {e}", dir.join(name).display()))
+    };
+    let mut probes = witness::Probes::default();
+    if let Some(t) = read(cluster::FILE)? {
+        let f = cluster::parse(&t).map_err(|e| bad(cluster::FILE, e))?;
+        let answered = |o: &Observed| !matches!(o, Observed::Failed(_));
+        let ids = f
+            .variants
+            .iter()
+            .filter(|r| answered(&r.no_cluster_dims) && answered(&r.reqnctapercluster_1))
+            .map(|r| format!("silicon:sm_90:cluster-probe:{}", r.variant))
+            .collect();
+        probes.0.insert(cluster::FILE.to_owned(), ids);
+    }
+    if let Some(t) = read(nan::FILE)? {
+        let f = nan::parse(&t).map_err(|e| bad(nan::FILE, e))?;
+        let mut ids: Vec<String> = f
+            .rows
+            .iter()
+            .filter(|r| !r.results.is_empty())
+            .map(|r| format!("silicon:sm_90:nan-probe:{}:{}", r.variant, r.shape))
+            .collect();
+        ids.dedup();
+        probes.0.insert(nan::FILE.to_owned(), ids);
+    }
+    Ok(probes)
 }
 
 /// The summary table (per element kind: elements, needs met, holes) and every hole.

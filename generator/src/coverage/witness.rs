@@ -116,6 +116,24 @@ pub struct Semantic<'a> {
     pub index: &'a Index,
     /// vectors/silicon/sm_90/vectors.json, where present.
     pub silicon: Option<&'a VectorsFile>,
+    /// The probes recorded in vectors/silicon/sm_90/.
+    pub probes: &'a Probes,
+}
+
+/// The probes' evidence files under vectors/silicon/sm_90/ (`ptxvec
+/// silicon-probe`), each with the observations it records as witness ids: a
+/// finding whose evidence cites such a file rests on those.
+#[derive(Debug, Clone, Default)]
+pub struct Probes(pub BTreeMap<String, Vec<String>>);
+
+impl Probes {
+    /// The observations of the probe file a section names
+    /// (`vectors/silicon/sm_90/cluster-probe.json:3`), if it is one that is present.
+    fn cited(&self, section: &str) -> Option<&[String]> {
+        let path = section.split(':').next().unwrap_or_default();
+        let name = path.strip_prefix("vectors/silicon/sm_90/")?;
+        self.0.get(name).map(Vec::as_slice)
+    }
 }
 
 impl Semantic<'_> {
@@ -450,6 +468,19 @@ fn erratum(
         for v in variants.iter().filter(|v| semantic.silicon_matches(v)) {
             found.add(WitnessKind::Silicon, &format!("silicon:sm_90:{v}"));
         }
+        // A probe's record that the evidence cites: each of its observations.
+        let mut probed: Vec<&str> = e
+            .evidence
+            .iter()
+            .filter_map(|s| semantic.probes.cited(s.section.as_deref()?))
+            .flatten()
+            .map(String::as_str)
+            .collect();
+        probed.sort_unstable();
+        probed.dedup();
+        for w in probed {
+            found.add(WitnessKind::Silicon, w);
+        }
         // A finding whose silicon evidence is an observation no evidence file of
         // vectors/silicon records (a fault seen in a session, written in prose)
         // awaits a recorded run on that silicon.
@@ -458,9 +489,11 @@ fn erratum(
             .iter()
             .filter(|s| matches!(s.origin, ptxvec_spec::Origin::Silicon(_)))
             .filter(|s| {
-                !s.section
-                    .as_deref()
-                    .is_some_and(|sec| sec.starts_with("vectors/semantic/") || sec.starts_with("vectors/silicon/sm_90/vectors.json"))
+                !s.section.as_deref().is_some_and(|sec| {
+                    sec.starts_with("vectors/semantic/")
+                        || sec.starts_with("vectors/silicon/sm_90/vectors.json")
+                        || semantic.probes.cited(sec).is_some()
+                })
             })
             .collect();
         if found.count(WitnessKind::Silicon) == 0 {

@@ -37,6 +37,18 @@ pub enum DeviceError {
     },
 }
 
+impl DeviceError {
+    /// Where the driver refused: its error's name (`CUDA_ERROR_ILLEGAL_INSTRUCTION`)
+    /// and the step that got it (`running the kernel`); `None` for an error of ours.
+    pub fn driver_code(&self) -> Option<(String, &'static str)> {
+        match self {
+            // The driver's code, as its enum names it (cuGetErrorName's words).
+            DeviceError::Driver { what, source } => Some((format!("{:?}", source.0), *what)),
+            DeviceError::NoDriver | DeviceError::Shape(_) => None,
+        }
+    }
+}
+
 fn ctx(what: &'static str) -> impl FnOnce(result::DriverError) -> DeviceError {
     move |source| DeviceError::Driver { what, source }
 }

@@ -177,13 +177,20 @@ pub struct SlotReport {
 
 /// The file's bytes: the header's keys, then `variants`, one entry per line.
 pub fn render(header: &Header, runs: &[Run]) -> String {
-    // A header and runs hold strings, numbers and maps with string keys only:
-    // serde_json cannot fail on them.
+    render_list(header, "variants", runs)
+}
+
+/// An evidence file's bytes: the header's keys (a struct whose fields serialize in
+/// file order), then the list `key`, one row per line. The probes' files take
+/// this form too (`crate::silicon::probe`).
+pub fn render_list<H: Serialize, R: Serialize>(header: &H, key: &str, rows: &[R]) -> String {
+    // Headers and rows hold strings, numbers, lists and maps with string keys
+    // only: serde_json cannot fail on them.
     let head = serde_json::to_string(header).unwrap_or_default();
-    let mut s = format!("{},\n\"variants\": [\n", head.trim_end_matches('}'));
-    for (i, r) in runs.iter().enumerate() {
+    let mut s = format!("{},\n\"{key}\": [\n", head.trim_end_matches('}'));
+    for (i, r) in rows.iter().enumerate() {
         s += &serde_json::to_string(r).unwrap_or_default();
-        s += if i + 1 < runs.len() { ",\n" } else { "\n" };
+        s += if i + 1 < rows.len() { ",\n" } else { "\n" };
     }
     s += "]}\n";
     s

@@ -6,6 +6,8 @@
 //! - [`sweep`]: `ptxvec silicon-sweep`, every pair of the 16-bit memory reductions.
 //! - [`wide`]: `ptxvec silicon-sweep-wide`, the f32 and f64 adds over structured sets
 //!   of 2^36 and 2^32 pairs.
+//! - [`probe`]: `ptxvec silicon-probe`, targeted runs behind findings of the errata
+//!   ledger (E025's cluster dimensions, E026's NaN bits).
 //! - [`device`]: the CUDA driver (cudarc), and every `unsafe` of the crate's GPU code.
 //! - [`evidence`]: `vectors.json`, what `ptxvec silicon` wrote, typed.
 //! - [`child`]: each run in a child process of its own, with a time limit.
@@ -13,6 +15,7 @@
 pub mod child;
 pub mod device;
 pub mod evidence;
+pub mod probe;
 pub mod sweep;
 pub mod vectors;
 pub mod wide;

@@ -6,7 +6,7 @@
 use super::super::{Execution, MemSpace, Suite, BLOCK, WARP};
 use super::check::compare;
 use super::data::ExpectData;
-use super::{load64, reg};
+use super::{load64, reg, ClusterLayout, OperandPath, Variation};
 use crate::ptx::{ins, Code, Pred};
 use crate::record::Out;
 
@@ -64,18 +64,33 @@ impl Elems {
         }
     }
 
-    /// Loads the operand registers from global memory at `base`.
-    fn load_operands(&self, c: &mut Code, base: &str) {
+    /// Loads the operand registers from global memory at `base`, and relays them
+    /// as `path` says.
+    fn load_operands(&self, c: &mut Code, base: &str, path: OperandPath) {
+        let bits = self.reg_bits;
         for (j, r) in self.regs.iter().enumerate() {
-            let off = j as u32 * self.reg_bits / 8;
-            ins!(c, "ld.global.b{} {r}, [{base}+{off}]", self.reg_bits);
+            let off = j as u32 * bits / 8;
+            ins!(c, "ld.global.b{bits} {r}, [{base}+{off}]");
+        }
+        if path == OperandPath::Relaid {
+            // The thread index at the registers' width: x ^ k ^ k = x.
+            let key = reg(bits, 60);
+            match bits {
+                32 => ins!(c, "mov.b32 {key}, %r0"),
+                16 => ins!(c, "cvt.u16.u32 {key}, %r0"),
+                _ => ins!(c, "cvt.u64.u32 {key}, %r0"),
+            }
+            for r in &self.regs {
+                ins!(c, "xor.b{bits} {r}, {r}, {key}");
+                ins!(c, "xor.b{bits} {r}, {r}, {key}");
+            }
         }
     }
 }
 
 /// The memory body of either entry; `check` holds the expectation symbols of
 /// `ptxvec_check`. Ends by branching to, or falling into, `DONE`.
-pub(super) fn body(c: &mut Code, s: &Suite, check: Option<&ExpectData>) {
+pub(super) fn body(c: &mut Code, s: &Suite, check: Option<&ExpectData>, v: Variation) {
     let Execution::Memory {
         space,
         width,
@@ -123,7 +138,7 @@ pub(super) fn body(c: &mut Code, s: &Suite, check: Option<&ExpectData>) {
     match space {
         MemSpace::Global | MemSpace::Generic => {
             copy(c, "%rd4", "%rd3", "global");
-            e.load_operands(c, "%rd5");
+            e.load_operands(c, "%rd5", v.operand);
             c.ins("mov.u64 %rd6, %rd3");
             let addr = reduce_address(c, space);
             ins!(c, "{} [{addr}], {operand}", s.opcode);
@@ -131,7 +146,7 @@ pub(super) fn body(c: &mut Code, s: &Suite, check: Option<&ExpectData>) {
         MemSpace::SharedCta | MemSpace::SharedCluster | MemSpace::GenericShared => {
             c.symbol_plus("%rd6", "%rd6", "ptxvec_sbuf", "%rd7");
             copy(c, "%rd4", "%rd6", "shared");
-            e.load_operands(c, "%rd5");
+            e.load_operands(c, "%rd5", v.operand);
             let addr = reduce_address(c, space);
             ins!(c, "{} [{addr}], {operand}", s.opcode);
             e.copy(c, None, ("shared", "%rd6"), ("global", "%rd3"));
@@ -152,11 +167,11 @@ pub(super) fn body(c: &mut Code, s: &Suite, check: Option<&ExpectData>) {
             c.ins("bar.sync 0");
             c.branch(Pred::not("%p0"), "DONE");
         }
-        MemSpace::BulkCluster => bulk_cluster(c, s, &e, block_bytes, &copy),
+        MemSpace::BulkCluster => bulk_cluster(c, s, &e, block_bytes, &copy, v.cluster),
     }
     if contention {
         c.jump("CHECK");
-        contention_body(c, s, &e);
+        contention_body(c, s, &e, v.operand);
         c.label("CHECK");
     }
     if let Some(d) = check {
@@ -186,13 +201,15 @@ fn cluster_barrier(c: &mut Code) {
 /// 0 then issues the reduction into the peer's `sbuf` completing on the peer's
 /// mbarrier (addresses through `mapa`), everyone waits on phase 0 (bounded, so a
 /// lost completion cannot hang the device), and a second cluster barrier keeps
-/// both CTAs' shared memory alive until both reductions are done.
+/// both CTAs' shared memory alive until both reductions are done. Laid out
+/// [`ClusterLayout::Alone`], each CTA is its own peer.
 fn bulk_cluster(
     c: &mut Code,
     s: &Suite,
     e: &Elems,
     block_bytes: usize,
     copy: &dyn Fn(&mut Code, &str, &str, &str),
+    layout: ClusterLayout,
 ) {
     let (n, stride) = (s.records.len(), s.stride());
     c.ins("mov.u64 %rd8, ptxvec_sbuf");
@@ -202,7 +219,10 @@ fn bulk_cluster(
     c.ins("add.u64 %rd9, %rd11, %rd7");
     // The peer's record for this thread: its block is this one's, rank swapped.
     c.ins("mov.u32 %r14, %cluster_ctarank");
-    c.ins("xor.b32 %r15, %r14, 1");
+    match layout {
+        ClusterLayout::Pairs => c.ins("xor.b32 %r15, %r14, 1"),
+        ClusterLayout::Alone { .. } => c.ins("mov.u32 %r15, %r14"),
+    }
     c.ins("sub.u32 %r16, %r1, %r14");
     c.ins("add.u32 %r16, %r16, %r15");
     c.ins("mad.lo.u32 %r17, %r16, %r2, %r0");
@@ -258,7 +278,7 @@ fn reduce_address(c: &mut Code, space: MemSpace) -> &'static str {
 /// reduce their operands into that one address between two barriers, thread 0
 /// copies a shared result out, and goes on to `CHECK` with the record in `%r3` and
 /// its output in `%rd3`.
-fn contention_body(c: &mut Code, s: &Suite, e: &Elems) {
+fn contention_body(c: &mut Code, s: &Suite, e: &Elems, path: OperandPath) {
     let Execution::Memory { space, .. } = s.exec else {
         return;
     };
@@ -293,7 +313,7 @@ fn contention_body(c: &mut Code, s: &Suite, e: &Elems) {
     c.label("CSTORED");
     c.ins("bar.sync 0");
     c.branch(Pred::not("%p8"), "CREDUCED");
-    e.load_operands(c, "%rd5");
+    e.load_operands(c, "%rd5", path);
     let addr = reduce_address(c, space);
     ins!(c, "{} [{addr}], {}", s.opcode, e.operand);
     c.label("CREDUCED");
