@@ -341,8 +341,8 @@ pub fn answer_lines(
 ) -> Vec<batch::Answer> {
     let spec = texts.index.spec();
     let plain = |l: &InputLine<'_>| answer_line(spec, name, l.no, l.bytes, profiles, force);
-    let finish = |l: &InputLine<'_>, rec: Box<Record<&str>>, reading: Reading| {
-        match reading.and_then(|(sem, negate)| expect(*rec, sem, negate, profiles).ok()) {
+    let finish = |l: &InputLine<'_>, rec: Record<&str>, reading: Reading| {
+        match reading.and_then(|(sem, negate)| expect(rec, sem, negate, profiles).ok()) {
             Some(rec) => Ok(rec.to_line()),
             None => plain(l),
         }
@@ -354,12 +354,13 @@ pub fn answer_lines(
             // Blank lines, errors, bytes that are not UTF-8 and strings written with
             // an escape are the definition's.
             let rec = match std::str::from_utf8(l.bytes).map(Record::from_line_borrowed) {
-                Ok(Ok(rec)) => Box::new(rec),
+                Ok(Ok(rec)) => rec,
                 _ => return Step::Answered(plain(l)),
             };
+            // Boxed only to wait: most records are answered here.
             match this.get(rec.text, &rec.requires) {
                 Some(r) => Step::Answered(finish(l, rec, *r)),
-                None => Step::Waiting(rec),
+                None => Step::Waiting(Box::new(rec)),
             }
         })
         .collect();
@@ -382,7 +383,7 @@ pub fn answer_lines(
                 // Not kept: a chunk with more distinct texts than the map holds.
                 None => reading_of(&this.index, rec.text, &rec.requires, force),
             };
-            finish(l, rec, reading)
+            finish(l, *rec, reading)
         }
     };
     if waiting {
