@@ -178,6 +178,14 @@ fn eval_fast_path_answers_as_eval_record() {
         lines.push(odd.as_bytes().to_vec());
     }
     lines.push(b"\xff\xfe".to_vec());
+    // A text past the bound of the kept readings (`eval::MAX_KEY_BYTES`), read for
+    // each record.
+    let long = format!(
+        r#"{{"text": "red.add.u32 [%rd1],{}%r1;", "inputs": {{"mem": ["0x1"], "operand": ["0x2"]}}}}"#,
+        " ".repeat(eval::MAX_KEY_BYTES)
+    );
+    lines.push(long.clone().into_bytes());
+    lines.push(long.into_bytes());
     for (profiles, force) in [(Profile::ALL, false), (&[Profile::Sm90][..], true)] {
         let mut texts = eval::Texts::new(&spec);
         let wrong = differences(

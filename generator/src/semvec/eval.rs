@@ -215,6 +215,17 @@ type Reading = Option<(Semantics, bool)>;
 
 /// The most (text, `requires`) readings [`Texts`] keeps; past it, it starts over.
 pub const MAX_TEXTS: usize = 8192;
+/// A pair longer than this (text and requirements' strings) is read for each
+/// record, never kept: the kept readings stay under `MAX_TEXTS` times this.
+pub const MAX_KEY_BYTES: usize = 512;
+
+/// Whether a (text, `requires`) pair is short enough to keep.
+fn keepable(text: &str, requires: &[Requirement<&str>]) -> bool {
+    let bytes = requires
+        .iter()
+        .fold(text.len(), |n, r| n + r.ptx.len() + r.target.map_or(0, str::len));
+    bytes <= MAX_KEY_BYTES
+}
 
 /// What the batch keeps from line to line: the syntax judge's chain readings, and
 /// each distinct (text, `requires`) pair's [`Reading`], so that a text is
@@ -244,7 +255,7 @@ impl<'s> Texts<'s> {
         force: bool,
     ) {
         let mut missing: Vec<(&str, &[Requirement<&str>])> = keys
-            .filter(|(t, r)| self.get(t, r).is_none())
+            .filter(|(t, r)| keepable(t, r) && self.get(t, r).is_none())
             .collect();
         if missing.is_empty() {
             return;
@@ -390,5 +401,37 @@ pub fn answer_lines(
         steps.into_par_iter().zip(lines.par_iter()).map(answer).collect()
     } else {
         steps.into_iter().zip(lines).map(answer).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec() -> Spec {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../spec");
+        Spec::load(&root).unwrap()
+    }
+
+    #[test]
+    fn the_kept_readings_stay_bounded() {
+        let spec = spec();
+        let mut texts = Texts::new(&spec);
+        let many: Vec<String> = (0..MAX_TEXTS + 10)
+            .map(|i| format!("red.add.u32 [%rd{i}], %r1;"))
+            .collect();
+        texts.fill(many.iter().map(|t| (t.as_str(), &[][..])), false);
+        assert!(texts.kept <= MAX_TEXTS);
+        assert_eq!(texts.kept, texts.readings.values().map(Vec::len).sum::<usize>());
+        // A text past the key bound is read where it is met, never kept.
+        let long = format!("red.add.u32 [%rd1], %r1;{}", " ".repeat(MAX_KEY_BYTES));
+        let mut texts = Texts::new(&spec);
+        texts.fill(std::iter::once((long.as_str(), &[][..])), false);
+        assert_eq!(texts.kept, 0);
+        assert!(texts.get(&long, &[]).is_none());
+        // One that fits is kept, with its reading.
+        let short = "red.add.u32 [%rd1], %r1;";
+        texts.fill(std::iter::once((short, &[][..])), false);
+        assert!(matches!(texts.get(short, &[]), Some(Some(_))));
     }
 }
