@@ -199,9 +199,7 @@ mod tests {
     use crate::syntax::case::Case;
     use crate::syntax::context::Module;
 
-    fn spec() -> Spec {
-        Spec::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../spec")).unwrap()
-    }
+    use crate::repo_spec as spec;
 
     fn finding(case: &Case, module: Module, release: Option<&str>, outcome: Outcome) -> Finding {
         Finding {

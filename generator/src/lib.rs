@@ -31,3 +31,14 @@ pub mod error;
 pub mod grade;
 pub mod coverage;
 pub mod progress;
+
+/// The repository's spec, for the unit tests (the integration tests have their
+/// own, `tests/main.rs`).
+#[cfg(test)]
+pub(crate) fn repo_spec() -> ptxvec_spec::Spec {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../spec");
+    match ptxvec_spec::Spec::load(&root) {
+        Ok(spec) => spec,
+        Err(e) => panic!("{}: {e}", root.display()),
+    }
+}

@@ -361,7 +361,6 @@ pub fn run(spec: &Spec, cases: &[Case]) -> Result<Adequacy> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::path::Path;
 
     fn req(ptx: &str, target: &str) -> Requirement {
         Requirement {
@@ -372,7 +371,7 @@ mod tests {
 
     #[test]
     fn a_version_move_is_equivalent_only_when_no_module_tells_it_apart() {
-        let spec = Spec::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../spec")).unwrap();
+        let spec = crate::repo_spec();
         // (rule, moved, same modules): targets.yaml's first versions decide.
         let cases = [
             // Nothing names sm_90 or later before PTX ISA 7.8 (red .bf16).

@@ -407,11 +407,7 @@ pub fn answer_lines(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn spec() -> Spec {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../spec");
-        Spec::load(&root).unwrap()
-    }
+    use crate::repo_spec as spec;
 
     #[test]
     fn the_kept_readings_stay_bounded() {

@@ -385,11 +385,7 @@ impl<'s> Index<'s> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn spec() -> Spec {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../spec");
-        Spec::load(&root).unwrap()
-    }
+    use crate::repo_spec as spec;
 
     #[test]
     fn verdicts_equal_the_judges_whether_the_chain_is_held_or_not() {

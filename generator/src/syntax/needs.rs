@@ -141,11 +141,9 @@ impl Needs {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::path::Path;
 
     fn model() -> TargetModel {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../spec");
-        ptxvec_spec::Spec::load(&root).unwrap().targets
+        crate::repo_spec().targets
     }
 
     fn t(s: &str) -> Target {

@@ -215,8 +215,7 @@ mod tests {
 
     #[test]
     fn fit_places_as_the_exhaustive_search() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../spec");
-        let spec = ptxvec_spec::Spec::load(&root).unwrap();
+        let spec = crate::repo_spec();
         let mut checked = 0;
         for f in &spec.instructions {
             let instruction = &f.instruction;
