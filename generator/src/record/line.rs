@@ -34,7 +34,7 @@ pub fn write<S: AsRef<str>>(rec: &Record<S>, out: &mut Vec<u8>) {
     }
     if let Some(seed) = rec.seed {
         obj.key("seed");
-        obj.out.extend_from_slice(seed.to_string().as_bytes());
+        number(obj.out, seed);
     }
     if !rec.spec.as_ref().is_empty() {
         obj.key("spec");
@@ -86,8 +86,34 @@ fn list<T>(out: &mut Vec<u8>, items: &[T], item: impl Fn(&mut Vec<u8>, &T)) {
 
 /// A string as serde_json escapes it.
 fn string(out: &mut Vec<u8>, s: &str) {
+    // serde_json escapes `"`, `\` and the control characters below 0x20, nothing
+    // else; a string without them (the vectors' ids, texts and citations) is
+    // copied as it stands.
+    if s.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\') {
+        out.reserve(s.len() + 2);
+        out.push(b'"');
+        out.extend_from_slice(s.as_bytes());
+        out.push(b'"');
+        return;
+    }
     // Writing to a Vec cannot fail, and a str always serializes.
     let _ = serde_json::to_writer(&mut *out, s);
+}
+
+/// A number as serde_json writes it: its decimal digits.
+fn number(out: &mut Vec<u8>, mut n: u64) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        // A digit: n % 10 < 10.
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&digits[at..]);
 }
 
 fn bits(out: &mut Vec<u8>, b: &Bits) {
@@ -263,7 +289,12 @@ mod tests {
         };
         let mut out = vec![base.clone()];
         out.push(Record {
-            class: vec!["full".to_owned(), "quote \" and \\ and \u{1} é".to_owned()],
+            class: vec![
+                "full".to_owned(),
+                "quote \" and \\ and \u{1} é".to_owned(),
+                "\u{1f}\u{20}\u{7f}\u{80}".to_owned(),
+                String::new(),
+            ],
             id: "id\twith\ncontrols".to_owned(),
             spec: "s/\u{7f}".to_owned(),
             seed: Some(u64::MAX),
@@ -341,5 +372,33 @@ mod tests {
             }
         }
         assert!(seen > 10_000, "{seen} records");
+    }
+
+    #[test]
+    fn strings_and_numbers_as_serde_writes_them() {
+        let mut texts: Vec<String> = (0u32..0x100)
+            .filter_map(char::from_u32)
+            .map(|c| format!("a{c}b"))
+            .collect();
+        texts.extend(["", "\"", "\\", "é€😀", "red.add.u32 [%rd1], %r1;"].map(str::to_owned));
+        for t in texts {
+            let mut out = Vec::new();
+            string(&mut out, &t);
+            assert_eq!(out, serde_json::to_vec(&t).unwrap(), "{t:?}");
+        }
+        let mut n = 1u64;
+        for v in [0, 9, 10, 99, 100, 12345, u64::MAX - 1, u64::MAX] {
+            let mut out = Vec::new();
+            number(&mut out, v);
+            assert_eq!(out, serde_json::to_vec(&v).unwrap(), "{v}");
+        }
+        while let Some(next) = n.checked_mul(10) {
+            for v in [n - 1, n, n + 1] {
+                let mut out = Vec::new();
+                number(&mut out, v);
+                assert_eq!(out, serde_json::to_vec(&v).unwrap(), "{v}");
+            }
+            n = next;
+        }
     }
 }
