@@ -440,19 +440,3 @@ mod tests {
         }
     }
 }
-
-#[cfg(test)]
-mod timing {
-    #[test]
-    #[ignore]
-    fn time_to_line() {
-        let text = std::fs::read_to_string("/tmp/eval.ans").unwrap();
-        let recs: Vec<super::Record> = text.lines().map(|l| super::Record::from_line(l).unwrap()).collect();
-        let t = std::time::Instant::now();
-        let mut n = 0;
-        let mut out = Vec::with_capacity(4096);
-        for _ in 0..30 { for r in &recs { out.clear(); super::write(r, &mut out); n += out.len(); } }
-        let e = t.elapsed();
-        println!("write: {:.0} ns/record ({n})", e.as_nanos() as f64 / (30 * recs.len()) as f64);
-    }
-}
