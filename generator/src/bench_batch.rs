@@ -112,7 +112,9 @@ struct Answers {
 
 impl Write for Answers {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.lines += buf.iter().filter(|&&b| b == b'\n').count();
+        // memchr's SIMD count: the sink must cost what a write to /dev/null does,
+        // next to nothing, not a byte-at-a-time scan of every answer.
+        self.lines += memchr::memchr_iter(b'\n', buf).count();
         Ok(buf.len())
     }
 
