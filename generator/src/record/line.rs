@@ -146,18 +146,37 @@ fn bits(out: &mut Vec<u8>, b: &Bits) {
 
 /// `"0x…"` with the `N - 4` lowest hex digits of `value`, quotes included.
 fn quoted<const N: usize>(value: u64) -> [u8; N] {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
     let mut q = [b'"'; N];
     q[1] = b'0';
     q[2] = b'x';
     let digits = N - 4;
-    for i in 0..digits {
-        let shift = 4 * (digits - 1 - i);
-        // A nibble: below 16.
-        q[3 + i] = HEX[(value >> shift) as usize & 0xf];
+    // A byte's two digits at a time; an odd count starts with one nibble.
+    let mut at = 3;
+    if digits % 2 == 1 {
+        q[at] = HEX_PAIRS[2 * ((value >> (4 * (digits - 1))) as usize & 0xf) + 1];
+        at += 1;
+    }
+    for pair in (0..digits / 2).rev() {
+        let byte = (value >> (8 * pair)) as usize & 0xff;
+        q[at] = HEX_PAIRS[2 * byte];
+        q[at + 1] = HEX_PAIRS[2 * byte + 1];
+        at += 2;
     }
     q
 }
+
+/// The two lower-case hex digits of every byte, byte after byte.
+const HEX_PAIRS: [u8; 512] = {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut t = [0u8; 512];
+    let mut b = 0;
+    while b < 256 {
+        t[2 * b] = HEX[b >> 4];
+        t[2 * b + 1] = HEX[b & 0xf];
+        b += 1;
+    }
+    t
+};
 
 fn bits_list(out: &mut Vec<u8>, v: &[Bits]) {
     list(out, v, bits);
