@@ -171,8 +171,11 @@ mod tests {
         quals: &[Qualifier],
         widen: &[BTreeSet<Qualifier>],
     ) -> Vec<Option<usize>> {
+        /// The placement being built, and the best one so far: how many it places,
+        /// whether in order, and where.
+        type Search = (Vec<Option<usize>>, Option<(usize, bool, Vec<Option<usize>>)>);
         fn from(
-            s: &mut (Vec<Option<usize>>, Option<(usize, bool, Vec<Option<usize>>)>),
+            s: &mut Search,
             args: (&SyntaxGroup, &Form, &[Qualifier], &[BTreeSet<Qualifier>]),
             i: usize,
             count: usize,
