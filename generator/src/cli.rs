@@ -111,12 +111,12 @@ pub enum Command {
     /// Run every (memory, operand) pair of the 16-bit memory reductions on a GPU and
     /// write block digests to sweeps.json, with the pairs that differ from the sm_90
     /// oracle. Exit 2 without a GPU, 1 on a difference.
-    SiliconSweep(crate::silicon::sweep::Args),
+    SiliconSweep(crate::silicon::sweeps::Args),
     /// Run the f32 and f64 adds of red and cp.reduce.async.bulk over structured sets
     /// of pairs (2^36 per f32 instruction, 2^32 per f64) on a GPU and write block
     /// digests to wide-sweeps.json, with the pairs that differ from the sm_90 oracle.
     /// Exit 2 without a GPU, 1 on a difference.
-    SiliconSweepWide(crate::silicon::wide::Args),
+    SiliconSweepWide(crate::silicon::sweeps::Args),
     /// Run the probes behind findings of the errata ledger on a GPU (`--probe
     /// cluster`: E025, the `.shared::cluster` bulk reduce without cluster
     /// dimensions; `--probe nan`: E026, the NaN of an f32/f64 add of NaNs) and write
@@ -203,8 +203,8 @@ fn run(cli: &Cli, stdout: &mut crate::output::Stdout) -> Result<Outcome> {
     use crate::output::write_error;
     // Needs no spec: it runs where only the binary was copied.
     match &cli.command {
-        Command::SiliconSweep(args) => return crate::silicon::sweep::run(args),
-        Command::SiliconSweepWide(args) => return crate::silicon::wide::run(args),
+        Command::SiliconSweep(args) => return crate::silicon::sweeps::run::<crate::silicon::sweep::Command>(args),
+        Command::SiliconSweepWide(args) => return crate::silicon::sweeps::run::<crate::silicon::wide::Command>(args),
         _ => {}
     }
     let spec = ptxvec_spec::Spec::load(&cli.spec)?;
@@ -255,8 +255,8 @@ fn run(cli: &Cli, stdout: &mut crate::output::Stdout) -> Result<Outcome> {
             Ok(Outcome::findings_if(!a.unexplained.is_empty() || !a.stale.is_empty()))
         }
         Command::Silicon(args) => crate::silicon::vectors::run(args, &spec, &cli.spec, stdout),
-        Command::SiliconSweep(args) => crate::silicon::sweep::run(args),
-        Command::SiliconSweepWide(args) => crate::silicon::wide::run(args),
+        Command::SiliconSweep(args) => crate::silicon::sweeps::run::<crate::silicon::sweep::Command>(args),
+        Command::SiliconSweepWide(args) => crate::silicon::sweeps::run::<crate::silicon::wide::Command>(args),
         Command::SiliconProbe(args) => crate::silicon::probe::run(args, &spec, &cli.spec, stdout),
         Command::Grade(args) => crate::grade::run(&spec, args, stdout),
         Command::Coverage(args) => crate::coverage::run(&spec, args, stdout),

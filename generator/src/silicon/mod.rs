@@ -10,6 +10,7 @@
 //!   ledger (E025's cluster dimensions, E026's NaN bits).
 //! - [`device`]: the CUDA driver (cudarc), and every `unsafe` of the crate's GPU code.
 //! - [`evidence`]: `vectors.json`, what `ptxvec silicon` wrote, typed.
+//! - [`sweeps`]: the loop and arguments the two sweep subcommands share.
 //! - [`child`]: each run in a child process of its own, with a time limit.
 
 pub mod child;
@@ -17,5 +18,6 @@ pub mod device;
 pub mod evidence;
 pub mod probe;
 pub mod sweep;
+pub mod sweeps;
 pub mod vectors;
 pub mod wide;

@@ -18,10 +18,8 @@ use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
-use crate::progress::Progress;
 use super::device::{Device, DeviceError, DeviceInfo, SweepEntry, SweepModule, SweepShape};
-use crate::error::{Error, Outcome, Result};
-use crate::files::write_atomic;
+use crate::error::{Error, Result};
 use crate::output::note;
 use crate::ptx::{ins, Code, Entry, Module, Space};
 use crate::sweep::{
@@ -49,24 +47,6 @@ pub const MAX_RAW_ROWS: usize = 16;
 pub const MAX_PAIRS: usize = 64;
 /// How the digest is defined, as the evidence file states it.
 pub const DIGEST: &str = "block digest = sum mod 2^64, over the block's pairs p = mem << 16 | operand, of splitmix64_finalizer(p << 32 | result)";
-
-/// Arguments of `ptxvec silicon-sweep`.
-#[derive(Debug, clap::Args)]
-pub struct Args {
-    /// The folder `sweeps.json` goes to.
-    #[arg(long)]
-    pub out: PathBuf,
-    /// Only these sweeps (by instruction name, e.g. `red.global.add.noftz.f16`).
-    #[arg(long = "sweep")]
-    pub sweeps: Vec<String>,
-    /// Write each sweep's PTX module to this folder and run nothing.
-    #[arg(long)]
-    pub emit_ptx: Option<PathBuf>,
-    /// Run one sweep in this process and print its result as JSON (what each
-    /// child does).
-    #[arg(long, hide = true)]
-    pub child: Option<String>,
-}
 
 /// How long one sweep's child may run: the device takes a tenth of a second, the
 /// oracle's replay of its 2^32 pairs tens of seconds on a few cores.
@@ -360,74 +340,36 @@ impl Runner {
 
 // ------------------------------------------------------------------ the run
 
-/// Runs the subcommand: findings when a sweep failed or differs from the oracle.
-pub fn run(args: &Args) -> Result<Outcome> {
-    let sweeps = select(&args.sweeps)?;
-    if let Some(dir) = &args.emit_ptx {
-        for s in &sweeps {
-            let path = dir.join(format!("{}.ptx", s.name.replace("::", "_")));
-            write_atomic(&path, module(s).as_bytes()).map_err(|e| Error::io(&path, e))?;
-        }
-        return Ok(Outcome::Pass);
-    }
-    if let Some(name) = &args.child {
-        let r = select(std::slice::from_ref(name)).and_then(|s| one(s[0]));
-        return super::child::answer(r, &mut std::io::stdout().lock());
-    }
-    // Fail early, and with one clear message, where there is no GPU.
-    let dev = Device::open()?;
-    let info = dev.info()?;
-    drop(dev);
-    note(format_args!("silicon-sweep: {info}"));
-    let mut records = Vec::new();
-    let mut failed = false;
-    let path = args.out.join(FILE);
-    let progress = Progress::new(sweeps.len() as u64, "sweeps");
-    for s in sweeps {
-        let argv: Vec<std::ffi::OsString> = vec![
-            "silicon-sweep".into(),
-            "--out".into(),
-            args.out.clone().into(),
-            "--child".into(),
-            s.name.into(),
-        ];
-        match super::child::run::<SweepResult>(&argv, CHILD_TIMEOUT) {
-            Ok(r) => {
-                failed |= !r.mismatched_rows.is_empty();
-                records.push(r);
-            }
-            Err(e) => {
-                progress.suspend(|| note(format_args!("{}: {e}", s.name)));
-                failed = true;
-            }
-        }
-        // Rewritten after every sweep: a run cut short keeps what it finished.
-        let text = render(&info, &records);
-        write_atomic(&path, text.as_bytes()).map_err(|e| Error::io(&path, e))?;
-        progress.inc(1);
-    }
-    progress.finish();
-    note(format_args!(
-        "silicon-sweep: {} sweeps -> {}",
-        records.len(),
-        path.display()
-    ));
-    Ok(Outcome::findings_if(failed))
-}
+/// `ptxvec silicon-sweep`'s part of the sweep subcommands' loop
+/// ([`super::sweeps::run`]): the 16-bit sweeps, `sweeps.json`.
+pub struct Command;
 
-fn select(names: &[String]) -> Result<Vec<&'static Sweep>> {
-    if names.is_empty() {
-        return Ok(Sweep::ALL.iter().collect());
+impl super::sweeps::Kind for Command {
+    type Sweep = Sweep;
+    type Result = SweepResult;
+    const COMMAND: &'static str = "silicon-sweep";
+    const FILE: &'static str = FILE;
+    const NOUN: &'static str = "sweep";
+    const CHILD_TIMEOUT: std::time::Duration = CHILD_TIMEOUT;
+
+    fn all() -> &'static [Sweep] {
+        Sweep::ALL
     }
-    names
-        .iter()
-        .map(|n| {
-            Sweep::find(n).ok_or_else(|| {
-                let known: Vec<&str> = Sweep::ALL.iter().map(|s| s.name).collect();
-                Error::Usage(format!("unknown sweep {n:?} (known: {})", known.join(", ")))
-            })
-        })
-        .collect()
+    fn name(s: &Sweep) -> &'static str {
+        s.name
+    }
+    fn module(s: &Sweep) -> String {
+        module(s)
+    }
+    fn one(s: &'static Sweep) -> Result<SweepResult> {
+        one(s)
+    }
+    fn differs(r: &SweepResult) -> bool {
+        !r.mismatched_rows.is_empty()
+    }
+    fn render(info: &DeviceInfo, records: &[SweepResult]) -> String {
+        render(info, records)
+    }
 }
 
 /// Runs one sweep, compares with the oracle, and narrows down any difference.
@@ -698,13 +640,13 @@ mod tests {
 
     #[test]
     fn unknown_sweep_is_a_usage_error() {
-        let e = select(&["red.global.add.f32".to_owned()]).unwrap_err();
+        let e = crate::silicon::sweeps::select::<Command>(&["red.global.add.f32".to_owned()]).unwrap_err();
         assert!(
             e.to_string()
                 .contains("unknown sweep \"red.global.add.f32\""),
             "{e}"
         );
-        assert_eq!(select(&[]).unwrap().len(), Sweep::ALL.len());
+        assert_eq!(crate::silicon::sweeps::select::<Command>(&[]).unwrap().len(), Sweep::ALL.len());
     }
 
     #[test]

@@ -26,10 +26,8 @@ use serde::{Deserialize, Serialize};
 
 use super::device::{Device, DeviceError, DeviceInfo, SweepEntry, SweepModule, SweepShape};
 use super::sweep::{PTX_VERSION, TARGET};
-use crate::error::{Error, Outcome, Result};
-use crate::files::write_atomic;
+use crate::error::{Error, Result};
 use crate::output::note;
-use crate::progress::Progress;
 use crate::ptx::{ins, Code, Entry, Module, Space};
 use crate::sweep::wide::{blocks_from_rows, term, Replay, Set, WideError, WideSweep, BLOCKS};
 use crate::syntax::text::RegClass;
@@ -54,24 +52,6 @@ pub const DIGEST: &str = "block digest = sum mod 2^64, over the block's pairs p 
 /// How long one sweep's child may run: the device takes seconds, and so does the
 /// fast oracle's 2^36 pairs on a GPU machine's cores (a minute on 2).
 pub const CHILD_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(300);
-
-/// Arguments of `ptxvec silicon-sweep-wide`.
-#[derive(Debug, clap::Args)]
-pub struct Args {
-    /// The folder `wide-sweeps.json` goes to.
-    #[arg(long)]
-    pub out: PathBuf,
-    /// Only these sweeps (by instruction name, e.g. `red.global.add.f32`).
-    #[arg(long = "sweep")]
-    pub sweeps: Vec<String>,
-    /// Write each sweep's PTX module to this folder and run nothing.
-    #[arg(long)]
-    pub emit_ptx: Option<PathBuf>,
-    /// Run one sweep in this process and print its result as JSON (what each
-    /// child does).
-    #[arg(long, hide = true)]
-    pub child: Option<String>,
-}
 
 /// The evidence file.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
@@ -467,77 +447,36 @@ impl Runner {
 
 // ------------------------------------------------------------------ the run
 
-/// Runs the subcommand: findings when a sweep failed or differs from the oracle.
-pub fn run(args: &Args) -> Result<Outcome> {
-    let sweeps = select(&args.sweeps)?;
-    if let Some(dir) = &args.emit_ptx {
-        for s in &sweeps {
-            let path = dir.join(format!("{}.ptx", s.name.replace("::", "_")));
-            write_atomic(&path, module(s).as_bytes()).map_err(|e| Error::io(&path, e))?;
-        }
-        return Ok(Outcome::Pass);
-    }
-    if let Some(name) = &args.child {
-        let r = select(std::slice::from_ref(name)).and_then(|s| one(s[0]));
-        return super::child::answer(r, &mut std::io::stdout().lock());
-    }
-    // Fail early, and with one clear message, where there is no GPU.
-    let dev = Device::open()?;
-    let info = dev.info()?;
-    drop(dev);
-    note(format_args!("silicon-sweep-wide: {info}"));
-    let mut records = Vec::new();
-    let mut failed = false;
-    let path = args.out.join(FILE);
-    let progress = Progress::new(sweeps.len() as u64, "sweeps");
-    for s in sweeps {
-        let argv: Vec<std::ffi::OsString> = vec![
-            "silicon-sweep-wide".into(),
-            "--out".into(),
-            args.out.clone().into(),
-            "--child".into(),
-            s.name.into(),
-        ];
-        match super::child::run::<WideResult>(&argv, CHILD_TIMEOUT) {
-            Ok(r) => {
-                failed |= r.differing_rows > 0;
-                records.push(r);
-            }
-            Err(e) => {
-                progress.suspend(|| note(format_args!("{}: {e}", s.name)));
-                failed = true;
-            }
-        }
-        // Rewritten after every sweep: a run cut short keeps what it finished.
-        let text = render(&info, &records);
-        write_atomic(&path, text.as_bytes()).map_err(|e| Error::io(&path, e))?;
-        progress.inc(1);
-    }
-    progress.finish();
-    note(format_args!(
-        "silicon-sweep-wide: {} sweeps -> {}",
-        records.len(),
-        path.display()
-    ));
-    Ok(Outcome::findings_if(failed))
-}
+/// `ptxvec silicon-sweep-wide`'s part of the sweep subcommands' loop
+/// ([`super::sweeps::run`]): the f32 and f64 sweeps, `wide-sweeps.json`.
+pub struct Command;
 
-fn select(names: &[String]) -> Result<Vec<&'static WideSweep>> {
-    if names.is_empty() {
-        return Ok(WideSweep::ALL.iter().collect());
+impl super::sweeps::Kind for Command {
+    type Sweep = WideSweep;
+    type Result = WideResult;
+    const COMMAND: &'static str = "silicon-sweep-wide";
+    const FILE: &'static str = FILE;
+    const NOUN: &'static str = "wide sweep";
+    const CHILD_TIMEOUT: std::time::Duration = CHILD_TIMEOUT;
+
+    fn all() -> &'static [WideSweep] {
+        WideSweep::ALL
     }
-    names
-        .iter()
-        .map(|n| {
-            WideSweep::find(n).ok_or_else(|| {
-                let known: Vec<&str> = WideSweep::ALL.iter().map(|s| s.name).collect();
-                Error::Usage(format!(
-                    "unknown wide sweep {n:?} (known: {})",
-                    known.join(", ")
-                ))
-            })
-        })
-        .collect()
+    fn name(s: &WideSweep) -> &'static str {
+        s.name
+    }
+    fn module(s: &WideSweep) -> String {
+        module(s)
+    }
+    fn one(s: &'static WideSweep) -> Result<WideResult> {
+        one(s)
+    }
+    fn differs(r: &WideResult) -> bool {
+        r.differing_rows > 0
+    }
+    fn render(info: &DeviceInfo, records: &[WideResult]) -> String {
+        render(info, records)
+    }
 }
 
 /// The digest of one row's raw results.

@@ -103,13 +103,13 @@ fn parse_refuses_what_does_not_fit() {
 
 #[test]
 fn unknown_sweep_is_a_usage_error() {
-    let e = select(&["red.global.add.f16".to_owned()]).unwrap_err();
+    let e = crate::silicon::sweeps::select::<Command>(&["red.global.add.f16".to_owned()]).unwrap_err();
     assert!(
         e.to_string()
             .contains("unknown wide sweep \"red.global.add.f16\""),
         "{e}"
     );
-    assert_eq!(select(&[]).unwrap().len(), WideSweep::ALL.len());
+    assert_eq!(crate::silicon::sweeps::select::<Command>(&[]).unwrap().len(), WideSweep::ALL.len());
 }
 
 #[test]
