@@ -13,6 +13,32 @@ use std::time::{Duration, Instant};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
+/// The arguments that start a variant's child: `ptxvec --spec DIR COMMAND --out
+/// OUT --vectors VECTORS --child ID FLAG VALUE`, where `FLAG VALUE` says how it
+/// runs (`--window global`, `--shape cluster-of-one`).
+pub fn variant_argv(
+    spec_dir: &std::path::Path,
+    command: &str,
+    out: &std::path::Path,
+    vectors: &std::path::Path,
+    id: &str,
+    (flag, value): (&str, &str),
+) -> Vec<OsString> {
+    vec![
+        "--spec".into(),
+        spec_dir.into(),
+        command.into(),
+        "--out".into(),
+        out.into(),
+        "--vectors".into(),
+        vectors.into(),
+        "--child".into(),
+        id.into(),
+        flag.into(),
+        value.into(),
+    ]
+}
+
 /// Runs this binary with `args` and returns the child's answer, or why there is
 /// none: it could not start, outran `timeout` (and was killed), exited with an
 /// error status, or printed no answer.

@@ -19,6 +19,7 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 
 use super::device::{Device, DeviceError, DeviceInfo, SweepEntry, SweepModule, SweepShape};
+use super::sweeps::{MAX_PAIRS, MAX_RAW_ROWS, THREADS};
 use crate::error::{Error, Result};
 use crate::output::note;
 use crate::ptx::{ins, Code, Entry, Module, Space};
@@ -39,12 +40,6 @@ pub const FORMAT: &str = "ptxvec-sweeps/1";
 pub const FILE: &str = "sweeps.json";
 /// Pairs per launch: a chunk's memory words fit one 256 MiB buffer.
 pub const CHUNK: u32 = 1 << 26;
-/// Threads per block (the bulk reduce moves one block's elements at once).
-pub const THREADS: u32 = 1024;
-/// Rows re-run raw per sweep when digests differ.
-pub const MAX_RAW_ROWS: usize = 16;
-/// Mismatching pairs recorded per sweep.
-pub const MAX_PAIRS: usize = 64;
 /// How the digest is defined, as the evidence file states it.
 pub const DIGEST: &str = "block digest = sum mod 2^64, over the block's pairs p = mem << 16 | operand, of splitmix64_finalizer(p << 32 | result)";
 
@@ -636,17 +631,6 @@ mod tests {
         assert_eq!(block(&e.sweeps[1], 3).unwrap(), 0x0303);
         // Deterministic: the same inputs, the same bytes.
         assert_eq!(text, render(&info(), &records));
-    }
-
-    #[test]
-    fn unknown_sweep_is_a_usage_error() {
-        let e = crate::silicon::sweeps::select::<Command>(&["red.global.add.f32".to_owned()]).unwrap_err();
-        assert!(
-            e.to_string()
-                .contains("unknown sweep \"red.global.add.f32\""),
-            "{e}"
-        );
-        assert_eq!(crate::silicon::sweeps::select::<Command>(&[]).unwrap().len(), Sweep::ALL.len());
     }
 
     #[test]

@@ -15,6 +15,14 @@ use crate::files::write_atomic;
 use crate::output::note;
 use crate::progress::Progress;
 
+/// Threads per block of every sweep kernel (the bulk reduce moves one block's
+/// elements at once).
+pub const THREADS: u32 = 1024;
+/// Rows re-run raw per sweep when digests differ.
+pub const MAX_RAW_ROWS: usize = 16;
+/// Mismatching pairs recorded per sweep.
+pub const MAX_PAIRS: usize = 64;
+
 /// Arguments of a sweep subcommand.
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -121,7 +129,7 @@ pub fn run<K: Kind>(args: &Args) -> Result<Outcome> {
 }
 
 /// The sweeps named, or every one when none is.
-pub(crate) fn select<K: Kind>(names: &[String]) -> Result<Vec<&'static K::Sweep>> {
+fn select<K: Kind>(names: &[String]) -> Result<Vec<&'static K::Sweep>> {
     let all = K::all();
     if names.is_empty() {
         return Ok(all.iter().collect());
@@ -139,4 +147,30 @@ pub(crate) fn select<K: Kind>(names: &[String]) -> Result<Vec<&'static K::Sweep>
             })
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::silicon::{sweep, wide};
+    use crate::sweep::wide::WideSweep;
+    use crate::sweep::Sweep;
+
+    #[test]
+    fn unknown_sweep_is_a_usage_error() {
+        let e = select::<sweep::Command>(&["red.global.add.f32".to_owned()]).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("unknown sweep \"red.global.add.f32\""),
+            "{e}"
+        );
+        assert_eq!(select::<sweep::Command>(&[]).unwrap().len(), Sweep::ALL.len());
+        let e = select::<wide::Command>(&["red.global.add.f16".to_owned()]).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("unknown wide sweep \"red.global.add.f16\""),
+            "{e}"
+        );
+        assert_eq!(select::<wide::Command>(&[]).unwrap().len(), WideSweep::ALL.len());
+    }
 }

@@ -274,19 +274,14 @@ fn child(args: &Args, spec: &Spec, id: &str, out: &mut dyn Write) -> Result<Outc
 
 /// Runs one variant in `window` in a child process.
 fn spawn(args: &Args, spec_dir: &Path, id: &str, window: Window) -> Result<Buffers> {
-    let argv: Vec<std::ffi::OsString> = vec![
-        "--spec".into(),
-        spec_dir.into(),
-        "silicon".into(),
-        "--out".into(),
-        args.out.clone().into(),
-        "--vectors".into(),
-        args.vectors.clone().into(),
-        "--child".into(),
-        id.into(),
-        "--window".into(),
-        window.name().into(),
-    ];
+    let argv = super::child::variant_argv(
+        spec_dir,
+        "silicon",
+        &args.out,
+        &args.vectors,
+        id,
+        ("--window", window.name()),
+    );
     super::child::run(&argv, CHILD_TIMEOUT)
 }
 

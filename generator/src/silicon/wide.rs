@@ -26,6 +26,7 @@ use serde::{Deserialize, Serialize};
 
 use super::device::{Device, DeviceError, DeviceInfo, SweepEntry, SweepModule, SweepShape};
 use super::sweep::{PTX_VERSION, TARGET};
+use super::sweeps::{MAX_PAIRS, MAX_RAW_ROWS, THREADS};
 use crate::error::{Error, Result};
 use crate::output::note;
 use crate::ptx::{ins, Code, Entry, Module, Space};
@@ -38,12 +39,6 @@ pub const FORMAT: &str = "ptxvec-wide-sweeps/1";
 pub const FILE: &str = "wide-sweeps.json";
 /// Pairs per launch: 256 MiB of f32 words, 512 MiB of f64.
 pub const CHUNK: u32 = 1 << 26;
-/// Threads per block (the bulk reduce moves one block's words at once).
-pub const THREADS: u32 = 1024;
-/// Rows re-run raw per sweep when digests differ.
-pub const MAX_RAW_ROWS: usize = 16;
-/// Mismatching pairs recorded per sweep.
-pub const MAX_PAIRS: usize = 64;
 /// Differing rows listed per sweep (all are counted): an f32 sweep has 2^18 rows,
 /// and the file must stay small.
 pub const MAX_LISTED_ROWS: usize = 1024;

@@ -338,18 +338,13 @@ pub fn attempt(
     id: &str,
     shape: Shape,
 ) -> std::result::Result<Attempt, String> {
-    let argv: Vec<std::ffi::OsString> = vec![
-        "--spec".into(),
-        spec_dir.into(),
-        "silicon-probe".into(),
-        "--out".into(),
-        args.out.clone().into(),
-        "--vectors".into(),
-        args.vectors.clone().into(),
-        "--child".into(),
-        id.into(),
-        "--shape".into(),
-        shape.name().into(),
-    ];
+    let argv = super::child::variant_argv(
+        spec_dir,
+        "silicon-probe",
+        &args.out,
+        &args.vectors,
+        id,
+        ("--shape", shape.name()),
+    );
     super::child::run(&argv, CHILD_TIMEOUT).map_err(|e| e.to_string())
 }
