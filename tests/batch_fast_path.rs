@@ -7,7 +7,7 @@
 
 use std::path::PathBuf;
 
-use ptxvec_generator::batch::InputLine;
+use ptxvec_generator::batch::{rendered, Answers, InputLine};
 use ptxvec_generator::check_syntax::{self, Args};
 use ptxvec_generator::semvec::eval;
 use ptxvec_generator::syntax::index::Index;
@@ -29,12 +29,13 @@ fn vector_files(kind: &str) -> Vec<PathBuf> {
     files
 }
 
-/// The fast path's answers, a chunk of `chunk` lines at a time through one index,
-/// next to the definition's, line for line; every difference is listed.
+/// The fast path's answers (each answer line, and whether it is an error record),
+/// a chunk of `chunk` lines at a time through one index, next to the definition's
+/// as the batch writes them, line for line; every difference is listed.
 fn differences(
     lines: &[Vec<u8>],
     chunk: usize,
-    mut fast: impl FnMut(&[InputLine<'_>]) -> Vec<Result<String, String>>,
+    mut fast: impl FnMut(&[InputLine<'_>]) -> Vec<(String, bool)>,
     plain: impl Fn(&InputLine<'_>) -> Result<String, String>,
 ) -> Vec<String> {
     let inputs: Vec<InputLine<'_>> = lines
@@ -47,7 +48,7 @@ fn differences(
         let got = fast(part);
         assert_eq!(got.len(), part.len());
         for (line, got) in part.iter().zip(got) {
-            let want = plain(line);
+            let want = rendered(&plain(line));
             if got != want {
                 wrong.push(format!(
                     "line {}: {}\n  fast: {got:?}\n  plain: {want:?}",
@@ -137,7 +138,7 @@ fn check_syntax_fast_path_answers_as_the_judge() {
         let wrong = differences(
             &lines,
             4096,
-            |part| check_syntax::answer_lines(&mut index, &args, order, part),
+            |part| check_syntax::answer_lines(&mut index, &args, order, part).iter().map(rendered).collect(),
             |l| check_syntax::answer_line(&spec, &args, order, l.no, l.bytes),
         );
         report(&format!("check-syntax (strict: {strict})"), &wrong);
@@ -191,7 +192,11 @@ fn eval_fast_path_answers_as_eval_record() {
         let wrong = differences(
             &lines,
             1000,
-            |part| eval::answer_lines(&mut texts, "<in>", part, profiles, force),
+            |part| {
+                let mut answers = Answers::default();
+                eval::answer_lines(&mut texts, "<in>", part, profiles, force, &mut answers);
+                answers.lines()
+            },
             |l| eval::answer_line(&spec, "<in>", l.no, l.bytes, profiles, force),
         );
         report(&format!("eval (profiles {profiles:?}, force: {force})"), &wrong);

@@ -159,8 +159,8 @@ pub fn run_lines(
         Order::Lenient
     };
     let mut index = Index::new(spec);
-    let bad_lines = batch::run("<stdin>", input, out, |lines| {
-        answer_lines(&mut index, args, order, lines)
+    let bad_lines = batch::run("<stdin>", input, out, |lines, answers| {
+        answers.fill_from(lines, answer_lines(&mut index, args, order, lines));
     })?;
     if bad_lines.is_empty() {
         Ok(Outcome::Pass)

@@ -8,6 +8,7 @@
 pub mod bits;
 pub mod expectation;
 mod line;
+mod scan;
 pub mod shape;
 
 use std::collections::BTreeMap;
@@ -555,6 +556,11 @@ impl<S: AsRef<str>> Record<S> {
         // Only UTF-8 is written: strings by serde_json, the rest ASCII.
         String::from_utf8(line).unwrap_or_default()
     }
+
+    /// [`Record::to_line`], appended to `out`.
+    pub fn write_line(&self, out: &mut Vec<u8>) {
+        line::write(self, out);
+    }
 }
 
 impl Record {
@@ -567,9 +573,13 @@ impl Record {
 
 impl<'a> Record<&'a str> {
     /// [`Record::from_line`] with the strings left in the line: an error also for
-    /// a string written with an escape, which only an owned string can hold.
+    /// a string written with an escape, which only an owned string can hold. Most
+    /// lines are read by hand (`scan`), the rest by serde, the definition.
     pub fn from_line_borrowed(line: &'a str) -> Result<Record<&'a str>, serde_json::Error> {
-        serde_json::from_str(line)
+        match scan::record(line) {
+            Some(rec) => Ok(rec),
+            None => serde_json::from_str(line),
+        }
     }
 }
 

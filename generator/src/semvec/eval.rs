@@ -171,8 +171,8 @@ pub fn run(
     force: bool,
 ) -> Result<Outcome> {
     let mut texts = Texts::new(spec);
-    let bad_lines = batch::run(name, input, &mut out, |lines| {
-        answer_lines(&mut texts, name, lines, profiles, force)
+    let bad_lines = batch::run(name, input, &mut out, |lines, answers| {
+        answer_lines(&mut texts, name, lines, profiles, force, answers);
     })?;
     if bad_lines.is_empty() {
         Ok(Outcome::Pass)
@@ -330,78 +330,80 @@ fn reading_of(index: &Index<'_>, text: &str, requires: &[Requirement<&str>], for
     Some((semantics, negate))
 }
 
-/// A line of a chunk, in the pass that reads it.
+/// A line of a chunk, read.
 enum Step<'a> {
-    /// Answered.
-    Answered(batch::Answer),
+    /// Answered by [`answer_line`]: not a record the fast path reads (or taken).
+    Plain,
+    /// A record and the reading of its text and `requires`.
+    Read(Record<&'a str>, Reading),
     /// A record whose text and `requires` were not kept yet: answered once they
     /// are.
-    Waiting(Box<Record<&'a str>>),
+    Waiting(Record<&'a str>),
 }
 
-/// The answers to a chunk of lines, in order: equal, line for line, to
-/// [`answer_line`]'s. One parallel pass answers every record whose (text,
-/// `requires`) is kept; the pairs met for the first time are read afterwards, each
-/// once, and their records answered then.
+/// Fills `answers` with the answers to a chunk of lines, in order: equal, line for
+/// line, to [`answer_line`]'s. One parallel pass reads every record, and the
+/// (text, `requires`) pairs met for the first time are read afterwards, each once;
+/// a second parallel pass writes every answer into the block of lines it is in.
 pub fn answer_lines(
     texts: &mut Texts<'_>,
     name: &str,
     lines: &[InputLine<'_>],
     profiles: &[Profile],
     force: bool,
-) -> Vec<batch::Answer> {
+    answers: &mut batch::Answers,
+) {
     let spec = texts.index.spec();
-    let plain = |l: &InputLine<'_>| answer_line(spec, name, l.no, l.bytes, profiles, force);
-    let finish = |l: &InputLine<'_>, rec: Record<&str>, reading: Reading| {
-        match reading.and_then(|(sem, negate)| expect(rec, sem, negate, profiles).ok()) {
-            Some(rec) => Ok(rec.to_line()),
-            None => plain(l),
-        }
-    };
     let this = &*texts;
-    let steps: Vec<Step> = lines
+    let mut steps: Vec<Step> = lines
         .par_iter()
         .map(|l| {
             // Blank lines, errors, bytes that are not UTF-8 and strings written with
             // an escape are the definition's.
-            let rec = match std::str::from_utf8(l.bytes).map(Record::from_line_borrowed) {
-                Ok(Ok(rec)) => rec,
-                _ => return Step::Answered(plain(l)),
-            };
-            // Boxed only to wait: most records are answered here.
-            match this.get(rec.text, &rec.requires) {
-                Some(r) => Step::Answered(finish(l, rec, *r)),
-                None => Step::Waiting(Box::new(rec)),
+            match std::str::from_utf8(l.bytes).map(Record::from_line_borrowed) {
+                Ok(Ok(rec)) => match this.get(rec.text, &rec.requires) {
+                    Some(r) => Step::Read(rec, *r),
+                    None => Step::Waiting(rec),
+                },
+                _ => Step::Plain,
             }
         })
         .collect();
-    let waiting = steps.iter().any(|s| matches!(s, Step::Waiting(_)));
-    if waiting {
+    if steps.iter().any(|s| matches!(s, Step::Waiting(_))) {
         texts.fill(
             steps.iter().filter_map(|s| match s {
                 Step::Waiting(rec) => Some((rec.text, rec.requires.as_slice())),
-                Step::Answered(_) => None,
+                _ => None,
             }),
             force,
         );
     }
     let this = &*texts;
-    let answer = |(s, l): (Step, &InputLine<'_>)| match s {
-        Step::Answered(a) => a,
-        Step::Waiting(rec) => {
-            let reading = match this.get(rec.text, &rec.requires) {
-                Some(r) => *r,
-                // Not kept: a chunk with more distinct texts than the map holds.
-                None => reading_of(&this.index, rec.text, &rec.requires, force),
-            };
-            finish(l, *rec, reading)
-        }
+    let plain = |l: &InputLine<'_>, buf: &mut Vec<u8>| {
+        answer_line(spec, name, l.no, l.bytes, profiles, force)
+            .map(|text| buf.extend_from_slice(text.as_bytes()))
     };
-    if waiting {
-        steps.into_par_iter().zip(lines.par_iter()).map(answer).collect()
-    } else {
-        steps.into_iter().zip(lines).map(answer).collect()
-    }
+    answers.fill(lines, &mut steps, |l, step, buf| {
+        let (rec, reading) = match std::mem::replace(step, Step::Plain) {
+            Step::Plain => return plain(l, buf),
+            Step::Read(rec, reading) => (rec, reading),
+            Step::Waiting(rec) => {
+                let reading = match this.get(rec.text, &rec.requires) {
+                    Some(r) => *r,
+                    // Not kept: a chunk with more distinct texts than the map holds.
+                    None => reading_of(&this.index, rec.text, &rec.requires, force),
+                };
+                (rec, reading)
+            }
+        };
+        match reading.and_then(|(sem, negate)| expect(rec, sem, negate, profiles).ok()) {
+            Some(rec) => {
+                rec.write_line(buf);
+                Ok(())
+            }
+            None => plain(l, buf),
+        }
+    });
 }
 
 #[cfg(test)]

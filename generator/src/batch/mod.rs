@@ -11,8 +11,12 @@
 //! them back). A line over [`MAX_LINE_BYTES`] is answered as soon as it is met,
 //! before its rest is skipped, since the rest may never end (`/dev/zero`).
 
+mod answers;
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::sync::mpsc::{self, Receiver, SyncSender};
+
+pub use answers::{rendered, Answers};
 
 use crate::error::{Error, Result};
 use crate::lines::{append_line, skip_line, Line, MAX_LINE_BYTES};
@@ -50,7 +54,8 @@ enum Piece {
 }
 
 /// Answers every line of `input` (named `name` in messages) onto `out`, a chunk at
-/// a time: `answer` gets a chunk's lines and returns one answer per line, in order.
+/// a time: `answer` gets a chunk's lines and fills [`Answers`] with one answer per
+/// line.
 /// Returns the numbers of the lines answered with an error record. A read error
 /// stops the run once the lines before it are answered; a write error stops the
 /// answering at once (the reader stops at its next chunk).
@@ -58,7 +63,7 @@ pub fn run(
     name: &str,
     input: impl Read + Send,
     out: &mut dyn Write,
-    mut answer: impl FnMut(&[InputLine<'_>]) -> Vec<Answer>,
+    mut answer: impl FnMut(&[InputLine<'_>], &mut Answers),
 ) -> Result<Vec<usize>> {
     // One chunk may wait while one is answered: the reader runs at most a chunk
     // ahead (the sync channel's one place).
@@ -70,11 +75,11 @@ pub fn run(
         let (to_reuse, spare) = mpsc::channel();
         scope.spawn(move || read_pieces(name, input, &to_answer, &spare));
         let mut bad_lines = Vec::new();
-        let mut written = Vec::new();
+        let mut answers = Answers::default();
         for piece in pieces {
             match piece {
                 Piece::Lines(mut chunk) => {
-                    chunk.answer(out, &mut written, &mut answer, &mut bad_lines)?;
+                    chunk.answer(out, &mut answers, &mut answer, &mut bad_lines)?;
                     // The reader may have stopped; then the buffers are dropped.
                     let _ = to_reuse.send(chunk);
                 }
@@ -215,13 +220,13 @@ impl Chunk {
         self.lines.len() >= CHUNK_LINES || self.bytes.len() >= CHUNK_BYTES
     }
 
-    /// Answers the lines, writes the answers in order (through `written`, one
-    /// buffer for every chunk) and flushes, and empties the chunk.
+    /// Answers the lines, writes the answers in order (through `answers`, whose
+    /// buffers serve every chunk) and flushes, and empties the chunk.
     fn answer(
         &mut self,
         out: &mut dyn Write,
-        written: &mut Vec<u8>,
-        answer: &mut impl FnMut(&[InputLine<'_>]) -> Vec<Answer>,
+        answers: &mut Answers,
+        answer: &mut impl FnMut(&[InputLine<'_>], &mut Answers),
         bad_lines: &mut Vec<usize>,
     ) -> Result<()> {
         if self.lines.is_empty() {
@@ -235,24 +240,15 @@ impl Chunk {
                 bytes: &self.bytes[r.clone()],
             })
             .collect();
-        let answers = answer(&lines);
+        answers.clear();
+        answer(&lines, answers);
         // One answer per line is the contract of `answer`; a missing one would
         // shift every later answer onto the wrong line.
         assert_eq!(answers.len(), lines.len(), "one answer per line");
-        written.clear();
-        for (line, a) in lines.iter().zip(&answers) {
-            match a {
-                Ok(t) => written.extend_from_slice(t.as_bytes()),
-                Err(e) => {
-                    bad_lines.push(line.no);
-                    written.extend_from_slice(ErrorAnswer::line(e.clone()).as_bytes());
-                }
-            }
-            written.push(b'\n');
-        }
-        // Freed by a worker, off the one thread that reads and writes.
-        rayon::spawn(move || drop(answers));
-        out.write_all(written)
+        bad_lines.extend(answers.bad_lines());
+        answers
+            .text()
+            .try_for_each(|block| out.write_all(block))
             .and_then(|()| out.flush())
             .map_err(Error::Stdout)?;
         self.bytes.clear();
@@ -266,14 +262,14 @@ mod tests {
     use super::*;
 
     /// Answers each line with its number and length, `bad` for a line `bad`.
-    fn echo(lines: &[InputLine<'_>]) -> Vec<Answer> {
-        lines
-            .iter()
-            .map(|l| match l.bytes {
-                b"bad" => Err(format!("line {} is bad", l.no)),
-                b => Ok(format!("{}:{}", l.no, b.len())),
-            })
-            .collect()
+    fn echo(lines: &[InputLine<'_>], answers: &mut Answers) {
+        answers.fill(lines, &mut vec![(); lines.len()], |l, (), buf| match l.bytes {
+            b"bad" => Err(format!("line {} is bad", l.no)),
+            b => {
+                buf.extend_from_slice(format!("{}:{}", l.no, b.len()).as_bytes());
+                Ok(())
+            }
+        })
     }
 
     #[test]
