@@ -3,6 +3,8 @@
 //! written out in order. No answer is a string of its own, nothing is copied into
 //! one buffer on the thread that writes, and the buffers are kept from chunk to
 //! chunk, so that a run allocates nearly nothing once its first chunks are done.
+//! Each line is read, answered, and what it allocated freed, on one worker in one
+//! pass, while it is in that worker's cache.
 
 use rayon::prelude::*;
 
@@ -29,13 +31,19 @@ struct Block {
     /// Where each line's answer starts in `text`, and whether it is an error
     /// record.
     lines: Vec<(usize, bool)>,
-    /// The numbers of the lines answered with an error record.
+    /// The numbers of the lines answered with an error record, in order.
     bad: Vec<usize>,
 }
 
 impl Block {
-    /// Appends line `no`'s answer: what `answer` appends, or the error record
-    /// of the message it returns (what it appended then is dropped).
+    fn clear(&mut self) {
+        self.text.clear();
+        self.lines.clear();
+        self.bad.clear();
+    }
+
+    /// Appends line `no`'s answer: what `answer` appends, or the error record of
+    /// the message it returns (what it appended then is dropped).
     fn push(&mut self, no: usize, answer: impl FnOnce(&mut Vec<u8>) -> Result<(), String>) {
         let start = self.text.len();
         let error = match answer(&mut self.text) {
@@ -53,34 +61,54 @@ impl Block {
 }
 
 impl Answers {
-    /// Answers `lines` in parallel, a block at a time: `answer` gets a line, its
-    /// item (one per line) and the block's buffer, and appends the line's answer
-    /// (no newline) or returns the message of its error record.
-    pub fn fill<T: Send>(
+    /// Answers `lines` in parallel, a block at a time: `answer` gets a line and
+    /// the block's buffer, and appends the line's answer (no newline) or returns
+    /// the message of its error record.
+    pub fn fill(
         &mut self,
         lines: &[InputLine<'_>],
-        items: &mut [T],
-        answer: impl Fn(&InputLine<'_>, &mut T, &mut Vec<u8>) -> Result<(), String> + Sync,
+        answer: impl Fn(&InputLine<'_>, &mut Vec<u8>) -> Result<(), String> + Sync,
     ) {
-        // One item per line is the contract; a missing one would shift every later
-        // answer onto the wrong line.
-        assert_eq!(items.len(), lines.len(), "one item per line");
-        self.used = lines.len().div_ceil(BLOCK_LINES);
-        if self.blocks.len() < self.used {
-            self.blocks.resize_with(self.used, Block::default);
-        }
+        self.start(lines.len());
         self.blocks[..self.used]
             .par_iter_mut()
             .zip(lines.par_chunks(BLOCK_LINES))
-            .zip(items.par_chunks_mut(BLOCK_LINES))
-            .for_each(|((block, lines), items)| {
-                block.text.clear();
-                block.lines.clear();
-                block.bad.clear();
-                for (line, item) in lines.iter().zip(items) {
-                    block.push(line.no, |buf| answer(line, item, buf));
+            .for_each(|(block, lines)| {
+                block.clear();
+                for line in lines {
+                    block.push(line.no, |buf| answer(line, buf));
                 }
             });
+    }
+
+    /// Takes answers made one per line, as the definitions make them.
+    pub fn fill_from(&mut self, lines: &[InputLine<'_>], answers: Vec<Answer>) {
+        // One answer per line is the contract; a missing one would shift every
+        // later answer onto the wrong line.
+        assert_eq!(answers.len(), lines.len(), "one answer per line");
+        self.start(lines.len());
+        let mut answers = answers.into_iter();
+        let per_block: Vec<Vec<Answer>> = (0..self.used)
+            .map(|_| answers.by_ref().take(BLOCK_LINES).collect())
+            .collect();
+        self.blocks[..self.used]
+            .par_iter_mut()
+            .zip(lines.par_chunks(BLOCK_LINES))
+            .zip(per_block)
+            .for_each(|((block, lines), answers)| {
+                block.clear();
+                for (line, a) in lines.iter().zip(answers) {
+                    block.push(line.no, |buf| a.map(|text| buf.extend_from_slice(text.as_bytes())));
+                }
+            });
+    }
+
+    /// Makes room for the answers to `lines` lines.
+    fn start(&mut self, lines: usize) {
+        self.used = lines.div_ceil(BLOCK_LINES);
+        if self.blocks.len() < self.used {
+            self.blocks.resize_with(self.used, Block::default);
+        }
     }
 
     /// Holds no answers (the buffers are kept).
@@ -96,14 +124,6 @@ impl Answers {
     /// Whether no line is answered.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
-    }
-
-    /// Takes answers made one per line, as the definitions make them.
-    pub fn fill_from(&mut self, lines: &[InputLine<'_>], mut answers: Vec<Answer>) {
-        self.fill(lines, &mut answers, |_, a, buf| {
-            let a = std::mem::replace(a, Ok(String::new()));
-            a.map(|text| buf.extend_from_slice(text.as_bytes()))
-        });
     }
 
     /// The answer lines' bytes, block by block, in order.
@@ -144,36 +164,43 @@ pub fn rendered(answer: &Answer) -> (String, bool) {
 mod tests {
     use super::*;
 
+    /// Line `no`'s answer: an error for every seventh, else `ok <no>`.
+    fn want(no: usize) -> Answer {
+        match no % 7 {
+            0 => Err(format!("{no} is bad")),
+            _ => Ok(format!("ok {no}")),
+        }
+    }
+
     #[test]
     fn answers_keep_input_order_across_blocks_and_chunks() {
         let mut answers = Answers::default();
-        // A long chunk, then a short one that reuses the first blocks only.
-        for n in [3 * BLOCK_LINES + 5, 2] {
+        // A long chunk, then a short one that reuses the first blocks only, each
+        // answered line by line and from answers made before.
+        for (n, from) in [(3 * BLOCK_LINES + 5, false), (2, false), (3 * BLOCK_LINES + 5, true), (BLOCK_LINES, true)] {
             let bytes: Vec<Vec<u8>> = (1..=n).map(|i| format!("{i}").into_bytes()).collect();
             let lines: Vec<InputLine<'_>> = bytes
                 .iter()
                 .enumerate()
                 .map(|(i, b)| InputLine { no: i + 1, bytes: b })
                 .collect();
-            let mut items = vec![(); n];
-            // A bad line's partial answer is dropped for its error record.
-            answers.fill(&lines, &mut items, |l, (), buf| {
-                buf.extend_from_slice(format!("ok {}", l.no).as_bytes());
-                match l.no % 7 {
-                    0 => Err(format!("{} is bad", l.no)),
-                    _ => Ok(()),
-                }
-            });
-            let want: Vec<(String, bool)> = lines
-                .iter()
-                .map(|l| match l.no % 7 {
-                    0 => rendered(&Err(format!("{} is bad", l.no))),
-                    _ => rendered(&Ok(format!("ok {}", l.no))),
-                })
-                .collect();
-            assert_eq!(answers.lines(), want);
+            if from {
+                answers.fill_from(&lines, lines.iter().map(|l| want(l.no)).collect());
+            } else {
+                answers.fill(&lines, |l, buf| {
+                    // A bad line's partial answer is dropped for its error record.
+                    buf.extend_from_slice(b"partial ");
+                    let text = want(l.no)?;
+                    buf.truncate(buf.len() - b"partial ".len());
+                    buf.extend_from_slice(text.as_bytes());
+                    Ok(())
+                });
+            }
+            let rendered_lines: Vec<(String, bool)> = (1..=n).map(|no| rendered(&want(no))).collect();
+            assert_eq!(answers.len(), n);
+            assert_eq!(answers.lines(), rendered_lines);
             let text: Vec<u8> = answers.text().flatten().copied().collect();
-            let joined: String = want.iter().map(|(t, _)| format!("{t}\n")).collect();
+            let joined: String = rendered_lines.iter().map(|(t, _)| format!("{t}\n")).collect();
             assert_eq!(String::from_utf8(text).unwrap(), joined);
             assert_eq!(answers.bad_lines().collect::<Vec<_>>(), (1..=n / 7).map(|k| 7 * k).collect::<Vec<_>>());
         }

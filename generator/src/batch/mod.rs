@@ -12,23 +12,26 @@
 //! before its rest is skipped, since the rest may never end (`/dev/zero`).
 
 mod answers;
+mod read;
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::sync::mpsc::{self, Receiver, SyncSender};
+use std::io::{Read, Write};
+use std::sync::mpsc::{self, Receiver, Sender, SyncSender};
 
 pub use answers::{rendered, Answers};
 
 use crate::error::{Error, Result};
-use crate::lines::{append_line, skip_line, Line, MAX_LINE_BYTES};
+use crate::lines::MAX_LINE_BYTES;
 use crate::output::ErrorAnswer;
+use read::{read_pieces, Chunk};
 
 /// The most lines a chunk holds.
 pub const CHUNK_LINES: usize = 4096;
 /// A chunk ends once its lines hold this many bytes (one line can take it over, by
 /// at most [`MAX_LINE_BYTES`]).
 pub const CHUNK_BYTES: usize = 4 << 20;
-/// The read buffer: a chunk of short lines is read with a few system calls.
-const READ_BUFFER: usize = 1 << 20;
+/// The most bytes one read asks for: a chunk of short lines is read with a few
+/// system calls.
+const READ_BYTES: usize = 1 << 20;
 
 /// One input line, without its line end.
 #[derive(Debug, Clone, Copy)]
@@ -53,207 +56,117 @@ enum Piece {
     Failed(String),
 }
 
+/// What the answering thread hands the writing one, in input order.
+enum Answered {
+    /// A chunk's answers.
+    Lines(Answers),
+    /// A line over [`MAX_LINE_BYTES`], by number.
+    TooLong(usize),
+    /// The input could not be read: the message. Nothing follows.
+    Failed(String),
+}
+
+/// The most [`Answers`] in flight: one being written, one waiting, one being
+/// filled.
+const ANSWERS: usize = 3;
+
 /// Answers every line of `input` (named `name` in messages) onto `out`, a chunk at
 /// a time: `answer` gets a chunk's lines and fills [`Answers`] with one answer per
-/// line.
-/// Returns the numbers of the lines answered with an error record. A read error
-/// stops the run once the lines before it are answered; a write error stops the
-/// answering at once (the reader stops at its next chunk).
+/// line. Returns the numbers of the lines answered with an error record. A read
+/// error stops the run once the lines before it are answered; a write error stops
+/// the run at once (the other threads stop at their next hand-over).
+///
+/// Three threads, each a chunk ahead of the next: one reads, one answers (in
+/// parallel, on rayon's workers) and the caller's writes, so that neither the
+/// reading nor the writing holds the workers up.
 pub fn run(
     name: &str,
     input: impl Read + Send,
     out: &mut dyn Write,
-    mut answer: impl FnMut(&[InputLine<'_>], &mut Answers),
+    answer: impl FnMut(&[InputLine<'_>], &mut Answers) + Send,
 ) -> Result<Vec<usize>> {
-    // One chunk may wait while one is answered: the reader runs at most a chunk
-    // ahead (the sync channel's one place).
     std::thread::scope(|scope| {
-        // Made here, so that an early return drops the answering ends and the
-        // reader, waiting on either, stops before the scope waits for it.
+        // Made here, so that an early return drops the writing ends and the other
+        // threads, waiting on either, stop before the scope waits for them.
         let (to_answer, pieces) = mpsc::sync_channel(1);
-        // Answered chunks go back to the reader, so that their buffers are reused.
+        // Answered chunks go back to the reader, and written answers to the
+        // answerer, so that their buffers are reused.
         let (to_reuse, spare) = mpsc::channel();
+        let (to_write, answered) = mpsc::sync_channel(1);
+        let (answers_back, free) = mpsc::channel();
         scope.spawn(move || read_pieces(name, input, &to_answer, &spare));
+        scope.spawn(move || answer_pieces(&pieces, &to_reuse, &to_write, &free, answer));
         let mut bad_lines = Vec::new();
-        let mut answers = Answers::default();
-        for piece in pieces {
-            match piece {
-                Piece::Lines(mut chunk) => {
-                    chunk.answer(out, &mut answers, &mut answer, &mut bad_lines)?;
-                    // The reader may have stopped; then the buffers are dropped.
-                    let _ = to_reuse.send(chunk);
+        for a in answered {
+            match a {
+                Answered::Lines(answers) => {
+                    bad_lines.extend(answers.bad_lines());
+                    answers
+                        .text()
+                        .try_for_each(|block| out.write_all(block))
+                        .and_then(|()| out.flush())
+                        .map_err(Error::Stdout)?;
+                    // The answerer may have stopped; then the buffers are dropped.
+                    let _ = answers_back.send(answers);
                 }
-                Piece::TooLong(no) => {
+                Answered::TooLong(no) => {
                     bad_lines.push(no);
                     let e = format!("{name}:{no}: line longer than {MAX_LINE_BYTES} bytes");
                     writeln!(out, "{}", ErrorAnswer::line(e))
                         .and_then(|()| out.flush())
                         .map_err(Error::Stdout)?;
                 }
-                Piece::Failed(e) => return Err(Error::Input(e)),
+                Answered::Failed(e) => return Err(Error::Input(e)),
             }
         }
         Ok(bad_lines)
     })
 }
 
-/// Why the reader stopped before the end of the input.
-enum Stop {
-    /// The answering side takes no more pieces (a write error).
-    Answering,
-    /// The input could not be read: the message.
-    Input(String),
-}
-
-/// The most chunks in flight: one being read, one waiting, one being answered.
-const CHUNKS: usize = 3;
-
-/// The reader's end of the two channels.
-struct Handoff<'a> {
-    pieces: &'a SyncSender<Piece>,
-    spare: &'a Receiver<Chunk>,
-    /// Chunks made so far; past [`CHUNKS`] an answered one is waited for, so that
-    /// their buffers, grown once, are reused.
-    made: std::cell::Cell<usize>,
-}
-
-impl Handoff<'_> {
-    /// Hands a piece on; an error once the answering side has stopped.
-    fn send(&self, piece: Piece) -> std::result::Result<(), Stop> {
-        self.pieces.send(piece).map_err(|_| Stop::Answering)
-    }
-
-    /// Hands a chunk's lines on (if it holds any), leaving it empty, with the
-    /// buffers of an answered chunk where one has come back.
-    fn lines(&self, chunk: &mut Chunk) -> std::result::Result<(), Stop> {
-        if chunk.is_empty() {
-            return Ok(());
-        }
-        let full = std::mem::take(chunk);
-        self.send(Piece::Lines(full))?;
-        *chunk = match self.spare.try_recv() {
-            Ok(c) => c,
-            Err(_) if self.made.get() < CHUNKS => {
-                self.made.set(self.made.get() + 1);
-                Chunk::default()
+/// The answering thread: answers each chunk into an [`Answers`] and hands it to
+/// the writer, in order, until the pieces end or the writer stops.
+fn answer_pieces(
+    pieces: &Receiver<Piece>,
+    to_reuse: &Sender<Chunk>,
+    to_write: &SyncSender<Answered>,
+    free: &Receiver<Answers>,
+    mut answer: impl FnMut(&[InputLine<'_>], &mut Answers),
+) {
+    let mut made = 0;
+    for piece in pieces {
+        let answered = match piece {
+            Piece::Lines(mut chunk) => {
+                let mut answers = match free.try_recv() {
+                    Ok(a) => a,
+                    Err(_) if made < ANSWERS => {
+                        made += 1;
+                        Answers::default()
+                    }
+                    // The writer hands every answers back once written, unless it
+                    // has stopped.
+                    Err(_) => match free.recv() {
+                        Ok(a) => a,
+                        Err(_) => return,
+                    },
+                };
+                let lines = chunk.input_lines();
+                answers.clear();
+                answer(&lines, &mut answers);
+                // One answer per line is the contract of `answer`; a missing one
+                // would shift every later answer onto the wrong line.
+                assert_eq!(answers.len(), lines.len(), "one answer per line");
+                drop(lines);
+                chunk.clear();
+                // The reader may have stopped; then the buffers are dropped.
+                let _ = to_reuse.send(chunk);
+                Answered::Lines(answers)
             }
-            // The answering side hands every chunk back once answered, unless it
-            // has stopped.
-            Err(_) => self.spare.recv().map_err(|_| Stop::Answering)?,
+            Piece::TooLong(no) => Answered::TooLong(no),
+            Piece::Failed(e) => Answered::Failed(e),
         };
-        Ok(())
-    }
-}
-
-/// The reader thread: reads `input` into chunks and hands them on, in order,
-/// until the input ends or fails or the answering side stops taking them.
-fn read_pieces(name: &str, input: impl Read, pieces: &SyncSender<Piece>, spare: &Receiver<Chunk>) {
-    let handoff = Handoff {
-        pieces,
-        spare,
-        made: std::cell::Cell::new(1),
-    };
-    let mut chunk = Chunk::default();
-    let read = read_chunks(name, input, &mut chunk, &handoff);
-    // The lines read before the end or the failure are answered first.
-    if let (Ok(()), Err(Stop::Input(e))) = (handoff.lines(&mut chunk), read) {
-        let _ = handoff.send(Piece::Failed(e));
-    }
-}
-
-/// Reads lines into `chunk`, handing it on whenever it is full or no whole line is
-/// waiting in the read buffer, and a too-long line's number in its place.
-fn read_chunks(
-    name: &str,
-    input: impl Read,
-    chunk: &mut Chunk,
-    handoff: &Handoff<'_>,
-) -> std::result::Result<(), Stop> {
-    let mut input = BufReader::with_capacity(READ_BUFFER, input);
-    for no in 1.. {
-        let waiting = memchr::memchr(b'\n', input.buffer());
-        if waiting.is_none() || chunk.is_full() {
-            handoff.lines(chunk)?;
+        if to_write.send(answered).is_err() {
+            return;
         }
-        let start = chunk.bytes.len();
-        // A whole line in the read buffer, short enough, is taken from it at once
-        // (what `append_line` would read); any other goes through `append_line`.
-        if let Some(end) = waiting.filter(|&end| end <= MAX_LINE_BYTES) {
-            let line = &input.buffer()[..end];
-            chunk.bytes.extend_from_slice(line.strip_suffix(b"\r").unwrap_or(line));
-            input.consume(end + 1);
-            chunk.lines.push((no, start..chunk.bytes.len()));
-            continue;
-        }
-        let failed = |e: std::io::Error| Stop::Input(format!("{name}:{no}: {e}"));
-        match append_line(&mut input, &mut chunk.bytes) {
-            Err(e) => {
-                chunk.bytes.truncate(start);
-                return Err(failed(e));
-            }
-            Ok(Line::End) => return Ok(()),
-            Ok(Line::Read) => chunk.lines.push((no, start..chunk.bytes.len())),
-            Ok(Line::TooLong) => {
-                handoff.lines(chunk)?;
-                handoff.send(Piece::TooLong(no))?;
-                skip_line(&mut input).map_err(failed)?;
-            }
-        }
-    }
-    Ok(())
-}
-
-/// Lines read and not yet answered: their bytes one after another, and per line
-/// its number and where its bytes are.
-#[derive(Default)]
-struct Chunk {
-    bytes: Vec<u8>,
-    lines: Vec<(usize, std::ops::Range<usize>)>,
-}
-
-impl Chunk {
-    fn is_empty(&self) -> bool {
-        self.lines.is_empty()
-    }
-
-    fn is_full(&self) -> bool {
-        self.lines.len() >= CHUNK_LINES || self.bytes.len() >= CHUNK_BYTES
-    }
-
-    /// Answers the lines, writes the answers in order (through `answers`, whose
-    /// buffers serve every chunk) and flushes, and empties the chunk.
-    fn answer(
-        &mut self,
-        out: &mut dyn Write,
-        answers: &mut Answers,
-        answer: &mut impl FnMut(&[InputLine<'_>], &mut Answers),
-        bad_lines: &mut Vec<usize>,
-    ) -> Result<()> {
-        if self.lines.is_empty() {
-            return Ok(());
-        }
-        let lines: Vec<InputLine<'_>> = self
-            .lines
-            .iter()
-            .map(|(no, r)| InputLine {
-                no: *no,
-                bytes: &self.bytes[r.clone()],
-            })
-            .collect();
-        answers.clear();
-        answer(&lines, answers);
-        // One answer per line is the contract of `answer`; a missing one would
-        // shift every later answer onto the wrong line.
-        assert_eq!(answers.len(), lines.len(), "one answer per line");
-        bad_lines.extend(answers.bad_lines());
-        answers
-            .text()
-            .try_for_each(|block| out.write_all(block))
-            .and_then(|()| out.flush())
-            .map_err(Error::Stdout)?;
-        self.bytes.clear();
-        self.lines.clear();
-        Ok(())
     }
 }
 
@@ -263,13 +176,13 @@ mod tests {
 
     /// Answers each line with its number and length, `bad` for a line `bad`.
     fn echo(lines: &[InputLine<'_>], answers: &mut Answers) {
-        answers.fill(lines, &mut vec![(); lines.len()], |l, (), buf| match l.bytes {
+        answers.fill(lines, |l, buf| match l.bytes {
             b"bad" => Err(format!("line {} is bad", l.no)),
             b => {
                 buf.extend_from_slice(format!("{}:{}", l.no, b.len()).as_bytes());
                 Ok(())
             }
-        })
+        });
     }
 
     #[test]

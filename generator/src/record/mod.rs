@@ -353,7 +353,7 @@ pub enum ShapeError {
     },
 }
 
-fn fit_all(key: &str, v: Vec<Bits>, field: Field, want: usize) -> Result<Vec<Bits>, ShapeError> {
+fn fit_all(key: &str, mut v: Vec<Bits>, field: Field, want: usize) -> Result<Vec<Bits>, ShapeError> {
     if v.len() != want {
         return Err(ShapeError::Count {
             key: key.to_owned(),
@@ -361,8 +361,11 @@ fn fit_all(key: &str, v: Vec<Bits>, field: Field, want: usize) -> Result<Vec<Bit
             want,
         });
     }
-    // Collected in place: the list's own buffer takes the fitted values.
-    v.into_iter().map(|b| fit_one(key, b, field)).collect()
+    // In place: the list's own buffer takes the fitted values.
+    for b in &mut v {
+        *b = fit_one(key, *b, field)?;
+    }
+    Ok(v)
 }
 
 fn fit_one(key: &str, b: Bits, field: Field) -> Result<Bits, ShapeError> {

@@ -152,13 +152,18 @@ impl<'a> Scan<'a> {
     }
 
     /// `[item, ...]`.
-    fn list<T>(&mut self, mut item: impl FnMut(&mut Self) -> Option<T>) -> Option<Vec<T>> {
+    fn list<T>(&mut self, item: impl FnMut(&mut Self) -> Option<T>) -> Option<Vec<T>> {
+        self.list_of(0, item)
+    }
+
+    /// `[item, ...]`, room for `expected` items made at the first.
+    fn list_of<T>(&mut self, expected: usize, mut item: impl FnMut(&mut Self) -> Option<T>) -> Option<Vec<T>> {
         self.take(b'[')?;
-        let mut items = Vec::new();
         if self.peek()? == b']' {
             self.at += 1;
-            return Some(items);
+            return Some(Vec::new());
         }
+        let mut items = Vec::with_capacity(expected);
         loop {
             items.push(item(self)?);
             match self.peek()? {
@@ -260,6 +265,7 @@ impl<'a> Scan<'a> {
         const KEYS: [&str; 9] = ["a", "b", "c", "executing", "exited", "mem", "membermask", "operand", "operands"];
         let (mut f, mut seen) = (InputFields::default(), 0);
         self.object(|s, key| {
+            // Room for a warp's lanes at once: most lists are per lane.
             let bits_list = |s: &mut Self| s.list(Self::bits);
             match field(&KEYS, &mut seen, key)? {
                 0 => f.a = Some(bits_list(s)?),

@@ -9,8 +9,8 @@
 //! does not evaluate to [`answer_line`], which says why.
 
 use std::collections::{BTreeMap, HashMap};
+use std::sync::Mutex;
 
-use rayon::prelude::*;
 use std::io::{Read, Write};
 
 use ptxvec_oracle::profile::Profile;
@@ -19,13 +19,13 @@ use ptxvec_spec::Spec;
 use super::expect::outputs;
 use crate::batch::{self, InputLine};
 use crate::error::{Error, Outcome, Result};
-use crate::record::{strip_position, Record, Requirement, Shape};
+use crate::record::{strip_position, Inputs, Record, Requirement, Shape};
 use crate::semantics::{self, Semantics};
 use crate::syntax::context::{minimum, Module};
 use crate::syntax::index::{Index, Tokens};
 use crate::syntax::judge::{judge, reading, Defect, Order};
 use crate::syntax::needs::{Need, Needs};
-use crate::syntax::text::{self, Operand};
+use crate::syntax::text::Operand;
 
 /// Why a line cannot be evaluated.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -62,20 +62,26 @@ pub fn eval_record(
         refusal(spec, &rec).map_err(EvalError::Record)?;
     }
     let reading = semantics::read(spec, &rec.text).map_err(|e| EvalError::Record(e.to_string()))?;
-    expect(rec, reading.semantics, reading.negate, profiles)
+    let mut rec = rec;
+    expect(&mut rec, reading.semantics, reading.negate, profiles)?;
+    Ok(rec)
 }
 
-/// The record with `expect` filled in, its text computing `semantics` (`negate`: a
-/// source operand is negated).
+/// Fills in the record's `expect`, its text computing `semantics` (`negate`: a
+/// source operand is negated), its inputs fitted to their widths. In place: a
+/// record is a few hundred bytes, and the batch holds it where it was read.
 fn expect<S>(
-    mut rec: Record<S>,
+    rec: &mut Record<S>,
     semantics: Semantics,
     negate: bool,
     profiles: &[Profile],
-) -> std::result::Result<Record<S>, EvalError> {
+) -> std::result::Result<(), EvalError> {
     let shape = Shape::of(semantics);
-    rec.inputs = rec
-        .inputs
+    let none = Inputs::Memory {
+        mem: Vec::new(),
+        operand: Vec::new(),
+    };
+    rec.inputs = std::mem::replace(&mut rec.inputs, none)
         .fit(shape)
         .map_err(|e| EvalError::Record(e.to_string()))?;
     let mut expect = BTreeMap::new();
@@ -89,7 +95,7 @@ fn expect<S>(
         }
     }
     rec.expect = expect;
-    Ok(rec)
+    Ok(())
 }
 
 /// The syntax judge's verdict on a record's text, in the modules where it should
@@ -227,15 +233,35 @@ fn keepable(text: &str, requires: &[Requirement<&str>]) -> bool {
     bytes <= MAX_KEY_BYTES
 }
 
-/// What the batch keeps from line to line: the syntax judge's chain readings, and
-/// each distinct (text, `requires`) pair's [`Reading`], so that a text is
-/// tokenized and judged once however many records evaluate it.
+/// Per `requires` list met with a text, the reading.
+type PerRequires = Vec<(Vec<Requirement>, Reading)>;
+
+/// Per text, its readings.
+type Readings = HashMap<Box<str>, PerRequires>;
+
+/// What the batch keeps from line to line: each distinct (text, `requires`)
+/// pair's [`Reading`], so that a text is tokenized and judged once however many
+/// records evaluate it. A pair met for the first time is read by the worker that
+/// meets it, on the spot, and kept for the chunk's other lines at once (`met`),
+/// for the chunks after once the chunk is answered (`kept`).
 pub struct Texts<'s> {
     index: Index<'s>,
-    /// Per text, per `requires` list met with it, the reading.
-    readings: HashMap<Box<str>, Vec<(Vec<Requirement>, Reading)>>,
-    /// How many readings `readings` holds.
-    kept: usize,
+    /// The readings of the chunks before.
+    kept: Readings,
+    /// How many readings `kept` holds.
+    count: usize,
+    /// The readings made while the chunk is answered.
+    met: Mutex<Readings>,
+}
+
+/// The reading kept in `readings` for a text and its `requires`, looked up
+/// without copying either (a text is met with one or a few lists).
+fn lookup<'r>(readings: &'r Readings, text: &str, requires: &[Requirement<&str>]) -> Option<&'r Reading> {
+    readings
+        .get(text)?
+        .iter()
+        .find(|(r, _)| r.iter().map(Requirement::as_strs).eq(requires.iter().cloned()))
+        .map(|(_, reading)| reading)
 }
 
 impl<'s> Texts<'s> {
@@ -243,68 +269,72 @@ impl<'s> Texts<'s> {
     pub fn new(spec: &'s Spec) -> Texts<'s> {
         Texts {
             index: Index::new(spec),
-            readings: HashMap::new(),
-            kept: 0,
+            kept: HashMap::new(),
+            count: 0,
+            met: Mutex::new(HashMap::new()),
         }
     }
 
-    /// Reads every pair of `keys` not kept yet (each once, in parallel).
-    fn fill<'a>(
-        &mut self,
-        keys: impl Iterator<Item = (&'a str, &'a [Requirement<&'a str>])>,
-        force: bool,
-    ) {
-        let mut missing: Vec<(&str, &[Requirement<&str>])> = keys
-            .filter(|(t, r)| keepable(t, r) && self.get(t, r).is_none())
-            .collect();
-        if missing.is_empty() {
+    /// The reading of a text and its `requires`: kept, or read now (and kept,
+    /// where the pair is short enough).
+    fn reading(&self, text: &str, requires: &[Requirement<&str>], force: bool) -> Reading {
+        if let Some(r) = lookup(&self.kept, text, requires) {
+            return *r;
+        }
+        if !keepable(text, requires) {
+            return reading_of(&self.index, text, requires, force);
+        }
+        // A poisoned lock holds whole readings: each is inserted at once.
+        let met = || self.met.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(r) = lookup(&met(), text, requires) {
+            return *r;
+        }
+        // Read outside the lock; two workers may both read a pair (the same
+        // reading), and the second finds the first's.
+        let reading = reading_of(&self.index, text, requires, force);
+        let mut met = met();
+        if lookup(&met, text, requires).is_none() {
+            met.entry(Box::from(text))
+                .or_default()
+                .push((requires.iter().map(owned).collect(), reading));
+        }
+        reading
+    }
+
+    /// Keeps the readings made while the chunk was answered, starting over once
+    /// more than [`MAX_TEXTS`] would be kept.
+    fn keep_met(&mut self) {
+        let met = std::mem::take(self.met.get_mut().unwrap_or_else(std::sync::PoisonError::into_inner));
+        let n: usize = met.values().map(Vec::len).sum();
+        if n == 0 {
             return;
         }
-        // Sorted and without repeats, so that which readings a full map keeps does
-        // not depend on the input's order of repeats (it changes no answer).
-        missing.sort_unstable_by(|a, b| a.0.cmp(b.0).then_with(|| requirement_key(a.1).cmp(&requirement_key(b.1))));
-        missing.dedup();
-        missing.truncate(MAX_TEXTS);
-        if self.kept + missing.len() > MAX_TEXTS {
-            self.readings.clear();
-            self.kept = 0;
+        if self.count + n > MAX_TEXTS {
+            self.kept.clear();
+            self.count = 0;
         }
-        self.index.fill(missing.iter().filter_map(|(t, _)| text::chain_of(t)));
-        let index = &self.index;
-        let read: Vec<Reading> = missing
-            .par_iter()
-            .map(|(t, r)| reading_of(index, t, r, force))
-            .collect();
-        self.kept += missing.len();
-        for ((t, r), reading) in missing.into_iter().zip(read) {
-            let owned = r
-                .iter()
-                .map(|n| Requirement {
-                    ptx: n.ptx.to_owned(),
-                    target: n.target.map(str::to_owned),
-                })
-                .collect();
-            self.readings
-                .entry(Box::from(t))
-                .or_default()
-                .push((owned, reading));
+        // Sorted, so that which readings a full map keeps does not depend on
+        // hashing (it changes no answer, only the time).
+        let mut met: Vec<(Box<str>, PerRequires)> = met.into_iter().collect();
+        met.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        for (text, per_requires) in met {
+            for (requires, reading) in per_requires {
+                if self.count == MAX_TEXTS {
+                    return;
+                }
+                self.kept.entry(text.clone()).or_default().push((requires, reading));
+                self.count += 1;
+            }
         }
-    }
-
-    /// The reading kept for a text and its `requires`, looked up without copying
-    /// either (a text is met with one or a few lists).
-    fn get(&self, text: &str, requires: &[Requirement<&str>]) -> Option<&Reading> {
-        self.readings
-            .get(text)?
-            .iter()
-            .find(|(r, _)| r.iter().map(Requirement::as_strs).eq(requires.iter().cloned()))
-            .map(|(_, reading)| reading)
     }
 }
 
-/// A total order on requirement lists, for sorting keys.
-fn requirement_key<'a>(r: &[Requirement<&'a str>]) -> Vec<(&'a str, Option<&'a str>)> {
-    r.iter().map(|n| (n.ptx, n.target)).collect()
+/// A requirement with its strings owned.
+fn owned(r: &Requirement<&str>) -> Requirement {
+    Requirement {
+        ptx: r.ptx.to_owned(),
+        target: r.target.map(str::to_owned),
+    }
 }
 
 /// [`eval_record`]'s steps between the parse and the inputs, for a text and its
@@ -330,21 +360,8 @@ fn reading_of(index: &Index<'_>, text: &str, requires: &[Requirement<&str>], for
     Some((semantics, negate))
 }
 
-/// A line of a chunk, read.
-enum Step<'a> {
-    /// Answered by [`answer_line`]: not a record the fast path reads (or taken).
-    Plain,
-    /// A record and the reading of its text and `requires`.
-    Read(Record<&'a str>, Reading),
-    /// A record whose text and `requires` were not kept yet: answered once they
-    /// are.
-    Waiting(Record<&'a str>),
-}
-
 /// Fills `answers` with the answers to a chunk of lines, in order: equal, line for
-/// line, to [`answer_line`]'s. One parallel pass reads every record, and the
-/// (text, `requires`) pairs met for the first time are read afterwards, each once;
-/// a second parallel pass writes every answer into the block of lines it is in.
+/// line, to [`answer_line`]'s, in one parallel pass.
 pub fn answer_lines(
     texts: &mut Texts<'_>,
     name: &str,
@@ -353,57 +370,24 @@ pub fn answer_lines(
     force: bool,
     answers: &mut batch::Answers,
 ) {
-    let spec = texts.index.spec();
     let this = &*texts;
-    let mut steps: Vec<Step> = lines
-        .par_iter()
-        .map(|l| {
-            // Blank lines, errors, bytes that are not UTF-8 and strings written with
-            // an escape are the definition's.
-            match std::str::from_utf8(l.bytes).map(Record::from_line_borrowed) {
-                Ok(Ok(rec)) => match this.get(rec.text, &rec.requires) {
-                    Some(r) => Step::Read(rec, *r),
-                    None => Step::Waiting(rec),
-                },
-                _ => Step::Plain,
+    let spec = this.index.spec();
+    answers.fill(lines, |l, buf| {
+        // Blank lines, errors, bytes that are not UTF-8 and strings written with
+        // an escape are the definition's.
+        if let Ok(Ok(mut rec)) = std::str::from_utf8(l.bytes).map(Record::from_line_borrowed) {
+            if let Some((sem, negate)) = this.reading(rec.text, &rec.requires, force) {
+                if expect(&mut rec, sem, negate, profiles).is_ok() {
+                    rec.write_line(buf);
+                    return Ok(());
+                }
             }
-        })
-        .collect();
-    if steps.iter().any(|s| matches!(s, Step::Waiting(_))) {
-        texts.fill(
-            steps.iter().filter_map(|s| match s {
-                Step::Waiting(rec) => Some((rec.text, rec.requires.as_slice())),
-                _ => None,
-            }),
-            force,
-        );
-    }
-    let this = &*texts;
-    let plain = |l: &InputLine<'_>, buf: &mut Vec<u8>| {
-        answer_line(spec, name, l.no, l.bytes, profiles, force)
-            .map(|text| buf.extend_from_slice(text.as_bytes()))
-    };
-    answers.fill(lines, &mut steps, |l, step, buf| {
-        let (rec, reading) = match std::mem::replace(step, Step::Plain) {
-            Step::Plain => return plain(l, buf),
-            Step::Read(rec, reading) => (rec, reading),
-            Step::Waiting(rec) => {
-                let reading = match this.get(rec.text, &rec.requires) {
-                    Some(r) => *r,
-                    // Not kept: a chunk with more distinct texts than the map holds.
-                    None => reading_of(&this.index, rec.text, &rec.requires, force),
-                };
-                (rec, reading)
-            }
-        };
-        match reading.and_then(|(sem, negate)| expect(rec, sem, negate, profiles).ok()) {
-            Some(rec) => {
-                rec.write_line(buf);
-                Ok(())
-            }
-            None => plain(l, buf),
         }
+        let text = answer_line(spec, name, l.no, l.bytes, profiles, force)?;
+        buf.extend_from_slice(text.as_bytes());
+        Ok(())
     });
+    texts.keep_met();
 }
 
 #[cfg(test)]
@@ -418,18 +402,25 @@ mod tests {
         let many: Vec<String> = (0..MAX_TEXTS + 10)
             .map(|i| format!("red.add.u32 [%rd{i}], %r1;"))
             .collect();
-        texts.fill(many.iter().map(|t| (t.as_str(), &[][..])), false);
-        assert!(texts.kept <= MAX_TEXTS);
-        assert_eq!(texts.kept, texts.readings.values().map(Vec::len).sum::<usize>());
+        for t in &many {
+            assert!(texts.reading(t, &[], false).is_some(), "{t}");
+        }
+        texts.keep_met();
+        assert_eq!(texts.count, MAX_TEXTS);
+        assert_eq!(texts.count, texts.kept.values().map(Vec::len).sum::<usize>());
         // A text past the key bound is read where it is met, never kept.
         let long = format!("red.add.u32 [%rd1], %r1;{}", " ".repeat(MAX_KEY_BYTES));
         let mut texts = Texts::new(&spec);
-        texts.fill(std::iter::once((long.as_str(), &[][..])), false);
-        assert_eq!(texts.kept, 0);
-        assert!(texts.get(&long, &[]).is_none());
-        // One that fits is kept, with its reading.
+        assert!(texts.reading(&long, &[], false).is_some());
+        texts.keep_met();
+        assert_eq!(texts.count, 0);
+        // One that fits is kept, with its reading, once whatever its repeats.
         let short = "red.add.u32 [%rd1], %r1;";
-        texts.fill(std::iter::once((short, &[][..])), false);
-        assert!(matches!(texts.get(short, &[]), Some(Some(_))));
+        for _ in 0..3 {
+            assert!(texts.reading(short, &[], false).is_some());
+        }
+        texts.keep_met();
+        assert_eq!(texts.count, 1);
+        assert!(matches!(lookup(&texts.kept, short, &[]), Some(Some(_))));
     }
 }
