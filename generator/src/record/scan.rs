@@ -61,15 +61,6 @@ struct Scan<'a> {
     at: usize,
 }
 
-/// The place of `key` among an object's `fields`, and `None` for a key it does not
-/// have or one met before (`seen`: a bit per field met).
-fn field(fields: &[&str], seen: &mut u32, key: &str) -> Option<usize> {
-    let i = fields.iter().position(|f| *f == key)?;
-    let first = *seen & 1 << i == 0;
-    *seen |= 1 << i;
-    first.then_some(i)
-}
-
 impl<'a> Scan<'a> {
     fn bytes(&self) -> &'a [u8] {
         self.line.as_bytes()
@@ -152,18 +143,13 @@ impl<'a> Scan<'a> {
     }
 
     /// `[item, ...]`.
-    fn list<T>(&mut self, item: impl FnMut(&mut Self) -> Option<T>) -> Option<Vec<T>> {
-        self.list_of(0, item)
-    }
-
-    /// `[item, ...]`, room for `expected` items made at the first.
-    fn list_of<T>(&mut self, expected: usize, mut item: impl FnMut(&mut Self) -> Option<T>) -> Option<Vec<T>> {
+    fn list<T>(&mut self, mut item: impl FnMut(&mut Self) -> Option<T>) -> Option<Vec<T>> {
         self.take(b'[')?;
+        let mut items = Vec::new();
         if self.peek()? == b']' {
             self.at += 1;
-            return Some(Vec::new());
+            return Some(items);
         }
-        let mut items = Vec::with_capacity(expected);
         loop {
             items.push(item(self)?);
             match self.peek()? {
@@ -177,17 +163,24 @@ impl<'a> Scan<'a> {
         }
     }
 
-    /// `{"key": value, ...}`, each value read by `field` given its key.
-    fn object(&mut self, mut field: impl FnMut(&mut Self, &'a str) -> Option<()>) -> Option<()> {
+    /// `{"key": value, ...}` with keys among `keys`, each at most once: `field`
+    /// reads the value of the key at its place in `keys`.
+    fn object(&mut self, keys: &[&str], mut field: impl FnMut(&mut Self, usize) -> Option<()>) -> Option<()> {
         self.take(b'{')?;
         if self.peek()? == b'}' {
             self.at += 1;
             return Some(());
         }
+        let (mut seen, mut next) = (0u32, 0);
         loop {
-            let key = self.string()?;
+            let i = self.key(keys, next)?;
+            if seen & 1 << i != 0 {
+                return None;
+            }
+            seen |= 1 << i;
+            next = i + 1;
             self.take(b':')?;
-            field(self, key)?;
+            field(self, i)?;
             match self.peek()? {
                 b',' => self.at += 1,
                 b'}' => {
@@ -197,6 +190,24 @@ impl<'a> Scan<'a> {
                 _ => return None,
             }
         }
+    }
+
+    /// The key here, by its place among `keys`. The keys after the one before
+    /// (`next` on) are tried first as they stand, quotes included: the files
+    /// write them in `keys`' order.
+    fn key(&mut self, keys: &[&str], next: usize) -> Option<usize> {
+        self.blank();
+        let rest = self.bytes().get(self.at..)?;
+        for (i, k) in keys.iter().enumerate().skip(next) {
+            let k = k.as_bytes();
+            let quoted = rest.get(..k.len() + 2);
+            if quoted.is_some_and(|q| q[0] == b'"' && &q[1..=k.len()] == k && q[k.len() + 1] == b'"') {
+                self.at += k.len() + 2;
+                return Some(i);
+            }
+        }
+        let key = self.string()?;
+        keys.iter().position(|k| *k == key)
     }
 
     /// The text of the JSON object that starts here, skipped by its brackets and
@@ -242,9 +253,9 @@ impl<'a> Scan<'a> {
     }
 
     fn requirement(&mut self) -> Option<Requirement<&'a str>> {
-        let (mut ptx, mut target, mut seen) = (None, None, 0);
-        self.object(|s, key| {
-            match field(&["ptx", "target"], &mut seen, key)? {
+        let (mut ptx, mut target) = (None, None);
+        self.object(&["ptx", "target"], |s, key| {
+            match key {
                 0 => ptx = Some(s.string()?),
                 _ => target = Some(s.string()?),
             }
@@ -263,11 +274,10 @@ impl<'a> Scan<'a> {
 
     fn inputs(&mut self) -> Option<Inputs> {
         const KEYS: [&str; 9] = ["a", "b", "c", "executing", "exited", "mem", "membermask", "operand", "operands"];
-        let (mut f, mut seen) = (InputFields::default(), 0);
-        self.object(|s, key| {
-            // Room for a warp's lanes at once: most lists are per lane.
+        let mut f = InputFields::default();
+        self.object(&KEYS, |s, key| {
             let bits_list = |s: &mut Self| s.list(Self::bits);
-            match field(&KEYS, &mut seen, key)? {
+            match key {
                 0 => f.a = Some(bits_list(s)?),
                 1 => f.b = Some(s.lane_value()?),
                 2 => f.c = Some(s.bits()?),
@@ -287,9 +297,8 @@ impl<'a> Scan<'a> {
         const KEYS: [&str; 8] = ["class", "expect", "id", "inputs", "requires", "seed", "spec", "text"];
         let (mut class, mut expect, mut id, mut inputs) = (Vec::new(), BTreeMap::new(), "", None);
         let (mut requires, mut seed, mut spec, mut text) = (Vec::new(), None, "", None);
-        let mut seen = 0;
-        self.object(|s, key| {
-            match field(&KEYS, &mut seen, key)? {
+        self.object(&KEYS, |s, key| {
+            match key {
                 0 => class = s.list(Self::string)?,
                 1 => expect = s.expect()?,
                 2 => id = s.string()?,
