@@ -243,7 +243,6 @@ impl<R: Read> Reader<'_, R> {
 mod tests {
     use super::super::{run, Answers};
     use super::*;
-    use crate::lines::{read_line, skip_line, Line};
 
     /// An input that gives at most `step` bytes a read.
     struct Trickle<'a> {
@@ -269,24 +268,28 @@ mod tests {
         });
     }
 
-    /// What the line reader of the other commands (`lines::read_line`) makes of
-    /// `data`, as the batch loop writes it with [`echo`].
-    fn by_read_line(data: &[u8]) -> (Vec<u8>, Vec<usize>) {
-        let mut input = std::io::BufReader::new(data);
-        let (mut out, mut bad, mut line) = (Vec::new(), Vec::new(), Vec::new());
-        for no in 1.. {
-            match read_line(&mut input, &mut line).unwrap() {
-                Line::End => break,
-                Line::Read => {
-                    out.extend_from_slice(format!("{no} ").as_bytes());
-                    out.extend_from_slice(&line);
-                }
-                Line::TooLong => {
-                    let e = format!("<t>:{no}: line longer than {MAX_LINE_BYTES} bytes");
-                    out.extend_from_slice(crate::output::ErrorAnswer::line(e).as_bytes());
-                    bad.push(no);
-                    skip_line(&mut input).unwrap();
-                }
+    /// What `data` cut whole at its line ends makes, as the batch loop writes
+    /// it with [`echo`]: a line is what comes before a `\n` (less one `\r`), or
+    /// the bytes after the last; one longer than [`MAX_LINE_BYTES`], `\r`
+    /// included, is answered with an error record.
+    fn by_splitting(data: &[u8]) -> (Vec<u8>, Vec<usize>) {
+        let mut parts: Vec<&[u8]> = data.split(|&b| b == b'\n').collect();
+        // After a last line end (or in an empty input) there is no line.
+        if data.is_empty() || data.ends_with(b"\n") {
+            parts.pop();
+        }
+        let (mut out, mut bad) = (Vec::new(), Vec::new());
+        let last = parts.len();
+        for (no, part) in (1..).zip(parts) {
+            if part.len() > MAX_LINE_BYTES {
+                let e = format!("<t>:{no}: line longer than {MAX_LINE_BYTES} bytes");
+                out.extend_from_slice(crate::output::ErrorAnswer::line(e).as_bytes());
+                bad.push(no);
+            } else {
+                let ended = no < last || data.ends_with(b"\n");
+                let line = if ended { part.strip_suffix(b"\r").unwrap_or(part) } else { part };
+                out.extend_from_slice(format!("{no} ").as_bytes());
+                out.extend_from_slice(line);
             }
             out.push(b'\n');
         }
@@ -295,10 +298,10 @@ mod tests {
 
     /// Lines across reads and chunks, line ends split between reads, lines of
     /// the longest length and one byte more (ended, and last without an end), and
-    /// a long line ended only far later: read as `read_line` reads them, whatever
+    /// a long line ended only far later: cut as [`by_splitting`] cuts them, whatever
     /// the size of the reads.
     #[test]
-    fn lines_are_cut_as_read_line_cuts_them_whatever_the_reads() {
+    fn lines_are_cut_at_their_ends_whatever_the_reads() {
         let long = |n: usize, end: &[u8]| [vec![b'y'; n], end.to_vec()].concat();
         let mut short = Vec::new();
         for i in 0..CHUNK_LINES + 300 {
@@ -318,7 +321,7 @@ mod tests {
             Vec::new(),
         ];
         for (k, data) in inputs.iter().enumerate() {
-            let want = by_read_line(data);
+            let want = by_splitting(data);
             for step in [1 << 30, READ_BYTES - 1, 65_537, 4093] {
                 let mut out = Vec::new();
                 let bad = run("<t>", Trickle { data, step }, &mut out, echo).unwrap();

@@ -555,7 +555,7 @@ impl<S: AsRef<str>> Record<S> {
     pub fn to_line(&self) -> String {
         // Room for most records at once.
         let mut line = Vec::with_capacity(1024);
-        line::write(self, &mut line);
+        self.write_line(&mut line);
         // Only UTF-8 is written: strings by serde_json, the rest ASCII.
         String::from_utf8(line).unwrap_or_default()
     }
