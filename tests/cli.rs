@@ -114,8 +114,9 @@ fn bench_reports_every_stage_with_its_item_count_and_cleans_up() {
     );
     let text = String::from_utf8(out.stdout).unwrap();
     // One header and three stages; the full generate counts syntax cases and records.
-    // Then the batch stages: a blank line, a header, check-syntax and eval.
-    assert_eq!(text.lines().count(), 4 + 4, "{text}");
+    // Then the batch stages: a blank line, a header, check-syntax on the vectors and
+    // on the explorer's walks, and eval.
+    assert_eq!(text.lines().count(), 4 + 5, "{text}");
     let items = |prefix: &str| -> usize {
         let line = text
             .lines()

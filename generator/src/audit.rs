@@ -30,6 +30,9 @@ pub struct Args {
     /// module: `DIR/ptxas-<release>/syntax.jsonl` (format: vectors/clients/README.md).
     #[arg(long, value_name = "DIR")]
     pub results: Option<PathBuf>,
+    /// The explorer: texts the generator never made.
+    #[command(flatten)]
+    pub explore: crate::explore::Args,
 }
 
 /// The differential's outcome.
@@ -52,6 +55,19 @@ pub fn tools(spec: &Spec, args: &Args) -> crate::error::Result<Vec<Ptxas>> {
         out.push(Ptxas::new(spec, path, release).ok_or_else(|| crate::error::Error::Usage(format!("CUDA {release} is not in spec/targets.yaml")))?);
     }
     Ok(out)
+}
+
+/// The assemblers as the target model describes them, without a binary: what an
+/// offline exploration keys its cached verdicts by.
+pub fn offline_tools(spec: &Spec) -> crate::error::Result<Vec<Ptxas>> {
+    [CHECK_PTXAS, "12.9"]
+        .iter()
+        .map(|release| {
+            Ptxas::new(spec, PathBuf::new(), release).ok_or_else(|| {
+                crate::error::Error::Usage(format!("CUDA {release} is not in spec/targets.yaml"))
+            })
+        })
+        .collect()
 }
 
 /// Runs the differential over every syntax case and doc example. `Err` only if the
@@ -132,7 +148,7 @@ pub fn audit(spec: &Spec, tools: &[Ptxas], jobs: usize) -> crate::error::Result<
     // Why checks went unverified, so that a boundary no ptxas reaches is visible.
     let mut why: BTreeMap<&str, usize> = BTreeMap::new();
     for f in &findings {
-        if let Outcome::Unverifiable(m) = &f.outcome {
+        if let Outcome::Unverifiable(m) | Outcome::Failed(m) = &f.outcome {
             *why.entry(m.as_str()).or_default() += 1;
         }
     }
@@ -176,7 +192,7 @@ fn result_of(id: &str, outcome: &Outcome) -> SyntaxResult {
     match outcome {
         Outcome::Accepted => SyntaxResult::accepted(id),
         Outcome::Rejected(m) => SyntaxResult::rejected(id, m.first().map_or("", String::as_str)),
-        Outcome::Unverifiable(why) => SyntaxResult::skipped(id, why),
+        Outcome::Unverifiable(why) | Outcome::Failed(why) => SyntaxResult::skipped(id, why),
     }
 }
 

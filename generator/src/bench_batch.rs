@@ -46,8 +46,14 @@ pub fn run(spec: &Spec, runs: usize, table: &mut dyn Write) -> Result<()> {
         target: None,
         strict: false,
     };
-    let stages: [Stage<'_>; 2] = [
+    let explored = explore_stream(spec, EXPLORE_TEXTS)?;
+    let stages: [Stage<'_>; 3] = [
         ("check-syntax - (syntax cases, renumbered)", &syntax, &|input| {
+            let mut out = Answers::default();
+            crate::check_syntax::run_lines(spec, &check, input, &mut out)?;
+            Ok(out.lines)
+        }),
+        ("check-syntax - (explorer's walks)", &explored, &|input| {
             let mut out = Answers::default();
             crate::check_syntax::run_lines(spec, &check, input, &mut out)?;
             Ok(out.lines)
@@ -155,6 +161,36 @@ pub fn syntax_stream(spec: &Spec, copies: usize) -> Vec<u8> {
         }
     }
     out
+}
+
+/// Texts in the explorer's stream (about four in five illegal, most of them
+/// noncanonical or near misses).
+pub const EXPLORE_TEXTS: usize = 400_000;
+
+/// The explorer's stream: `n` walks of seed 1 (`audit-syntax --explore`), each at
+/// its module, as check-syntax requests.
+pub fn explore_stream(spec: &Spec, n: usize) -> Result<Vec<u8>> {
+    #[derive(serde::Serialize)]
+    struct Request<'a> {
+        id: usize,
+        text: &'a str,
+        ptx: String,
+        target: String,
+    }
+    let tools = crate::audit::offline_tools(spec)?;
+    let mut out = Vec::new();
+    for (id, (w, _, m)) in crate::explore::texts(spec, &tools, n, 1).into_iter().enumerate() {
+        let r = Request {
+            id,
+            text: &w.text,
+            ptx: m.ptx.to_string(),
+            target: m.target.to_string(),
+        };
+        // A request of strings and a number: serde_json cannot fail on it.
+        out.extend(serde_json::to_vec(&r).unwrap_or_default());
+        out.push(b'\n');
+    }
+    Ok(out)
 }
 
 /// `text` with `offset` added to the number of every register (`%rd2` → `%rd66`).

@@ -12,6 +12,8 @@ use crate::error::{Error, Outcome, Result};
 use crate::output::write_error;
 use crate::batch::{self, InputLine};
 use crate::syntax::index::{Index, Tokens};
+use crate::syntax::departure::{self, Prediction};
+use crate::syntax::illegal::CHECK_PTXAS;
 use crate::syntax::judge::{judge, Judgement, Kind, Order};
 
 /// The arguments of `check-syntax`.
@@ -73,6 +75,28 @@ struct Answer<'a, I: Serialize + ?Sized> {
     message: &'a str,
     #[serde(skip_serializing_if = "<[String]>::is_empty")]
     warnings: &'a [String],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ptxas: Option<PtxasNote<'a>>,
+}
+
+/// Where the ledger predicts that ptxas departs from an illegal verdict.
+#[derive(Serialize)]
+struct PtxasNote<'a> {
+    accepts: bool,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    fails: bool,
+    erratum: &'a str,
+}
+
+/// The ledger's prediction for a verdict, where ptxas departs from it.
+fn prediction(spec: &Spec, text: &str, ptx: PtxVersion, target: Target, j: &Judgement) -> Option<Prediction> {
+    departure::predict(spec, text, crate::syntax::context::Module { ptx, target }, CHECK_PTXAS, j)
+}
+
+/// The human line's note on a prediction: `(ptxas 13.5 accepts this: E019)`.
+pub fn prediction_note(p: &Prediction) -> String {
+    let does = if p.fails { "fails on" } else if p.accepts { "accepts" } else { "rejects" };
+    format!(" (ptxas {CHECK_PTXAS} {does} this: {})", p.erratum)
 }
 
 /// Parses the module's `.version` and `.target`, and holds them to what the target
@@ -104,8 +128,17 @@ fn module(spec: &Spec, ptx: Option<&str>, target: Option<&str>) -> Result<(PtxVe
     Ok((v, t))
 }
 
-fn answer<'a, I: Serialize + ?Sized>(j: &'a Judgement, id: Option<&'a I>) -> Answer<'a, I> {
+fn answer<'a, I: Serialize + ?Sized>(
+    j: &'a Judgement,
+    id: Option<&'a I>,
+    predicted: Option<&'a Prediction>,
+) -> Answer<'a, I> {
     Answer {
+        ptxas: predicted.map(|p| PtxasNote {
+            accepts: p.accepts,
+            fails: p.fails,
+            erratum: &p.erratum,
+        }),
         id,
         legal: j.legal(),
         kind: j.defect.as_ref().map(|d| d.kind),
@@ -134,9 +167,10 @@ pub fn run(spec: &Spec, args: &Args, out: &mut dyn Write) -> Result<Outcome> {
         for w in &j.warnings {
             let _ = writeln!(std::io::stderr(), "warning: {w}");
         }
+        let note = prediction(spec, &args.text, ptx, target, &j).map_or_else(String::new, |p| prediction_note(&p));
         let line = match &j.defect {
             None => "legal".to_owned(),
-            Some(d) => format!("illegal ({}): {}: {}", d.kind, d.rule, d.message),
+            Some(d) => format!("illegal ({}): {}: {}{note}", d.kind, d.rule, d.message),
         };
         writeln!(out, "{line}").map_err(write_error)?;
         return Ok(Outcome::findings_if(j.defect.is_some()));
@@ -259,9 +293,10 @@ pub fn answer_lines(
                 tokens,
             } => {
                 let j = index.judge(req.text, &tokens, ptx, target, order);
+                let predicted = prediction(spec, req.text, ptx, target, &j);
                 // Room for most answers at once.
                 let mut line = Vec::with_capacity(256);
-                serde_json::to_writer(&mut line, &answer(&j, req.id))
+                serde_json::to_writer(&mut line, &answer(&j, req.id, predicted.as_ref()))
                     .map_err(|e| format!("<stdin>:{}: {e}", l.no))?;
                 // serde_json writes UTF-8 only.
                 String::from_utf8(line).map_err(|e| format!("<stdin>:{}: {e}", l.no))
@@ -312,7 +347,8 @@ pub fn answer_line(
     )
     .map_err(|e| format!("<stdin>:{line_no}: {e}"))?;
     let j = judge(spec, &req.text, ptx, target, order);
-    serde_json::to_string(&answer(&j, req.id.as_ref()))
+    let predicted = prediction(spec, &req.text, ptx, target, &j);
+    serde_json::to_string(&answer(&j, req.id.as_ref(), predicted.as_ref()))
         .map_err(|e| format!("<stdin>:{line_no}: {e}"))
 }
 
@@ -340,9 +376,14 @@ pub fn emit(
             })
             .flatten()
     });
-    // No instruction text holds a `/` (PTX has no such token outside comments): a
-    // text with one is a case id, and must name a case.
-    if case.is_none() && text.contains('/') {
+    // No instruction text holds a `/` outside a comment, and a case id holds no
+    // whitespace: a text with a `/`, without whitespace or a comment, is a case id,
+    // and must name a case.
+    let id_like = text.contains('/')
+        && !text.contains(char::is_whitespace)
+        && !text.contains("//")
+        && !text.contains("/*");
+    if case.is_none() && id_like {
         return Err(Error::Usage(format!(
             "unknown case id `{text}`: no case of vectors/syntax has it (ids look like `red/scalar/.add.u32/reg`)"
         )));
@@ -394,6 +435,9 @@ fn contained(text: &str) -> Result<()> {
     };
     if t.chars().any(char::is_control) {
         return refuse("a line break or control character");
+    }
+    if crate::syntax::text::uncommented(t).is_err() {
+        return refuse("a `/*` comment left open");
     }
     if t.trim_end_matches(';').contains(';') {
         return refuse("a `;` before the end");

@@ -244,6 +244,17 @@ fn run(cli: &Cli, stdout: &mut crate::output::Stdout) -> Result<Outcome> {
             let module = crate::check_syntax::emit(&spec, text.as_deref().unwrap_or_default(), ptx.as_deref(), target.as_deref(), *force)?;
             write_module(stdout, out.as_deref(), &module)
         }
+        Command::AuditSyntax(args) if args.explore.explore.is_some() => {
+            let n = args.explore.explore.unwrap_or(0);
+            let tools = if args.explore.offline {
+                crate::audit::offline_tools(&spec)?
+            } else {
+                crate::audit::tools(&spec, args)?
+            };
+            let e = crate::explore::explore(&spec, &tools, &args.explore, n, args.jobs)?;
+            write!(stdout, "{}", e.report).map_err(write_error)?;
+            Ok(Outcome::findings_if(!e.unexplained.is_empty()))
+        }
         Command::AuditSyntax(args) => {
             let tools = crate::audit::tools(&spec, args)?;
             let a = crate::audit::audit(&spec, &tools, args.jobs)?;

@@ -57,7 +57,7 @@ impl Finding {
         match &self.outcome {
             Outcome::Accepted => Some(self.check.ours_legal),
             Outcome::Rejected(_) => Some(!self.check.ours_legal),
-            Outcome::Unverifiable(_) => None,
+            Outcome::Unverifiable(_) | Outcome::Failed(_) => None,
         }
     }
 }
@@ -163,6 +163,9 @@ pub fn example_checks(spec: &Spec, newest: &str) -> Vec<Check> {
     out
 }
 
+/// The most texts put to ptxas in one module.
+pub const MAX_BATCH: usize = 64;
+
 /// Runs every check on the ptxas that can assemble its module (the first in the
 /// list that can), many to a module, on `jobs` threads. `Err` only if the threads
 /// cannot be started; a panic while running a batch is the caller's panic.
@@ -180,7 +183,9 @@ pub fn run(
     for (i, c) in checks.iter().enumerate() {
         match tools.iter().position(|t| t.can(c.module)) {
             Some(t) => {
-                let solo = if c.boundary == "example" { i + 1 } else { 0 };
+                // A text whose verdict depends on the module around it (an
+                // example's symbols, the explorer's narrow addresses) runs alone.
+                let solo = if matches!(c.boundary, "example" | "explore-alone") { i + 1 } else { 0 };
                 batches.entry((t, c.module, solo)).or_default().push(i);
             }
             None => {
@@ -195,7 +200,17 @@ pub fn run(
             }
         }
     }
-    let work: Vec<((usize, Module, usize), Vec<usize>)> = batches.into_iter().collect();
+    // A module of at most MAX_BATCH texts: a fatal reruns the texts after it, so a
+    // batch's cost grows with its length times its fatals (the explorer's texts
+    // are often malformed).
+    let work: Vec<((usize, Module, usize), Vec<usize>)> = batches
+        .into_iter()
+        .flat_map(|(key, idx)| {
+            idx.chunks(MAX_BATCH)
+                .map(|c| (key, c.to_vec()))
+                .collect::<Vec<_>>()
+        })
+        .collect();
     let progress = Progress::new(work.iter().map(|(_, idx)| idx.len() as u64).sum(), "ptxas checks");
     let results = on_threads(jobs, &work, |((t, module, _), idx)| {
         let texts: Vec<&str> = idx.iter().map(|i| checks[*i].text.as_str()).collect();

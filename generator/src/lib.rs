@@ -13,6 +13,7 @@ pub mod ptx;
 pub mod ptx_module;
 pub mod audit;
 pub mod differential;
+pub mod explore;
 pub mod ptxas;
 pub mod silicon;
 pub mod sweep;

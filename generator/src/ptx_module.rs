@@ -74,8 +74,14 @@ pub fn wrap(spec: &Spec, module: Module, texts: &[&str]) -> ModuleText {
         let Ok(parsed) = tokenize(text) else { continue };
         if let Some(g) = &parsed.guard {
             let name = g.trim_start_matches('@').trim_start_matches('!').trim();
+            // A guard that names a register (`@%p1`, `@%r1`) uses the register's
+            // declaration; any other name is declared as a predicate.
+            let guard = match RegClass::of_name(name) {
+                Some(c) => Atom::Reg(c, name.to_owned()),
+                None => Atom::Symbol(name.to_owned()),
+            };
             note(
-                &Atom::Symbol(name.to_owned()),
+                &guard,
                 ".pred",
                 &mut regs,
                 &mut symbols,

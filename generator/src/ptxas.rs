@@ -62,6 +62,78 @@ pub enum Outcome {
     Rejected(Vec<String>),
     /// The module itself failed (unknown target, unsupported version, no ptxas).
     Unverifiable(String),
+    /// ptxas itself failed on this text alone: it was killed by a signal, or ran
+    /// past [`TIME_LIMIT`]. A finding about ptxas, never a verdict.
+    Failed(String),
+}
+
+/// The longest one ptxas run may take; a run past it is killed and its texts are
+/// split until the one that hangs is found ([`Outcome::Failed`]). ptxas 13.5 takes
+/// 20 to 60 ms for a module of a few hundred of our instructions.
+pub const TIME_LIMIT: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// How one ptxas process ended.
+enum Ran {
+    /// It exited (with any status): its stderr.
+    Exited(std::process::Output),
+    /// A signal ended it, or the time limit: why.
+    Failed(String),
+    /// It could not be started: why.
+    NotStarted(String),
+}
+
+/// Runs ptxas on one file, killed at [`TIME_LIMIT`].
+fn assemble(path: &Path, target: &str, file: &Path) -> Ran {
+    use std::process::Stdio;
+    let child = Command::new(path)
+        .arg(format!("-arch={target}"))
+        .arg(file)
+        .arg("-o")
+        .arg(if cfg!(windows) { "NUL" } else { "/dev/null" })
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn();
+    let mut child = match child {
+        Ok(c) => c,
+        Err(e) => return Ran::NotStarted(format!("{}: {e}", path.display())),
+    };
+    // ptxas writes a few lines at most, far below a pipe's buffer, so waiting
+    // before reading cannot block it.
+    let started = std::time::Instant::now();
+    let mut pause = std::time::Duration::from_micros(200);
+    loop {
+        match child.try_wait() {
+            Ok(Some(_)) => break,
+            Ok(None) if started.elapsed() > TIME_LIMIT => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Ran::Failed(format!("ptxas ran past {} s", TIME_LIMIT.as_secs()));
+            }
+            Ok(None) => {
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(std::time::Duration::from_millis(5));
+            }
+            Err(e) => return Ran::NotStarted(format!("{}: {e}", path.display())),
+        }
+    }
+    match child.wait_with_output() {
+        Ok(o) => match signal_of(&o.status) {
+            Some(sig) => Ran::Failed(format!("ptxas was killed by signal {sig}")),
+            None => Ran::Exited(o),
+        },
+        Err(e) => Ran::NotStarted(format!("{}: {e}", path.display())),
+    }
+}
+
+#[cfg(unix)]
+fn signal_of(status: &std::process::ExitStatus) -> Option<i32> {
+    std::os::unix::process::ExitStatusExt::signal(status)
+}
+
+#[cfg(not(unix))]
+fn signal_of(_: &std::process::ExitStatus) -> Option<i32> {
+    None
 }
 
 struct Message {
@@ -120,20 +192,18 @@ pub fn run(ptxas: &Ptxas, spec: &Spec, module: Module, texts: &[&str], dir: &Pat
     if let Err(e) = std::fs::write(&file, &m.text) {
         return vec![Outcome::Unverifiable(format!("{}: {e}", file.display())); texts.len()];
     }
-    let result = Command::new(&ptxas.path)
-        .arg(format!("-arch={}", module.target))
-        .arg(&file)
-        .arg("-o")
-        .arg(if cfg!(windows) { "NUL" } else { "/dev/null" })
-        .output();
+    let result = assemble(&ptxas.path, &module.target.to_string(), &file);
     let _ = std::fs::remove_file(&file);
     let output = match result {
-        Ok(o) => o,
-        Err(e) => {
-            return vec![
-                Outcome::Unverifiable(format!("{}: {e}", ptxas.path.display()));
-                texts.len()
-            ]
+        Ran::Exited(o) => o,
+        Ran::NotStarted(why) => return vec![Outcome::Unverifiable(why); texts.len()],
+        // Which text it failed on is found by halving, as for a lineless error.
+        Ran::Failed(why) if texts.len() == 1 => return vec![Outcome::Failed(why)],
+        Ran::Failed(_) => {
+            let half = texts.len() / 2;
+            let mut out = run(ptxas, spec, module, &texts[..half], dir);
+            out.extend(run(ptxas, spec, module, &texts[half..], dir));
+            return out;
         }
     };
     let stderr = String::from_utf8_lossy(&output.stderr);

@@ -18,6 +18,47 @@ pub enum ErratumKind {
     DocVsPtxas,
     /// The doc and silicon disagree.
     DocVsSilicon,
+    /// ptxas itself fails (a signal, a hang) where it should give a verdict.
+    PtxasFault,
+}
+
+/// A way ptxas reads a text that no syntax line allows, as a legal text: a
+/// ledgered departure of ptxas from the verdict, which `check-syntax` reports and
+/// the explorer holds to ptxas. Each names a rewrite (the generator applies it,
+/// `syntax::departure`): ptxas accepts a text the judge refuses when the rewritten
+/// text is legal.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Departure {
+    /// A `.pred` among the qualifiers is read as nothing.
+    ExtraPred,
+    /// A second writing of one of these qualifiers is read as nothing.
+    RepeatIgnored(Vec<crate::Qualifier>),
+    /// cp.reduce.async.bulk's `mbar` without brackets is read as `[mbar]`.
+    BareMbar,
+    /// An immediate element of a float brace vector is read as a register where
+    /// ptxas infers the vector's type from a register before it: a float literal
+    /// past the first element (any element of a `.f32` vector), an integer literal
+    /// as the first element of a `.f16` vector.
+    VectorImmediate,
+    /// ptxas fails (a signal) on an integer literal past the first element of a
+    /// 16-bit or packed float brace vector.
+    VectorIntegerElementFault,
+    /// red's address written as the sink `_` is read as an address in `.shared`.
+    SharedSinkAddress,
+    /// ptxas fails (a signal) on red's address written as the sink `_` outside `.shared`.
+    SinkAddressFault,
+    /// A destination written `d|_` where the syntax line has no `|p` is read as `d`.
+    SinkPredicateIgnored,
+    /// `vote.sync.pred` without a `.mode` is read as a vote with one.
+    VoteWithoutMode,
+}
+
+impl Departure {
+    /// Whether ptxas fails on the texts this departure covers, rather than accepting them.
+    pub fn fails(&self) -> bool {
+        matches!(self, Departure::VectorIntegerElementFault | Departure::SinkAddressFault)
+    }
 }
 
 /// One finding, with its evidence.
@@ -44,6 +85,13 @@ pub struct Erratum {
     /// generator gives each the finding's evidence as its `source`.
     #[serde(default)]
     pub vectors: Vec<String>,
+    /// For a finding that ptxas accepts what the spec refuses: how ptxas reads
+    /// such a text, so that `check-syntax` can say that ptxas will take it.
+    #[serde(default)]
+    pub departure: Option<Departure>,
+    /// The ptxas releases the departure is seen in; empty: every release checked.
+    #[serde(default)]
+    pub releases: Vec<String>,
 }
 
 impl Erratum {

@@ -27,7 +27,7 @@ use std::fs;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-pub use errata::{Erratum, ErratumKind, Ledger};
+pub use errata::{Departure, Erratum, ErratumKind, Ledger};
 pub use error::{Location, SpecError, SpecErrors};
 pub use model::Instruction;
 pub use qualifier::{QualKind, Qualifier};

@@ -153,7 +153,9 @@ pub struct OperandSpec {
     pub dest: bool,
     /// Only integer registers (`.b`, `.u`, `.s`) of the class's size are taken, not
     /// float ones, although the class is a bit-size type (ptxas 13.5: redux.sync's
-    /// operands, every membermask, match's `d`, cp.reduce's `size`).
+    /// operands, every membermask, match's `d`, cp.reduce's `size`, and the
+    /// `cache-policy` of red and cp.reduce, where `%fd3`, `1.5` and `0d3FF0...` draw
+    /// "Arguments mismatch").
     #[serde(default)]
     pub int_registers: bool,
     /// The operand may be present only together with this qualifier.
@@ -165,9 +167,22 @@ pub struct OperandSpec {
     /// An immediate must be a multiple of this.
     #[serde(default)]
     pub multiple_of: Option<u32>,
+    /// An immediate must lie in `0..=max`.
+    #[serde(default)]
+    pub max: Option<Bound>,
     /// Where the operand's description is.
     #[serde(default)]
     pub source: Option<Source>,
+}
+
+/// The largest value an immediate operand may take, with where that is said.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Bound {
+    /// The largest value.
+    pub value: u64,
+    /// Where it is said (ptxas, where the document is silent).
+    pub source: Source,
 }
 
 /// A set of qualifiers of which a spelling must hold at least one: `.shared|.shared::cta`.

@@ -170,6 +170,16 @@ impl fmt::Display for Qualifier {
 )]
 pub struct UnknownQualifier(pub String);
 
+impl Qualifier {
+    /// The qualifier a chain's word names, without its dot (`shared::cta`).
+    pub fn from_word(word: &str) -> Option<Qualifier> {
+        Qualifier::ALL
+            .iter()
+            .copied()
+            .find(|q| &q.spelling()[1..] == word)
+    }
+}
+
 impl FromStr for Qualifier {
     type Err = UnknownQualifier;
 
@@ -198,6 +208,7 @@ mod tests {
         for &q in Qualifier::ALL {
             assert!(q.spelling().starts_with('.'), "{q:?}");
             assert_eq!(q.spelling().parse::<Qualifier>(), Ok(q), "{q:?}");
+            assert_eq!(Qualifier::from_word(&q.spelling()[1..]), Some(q), "{q:?}");
         }
     }
 

@@ -83,6 +83,9 @@ pub enum WitnessKind {
     /// vectors/silicon/sm_90/vectors.json: a run of such a variant whose every
     /// record matches the sm_90 profile.
     Silicon,
+    /// The recorded exploration (explore/): a text on which ptxas departs from the
+    /// verdict as the entry's `departure` predicts.
+    Explored,
 }
 
 impl WitnessKind {
@@ -93,6 +96,7 @@ impl WitnessKind {
         WitnessKind::Vector,
         WitnessKind::Semantic,
         WitnessKind::Silicon,
+        WitnessKind::Explored,
     ];
 
     /// Its name in reports.
@@ -102,6 +106,7 @@ impl WitnessKind {
             WitnessKind::Illegal => "illegal",
             WitnessKind::Vector => "vector",
             WitnessKind::Semantic => "semantic",
+            WitnessKind::Explored => "explored",
             WitnessKind::Silicon => "silicon",
         }
     }
@@ -212,10 +217,13 @@ pub fn elements(spec: &Spec) -> Vec<Element> {
             id: e.id.clone(),
             instruction: e.instructions.join(", "),
             kind: ElementKind::Erratum,
-            // A finding about silicon rests on silicon's runs; any other on a
-            // syntax vector (or a doc example the ptxas differential checks).
+            // A finding about silicon rests on silicon's runs; a departure of
+            // ptxas on the recorded exploration, which holds it to ptxas; any other
+            // on a syntax vector (or a doc example the ptxas differential checks).
             needs: vec![if silicon {
                 WitnessKind::Silicon
+            } else if e.departure.is_some() {
+                WitnessKind::Explored
             } else {
                 WitnessKind::Vector
             }],

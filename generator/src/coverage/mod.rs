@@ -35,6 +35,10 @@ pub struct Args {
     /// Also run mutation adequacy: print the score and the surviving mutants.
     #[arg(long)]
     pub mutants: bool,
+    /// The recorded exploration's verdict cache, whose texts witness the ledger's
+    /// departures of ptxas (explore/README.md).
+    #[arg(long, default_value = crate::explore::DEFAULT_CACHE)]
+    pub explored: PathBuf,
 }
 
 /// An element with what was found for it.
@@ -98,7 +102,8 @@ pub fn run(spec: &Spec, args: &Args, stdout: &mut Stdout) -> Result<Outcome> {
         silicon: silicon.as_ref(),
         probes: &probes,
     };
-    let found = witness::find(spec, &elements, &infos, &semantic);
+    let explored = crate::explore::recorded_departures(spec, &args.explored)?;
+    let found = witness::find(spec, &elements, &infos, &semantic, &explored);
     let rows: Vec<Row<'_>> = elements
         .iter()
         .zip(found)
@@ -171,7 +176,7 @@ fn summary(rows: &[Row<'_>]) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "{:<26} {:>8} {:>9} {:>8} {:>6}  witnesses found (legal/illegal/vector/semantic/silicon)",
+        "{:<26} {:>8} {:>9} {:>8} {:>6}  witnesses found (legal/illegal/vector/semantic/silicon/explored)",
         "element", "count", "witnessed", "awaiting", "holes"
     );
     let (mut all, mut all_awaiting, mut all_holes) = (0, 0, 0);

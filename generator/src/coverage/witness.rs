@@ -166,6 +166,7 @@ pub fn find(
     elements: &[Element],
     cases: &[CaseInfo<'_>],
     semantic: &Semantic<'_>,
+    explored: &BTreeMap<String, Vec<String>>,
 ) -> Vec<Found> {
     let by_instruction: BTreeMap<&str, Vec<&CaseInfo<'_>>> =
         cases.iter().fold(BTreeMap::new(), |mut m, c| {
@@ -180,6 +181,9 @@ pub fn find(
             let mut found = Found::default();
             if let Probe::Erratum { id, silicon } = &e.probe {
                 erratum(spec, id, *silicon, cases, semantic, &mut found);
+                for text in explored.get(id).into_iter().flatten() {
+                    found.add(WitnessKind::Explored, text);
+                }
                 return found;
             }
             let Some(i) = spec

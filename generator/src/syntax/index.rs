@@ -80,16 +80,14 @@ pub enum Chain<'s> {
 impl<'s> Chain<'s> {
     /// Reads a chain (`red.global.add.u32`) as [`judge::judge`] does.
     pub fn read(spec: &'s Spec, chain: &str) -> Chain<'s> {
-        let Ok((mnemonic, instruction)) = judge::instruction_of(spec, chain) else {
+        let words: Vec<&str> = chain.split('.').collect();
+        let Ok(head) = judge::head_of(spec, &words) else {
             return Chain::Unplaced;
         };
-        let skip = mnemonic.spelling().split('.').count();
-        let mut quals = Vec::new();
-        for w in chain.split('.').skip(skip) {
-            match format!(".{w}").parse::<Qualifier>() {
-                Ok(q) if !quals.contains(&q) => quals.push(q),
-                _ => return Chain::Unplaced,
-            }
+        let (instruction, quals, moved) = (head.instruction, head.quals, head.moved);
+        let repeated = quals.iter().enumerate().any(|(k, q)| quals[..k].contains(q));
+        if head.missing.is_some() || repeated {
+            return Chain::Unplaced;
         }
         let qualifiers = judge::read_chain(instruction, &quals).map(|readings| {
             readings
@@ -101,7 +99,7 @@ impl<'s> Chain<'s> {
                     requiring: spelling.requiring_rules(),
                     needs: spelling.needs(&spec.targets),
                     spelling,
-                    in_order,
+                    in_order: in_order && !moved,
                 })
                 .collect()
         });
@@ -135,11 +133,31 @@ pub struct Tokens<'t> {
 }
 
 impl<'t> Tokens<'t> {
-    /// Tokenizes `text`.
+    /// Tokenizes `text`. A text with a comment, or with whitespace inside its chain
+    /// (`redux.sync .add.u32`), has no tokens here: its chain is no slice of it, and
+    /// the definition ([`judge::judge`]) reads it.
     pub fn of(text: &'t str) -> Tokens<'t> {
+        let definition = || text::LexError {
+            message: "read by the definition".to_owned(),
+            offset: 0,
+        };
+        if text.contains('/') {
+            return Tokens {
+                parsed: Err(definition()),
+                chain: "",
+            };
+        }
         let parsed = text::tokenize_borrowed(text);
         let chain = match &parsed {
-            Ok(p) => chain_of(text, &p.words),
+            Ok(p) => match chain_of(text, &p.words) {
+                Some(c) => c,
+                None => {
+                    return Tokens {
+                        parsed: Err(definition()),
+                        chain: "",
+                    }
+                }
+            },
             Err(_) => "",
         };
         Tokens { parsed, chain }
@@ -151,16 +169,18 @@ impl<'t> Tokens<'t> {
     }
 }
 
-/// The words joined by dots, as the slice of `text` they were split from (they
-/// follow one another there, one dot apart): no copy.
-fn chain_of<'t>(text: &'t str, words: &[&'t str]) -> &'t str {
+/// The words joined by dots, as the slice of `text` they were split from when they
+/// follow one another there, one dot apart (no copy); `None` when whitespace
+/// stands between them.
+fn chain_of<'t>(text: &'t str, words: &[&'t str]) -> Option<&'t str> {
     let offset = |w: &str| w.as_ptr() as usize - text.as_ptr() as usize;
     let (Some(first), Some(last)) = (words.first(), words.last()) else {
-        return "";
+        return Some("");
     };
     let chain = &text[offset(first)..offset(last) + last.len()];
-    debug_assert_eq!(chain, words.join("."));
-    chain
+    // The words are dot-free, so the slice is their join exactly when its length is.
+    let joined = words.iter().map(|w| w.len()).sum::<usize>() + words.len() - 1;
+    (chain.len() == joined).then_some(chain)
 }
 
 /// The readings of the chains met so far.

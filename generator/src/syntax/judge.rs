@@ -107,7 +107,9 @@ pub fn judge(spec: &Spec, text: &str, ptx: PtxVersion, target: Target, order: Or
     // Malformed first: the general statement grammar (vectors/README.md, "Malformed
     // and invalid"), which holds for every instruction. Only a text that parses
     // under it is judged against the instruction's own rules.
-    let parsed = match text::tokenize(text) {
+    // Comments are whitespace (PTX ISA 4.2): the `;` below is the statement's.
+    let uncommented = text::uncommented(text);
+    let parsed = match uncommented.as_deref().map_err(Clone::clone).and_then(text::tokenize) {
         Ok(p) => p,
         Err(e) => {
             j.defect = Some(fail(Kind::Malformed, "syntax.parse", e.to_string()));
@@ -116,7 +118,7 @@ pub fn judge(spec: &Spec, text: &str, ptx: PtxVersion, target: Target, order: Or
     };
     // PTX ISA 4.3 (Statements): "Statements begin with an optional label and end with
     // a semicolon." ptxas 13.5 without it: "Parsing error near 'ret': syntax error".
-    if !text.trim_end().ends_with(';') {
+    if !uncommented.as_deref().is_ok_and(|t| t.trim_end().ends_with(';')) {
         j.defect = Some(fail(
             Kind::Malformed,
             "syntax.semicolon",
@@ -124,31 +126,15 @@ pub fn judge(spec: &Spec, text: &str, ptx: PtxVersion, target: Target, order: Or
         ));
         return j;
     }
-    let chain = parsed.words.join(".");
-    let (mnemonic, instruction) = match instruction_of(spec, &chain) {
+    let head = match head_of(spec, &parsed.words) {
         Ok(found) => found,
         Err(d) => {
             j.defect = Some(d);
             return j;
         }
     };
+    let (instruction, quals) = (head.instruction, head.quals);
     j.instruction = Some(instruction.instruction.clone());
-    let skip = mnemonic.spelling().split('.').count();
-    let mut quals = Vec::new();
-    for w in &parsed.words[skip..] {
-        let spelled = format!(".{w}");
-        match spelled.parse::<Qualifier>() {
-            Ok(q) => quals.push(q),
-            Err(_) => {
-                j.defect = Some(fail(
-                    Kind::Malformed,
-                    "syntax.unknown_qualifier",
-                    format!("`{spelled}` is not a PTX qualifier"),
-                ));
-                return j;
-            }
-        }
-    }
     // Well-formed from here: every defect below is invalid.
     if let Err(e) = spec.targets.check_version(ptx, target) {
         j.defect = Some(fail(Kind::Invalid, "module.target", e.to_string()));
@@ -164,6 +150,10 @@ pub fn judge(spec: &Spec, text: &str, ptx: PtxVersion, target: Target, order: Or
             ));
             return j;
         }
+    }
+    if let Some(d) = head.missing {
+        j.defect = Some(d);
+        return j;
     }
     if let Some(q) = quals
         .iter()
@@ -194,7 +184,7 @@ pub fn judge(spec: &Spec, text: &str, ptx: PtxVersion, target: Target, order: Or
                         ));
                     }
                     Ok(()) => {
-                        if !in_order {
+                        if !in_order || head.moved {
                             let msg = format!(
                                 "qualifiers not in the document's order `{}`",
                                 spelling.chain()
@@ -410,51 +400,103 @@ pub(crate) fn read_chain<'s>(
     ))
 }
 
-/// The mnemonic a chain (`red.global.add.u32`) starts with and the spec's
-/// instruction for it, or the malformed defect that names what is missing.
-pub(crate) fn instruction_of<'s>(
-    spec: &'s Spec,
-    chain: &str,
-) -> Result<(Mnemonic, &'s Instruction), Defect> {
-    let Some(mnemonic) = Mnemonic::prefix_of(chain) else {
+/// What a chain's words say before any qualifier is placed: the instruction, and
+/// its qualifiers as written.
+pub(crate) struct Head<'s> {
+    /// The instruction whose opcode the chain starts with.
+    pub instruction: &'s Instruction,
+    /// The words after the opcode, the mnemonic's own `.sync` taken out.
+    pub quals: Vec<Qualifier>,
+    /// Whether the mnemonic's `.sync` stands elsewhere than after the opcode (not
+    /// the document's order; ptxas 13.5 accepts it, [`Mnemonic::opcode`]).
+    pub moved: bool,
+    /// The invalid defect of a chain without the mnemonic's `.sync`.
+    pub missing: Option<Defect>,
+}
+
+/// The instruction a chain's words (`redux`, `add`, `sync`, `u32`) start with and
+/// its qualifiers, or the malformed defect: no covered opcode, or a word that is
+/// no PTX qualifier.
+pub(crate) fn head_of<'s, S: AsRef<str>>(spec: &'s Spec, words: &[S]) -> Result<Head<'s>, Defect> {
+    let opens = |m: Mnemonic| {
+        let op = m.opcode();
+        let n = op.split('.').count();
+        words.len() >= n && op.split('.').zip(words).all(|(a, b)| a == b.as_ref())
+    };
+    let Some(mnemonic) = Mnemonic::ALL
+        .iter()
+        .copied()
+        .filter(|&m| opens(m))
+        .max_by_key(|m| m.opcode().len())
+    else {
         return Err(fail(
             Kind::Malformed,
             "syntax.mnemonic",
-            format!("`{}` is not one of the instructions ptxvec covers (red, redux.sync, vote.sync, shfl.sync, match, activemask, cp.reduce.async.bulk)", chain.split('.').next().unwrap_or("")),
+            format!("`{}` is not one of the instructions ptxvec covers (red, redux.sync, vote.sync, shfl.sync, match, activemask, cp.reduce.async.bulk)", words.first().map_or("", AsRef::as_ref)),
         ));
     };
-    spec.instructions
+    let instruction = spec
+        .instructions
         .iter()
         .map(|f| &f.instruction)
         .find(|i| i.mnemonic == mnemonic)
-        .map(|i| (mnemonic, i))
-        .ok_or_else(|| {
-            fail(
-                Kind::Malformed,
-                "syntax.mnemonic",
-                format!("no spec for `{mnemonic}`"),
-            )
-        })
+        .ok_or_else(|| fail(Kind::Malformed, "syntax.mnemonic", format!("no spec for `{mnemonic}`")))?;
+    let skip = mnemonic.opcode().split('.').count();
+    let mut quals = Vec::with_capacity(words.len() - skip);
+    for w in &words[skip..] {
+        let w = w.as_ref();
+        match Qualifier::from_word(w) {
+            Some(q) => quals.push(q),
+            None => {
+                return Err(fail(
+                    Kind::Malformed,
+                    "syntax.unknown_qualifier",
+                    format!("`.{w}` is not a PTX qualifier"),
+                ))
+            }
+        }
+    }
+    // The mnemonic's own words after the opcode (`.sync`): the first of each
+    // written is the mnemonic's, wherever it stands.
+    let mut moved = false;
+    let mut missing = None;
+    for (k, word) in mnemonic.spelling().split('.').skip(skip).enumerate() {
+        let q = Qualifier::from_word(word).ok_or_else(|| {
+            fail(Kind::Malformed, "syntax.mnemonic", format!("`{mnemonic}`: `.{word}` is no qualifier"))
+        })?;
+        match quals.iter().position(|&w| w == q) {
+            Some(at) => {
+                moved |= at != k;
+                quals.remove(at);
+            }
+            None => {
+                missing.get_or_insert_with(|| {
+                    fail(
+                        Kind::Invalid,
+                        "qualifier.missing",
+                        format!("`{}` needs `{q}` (`{mnemonic}`); ptxas 13.5: \".sync modifier required\"", mnemonic.opcode()),
+                    )
+                });
+            }
+        }
+    }
+    Ok(Head {
+        instruction,
+        quals,
+        moved,
+        missing,
+    })
 }
 
 /// The spelling a text is read as, if its qualifiers fit a syntax line exactly
 /// (operands and rules aside): what `emit-ptx` declares symbolic operands by.
 pub fn reading<'s>(spec: &'s Spec, text: &str) -> Option<Spelling<'s>> {
     let parsed = text::tokenize(text).ok()?;
-    let chain = parsed.words.join(".");
-    let mnemonic = Mnemonic::prefix_of(&chain)?;
-    let instruction = spec
-        .instructions
-        .iter()
-        .map(|f| &f.instruction)
-        .find(|i| i.mnemonic == mnemonic)?;
-    let skip = mnemonic.spelling().split('.').count();
-    let quals: Vec<Qualifier> = parsed.words[skip..]
-        .iter()
-        .map(|w| format!(".{w}").parse())
-        .collect::<Result<_, _>>()
-        .ok()?;
-    read_qualifiers(instruction, &quals, &parsed.operands)
+    let head = head_of(spec, &parsed.words).ok()?;
+    if head.missing.is_some() {
+        return None;
+    }
+    read_qualifiers(head.instruction, &head.quals, &parsed.operands)
         .ok()?
         .into_iter()
         .next()

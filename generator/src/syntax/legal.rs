@@ -141,14 +141,26 @@ const WRITTEN_ORDERS: &[(&str, &str)] = &[
 ];
 
 /// Legal cases whose qualifiers are not in the document's order: ptxas takes any
-/// order (errata E004), so a parser that takes only the document's order must fail
-/// here. Per syntax line, its legal spelling with the most qualifiers, with each
-/// adjacent pair swapped and with the whole order reversed; then the orders the
-/// document's examples and real code write. Legal by default, invalid under
-/// `check-syntax --strict` (`qualifier.order`).
+/// order (errata E004), the two state spaces of cp.reduce.async.bulk aside, and the
+/// `.sync` of `redux.sync`, `vote.sync` and `shfl.sync` anywhere in the chain
+/// ([`ptxvec_spec::Mnemonic::opcode`]); so a parser that takes only the document's
+/// order must fail here. Per syntax line, its legal spelling with the most
+/// qualifiers, the mnemonic's `.sync` counted among them, with every pair of
+/// positions swapped (two spaces excepted) and with the whole order reversed (the
+/// spaces kept in theirs); then the orders the document's examples and real code
+/// write. Legal by default, invalid under `check-syntax --strict`
+/// (`qualifier.order`).
 pub fn noncanonical_cases(spec: &Spec, instruction: &Instruction) -> Vec<Case> {
     let ptxas = any_order_evidence(spec);
     let mut out = Vec::new();
+    let mnemonic = instruction.mnemonic;
+    // The mnemonic's words after its opcode (`.sync`): they move with the rest.
+    let floating: Vec<Qualifier> = mnemonic
+        .spelling()
+        .split('.')
+        .skip(mnemonic.opcode().split('.').count())
+        .filter_map(Qualifier::from_word)
+        .collect();
     for (_, form) in instruction.forms() {
         let legal = legal_spellings(spec, instruction, &form.id);
         // The first spelling with the most qualifiers: every position it fills moves.
@@ -159,25 +171,39 @@ pub fn noncanonical_cases(spec: &Spec, instruction: &Instruction) -> Vec<Case> {
         else {
             continue;
         };
-        let quals = base.spelling.qualifiers();
-        // Two qualifiers of one kind keep their order: it is what tells them apart
-        // (cp.reduce.async.bulk's `.dst.src`), not a matter of form.
-        let mut orders: Vec<Vec<Qualifier>> = (1..quals.len())
-            .filter(|&i| quals[i - 1].kind() != quals[i].kind())
-            .map(|i| {
-                let mut o = quals.clone();
-                o.swap(i - 1, i);
-                o
-            })
+        let quals: Vec<Qualifier> = floating
+            .iter()
+            .copied()
+            .chain(base.spelling.qualifiers())
             .collect();
-        let reversed = reversed_by_kind(&quals);
-        if quals.len() > 2 && !orders.contains(&reversed) && reversed != quals {
+        let space = |q: Qualifier| q.kind() == ptxvec_spec::QualKind::Space;
+        let spaces = |o: &[Qualifier]| o.iter().copied().filter(|&q| space(q)).collect::<Vec<_>>();
+        let mut orders: Vec<Vec<Qualifier>> = Vec::new();
+        for i in 0..quals.len() {
+            for j in i + 1..quals.len() {
+                let mut o = quals.clone();
+                o.swap(i, j);
+                if spaces(&o) == spaces(&quals) {
+                    orders.push(o);
+                }
+            }
+        }
+        let reversed = reversed_but_spaces(&quals);
+        if !orders.contains(&reversed) && reversed != quals {
             orders.push(reversed);
         }
         for order in orders {
-            let chain: String = order.iter().map(|q| q.spelling()).collect();
+            // The id keeps the chain after the whole mnemonic where `.sync` stands
+            // in its place, and names it among the rest where it moved.
+            let in_place = order[..floating.len()] == floating[..];
+            let (head, shown) = if in_place {
+                (mnemonic.spelling(), &order[floating.len()..])
+            } else {
+                (mnemonic.opcode(), &order[..])
+            };
+            let chain: String = shown.iter().map(|q| q.spelling()).collect();
             let text = compose(
-                &format!("{}{chain}", base.spelling.form.syntax.mnemonic.spelling()),
+                &format!("{head}{chain}"),
                 &operands::render(&base.spelling, Style::Registers),
             );
             if let Some(c) =
@@ -272,25 +298,26 @@ fn any_order_evidence(spec: &Spec) -> SourceRecord {
         .iter()
         .find(|e| e.id == "E004")
         .and_then(|e| {
+            // The last ptxas item: the permutation probe, `.sync` moved included.
             e.evidence
                 .iter()
-                .find(|s| matches!(s.origin, Origin::Ptxas(_)))
+                .rfind(|s| matches!(s.origin, Origin::Ptxas(_)))
         });
     SourceRecord {
-        cite: "ptxas 13.5 takes qualifiers in any order (errata E004)".to_owned(),
+        cite: "ptxas 13.5 takes qualifiers in any order, the two state spaces aside (errata E004)".to_owned(),
         quote: ptxas.and_then(|s| s.note.clone().or_else(|| s.quote.clone())),
     }
 }
 
-/// The order reversed, qualifiers of one kind kept in their own order.
-fn reversed_by_kind(quals: &[Qualifier]) -> Vec<Qualifier> {
+/// The order reversed, the state spaces kept in their own order (they are told
+/// apart by it).
+fn reversed_but_spaces(quals: &[Qualifier]) -> Vec<Qualifier> {
+    let space = |q: &Qualifier| q.kind() == ptxvec_spec::QualKind::Space;
     let mut out: Vec<Qualifier> = quals.iter().rev().copied().collect();
-    for kind in quals.iter().map(|q| q.kind()) {
-        let same: Vec<Qualifier> = quals.iter().copied().filter(|q| q.kind() == kind).collect();
-        let at: Vec<usize> = (0..out.len()).filter(|&k| out[k].kind() == kind).collect();
-        for (k, q) in at.into_iter().zip(same) {
-            out[k] = q;
-        }
+    let spaces: Vec<Qualifier> = quals.iter().copied().filter(space).collect();
+    let at: Vec<usize> = (0..out.len()).filter(|&k| space(&out[k])).collect();
+    for (k, q) in at.into_iter().zip(spaces) {
+        out[k] = q;
     }
     out
 }

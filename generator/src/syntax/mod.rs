@@ -8,6 +8,7 @@
 pub mod across;
 pub mod case;
 pub mod context;
+pub mod departure;
 pub mod illegal;
 pub mod index;
 pub mod judge;

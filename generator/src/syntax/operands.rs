@@ -362,9 +362,21 @@ fn check_one<S: AsRef<str>>(
     };
     if let Some(n) = p.vector_len {
         return match w {
-            Operand::Vector(elems) if elems.len() as u32 == n => elems
-                .iter()
-                .try_for_each(|a| check_atom(p, class, a, false)),
+            // PTX ISA 6.4 (Vector Operands): a vector operand is a brace-enclosed
+            // list of scalar registers; ptxas's reading of immediates there is a
+            // ledgered departure (E027, E028).
+            Operand::Vector(elems) if elems.len() as u32 == n => elems.iter().try_for_each(|a| match a {
+                Atom::Imm(_, text) => Err(defect(
+                    "operand.shape",
+                    format!("operand `{}`: the elements of a brace vector are registers; the immediate `{}` written", p.name, text.as_ref()),
+                )),
+                // ptxas 13.5: an element of a packed vector (`.v2.f16x2`) takes any
+                // 32-bit register, `.f32` included, where the scalar operand takes
+                // `.b32` only (`{%r1, %f3}` is accepted, `red.add.noftz.f16x2 [a], %f1`
+                // draws "Arguments mismatch").
+                Atom::Reg(RegClass::F32, _) if matches!(class, Qualifier::F16x2 | Qualifier::Bf16x2) => Ok(()),
+                _ => check_atom(p, class, a, false),
+            }),
             Operand::Vector(elems) => Err(defect(
             "operand.shape",
             format!(
@@ -429,6 +441,14 @@ fn check_atom<S: AsRef<str>>(
             format!("immediate `{text}` does not fit operand `{}` of type `{class}`", p.name),
                 ));
             }
+            if let (Some(max), Some(v)) = (&p.spec.max, int_value(text)) {
+                if v < 0 || v > i128::from(max.value) {
+                    return Err(defect(
+            "operand.range",
+            format!("operand `{}` must lie in 0..={}; {text} written", p.name, max.value),
+                    ));
+                }
+            }
             if let (Some(m), Some(v)) = (p.spec.multiple_of, int_value(text)) {
                 if v % i128::from(m) != 0 {
                     return Err(defect(
@@ -462,10 +482,11 @@ fn check_address<S: AsRef<str>>(
             "operand.class",
             format!("register `{}` cannot hold the address `{}`", name.as_ref(), p.name),
         )),
-        // ptxas 13.5 under `.address_size 64`: a 32- or 16-bit register address is
-        // fatal for `red.global` and generic `red` ("32-Bit ABI ... is not supported"),
-        // accepted for `red.shared` and every cp.reduce.async.bulk address.
-        Atom::Reg(RegClass::B32 | RegClass::B16, name)
+        // ptxas 13.5 under `.address_size 64`: a 32-bit register address is fatal
+        // for `red.global` and generic `red` ("32-Bit ABI ... is not supported"),
+        // accepted for `red.shared` and every cp.reduce.async.bulk address; a 16-bit
+        // one is accepted everywhere, with "warning : Program uses 16-bit address".
+        Atom::Reg(RegClass::B32, name)
             if s.form.syntax.mnemonic == Mnemonic::Red
                 && !s.qualifiers().iter().any(|q| {
                     matches!(q, Qualifier::Shared | Qualifier::SharedCta | Qualifier::SharedCluster)

@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 
 use ptxvec_spec::model::{Form, SyntaxGroup};
 use ptxvec_spec::template::SlotToken;
-use ptxvec_spec::Qualifier;
+use ptxvec_spec::{QualKind, Qualifier};
 
 /// How a list of qualifiers maps onto one form's positions.
 pub struct Fit {
@@ -110,11 +110,14 @@ impl Search<'_> {
             }
         }
         if i == self.quals.len() {
-            // Two qualifiers of one kind (cp.reduce.async.bulk's `.dst` and `.src`
-            // spaces) are told apart by their order alone: the first written fills
-            // the earlier position, as ptxas reads them (ptxas 13.5 refuses
-            // `.shared::cta.shared::cluster`: "State space incorrect").
-            if !same_kinds_in_order(self.quals, &self.placed) {
+            // Two state spaces (cp.reduce.async.bulk's `.dst` and `.src`) are told
+            // apart by their order alone: the first written fills the earlier
+            // position, as ptxas reads them (ptxas 13.5 refuses
+            // `.shared::cta.shared::cluster`: "State space incorrect"). Every other
+            // pair may stand in either order: ptxas 13.5 accepts every permutation
+            // of every legal chain tried (`redux.sync.min.NaN.abs.f32`), the two
+            // spaces' order aside.
+            if !spaces_in_order(self.quals, &self.placed) {
                 return;
             }
             let ordered = in_order(&self.placed);
@@ -149,14 +152,15 @@ pub fn in_order(placed: &[Option<usize>]) -> bool {
     })
 }
 
-/// Whether qualifiers of one kind lie on the positions in the order they are written.
-fn same_kinds_in_order(quals: &[Qualifier], placed: &[Option<usize>]) -> bool {
-    let seq = || placed.iter().flatten().copied();
-    seq().enumerate().all(|(a, i)| {
-        seq()
-            .skip(a + 1)
-            .all(|j| quals[i].kind() != quals[j].kind() || i < j)
-    })
+/// Whether the state spaces lie on the positions in the order they are written.
+fn spaces_in_order(quals: &[Qualifier], placed: &[Option<usize>]) -> bool {
+    let spaces: Vec<usize> = placed
+        .iter()
+        .flatten()
+        .copied()
+        .filter(|&i| quals[i].kind() == QualKind::Space)
+        .collect();
+    spaces.windows(2).all(|w| w[0] < w[1])
 }
 
 #[cfg(test)]
@@ -183,10 +187,11 @@ mod tests {
             let (group, form, quals, widen) = args;
             if i == quals.len() {
                 let seq: Vec<usize> = s.0.iter().flatten().copied().collect();
+                let space = |x: usize| quals[x].kind() == ptxvec_spec::QualKind::Space;
                 let kinds_ok = seq.iter().enumerate().all(|(a, &x)| {
                     seq[a + 1..]
                         .iter()
-                        .all(|&y| quals[x].kind() != quals[y].kind() || x < y)
+                        .all(|&y| !space(x) || !space(y) || x < y)
                 });
                 if !kinds_ok {
                     return;

@@ -29,6 +29,7 @@ pub const GENERAL: &[(&str, Kind, &str)] = &[
     ("operand.address", Kind::Invalid, "An address that the operand's state space does not take (an immediate address)."),
     ("operand.address_size", Kind::Invalid, "A 32-bit register as the address of a 64-bit module."),
     ("operand.multiple_of", Kind::Invalid, "A literal that must be a multiple of a size (cp.reduce.async.bulk's size: 16) is not."),
+    ("operand.range", Kind::Invalid, "A literal outside the range its operand takes (cp.reduce.async.bulk's size: 0 to 1048560, ptxas 13.5)."),
     ("operand.requires", Kind::Invalid, "An optional operand written without the qualifier it needs (cache-policy without .L2::cache_hint)."),
     ("operand.required_by", Kind::Invalid, "A qualifier written without the operand it needs (.L2::cache_hint without cache-policy)."),
     ("qualifier.not_allowed", Kind::Invalid, "A qualifier of PTX that no position of this instruction's syntax lines takes."),

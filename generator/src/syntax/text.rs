@@ -216,19 +216,16 @@ pub struct LexError {
 }
 
 /// Splits an instruction into guard, dotted words and operands.
+/// Comments are whitespace ([`uncommented`]).
 pub fn tokenize(text: &str) -> Result<InstrText, LexError> {
-    tokenize_as(text)
+    tokenize_as(&uncommented(text)?)
 }
 
-/// [`tokenize`], the tokens borrowing their spellings from `text`.
+/// [`tokenize`], the tokens borrowing their spellings from `text`, which must hold
+/// no comment (a `/` is no token of the general grammar: such a text does not
+/// tokenize).
 pub fn tokenize_borrowed(text: &str) -> Result<InstrText<&str>, LexError> {
     tokenize_as(text)
-}
-
-/// The mnemonic-and-qualifier chain as written (`red.global.add.u32`), without
-/// splitting it into words: what [`tokenize`]'s words join to when it succeeds.
-pub fn chain_of(text: &str) -> Option<&str> {
-    head(text).ok().map(|h| h.chain)
 }
 
 /// A text up to its operands: the guard, the chain, and the rest, with the
@@ -293,7 +290,7 @@ fn head(text: &str) -> Result<Head<'_>, LexError> {
         at += end + (rest.len() - rest.trim_start().len());
         body = rest.trim_start();
     }
-    let split = body.find(char::is_whitespace).unwrap_or(body.len());
+    let split = chain_end(body);
     let (chain, rest) = body.split_at(split);
     Ok(Head {
         label,
@@ -303,6 +300,65 @@ fn head(text: &str) -> Result<Head<'_>, LexError> {
         rest_at: at + split + (rest.len() - rest.trim_start().len()),
         rest: rest.trim(),
     })
+}
+
+/// Where the chain of `body` ends: at the first whitespace that no `.` follows.
+/// ptxas 13.5 reads `redux.sync .add.u32` as `redux.sync.add.u32` (whitespace
+/// before a qualifier's dot is whitespace between tokens), and refuses
+/// `redux.sync. add.u32` ("Parsing error near '.'"): a dot starts its word.
+fn chain_end(body: &str) -> usize {
+    let bytes = body.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i].is_ascii_whitespace() {
+            let next = i + bytes[i..].iter().take_while(|b| b.is_ascii_whitespace()).count();
+            if bytes.get(next) != Some(&b'.') {
+                return i;
+            }
+            i = next;
+        } else {
+            i += 1;
+        }
+    }
+    bytes.len()
+}
+
+/// The text with its comments made whitespace, as PTX's lexical grammar reads them
+/// (PTX ISA 4.2, "Comments": "Comments in PTX follow C/C++ syntax, using
+/// non-nested /* and */ for comments that may span multiple lines, and using // to
+/// begin a comment that extends up to the next newline character, which terminates
+/// the current line. ... Comments are treated as whitespace."). Borrowed when the
+/// text has none; an unclosed `/*` is an error.
+pub fn uncommented(text: &str) -> Result<std::borrow::Cow<'_, str>, LexError> {
+    if !text.contains('/') {
+        return Ok(std::borrow::Cow::Borrowed(text));
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    loop {
+        let Some(at) = rest.find('/') else {
+            out.push_str(rest);
+            break;
+        };
+        let after = &rest[at + 1..];
+        if after.starts_with('/') {
+            out.push_str(&rest[..at]);
+            out.push(' ');
+            rest = after.find('\n').map_or("", |nl| &after[nl..]);
+        } else if let Some(body) = after.strip_prefix('*') {
+            out.push_str(&rest[..at]);
+            out.push(' ');
+            let Some(close) = body.find("*/") else {
+                let offset = text[..text.len() - rest.len() + at].chars().count();
+                return Err(lex_error("expected `*/` to close the comment", offset));
+            };
+            rest = &body[close + 2..];
+        } else {
+            out.push_str(&rest[..=at]);
+            rest = after;
+        }
+    }
+    Ok(std::borrow::Cow::Owned(out))
 }
 
 fn tokenize_as<'t, S: From<&'t str>>(text: &'t str) -> Result<InstrText<S>, LexError> {
@@ -341,7 +397,8 @@ fn split_chain<'t, S: From<&'t str>>(chain: &'t str) -> Result<Vec<S>, (String, 
     while i <= bytes.len() {
         let at_end = i == bytes.len();
         if at_end || bytes[i] == b'.' {
-            let word = &chain[start..i];
+            // Whitespace may stand before a dot, not after it (`chain_end`).
+            let word = chain[start..i].trim_end();
             if word.is_empty() {
                 return Err(("expected a word between dots".into(), i));
             }
@@ -475,6 +532,11 @@ fn parse_operand<'t, S: From<&'t str>>(s: &'t str) -> Option<Operand<S>> {
             .collect::<Option<Vec<_>>>()?;
         return Some(Operand::Vector(atoms));
     }
+    // An integer constant expression (`!1`, `~0`, `1+2`, `(4)`, `1|2`) is one
+    // immediate, read before `|` and `!` are taken for a pair and a negation.
+    if int_expression(s) {
+        return Some(Operand::Scalar(Atom::Imm(Literal::Int, s.into())));
+    }
     if let Some((d, p)) = s.split_once('|') {
         return Some(Operand::Pair(
             Atom::parse(d.trim())?,
@@ -502,6 +564,123 @@ fn is_identifier(s: &str) -> bool {
                     .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
         }
         _ => false,
+    }
+}
+
+/// Whether `s` is an integer constant expression with at least one operator or
+/// parenthesis (PTX ISA 4.6, "Constant Expressions": C's integer operators and
+/// parentheses over integer constants; ptxas 13.5 accepts `!1`, `~1`, `1+2` and `(1)`
+/// for a .u32 source, and refuses `!0f3F800000` and `!1.5`). A plain literal is
+/// [`literal`]'s.
+fn int_expression(s: &str) -> bool {
+    let b = s.as_bytes();
+    if !b.iter().any(|c| b"()!~+-*/%<>&|^=?".contains(c)) || b.len() > 4096 {
+        return false;
+    }
+    let mut p = Expr { b, at: 0, depth: 0 };
+    p.ternary() && {
+        p.space();
+        p.at == b.len()
+    }
+}
+
+/// A recursive-descent reader of an integer constant expression, by C's precedence.
+struct Expr<'b> {
+    b: &'b [u8],
+    at: usize,
+    depth: usize,
+}
+
+impl Expr<'_> {
+    fn space(&mut self) {
+        while self.b.get(self.at).is_some_and(u8::is_ascii_whitespace) {
+            self.at += 1;
+        }
+    }
+
+    fn eat(&mut self, op: &[u8]) -> bool {
+        self.space();
+        if self.b[self.at..].starts_with(op) {
+            self.at += op.len();
+            true
+        } else {
+            false
+        }
+    }
+
+    fn ternary(&mut self) -> bool {
+        if !self.binary(0) {
+            return false;
+        }
+        if self.eat(b"?") {
+            return self.ternary() && self.eat(b":") && self.ternary();
+        }
+        true
+    }
+
+    /// Binary operators, loosest first; within a level, longer spellings first.
+    const LEVELS: &'static [&'static [&'static [u8]]] = &[
+        &[b"||"],
+        &[b"&&"],
+        &[b"|"],
+        &[b"^"],
+        &[b"&"],
+        &[b"==", b"!="],
+        &[b"<=", b">=", b"<", b">"],
+        &[b"<<", b">>"],
+        &[b"+", b"-"],
+        &[b"*", b"/", b"%"],
+    ];
+
+    fn binary(&mut self, level: usize) -> bool {
+        let Some(ops) = Self::LEVELS.get(level) else {
+            return self.unary();
+        };
+        if !self.binary(level + 1) {
+            return false;
+        }
+        loop {
+            self.space();
+            let rest = &self.b[self.at..];
+            // `|` is not the start of `||`, nor `&` of `&&`, nor `<` of `<<`.
+            let op = ops.iter().find(|op| {
+                rest.starts_with(op)
+                    && !(op.len() == 1
+                        && rest.len() > 1
+                        && (rest[1] == op[0] || (b"<>!=".contains(&op[0]) && rest[1] == b'=')))
+            });
+            let Some(op) = op else {
+                return true;
+            };
+            self.at += op.len();
+            if !self.binary(level + 1) {
+                return false;
+            }
+        }
+    }
+
+    fn unary(&mut self) -> bool {
+        self.depth += 1;
+        if self.depth > 256 {
+            return false;
+        }
+        let ok = if self.eat(b"!") || self.eat(b"~") || self.eat(b"-") || self.eat(b"+") {
+            self.unary()
+        } else if self.eat(b"(") {
+            self.ternary() && self.eat(b")")
+        } else {
+            self.space();
+            let start = self.at;
+            while self.b.get(self.at).is_some_and(|c| c.is_ascii_alphanumeric()) {
+                self.at += 1;
+            }
+            std::str::from_utf8(&self.b[start..self.at])
+                .ok()
+                .and_then(literal)
+                == Some(Literal::Int)
+        };
+        self.depth -= 1;
+        ok
     }
 }
 
@@ -592,6 +771,52 @@ mod tests {
             Operand::Scalar(Atom::Imm(Literal::Decimal, "1.5".into()))
         );
         assert_eq!(t.operands[9], Operand::Scalar(Atom::Symbol("Ry".into())));
+    }
+
+    #[test]
+    fn integer_constant_expressions_are_one_immediate() {
+        // ptxas 13.5 accepts the first five as a .u32 source; the rest are no
+        // integer expression (`!0f3F800000`: "Parsing error"; `!1.5`: "Integer
+        // constant expression expected").
+        for (e, want) in [
+            ("!1", true),
+            ("~1", true),
+            ("1+2", true),
+            ("(1)", true),
+            ("1|2", true),
+            ("(1 << 4) - 1", true),
+            ("1 ? 2 : 3", true),
+            ("-(0x10 * 2) / 3 % 5", true),
+            ("1 && !0 || 0", true),
+            ("!0f3F800000", false),
+            ("!1.5", false),
+            ("1+", false),
+            ("(1", false),
+            ("1)", false),
+            ("%r1+1", false),
+            ("1", false),
+            ("!%p1", false),
+            ("1 2", false),
+        ] {
+            assert_eq!(int_expression(e), want, "{e}");
+        }
+        let deep = format!("{}1{}", "(".repeat(300), ")".repeat(300));
+        assert!(!int_expression(&deep));
+        let t = tokenize("red.add.u32 [%rd1], !1;").unwrap();
+        assert_eq!(t.operands[1], Operand::Scalar(Atom::Imm(Literal::Int, "!1".into())));
+    }
+
+    #[test]
+    fn comments_are_whitespace_and_a_dot_may_follow_whitespace() {
+        let t = tokenize("redux.sync /* a */ .add.u32 %r1, /* b */ %r2, 0xffffffff; // 4.").unwrap();
+        assert_eq!(t.words, ["redux", "sync", "add", "u32"]);
+        assert_eq!(t.operands.len(), 3);
+        assert!(tokenize("redux.sync. add.u32 %r1, %r2, 1;").is_err());
+        assert!(tokenize("redux.sync.add.u32 %r1, %r2, 1; /* open").is_err());
+        assert_eq!(uncommented("a // b\nc").unwrap(), "a  \nc");
+        assert_eq!(uncommented("a/**/b").unwrap(), "a b");
+        assert!(matches!(uncommented("a/b").unwrap(), std::borrow::Cow::Owned(_)));
+        assert!(matches!(uncommented("ab").unwrap(), std::borrow::Cow::Borrowed(_)));
     }
 
     #[test]

@@ -1,0 +1,229 @@
+//! Where ptxas departs from the verdict: the errata ledger's findings that ptxas
+//! accepts a text the spec refuses, or fails on it, each with how ptxas reads such a
+//! text ([`ptxvec_spec::Departure`]). A departure rewrites the text as ptxas reads
+//! it; when the rewritten text is legal in the same module, the ledger predicts
+//! what ptxas does with the original: `check-syntax` says so (`ptxas 13.5 accepts
+//! this: E019`), and the explorer holds each prediction to ptxas.
+
+use ptxvec_spec::{Departure, Qualifier, Spec};
+
+use super::context::Module;
+use super::judge::{judge, Judgement, Order};
+use super::text::{self, Atom, InstrText, Literal, Operand};
+
+/// What the ledger predicts ptxas does with a text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Prediction {
+    /// Whether ptxas accepts it.
+    pub accepts: bool,
+    /// Whether ptxas fails on it (a signal) instead of answering.
+    pub fails: bool,
+    /// The finding that says so.
+    pub erratum: String,
+}
+
+/// The word of a qualifier in a chain, without its dot.
+fn word(q: Qualifier) -> &'static str {
+    &q.spelling()[1..]
+}
+
+/// An element of a brace vector that may stand where an immediate does: the first
+/// register element of the vector.
+fn register_of(elems: &[Atom]) -> Option<Atom> {
+    elems.iter().find(|a| matches!(a, Atom::Reg(..))).cloned()
+}
+
+/// Replaces the immediates of `t`'s brace vectors that `takes(position, literal)`
+/// picks by a register element of the same vector; `None` when none is replaced,
+/// or when one that is picked has no register to stand for it.
+fn vector_immediates(t: &InstrText, takes: impl Fn(usize, Literal) -> bool) -> Option<InstrText> {
+    let mut out = t.clone();
+    let mut changed = false;
+    for op in &mut out.operands {
+        let Operand::Vector(elems) = op else { continue };
+        let reg = register_of(elems);
+        for (k, e) in elems.iter_mut().enumerate() {
+            if let Atom::Imm(lit, _) = e {
+                if takes(k, *lit) {
+                    *e = reg.clone()?;
+                    changed = true;
+                }
+            }
+        }
+    }
+    changed.then_some(out)
+}
+
+/// The text as ptxas reads it under a departure, if the departure changes it.
+fn rewrite(d: &Departure, t: &InstrText, module: Module) -> Option<InstrText> {
+    let has = |q: Qualifier| t.words.iter().any(|w| w == word(q));
+    let float_literal = |l: Literal| matches!(l, Literal::HexF32 | Literal::HexF64 | Literal::Decimal);
+    let out = match d {
+        Departure::ExtraPred => {
+            let mut out = t.clone();
+            out.words.retain(|w| w != word(Qualifier::Pred));
+            out
+        }
+        Departure::RepeatIgnored(quals) => {
+            let mut out = t.clone();
+            let mut seen: Vec<String> = Vec::new();
+            out.words.retain(|w| {
+                let ignored = quals.iter().any(|q| word(*q) == w);
+                if ignored && seen.contains(w) {
+                    return false;
+                }
+                seen.push(w.clone());
+                true
+            });
+            out
+        }
+        Departure::BareMbar => {
+            // cp.reduce.async.bulk's fourth operand, where the syntax line writes `[mbar]`.
+            // A 64-bit register or an integer (`16`, `-1`) is taken; a 32-bit
+            // register draws "Arguments mismatch" (E020).
+            let mut out = t.clone();
+            let op = out.operands.get_mut(3)?;
+            match op {
+                Operand::Scalar(Atom::Reg(text::RegClass::B64, _) | Atom::Imm(Literal::Int, _)) => {
+                    *op = Operand::Address(Atom::Reg(text::RegClass::B64, "%rd1".into()), "%rd1".into());
+                }
+                _ => return None,
+            }
+            out
+        }
+        // ptxas 13.5 takes a vector's type from its first element: a float
+        // literal after a register is converted (`.f32`: anywhere), and an integer
+        // literal first makes a `.f16` vector's type.
+        Departure::VectorImmediate => {
+            let f32_vector = has(Qualifier::F32);
+            let f16_vector = has(Qualifier::F16);
+            vector_immediates(t, |k, lit| {
+                (float_literal(lit) && (k > 0 || f32_vector)) || (lit == Literal::Int && k == 0 && f16_vector)
+            })?
+        }
+        Departure::VectorIntegerElementFault => {
+            let half = [Qualifier::F16, Qualifier::Bf16, Qualifier::F16x2, Qualifier::Bf16x2]
+                .into_iter()
+                .any(has);
+            if !half {
+                return None;
+            }
+            vector_immediates(t, |k, lit| lit == Literal::Int && k > 0)?
+        }
+        Departure::SharedSinkAddress | Departure::SinkAddressFault => {
+            let shared = [Qualifier::Shared, Qualifier::SharedCta, Qualifier::SharedCluster]
+                .into_iter()
+                .any(has);
+            if shared != matches!(d, Departure::SharedSinkAddress) {
+                return None;
+            }
+            let mut out = t.clone();
+            let first = out.operands.first_mut()?;
+            if *first != Operand::Scalar(Atom::Sink) {
+                return None;
+            }
+            *first = Operand::Address(Atom::Reg(text::RegClass::B64, "%rd1".into()), "%rd1".into());
+            out
+        }
+        // The destination only (elsewhere `|` is a parse error), and not `_|_`.
+        Departure::SinkPredicateIgnored => {
+            let mut out = t.clone();
+            match out.operands.first_mut()? {
+                op @ Operand::Pair(Atom::Reg(..) | Atom::Symbol(_), Atom::Sink) => {
+                    let Operand::Pair(d, _) = op.clone() else { return None };
+                    *op = Operand::Scalar(d);
+                }
+                _ => return None,
+            }
+            out
+        }
+        Departure::VoteWithoutMode => {
+            let modes = [Qualifier::All, Qualifier::Any, Qualifier::Uni, Qualifier::Ballot];
+            // Below sm_90 ptxas 12.9 lowers it to a call it then refuses ("Call to
+            // '__cuda_sm70_votesync' requires call prototype").
+            if t.words.first().map(String::as_str) != Some("vote")
+                || modes.into_iter().any(has)
+                || !has(Qualifier::Pred)
+                || module.target.arch < 90
+            {
+                return None;
+            }
+            let mut out = t.clone();
+            out.words.push(word(Qualifier::All).to_owned());
+            out
+        }
+    };
+    (out != *t).then_some(out)
+}
+
+/// Whether a departure can change `text` at all, asked of the raw text before it is
+/// tokenized (most illegal texts are not departures; the batch judge asks of each).
+fn may_apply(d: &Departure, text: &str) -> bool {
+    match d {
+        Departure::ExtraPred => text.contains(".pred"),
+        Departure::RepeatIgnored(quals) => quals.iter().any(|q| text.matches(q.spelling()).nth(1).is_some()),
+        Departure::BareMbar => text.trim_start().starts_with("cp."),
+        Departure::VectorImmediate | Departure::VectorIntegerElementFault => text.contains('{'),
+        Departure::SharedSinkAddress | Departure::SinkAddressFault => text.contains('_'),
+        Departure::SinkPredicateIgnored => text.contains("|_") || text.contains("| _"),
+        Departure::VoteWithoutMode => text.contains("vote"),
+    }
+}
+
+/// The rules a departure's texts are refused by: a qualifier the line has no place
+/// for, written twice or missing, an operand of another shape.
+const DEPARTING_RULES: &[&str] = &["qualifier.not_allowed", "qualifier.duplicate", "qualifier.missing", "operand.shape"];
+
+/// The text of tokens, as the enumerator writes it.
+fn render(t: &InstrText) -> String {
+    let mut s = String::new();
+    if let Some(l) = &t.label {
+        s.push_str(l);
+        s.push_str(": ");
+    }
+    if let Some(g) = &t.guard {
+        s.push_str(g);
+        s.push(' ');
+    }
+    s.push_str(&t.words.join("."));
+    if !t.operands.is_empty() {
+        s.push(' ');
+        let ops: Vec<String> = t.operands.iter().map(ToString::to_string).collect();
+        s.push_str(&ops.join(", "));
+    }
+    s.push(';');
+    s
+}
+
+/// The ledger's prediction for a text judged `j` in `module`, where ptxas departs
+/// from the verdict, for ptxas `release` (`13.5`); `None` where the verdict is the
+/// prediction. The departures are tried in ledger order, each alone.
+pub fn predict(spec: &Spec, text: &str, module: Module, release: &str, j: &Judgement) -> Option<Prediction> {
+    // Every departure reads a statement of the general grammar: a malformed text
+    // has none.
+    let defect = j.defect.as_ref()?;
+    if defect.kind != super::judge::Kind::Invalid || !DEPARTING_RULES.contains(&defect.rule.as_str()) {
+        return None;
+    }
+    let instruction = j.instruction.as_deref()?;
+    let mut tokens = None;
+    spec.errata.errata.iter().find_map(|e| {
+        let d = e.departure.as_ref()?;
+        let seen_in = e.releases.is_empty() || e.releases.iter().any(|r| r == release);
+        if !seen_in || !e.instructions.iter().any(|i| i == instruction) || !may_apply(d, text) {
+            return None;
+        }
+        let t = match &tokens {
+            Some(t) => t,
+            None => tokens.insert(text::tokenize(text).ok()?),
+        };
+        let read = rewrite(d, t, module)?;
+        judge(spec, &render(&read), module.ptx, module.target, Order::Lenient)
+            .legal()
+            .then(|| Prediction {
+                accepts: !d.fails(),
+                fails: d.fails(),
+                erratum: e.id.clone(),
+            })
+    })
+}

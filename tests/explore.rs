@@ -1,0 +1,178 @@
+//! The judge on texts the generator never made (issue 22), and the explorer that
+//! keeps it so. Every expected verdict and prediction below is what ptxas 13.5 said
+//! of the text (probed 2026-11-25, the messages quoted), never our own output.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use ptxvec_generator::syntax::context::Module;
+use ptxvec_generator::syntax::departure::predict;
+use ptxvec_generator::syntax::judge::{judge, Order};
+use ptxvec_spec::Spec;
+
+use crate::spec_root;
+
+/// What ptxas did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Ptxas {
+    /// Assembled.
+    Accepts,
+    /// Gave an error.
+    Rejects,
+    /// Died by a signal.
+    Fails,
+}
+
+/// (text, ptx, target, what ptxas 13.5 did, the ledger entry that predicts a
+/// departure from our verdict, if any). Where no entry is named, our verdict must
+/// be ptxas's.
+const CASES: &[(&str, &str, &str, Ptxas, Option<&str>)] = &[
+    // Qualifier order: every permutation of every legal chain (22,147 texts), the
+    // two state spaces of cp.reduce.async.bulk aside ("State space incorrect").
+    ("redux.sync.min.NaN.abs.f32 %f1, %f2, 0xffffffff;", "8.8", "sm_100f", Ptxas::Accepts, None),
+    ("redux.sync.f32.NaN.min.abs %f1, %f2, 0xffffffff;", "8.8", "sm_100f", Ptxas::Accepts, None),
+    ("cp.reduce.async.bulk.and.b32.shared::cluster.shared::cta.mbarrier::complete_tx::bytes [%rd1], [%rd2], %r1, [%rd3];", "8.0", "sm_90", Ptxas::Accepts, None),
+    ("cp.reduce.async.bulk.shared::cta.and.mbarrier::complete_tx::bytes.b32.shared::cluster [%rd1], [%rd2], %r1, [%rd3];", "8.0", "sm_90", Ptxas::Rejects, None),
+    // `.sync` anywhere; nowhere: ".sync modifier required for instruction 'redux'".
+    ("redux.add.sync.u32 %r1, %r2, 0xffffffff;", "8.0", "sm_90", Ptxas::Accepts, None),
+    ("redux.u32.sync.add %r1, %r2, %r3;", "7.0", "sm_80", Ptxas::Accepts, None),
+    ("shfl.up.b32.sync %r1, %r2, %r3, %r4, %r5;", "6.3", "sm_75", Ptxas::Accepts, None),
+    ("vote.pred.sync.all %p1, %p2, %r1;", "6.3", "sm_75", Ptxas::Accepts, None),
+    ("match.sync.b32.any %r1, %r2, %r3;", "6.3", "sm_75", Ptxas::Accepts, None),
+    ("redux.add.u32 %r1, %r2, 0xffffffff;", "8.0", "sm_90", Ptxas::Rejects, None),
+    ("match.any.b32 %r1, %r2, %r3;", "8.0", "sm_90", Ptxas::Rejects, None),
+    // The cache-policy operand: a 64-bit integer register or an integer
+    // ("Arguments mismatch for instruction 'red'" otherwise).
+    ("red.global.and.L2::cache_hint.b32 [%rd1], 1, %fd3;", "8.0", "sm_90", Ptxas::Rejects, None),
+    ("red.global.and.L2::cache_hint.b32 [%rd1], 1, %r3;", "8.0", "sm_90", Ptxas::Rejects, None),
+    ("red.global.and.L2::cache_hint.b32 [%rd1], 1, 5;", "8.0", "sm_90", Ptxas::Accepts, None),
+    ("red.global.and.L2::cache_hint.b32 [%rd1], 1, %rd3;", "8.0", "sm_90", Ptxas::Accepts, None),
+    ("cp.reduce.async.bulk.global.shared::cta.bulk_group.L2::cache_hint.and.b32 [%rd1], [%rd2], 16, %fd1;", "8.0", "sm_90", Ptxas::Rejects, None),
+    ("cp.reduce.async.bulk.global.shared::cta.bulk_group.L2::cache_hint.and.b32 [%rd1], [%rd2], 16, 7;", "8.0", "sm_90", Ptxas::Accepts, None),
+    // Comments and whitespace (PTX ISA 4.2); a dot starts its word.
+    ("redux.sync.add.u32 %r1, %r2, 0xffffffff; // 4.", "8.0", "sm_90", Ptxas::Accepts, None),
+    ("redux.sync.add.u32 %r1, /* x */ %r2, 0xffffffff;", "8.0", "sm_90", Ptxas::Accepts, None),
+    ("redux/*x*/.sync.add.u32 %r1, %r2, 0xffffffff;", "8.0", "sm_90", Ptxas::Accepts, None),
+    ("redux.sync .add.u32 %r1, %r2, 0xffffffff;", "8.0", "sm_90", Ptxas::Accepts, None),
+    ("redux.sync. add.u32 %r1, %r2, 0xffffffff;", "8.0", "sm_90", Ptxas::Rejects, None),
+    ("red.global.add.u32 [ %rd1 + 4 ] , 1 ;", "8.0", "sm_90", Ptxas::Accepts, None),
+    // Integer constant expressions (PTX ISA 4.6); no unary operator on a float.
+    ("red.global.add.u32 [%rd1], !1;", "8.0", "sm_90", Ptxas::Accepts, None),
+    ("red.global.add.u32 [%rd1], (1 << 4) - 1;", "8.0", "sm_90", Ptxas::Accepts, None),
+    ("red.global.add.f32 [%rd1], !0f3F800000;", "8.0", "sm_90", Ptxas::Rejects, None),
+    ("red.global.add.u32 [%rd1], !1.5;", "8.0", "sm_90", Ptxas::Rejects, None),
+    // cp.reduce.async.bulk's size: "out of range, expected to be in range [0..1048560]".
+    ("cp.reduce.async.bulk.global.shared::cta.bulk_group.max.s64 [%rd1], [%rd2], 1048560;", "8.0", "sm_90", Ptxas::Accepts, None),
+    ("cp.reduce.async.bulk.global.shared::cta.bulk_group.max.s64 [%rd1], [%rd2], 1048576;", "8.0", "sm_90", Ptxas::Rejects, None),
+    ("cp.reduce.async.bulk.global.shared::cta.bulk_group.max.s64 [%rd1], [%rd2], -16;", "8.0", "sm_90", Ptxas::Rejects, None),
+    // A 16-bit register address: accepted with a warning; a 32-bit one is fatal
+    // outside .shared.
+    ("red.global.add.u32 [%h1], 1;", "8.0", "sm_90", Ptxas::Accepts, None),
+    ("red.global.add.u32 [%r1], 1;", "8.0", "sm_90", Ptxas::Rejects, None),
+    ("red.shared.add.u32 [%r1], 1;", "8.0", "sm_90", Ptxas::Accepts, None),
+    // Ledgered departures: a repeated `.sync`, `.uni` or `.NaN` (E019), other
+    // repeats refused ("Multiple .abs modifiers specified").
+    ("vote.sync.uni.uni.pred %p1, %p2, 1;", "8.0", "sm_90", Ptxas::Accepts, Some("E019")),
+    ("redux.sync.min.NaN.NaN.f32 %f1, %f2, 1;", "8.8", "sm_100f", Ptxas::Accepts, Some("E019")),
+    ("match.any.sync.sync.b32 %r1, %r2, 0xffffffff;", "8.0", "sm_90", Ptxas::Accepts, Some("E019")),
+    ("redux.sync.min.abs.abs.f32 %f1, %f2, 1;", "8.8", "sm_100f", Ptxas::Rejects, None),
+    ("vote.sync.all.all.pred %p1, %p2, 1;", "8.0", "sm_90", Ptxas::Rejects, None),
+    // Immediates in vectors (E027), and the fault on an integer past the first (E028).
+    ("red.global.add.noftz.v2.f16 [%rd1], {%h1, 1.5};", "8.1", "sm_90", Ptxas::Accepts, Some("E027")),
+    ("red.global.add.v2.f32 [%rd1], {0f3F800000, %f2};", "8.1", "sm_90", Ptxas::Accepts, Some("E027")),
+    ("red.global.add.noftz.v2.f16 [%rd1], {1, %h2};", "8.1", "sm_90", Ptxas::Accepts, Some("E027")),
+    ("red.global.add.noftz.v2.bf16 [%rd1], {0f3F800000, %h2};", "8.1", "sm_90", Ptxas::Rejects, None),
+    ("red.global.add.v2.f32 [%rd1], {%f1, 1};", "8.1", "sm_90", Ptxas::Rejects, None),
+    ("red.global.add.noftz.v4.bf16x2 [%rd1], {%r1, %r2, 1, %r4};", "8.1", "sm_90", Ptxas::Fails, Some("E028")),
+    // A packed vector's element takes any 32-bit register; the scalar takes .b32.
+    ("red.global.add.noftz.v2.bf16x2 [%rd1], {%r1, %f3};", "8.1", "sm_90", Ptxas::Accepts, None),
+    ("red.global.add.noftz.bf16x2 [%rd1], %f1;", "8.1", "sm_90", Ptxas::Rejects, None),
+    ("red.global.add.noftz.v2.f16 [%rd1], {%h1, %r3};", "8.1", "sm_90", Ptxas::Rejects, None),
+    // The sink as red's address: accepted in .shared (E029), a fault elsewhere (E030);
+    // refused by every other instruction ("Result discard mode is not allowed").
+    ("red.shared.add.u32 _, 1;", "8.0", "sm_90", Ptxas::Accepts, Some("E029")),
+    ("red.global.add.u32 _, 1;", "8.0", "sm_90", Ptxas::Fails, Some("E030")),
+    ("redux.sync.add.u32 _, %r1, 1;", "8.0", "sm_90", Ptxas::Rejects, None),
+    // E018 and E020 as before.
+    ("red.and.pred.b32 [%rd1], %r1;", "6.3", "sm_75", Ptxas::Accepts, Some("E018")),
+    ("cp.reduce.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes.and.b32 [%rd1], [%rd2], %r1, %rd9;", "8.0", "sm_90", Ptxas::Accepts, Some("E020")),
+];
+
+#[test]
+fn the_judge_and_the_ledger_say_what_ptxas_does() {
+    let spec = Spec::load(&spec_root()).unwrap();
+    let mut wrong = Vec::new();
+    for &(text, ptx, target, ptxas, erratum) in CASES {
+        let module = Module { ptx: ptx.parse().unwrap(), target: target.parse().unwrap() };
+        let j = judge(&spec, text, module.ptx, module.target, Order::Lenient);
+        let p = predict(&spec, text, module, "13.5", &j);
+        let said = match &p {
+            Some(p) if p.fails => Ptxas::Fails,
+            Some(p) if p.accepts => Ptxas::Accepts,
+            Some(_) => Ptxas::Rejects,
+            None if j.legal() => Ptxas::Accepts,
+            None => Ptxas::Rejects,
+        };
+        let named = p.as_ref().map(|p| p.erratum.as_str());
+        if said != ptxas || named != erratum {
+            wrong.push(format!("{text} at {ptx} {target}: ptxas {ptxas:?} ({erratum:?}); we say {said:?} ({named:?}), {:?}", j.defect));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+fn ptxvec(args: &[&str], stdin: Option<&str>) -> std::process::Output {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ptxvec"))
+        .args(args)
+        .current_dir(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(".."))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    input.write_all(stdin.unwrap_or("").as_bytes()).unwrap();
+    drop(input);
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn check_syntax_reports_each_ledgered_departure() {
+    let out = ptxvec(&["check-syntax", "--ptx", "8.0", "--target", "sm_90", "redux.sync.add.sync.u32 %r1, %r2, 0xffffffff;"], None);
+    assert_eq!(out.status.code(), Some(1));
+    let line = String::from_utf8(out.stdout).unwrap();
+    assert!(line.trim_end().ends_with("(ptxas 13.5 accepts this: E019)"), "{line}");
+    let out = ptxvec(&["check-syntax", "--ptx", "8.0", "--target", "sm_90", "red.global.add.u32 _, 1;"], None);
+    assert!(String::from_utf8(out.stdout).unwrap().trim_end().ends_with("(ptxas 13.5 fails on this: E030)"));
+    // Batch: the JSON answer carries the prediction; the fast path and the
+    // definition (an escaped string goes to the definition) answer alike.
+    let input = "{\"text\":\"red.shared.add.u32 _, 1;\",\"ptx\":\"8.0\",\"target\":\"sm_90\"}\n\
+                 {\"text\":\"red.shared.add.u32 _,\\u0020 1;\",\"ptx\":\"8.0\",\"target\":\"sm_90\"}\n\
+                 {\"text\":\"red.shared.add.u32 [%rd1], 1;\",\"ptx\":\"8.0\",\"target\":\"sm_90\"}\n";
+    let out = ptxvec(&["check-syntax", "-"], Some(input));
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let lines: Vec<serde_json::Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let want = serde_json::json!({"accepts": true, "erratum": "E029"});
+    assert_eq!(lines[0]["ptxas"], want);
+    assert_eq!(lines[1]["ptxas"], want);
+    assert!(lines[2].get("ptxas").is_none());
+}
+
+/// The committed exploration, replayed from its verdict cache without ptxas: every
+/// text judged today must agree with what ptxas said, or with the ledger's
+/// prediction. The seed and count are the README's.
+#[test]
+fn the_recorded_exploration_has_no_unexplained_disagreement() {
+    let out = ptxvec(&["audit-syntax", "--explore", "100000", "--seed", "22", "--offline"], None);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        text.contains("explore agreement: 100000 of 100000 verifiable texts agree"),
+        "{text}"
+    );
+}
