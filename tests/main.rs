@@ -29,3 +29,4 @@ mod silicon_probes;
 mod grade;
 mod coverage;
 mod batch_fast_path;
+mod fuzz_corpora;
