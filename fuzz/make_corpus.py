@@ -71,7 +71,8 @@ def spec_loader():
     write("spec_loader", units)
 
 
-# The sample grade_results_line grades against (SYNTAX_STRIDE, SEMANTIC_RECORDS).
+# The sample grade_results_line grades against: GradeSample in generator/src/fuzz.rs
+# (tests/fuzz_corpora.rs holds these two equal to its constants).
 SYNTAX_STRIDE = 32
 SEMANTIC_RECORDS = 8
 

@@ -30,3 +30,4 @@ mod grade;
 mod coverage;
 mod batch_fast_path;
 mod explore;
+mod fuzz_corpora;

@@ -308,7 +308,7 @@ pub fn answer_lines(
 /// The answer to batch line `line_no` (its bytes without the line end): the answer
 /// record, a blank line for a blank line (so that answers stay aligned with inputs),
 /// or the message of its error record. `args` gives the defaults for `ptx` and
-/// `target`. Public for the fuzzer (`fuzz/fuzz_targets/check_syntax_line.rs`).
+/// `target`. Public for the fuzzer (`crate::fuzz::check_syntax_line`).
 pub fn answer_line(
     spec: &Spec,
     args: &Args,

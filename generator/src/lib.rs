@@ -31,6 +31,7 @@ pub mod exports;
 pub mod error;
 pub mod grade;
 pub mod coverage;
+pub mod fuzz;
 pub mod progress;
 
 /// The repository's spec, for the unit tests (the integration tests have their
