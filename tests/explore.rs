@@ -176,3 +176,20 @@ fn the_recorded_exploration_has_no_unexplained_disagreement() {
         "{text}"
     );
 }
+
+/// A trailing comment, as libcu++'s inline assembly writes one, is whitespace: the
+/// text is legal, and emit-ptx wraps it; an open `/*` could swallow the entry's end,
+/// so it is refused even with `--force`.
+#[test]
+fn comments_are_whitespace_in_check_syntax_and_emit_ptx() {
+    let text = "red.global.add.u32 [%rd1], 1; // 4.";
+    let out = ptxvec(&["check-syntax", "--ptx", "8.0", "--target", "sm_90", text], None);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+    let out = ptxvec(&["emit-ptx", text, "--ptx", "8.0", "--target", "sm_90"], None);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8(out.stdout).unwrap().contains(text));
+    let open = "red.global.add.u32 [%rd1], 1; /* 4.";
+    let out = ptxvec(&["emit-ptx", open, "--ptx", "8.0", "--target", "sm_90", "--force"], None);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("comment left open"));
+}

@@ -167,29 +167,12 @@ pub fn syntax_stream(spec: &Spec, copies: usize) -> Vec<u8> {
 /// noncanonical or near misses).
 pub const EXPLORE_TEXTS: usize = 400_000;
 
-/// The explorer's stream: `n` walks of seed 1 (`audit-syntax --explore`), each at
-/// its module, as check-syntax requests.
+/// The explorer's stream: `n` walks of seed 1, each at its module, as check-syntax
+/// requests (`ptxvec audit-syntax --explore N --seed 1 --requests`).
 pub fn explore_stream(spec: &Spec, n: usize) -> Result<Vec<u8>> {
-    #[derive(serde::Serialize)]
-    struct Request<'a> {
-        id: usize,
-        text: &'a str,
-        ptx: String,
-        target: String,
-    }
     let tools = crate::audit::offline_tools(spec)?;
     let mut out = Vec::new();
-    for (id, (w, _, m)) in crate::explore::texts(spec, &tools, n, 1).into_iter().enumerate() {
-        let r = Request {
-            id,
-            text: &w.text,
-            ptx: m.ptx.to_string(),
-            target: m.target.to_string(),
-        };
-        // A request of strings and a number: serde_json cannot fail on it.
-        out.extend(serde_json::to_vec(&r).unwrap_or_default());
-        out.push(b'\n');
-    }
+    crate::explore::requests(spec, &tools, n, 1, &mut out)?;
     Ok(out)
 }
 

@@ -436,9 +436,11 @@ fn contained(text: &str) -> Result<()> {
     if t.chars().any(char::is_control) {
         return refuse("a line break or control character");
     }
-    if crate::syntax::text::uncommented(t).is_err() {
+    // Comments are whitespace: what could reach outside is what stands outside them.
+    let Ok(code) = crate::syntax::text::uncommented(t) else {
         return refuse("a `/*` comment left open");
-    }
+    };
+    let t = code.trim();
     if t.trim_end_matches(';').contains(';') {
         return refuse("a `;` before the end");
     }

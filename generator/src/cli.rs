@@ -246,11 +246,15 @@ fn run(cli: &Cli, stdout: &mut crate::output::Stdout) -> Result<Outcome> {
         }
         Command::AuditSyntax(args) if args.explore.explore.is_some() => {
             let n = args.explore.explore.unwrap_or(0);
-            let tools = if args.explore.offline {
+            let tools = if args.explore.offline || args.explore.requests {
                 crate::audit::offline_tools(&spec)?
             } else {
                 crate::audit::tools(&spec, args)?
             };
+            if args.explore.requests {
+                crate::explore::requests(&spec, &tools, n, args.explore.seed, stdout)?;
+                return Ok(Outcome::Pass);
+            }
             let e = crate::explore::explore(&spec, &tools, &args.explore, n, args.jobs)?;
             write!(stdout, "{}", e.report).map_err(write_error)?;
             Ok(Outcome::findings_if(!e.unexplained.is_empty()))

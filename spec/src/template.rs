@@ -58,7 +58,7 @@ impl Mnemonic {
     /// stand anywhere among the qualifiers. ptxas 13.5 takes the `.sync` of
     /// `redux.sync`, `vote.sync` and `shfl.sync` at any position of the chain
     /// (`redux.add.sync.u32`, `shfl.up.b32.sync`, `vote.all.sync.pred`: accepted, every
-    /// permutation tried), and refuses it nowhere in the chain (`redux.add.u32`:
+    /// permutation tried), and refuses a chain without it (`redux.add.u32`:
     /// ".sync modifier required for instruction 'redux'"); `cp.reduce.async.bulk` is
     /// one word to it (`cp.async.bulk.reduce...`: "Unknown modifier '.reduce'").
     pub const fn opcode(self) -> &'static str {
@@ -68,22 +68,6 @@ impl Mnemonic {
             Mnemonic::ShflSync => "shfl",
             m => m.spelling(),
         }
-    }
-
-    /// The mnemonic whose opcode a chain starts with (`redux.add.sync.u32` → `redux.sync`),
-    /// read as [`Mnemonic::prefix_of`] reads a spelling.
-    pub fn of_opcode(chain: &str) -> Option<Mnemonic> {
-        Mnemonic::ALL
-            .iter()
-            .copied()
-            .filter(|m| {
-                chain.strip_prefix(m.opcode()).is_some_and(|rest| {
-                    rest.is_empty()
-                        || rest.starts_with(['.', '{'])
-                        || rest.starts_with(char::is_whitespace)
-                })
-            })
-            .max_by_key(|m| m.opcode().len())
     }
 
     /// The mnemonic that `text` starts with: the longest one that ends at a `.`,
@@ -504,9 +488,8 @@ mod tests {
         );
         assert_eq!(Mnemonic::prefix_of("red.add"), Some(Mnemonic::Red));
         assert_eq!(Mnemonic::prefix_of("reduce"), None);
-        assert_eq!(Mnemonic::of_opcode("redux.add.sync.u32"), Some(Mnemonic::ReduxSync));
-        assert_eq!(Mnemonic::of_opcode("red.add.u32"), Some(Mnemonic::Red));
-        assert_eq!(Mnemonic::of_opcode("cp.async.bulk.reduce"), None);
-        assert_eq!(Mnemonic::of_opcode("votes.sync"), None);
+        assert_eq!(Mnemonic::ReduxSync.opcode(), "redux");
+        assert_eq!(Mnemonic::Match.opcode(), "match");
+        assert_eq!(Mnemonic::CpReduceAsyncBulk.opcode(), "cp.reduce.async.bulk");
     }
 }

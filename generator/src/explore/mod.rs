@@ -77,6 +77,11 @@ pub struct Args {
     /// Ask ptxas nothing: every verdict must be in the cache (exit 2 if not).
     #[arg(long, requires = "explore")]
     pub offline: bool,
+    /// Print the explored texts as `check-syntax -` requests
+    /// (`{"text", "ptx", "target"}`, one a line) and judge nothing: a stream of
+    /// near misses for a parser under test.
+    #[arg(long, requires = "explore")]
+    pub requests: bool,
 }
 
 impl Default for Args {
@@ -88,8 +93,31 @@ impl Default for Args {
             cache: PathBuf::from(DEFAULT_CACHE),
             update_cache: false,
             offline: false,
+            requests: false,
         }
     }
+}
+
+/// The explored texts as `check-syntax -` requests, one JSON line each.
+pub fn requests(spec: &Spec, tools: &[Ptxas], n: usize, seed: u64, out: &mut dyn std::io::Write) -> Result<()> {
+    #[derive(serde::Serialize)]
+    struct Request<'a> {
+        text: &'a str,
+        ptx: String,
+        target: String,
+    }
+    for (w, _, m) in texts(spec, tools, n, seed) {
+        let r = Request {
+            text: &w.text,
+            ptx: m.ptx.to_string(),
+            target: m.target.to_string(),
+        };
+        // Strings only: serde_json cannot fail on them.
+        let mut line = serde_json::to_vec(&r).unwrap_or_default();
+        line.push(b'\n');
+        out.write_all(&line).map_err(crate::output::write_error)?;
+    }
+    Ok(())
 }
 
 /// One explored text, judged.

@@ -164,10 +164,17 @@ fn may_apply(d: &Departure, text: &str) -> bool {
         Departure::RepeatIgnored(quals) => quals.iter().any(|q| text.matches(q.spelling()).nth(1).is_some()),
         Departure::BareMbar => text.trim_start().starts_with("cp."),
         Departure::VectorImmediate | Departure::VectorIntegerElementFault => text.contains('{'),
-        Departure::SharedSinkAddress | Departure::SinkAddressFault => text.contains('_'),
+        Departure::SharedSinkAddress | Departure::SinkAddressFault => starts_a_sink(text),
         Departure::SinkPredicateIgnored => text.contains("|_") || text.contains("| _"),
         Departure::VoteWithoutMode => text.contains("vote"),
     }
+}
+
+/// Whether a `_` in `text` starts a token (a sink, or a name such as `_x`), not a
+/// word's inside (`bulk_group`, `L2::cache_hint`).
+fn starts_a_sink(text: &str) -> bool {
+    let b = text.as_bytes();
+    (0..b.len()).any(|i| b[i] == b'_' && (i == 0 || !(b[i - 1].is_ascii_alphanumeric() || b"_:$%".contains(&b[i - 1]))))
 }
 
 /// The rules a departure's texts are refused by: a qualifier the line has no place

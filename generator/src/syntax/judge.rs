@@ -330,11 +330,19 @@ pub(crate) fn read_chain<'s>(
     instruction: &'s Instruction,
     quals: &[Qualifier],
 ) -> Result<Vec<(Spelling<'s>, bool)>, Unread<'s>> {
-    let vocabulary: Vec<Qualifier> = instruction
-        .forms()
-        .flat_map(|(g, f)| f.possible_qualifiers(g))
-        .collect();
-    if let Some(q) = quals.iter().find(|q| !vocabulary.contains(q)) {
+    // Whether some position of some line takes `q`, without collecting every
+    // line's qualifiers (the batch judge reads tens of thousands of chains).
+    let in_vocabulary = |q: Qualifier| {
+        instruction.forms().any(|(g, f)| {
+            f.syntax.slots.iter().any(|slot| match &slot.token {
+                ptxvec_spec::template::SlotToken::Fixed(x) => *x == q,
+                ptxvec_spec::template::SlotToken::Placeholder(p) => {
+                    g.sets.get(p).is_some_and(|s| s.values.contains(&q))
+                }
+            })
+        })
+    };
+    if let Some(q) = quals.iter().find(|q| !in_vocabulary(**q)) {
         return Err(Unread::Fixed((
             fail(
                 Kind::Invalid,

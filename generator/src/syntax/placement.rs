@@ -34,26 +34,6 @@ impl Fit {
     }
 }
 
-/// Whether a position takes a qualifier. `widen` holds the columns of a
-/// combinations table: a position that takes any qualifier of a column takes every
-/// qualifier of it, so that a combination the table leaves out (`.v8` with `.f32`)
-/// still reads as the form and is refused by the table, not by the syntax line.
-fn admits(
-    group: &SyntaxGroup,
-    token: &SlotToken,
-    q: Qualifier,
-    widen: &[BTreeSet<Qualifier>],
-) -> bool {
-    let takes = |q: Qualifier| match token {
-        SlotToken::Fixed(f) => *f == q,
-        SlotToken::Placeholder(p) => group.sets.get(p).is_some_and(|s| s.values.contains(&q)),
-    };
-    takes(q)
-        || widen
-            .iter()
-            .any(|col| col.contains(&q) && col.iter().any(|&c| takes(c)))
-}
-
 /// The placement of written qualifiers onto positions that places the most, and
 /// among those keeps the written order where it can.
 pub fn fit(
@@ -64,13 +44,27 @@ pub fn fit(
 ) -> Fit {
     let slots = &form.syntax.slots;
     // Whether position k takes written qualifier i, asked once per pair rather than
-    // at every step of the search (the batch judge reads thousands of chains).
+    // at every step of the search (the batch judge reads thousands of chains); a
+    // placeholder's set is looked up once per position, not once per pair.
     let admit = slots
         .iter()
         .map(|slot| {
+            let set = match &slot.token {
+                SlotToken::Placeholder(p) => group.sets.get(p).map(|s| &s.values[..]),
+                SlotToken::Fixed(_) => None,
+            };
+            let takes = |q: Qualifier| match &slot.token {
+                SlotToken::Fixed(f) => *f == q,
+                SlotToken::Placeholder(_) => set.is_some_and(|v| v.contains(&q)),
+            };
             quals
                 .iter()
-                .map(|&q| admits(group, &slot.token, q, widen))
+                .map(|&q| {
+                    takes(q)
+                        || widen
+                            .iter()
+                            .any(|col| col.contains(&q) && col.iter().any(|&c| takes(c)))
+                })
                 .collect()
         })
         .collect();
@@ -166,6 +160,27 @@ fn spaces_in_order(quals: &[Qualifier], placed: &[Option<usize>]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+/// Whether a position takes a qualifier, as `fit` first asked it (the reference
+        /// search asks it at every step). `widen` holds the columns of a
+    /// combinations table: a position that takes any qualifier of a column takes every
+    /// qualifier of it, so that a combination the table leaves out (`.v8` with `.f32`)
+    /// still reads as the form and is refused by the table, not by the syntax line.
+    fn admits(
+        group: &SyntaxGroup,
+        token: &SlotToken,
+        q: Qualifier,
+        widen: &[BTreeSet<Qualifier>],
+    ) -> bool {
+        let takes = |q: Qualifier| match token {
+            SlotToken::Fixed(f) => *f == q,
+            SlotToken::Placeholder(p) => group.sets.get(p).is_some_and(|s| s.values.contains(&q)),
+        };
+        takes(q)
+            || widen
+                .iter()
+                .any(|col| col.contains(&q) && col.iter().any(|&c| takes(c)))
+    }
 
     /// The search as first written: `admits` asked at every step, every branch
     /// followed to its end. `fit` must place as it does.

@@ -574,7 +574,10 @@ fn is_identifier(s: &str) -> bool {
 /// [`literal`]'s.
 fn int_expression(s: &str) -> bool {
     let b = s.as_bytes();
-    if !b.iter().any(|c| b"()!~+-*/%<>&|^=?".contains(c)) || b.len() > 4096 {
+    // An expression starts with a digit, a parenthesis or a unary operator; a
+    // register, a name, a sink or a bracket starts none.
+    let starts = b.first().is_some_and(|c| c.is_ascii_digit() || b"(!~-+".contains(c));
+    if !starts || !b.iter().any(|c| b"()!~+-*/%<>&|^=?".contains(c)) || b.len() > 4096 {
         return false;
     }
     let mut p = Expr { b, at: 0, depth: 0 };
