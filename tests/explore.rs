@@ -193,3 +193,42 @@ fn comments_are_whitespace_in_check_syntax_and_emit_ptx() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("comment left open"));
 }
+
+/// ptxas dying on one text of a module is pinned to that text by halving, and
+/// recorded as a failure, never as a verdict; the others keep theirs. The stand-in
+/// assembler is a script that dies by SIGSEGV on a module holding `red.shared.add.u32 _`
+/// (as ptxas 13.5 does on `red.global.add.u32 _, 1;`, E030) and accepts any other.
+#[cfg(unix)]
+#[test]
+fn a_ptxas_that_dies_on_one_text_fails_that_text_alone() {
+    use std::os::unix::fs::PermissionsExt;
+    use ptxvec_generator::ptxas::{self, Outcome, Ptxas};
+    let spec = Spec::load(&spec_root()).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let fake = dir.path().join("ptxas");
+    std::fs::write(
+        &fake,
+        "#!/bin/sh\nfor a in \"$@\"; do case \"$a\" in *.ptx) if grep -q 'red.global.add.u32 _' \"$a\"; then kill -SEGV $$; fi;; esac; done\nexit 0\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let tool = Ptxas::new(&spec, fake, "13.5").unwrap();
+    let module = Module { ptx: "8.0".parse().unwrap(), target: "sm_90".parse().unwrap() };
+    let texts = [
+        "red.global.add.u32 [%rd1], 1;",
+        "red.global.add.u32 [%rd2], 2;",
+        "red.global.add.u32 _, 1;",
+        "red.global.add.u32 [%rd3], 3;",
+        "red.global.add.u32 [%rd4], 4;",
+    ];
+    let out = ptxas::run(&tool, &spec, module, &texts, dir.path());
+    assert_eq!(out.len(), texts.len());
+    for (k, o) in out.iter().enumerate() {
+        match (k, o) {
+            (2, Outcome::Failed(why)) => assert!(why.contains("signal 11"), "{why}"),
+            (2, other) => panic!("the dying text got {other:?}"),
+            (_, Outcome::Accepted) => {}
+            (_, other) => panic!("text {k} got {other:?}"),
+        }
+    }
+}
