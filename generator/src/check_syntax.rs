@@ -221,6 +221,14 @@ enum Prepared<'a> {
         target: Target,
         tokens: Tokens<'a>,
     },
+    /// A request whose text has comments or whitespace inside its chain, judged as
+    /// its plain form (`text::plain_form`: the same tokens, so the same verdict).
+    Cleaned {
+        req: RequestRef<'a>,
+        ptx: PtxVersion,
+        target: Target,
+        text: String,
+    },
 }
 
 fn prepare<'a>(spec: &Spec, args: &Args, bytes: &'a [u8]) -> Prepared<'a> {
@@ -244,6 +252,16 @@ fn prepare<'a>(spec: &Spec, args: &Args, bytes: &'a [u8]) -> Prepared<'a> {
         return Prepared::Plain;
     };
     let tokens = Tokens::of(req.text);
+    if tokens.chain().is_none() {
+        if let Some(text) = crate::syntax::text::plain_form(req.text) {
+            return Prepared::Cleaned {
+                req,
+                ptx,
+                target,
+                text,
+            };
+        }
+    }
     Prepared::Judge {
         req,
         ptx,
@@ -281,10 +299,23 @@ pub fn answer_lines(
         |l| prepare(spec, args, l.bytes),
         |p| match p {
             Prepared::Judge { tokens, .. } => tokens.chain(),
+            Prepared::Cleaned { text, .. } => Tokens::of(text).chain(),
             _ => None,
         },
         |index, l, p| match p {
             Prepared::Plain => answer_line(spec, args, order, l.no, l.bytes),
+            Prepared::Cleaned {
+                req,
+                ptx,
+                target,
+                text,
+            } => {
+                let tokens = Tokens::of(&text);
+                let j = index.judge(&text, &tokens, ptx, target, order);
+                let predicted = prediction(spec, &text, ptx, target, &j);
+                serde_json::to_string(&answer(&j, req.id, predicted.as_ref()))
+                    .map_err(|e| format!("<stdin>:{}: {e}", l.no))
+            }
             Prepared::Blank => Ok(String::new()),
             Prepared::Judge {
                 req,

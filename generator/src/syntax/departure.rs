@@ -165,7 +165,7 @@ fn may_apply(d: &Departure, text: &str) -> bool {
         Departure::BareMbar => text.trim_start().starts_with("cp."),
         Departure::VectorImmediate | Departure::VectorIntegerElementFault => text.contains('{'),
         Departure::SharedSinkAddress | Departure::SinkAddressFault => starts_a_sink(text),
-        Departure::SinkPredicateIgnored => text.contains("|_") || text.contains("| _"),
+        Departure::SinkPredicateIgnored => text.contains('|') && starts_a_sink(text),
         Departure::VoteWithoutMode => text.contains("vote"),
     }
 }

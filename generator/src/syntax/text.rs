@@ -361,6 +361,25 @@ pub fn uncommented(text: &str) -> Result<std::borrow::Cow<'_, str>, LexError> {
     Ok(std::borrow::Cow::Owned(out))
 }
 
+/// The text in its plain form when it has comments or whitespace inside its chain:
+/// comments made whitespace ([`uncommented`]) and the chain's words joined by bare
+/// dots, the rest as written. It tokenizes to the same tokens, so every verdict on it
+/// is the text's; `None` when the text needs no such form or does not tokenize.
+pub fn plain_form(text: &str) -> Option<String> {
+    let code = uncommented(text).ok()?;
+    let h = head(&code).ok()?;
+    let spaced = h.chain.bytes().any(|b| b.is_ascii_whitespace());
+    if !spaced && matches!(code, std::borrow::Cow::Borrowed(_)) {
+        return None;
+    }
+    let words: Vec<&str> = split_chain(h.chain).ok()?;
+    let start = h.chain.as_ptr() as usize - code.as_ptr() as usize;
+    let end = start + h.chain.len();
+    let plain = format!("{}{}{}", &code[..start], words.join("."), &code[end..]);
+    tokenize_borrowed(&plain).ok()?;
+    Some(plain)
+}
+
 fn tokenize_as<'t, S: From<&'t str>>(text: &'t str) -> Result<InstrText<S>, LexError> {
     let err = lex_error;
     let Head {
@@ -820,6 +839,23 @@ mod tests {
         assert_eq!(uncommented("a/**/b").unwrap(), "a b");
         assert!(matches!(uncommented("a/b").unwrap(), std::borrow::Cow::Owned(_)));
         assert!(matches!(uncommented("ab").unwrap(), std::borrow::Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn the_plain_form_tokenizes_as_the_text() {
+        for (text, want) in [
+            ("redux.sync .add.u32 %r1, %r2, 1; // 4.", Some("redux.sync.add.u32 %r1, %r2, 1;  ")),
+            ("@%p1 redux/* c */.sync.add.u32 %r1, [%rd1 /* x */ + 4], 1;", Some("@%p1 redux.sync.add.u32 %r1, [%rd1   + 4], 1;")),
+            ("redux.sync.add.u32 %r1, %r2, 1;", None),
+            ("redux.sync. add.u32 %r1, %r2, 1; // x", None),
+            ("redux.sync.add.u32 %r1, %r2, 1; /* open", None),
+        ] {
+            let got = plain_form(text);
+            assert_eq!(got.as_deref(), want, "{text}");
+            if let Some(p) = got {
+                assert_eq!(tokenize(&p).unwrap(), tokenize(text).unwrap(), "{text}");
+            }
+        }
     }
 
     #[test]
