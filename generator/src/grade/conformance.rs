@@ -29,6 +29,9 @@ struct Row {
     malformed: Score,
     invalid: Score,
     skipped: usize,
+    /// Cases of today's vectors that the recorded results do not name: the client
+    /// was run before they existed. Neither passed nor failed.
+    not_run: usize,
     /// Failures per (kind, instruction, rule), most first.
     groups: BTreeMap<(String, String, String), usize>,
 }
@@ -75,8 +78,13 @@ pub fn table(spec: &Spec, vectors: &Path, clients: &Path) -> Result<String> {
                 "invalid" => &mut row.invalid,
                 _ => continue,
             };
+            let missing = c.failures.iter().any(|f| f.what == "no result");
             match c.status {
                 Status::NotGraded => continue,
+                Status::Failed if missing => {
+                    row.not_run += 1;
+                    continue;
+                }
                 Status::Passed => score.passed += 1,
                 Status::Failed => {
                     let rule = c.groups.get("rule").cloned().unwrap_or_default();
@@ -94,8 +102,8 @@ pub fn table(spec: &Spec, vectors: &Path, clients: &Path) -> Result<String> {
 
 fn render(rows: &[Row]) -> String {
     let mut t = String::from(
-        "| client | legal accepted | malformed rejected | invalid rejected | skipped | top failure groups |\n\
-         | --- | --- | --- | --- | --- | --- |\n",
+        "| client | legal accepted | malformed rejected | invalid rejected | skipped | not run | top failure groups |\n\
+         | --- | --- | --- | --- | --- | --- | --- |\n",
     );
     let score = |s: Score| format!("{} / {}", s.passed, s.graded);
     for r in rows {
@@ -115,12 +123,13 @@ fn render(rows: &[Row]) -> String {
             .collect();
         let _ = writeln!(
             t,
-            "| `{}` | {} | {} | {} | {} | {} |",
+            "| `{}` | {} | {} | {} | {} | {} | {} |",
             r.client,
             score(r.legal),
             score(r.malformed),
             score(r.invalid),
             r.skipped,
+            r.not_run,
             if top.is_empty() {
                 "none".to_owned()
             } else {
