@@ -163,6 +163,19 @@ pub fn example_checks(spec: &Spec, newest: &str) -> Vec<Check> {
     out
 }
 
+/// Whether a text writes an address in a 16- or 32-bit register. ptxas judges such
+/// a text by the module around it (E033): a 32-bit address alone is fatal ("32-Bit
+/// compilation is no longer supported"), but not beside a 16-bit one, so these
+/// texts are assembled alone.
+fn narrow_address(text: &str) -> bool {
+    use crate::syntax::text::{tokenize, Atom, Operand, RegClass};
+    tokenize(text).is_ok_and(|t| {
+        t.operands.iter().any(|o| {
+            matches!(o, Operand::Address(Atom::Reg(RegClass::B32 | RegClass::B16, _), _))
+        })
+    })
+}
+
 /// The most texts put to ptxas in one module.
 pub const MAX_BATCH: usize = 64;
 
@@ -184,8 +197,8 @@ pub fn run(
         match tools.iter().position(|t| t.can(c.module)) {
             Some(t) => {
                 // A text whose verdict depends on the module around it (an
-                // example's symbols, the explorer's narrow addresses) runs alone.
-                let solo = if matches!(c.boundary, "example" | "explore-alone") { i + 1 } else { 0 };
+                // example's symbols, a narrow address: E033) runs alone.
+                let solo = if c.boundary == "example" || narrow_address(&c.text) { i + 1 } else { 0 };
                 batches.entry((t, c.module, solo)).or_default().push(i);
             }
             None => {

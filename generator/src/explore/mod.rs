@@ -293,7 +293,7 @@ pub fn ask(
             checks.push(Check {
                 case: format!("explore:{i}"),
                 instruction: p.instruction.clone(),
-                boundary: if narrow_address(&p.walked.text) { "explore-alone" } else { "explore" },
+                boundary: "explore",
                 text: p.walked.text.clone(),
                 module: p.module,
                 ours_legal: p.ours.legal(),
@@ -324,24 +324,6 @@ pub fn ask(
         p.ptxas = Some((release, kept));
     }
     Ok(n)
-}
-
-/// Whether a text writes an address in a 16- or 32-bit register. ptxas judges such
-/// a text by the module around it: a 32-bit address alone is fatal ("32-Bit
-/// compilation is no longer supported"), but not beside a 16-bit one, so these
-/// texts are assembled alone.
-fn narrow_address(text: &str) -> bool {
-    crate::syntax::text::tokenize(text).is_ok_and(|t| {
-        t.operands.iter().any(|o| {
-            matches!(
-                o,
-                crate::syntax::text::Operand::Address(
-                    crate::syntax::text::Atom::Reg(crate::syntax::text::RegClass::B32 | crate::syntax::text::RegClass::B16, _),
-                    _
-                )
-            )
-        })
-    })
 }
 
 /// A class of disagreement: the instruction, which way, the rule we name or the
