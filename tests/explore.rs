@@ -61,6 +61,12 @@ const CASES: &[(&str, &str, &str, Ptxas, Option<&str>)] = &[
     ("red.global.add.u32 [%rd1], (1 << 4) - 1;", "8.0", "sm_90", Ptxas::Accepts, None),
     ("red.global.add.f32 [%rd1], !0f3F800000;", "8.0", "sm_90", Ptxas::Rejects, None),
     ("red.global.add.u32 [%rd1], !1.5;", "8.0", "sm_90", Ptxas::Rejects, None),
+    // A minus before a .f32 bit pattern is a parse error, not before a .f64 one; a
+    // decimal float may start with its point.
+    ("red.global.add.f32 [%rd1], -0f3F800000;", "8.0", "sm_90", Ptxas::Rejects, None),
+    ("red.global.add.f64 [%rd1], -0d3FF0000000000000;", "8.0", "sm_90", Ptxas::Accepts, None),
+    ("red.global.add.f32 [%rd1], -1.5;", "8.0", "sm_90", Ptxas::Accepts, None),
+    ("red.global.add.f32 [%rd1], .5;", "8.0", "sm_90", Ptxas::Accepts, None),
     // cp.reduce.async.bulk's size: "out of range, expected to be in range [0..1048560]".
     ("cp.reduce.async.bulk.global.shared::cta.bulk_group.max.s64 [%rd1], [%rd2], 1048560;", "8.0", "sm_90", Ptxas::Accepts, None),
     ("cp.reduce.async.bulk.global.shared::cta.bulk_group.max.s64 [%rd1], [%rd2], 1048576;", "8.0", "sm_90", Ptxas::Rejects, None),

@@ -205,6 +205,8 @@ const IMMEDIATES: &[&str] = &[
     "0f3F800000",
     "0d3FF0000000000000",
     "1.5",
+    "-0f3F800000",
+    ".5",
 ];
 
 fn register(rng: &mut ChaCha8Rng) -> String {

@@ -352,8 +352,12 @@ pub(crate) fn read_chain<'s>(
             None,
         )));
     }
+    // Only the exact readings are kept from these fits: a line that cannot read
+    // the qualifiers exactly (one of them has no position there, or a position it
+    // must fill takes none of them) is not searched.
     let fits: Vec<(&SyntaxGroup, &Form, Fit)> = instruction
         .forms()
+        .filter(|(g, f)| could_read_exactly(g, f, quals))
         .map(|(g, f)| (g, f, fit(g, f, quals, &[])))
         .collect();
     let exact: Vec<(Spelling<'s>, bool)> = fits
@@ -406,6 +410,24 @@ pub(crate) fn read_chain<'s>(
             })
             .collect(),
     ))
+}
+
+/// A necessary condition for a syntax line to read `quals` exactly: as many
+/// positions as qualifiers at least, a position for each qualifier, and a qualifier
+/// for each position the line always fills.
+fn could_read_exactly(group: &SyntaxGroup, form: &Form, quals: &[Qualifier]) -> bool {
+    use ptxvec_spec::template::SlotToken;
+    let slots = &form.syntax.slots;
+    let takes = |token: &SlotToken, q: Qualifier| match token {
+        SlotToken::Fixed(f) => *f == q,
+        SlotToken::Placeholder(p) => group.sets.get(p).is_some_and(|s| s.values.contains(&q)),
+    };
+    quals.len() <= slots.len()
+        && quals.iter().all(|&q| slots.iter().any(|s| takes(&s.token, q)))
+        && slots
+            .iter()
+            .filter(|s| !s.optional)
+            .all(|s| quals.iter().any(|&q| takes(&s.token, q)))
 }
 
 /// What a chain's words say before any qualifier is placed: the instruction, and

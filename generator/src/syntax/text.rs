@@ -708,10 +708,14 @@ impl Expr<'_> {
 
 /// The literal syntax a token uses, if it is one (PTX ISA 4.5 "Constants").
 fn literal(s: &str) -> Option<Literal> {
+    let negative = s.starts_with('-');
     let body = s.strip_prefix('-').unwrap_or(s);
     let hex = |t: &str, n: usize| t.len() == n && t.bytes().all(|b| b.is_ascii_hexdigit());
+    // ptxas 13.5 takes `-0d3FF0000000000000` and `-1.5` but not `-0f3F800000`
+    // ("Parsing error near '0f3F800000'"): a minus before a .f32 bit pattern is no
+    // literal.
     if let Some(t) = body.strip_prefix("0f").or_else(|| body.strip_prefix("0F")) {
-        return hex(t, 8).then_some(Literal::HexF32);
+        return (hex(t, 8) && !negative).then_some(Literal::HexF32);
     }
     if let Some(t) = body.strip_prefix("0d").or_else(|| body.strip_prefix("0D")) {
         return hex(t, 16).then_some(Literal::HexF64);
@@ -727,7 +731,9 @@ fn literal(s: &str) -> Option<Literal> {
     if int_ok {
         return Some(Literal::Int);
     }
-    let dec = body.bytes().next().is_some_and(|b| b.is_ascii_digit())
+    // A decimal float may start with its point (`.5`: ptxas 13.5 takes it).
+    let starts = |b: &[u8]| b.first().is_some_and(u8::is_ascii_digit) || (b.first() == Some(&b'.') && b.get(1).is_some_and(u8::is_ascii_digit));
+    let dec = starts(body.as_bytes())
         && body.parse::<f64>().is_ok()
         && body
             .bytes()
