@@ -99,6 +99,10 @@ const CASES: &[(&str, &str, &str, Ptxas, Option<&str>)] = &[
     ("red.shared.add.u32 _, 1;", "8.0", "sm_90", Ptxas::Accepts, Some("E029")),
     ("red.global.add.u32 _, 1;", "8.0", "sm_90", Ptxas::Fails, Some("E030")),
     ("redux.sync.add.u32 _, %r1, 1;", "8.0", "sm_90", Ptxas::Rejects, None),
+    // `.noftz` on an .f32 add: from PTX ISA 9.4 (E034); below it, "Feature 'red
+    // with .noftz and .f32' requires PTX ISA .version 9.4 or later".
+    ("@!%p2 red.release.add.noftz.L2::cache_hint.v2.f32 [%rd1], {%r1, %r2}, %rd2;", "9.5", "sm_121", Ptxas::Accepts, Some("E034")),
+    ("red.global.add.noftz.v2.f32 [%rd1], {%f1, %f2};", "8.1", "sm_90", Ptxas::Rejects, None),
     // E018 and E020 as before.
     ("red.and.pred.b32 [%rd1], %r1;", "6.3", "sm_75", Ptxas::Accepts, Some("E018")),
     ("cp.reduce.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes.and.b32 [%rd1], [%rd2], %r1, %rd9;", "8.0", "sm_90", Ptxas::Accepts, Some("E020")),
@@ -169,18 +173,20 @@ fn check_syntax_reports_each_ledgered_departure() {
     assert!(lines[2].get("ptxas").is_none());
 }
 
-/// The committed exploration, replayed from its verdict cache without ptxas: every
-/// text judged today must agree with what ptxas said, or with the ledger's
-/// prediction. The seed and count are the README's.
+/// The committed explorations, replayed from their verdict cache without ptxas:
+/// every text judged today must agree with what ptxas said, or with the ledger's
+/// prediction. The seeds and counts are explore/README.md's.
 #[test]
 fn the_recorded_exploration_has_no_unexplained_disagreement() {
-    let out = ptxvec(&["audit-syntax", "--explore", "100000", "--seed", "22", "--offline"], None);
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(out.status.code(), Some(0), "{text}{}", String::from_utf8_lossy(&out.stderr));
-    assert!(
-        text.contains("explore agreement: 100000 of 100000 verifiable texts agree"),
-        "{text}"
-    );
+    for &(seed, n) in ptxvec_generator::explore::RECORDED {
+        let out = ptxvec(&["audit-syntax", "--explore", &n.to_string(), "--seed", &seed.to_string(), "--offline"], None);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(0), "{text}{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            text.contains(&format!("explore agreement: {n} of {n} verifiable texts agree")),
+            "{text}"
+        );
+    }
 }
 
 /// A trailing comment, as libcu++'s inline assembly writes one, is whitespace: the

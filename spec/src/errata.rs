@@ -52,6 +52,8 @@ pub enum Departure {
     SinkPredicateIgnored,
     /// `vote.sync.pred` without a `.mode` is read as a vote with one.
     VoteWithoutMode,
+    /// `.noftz` on an `.f32` add is read as nothing, from PTX ISA 9.4.
+    NoftzF32,
 }
 
 impl Departure {

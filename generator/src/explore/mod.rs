@@ -34,19 +34,19 @@ use self::walk::{Step, Walked};
 
 /// The committed verdict cache, relative to the repository.
 pub const DEFAULT_CACHE: &str = "explore/ptxas-verdicts.txt";
-/// The recorded exploration's seed (explore/README.md).
-pub const RECORDED_SEED: u64 = 22;
-/// The recorded exploration's count of texts.
-pub const RECORDED_COUNT: usize = 100_000;
+/// The recorded explorations (explore/README.md): (seed, count of texts), each
+/// with its verdicts in the committed cache.
+pub const RECORDED: &[(u64, usize)] = &[(22, 100_000), (2026, 40_000)];
 
-/// Per ledger entry, the texts of the recorded exploration on which ptxas departs
+/// Per ledger entry, the texts of the recorded explorations on which ptxas departs
 /// from the verdict as the entry predicts (from the committed cache, no ptxas):
 /// `coverage`'s witnesses of the entries with a `departure`.
 pub fn recorded_departures(spec: &Spec, cache: &std::path::Path) -> Result<BTreeMap<String, Vec<String>>> {
     let tools = crate::audit::offline_tools(spec)?;
     let cache = Cache::read(cache)?;
     let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    for p in probes(spec, &tools, RECORDED_COUNT, RECORDED_SEED, &cache) {
+    let recorded = RECORDED.iter().flat_map(|&(seed, n)| probes(spec, &tools, n, seed, &cache));
+    for p in recorded {
         let (Some(pr), Some((_, kept))) = (&p.predicted, &p.ptxas) else { continue };
         if Said::of(kept) == p.expected() {
             out.entry(pr.erratum.clone()).or_default().push(format!(

@@ -152,6 +152,16 @@ fn rewrite(d: &Departure, t: &InstrText, module: Module) -> Option<InstrText> {
             out.words.push(word(Qualifier::All).to_owned());
             out
         }
+        // ptxas 13.5: "Feature 'red with .noftz and .f32' requires PTX ISA .version
+        // 9.4 or later" below it.
+        Departure::NoftzF32 => {
+            if !has(Qualifier::F32) || module.ptx < "9.4".parse().ok()? {
+                return None;
+            }
+            let mut out = t.clone();
+            out.words.retain(|w| w != word(Qualifier::Noftz));
+            out
+        }
     };
     (out != *t).then_some(out)
 }
@@ -162,11 +172,13 @@ fn may_apply(d: &Departure, text: &str) -> bool {
     match d {
         Departure::ExtraPred => text.contains(".pred"),
         Departure::RepeatIgnored(quals) => quals.iter().any(|q| text.matches(q.spelling()).nth(1).is_some()),
-        Departure::BareMbar => text.trim_start().starts_with("cp."),
+        // A guard may stand before the opcode.
+        Departure::BareMbar => text.contains("cp."),
         Departure::VectorImmediate | Departure::VectorIntegerElementFault => text.contains('{'),
         Departure::SharedSinkAddress | Departure::SinkAddressFault => starts_a_sink(text),
         Departure::SinkPredicateIgnored => text.contains('|') && starts_a_sink(text),
         Departure::VoteWithoutMode => text.contains("vote"),
+        Departure::NoftzF32 => text.contains(".noftz") && text.contains(".f32"),
     }
 }
 
@@ -178,8 +190,9 @@ fn starts_a_sink(text: &str) -> bool {
 }
 
 /// The rules a departure's texts are refused by: a qualifier the line has no place
-/// for, written twice or missing, an operand of another shape.
-const DEPARTING_RULES: &[&str] = &["qualifier.not_allowed", "qualifier.duplicate", "qualifier.missing", "operand.shape"];
+/// for (in any line, or in the line the others fit), written twice or missing, an
+/// operand of another shape.
+const DEPARTING_RULES: &[&str] = &["qualifier.not_allowed", "qualifier.duplicate", "qualifier.missing", "qualifier.extra", "operand.shape"];
 
 /// The text of tokens, as the enumerator writes it.
 fn render(t: &InstrText) -> String {
