@@ -153,6 +153,24 @@ fn stdout_closed_batch() {
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(0));
+    // And with /dev/null opened read-write, as Python's `subprocess.DEVNULL` opens
+    // it (which is also how Rust's runtime fills a closed fd 1): a harness that
+    // discards the output must work, `spec` and the batch alike.
+    for args in [&["spec"][..], &["check-syntax", "-", "--ptx", "8.6", "--target", "sm_90"][..]] {
+        let devnull = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open("/dev/null")
+            .unwrap();
+        let o = bin()
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::from(devnull))
+            .stderr(Stdio::piped())
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {}", stderr(&o));
+    }
 }
 
 // A reader that closes the pipe early: tests/cli.rs, a_closed_stdout_ends_quietly

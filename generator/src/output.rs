@@ -57,11 +57,54 @@ pub fn note(args: std::fmt::Arguments<'_>) {
     let _ = err.write_all(b"\n");
 }
 
-/// Whether fd 1 was closed when the program started. Rust's runtime reopens a closed
-/// standard descriptor on /dev/null, read-write, before main; a shell's `>/dev/null`
-/// opens it write-only. So a read-write /dev/null on fd 1 is taken as closed (a
-/// deliberate `1<>/dev/null` is refused too, which costs nothing).
-#[cfg(unix)]
+/// Whether fd 1 was closed when the program started, as seen before Rust's runtime
+/// reopens a closed standard descriptor on /dev/null (read-write, before `main`):
+/// after that, a closed fd 1 and a /dev/null a harness opened read-write (Python's
+/// `subprocess.DEVNULL`) look alike, and only the second asks for the output to be
+/// discarded. A function in `.init_array` runs before the runtime's start-up (the
+/// C library calls it before `main`), and records what fd 1 was then.
+#[cfg(target_os = "linux")]
+mod start {
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    /// fd 1 was not open when the process started.
+    static CLOSED: AtomicBool = AtomicBool::new(false);
+
+    #[allow(unsafe_code)]
+    extern "C" fn record() {
+        // SAFETY: F_GETFL reads the flags of descriptor 1; it takes no pointer and
+        // changes nothing. A descriptor that is not open makes it return -1.
+        let flags = unsafe { libc::fcntl(1, libc::F_GETFL) };
+        CLOSED.store(flags == -1, Ordering::Relaxed);
+    }
+
+    /// The constructor's entry: the C library runs every function of
+    /// `.init_array` before it calls `main`.
+    // SAFETY: `.init_array` holds pointers to `extern "C" fn()` that the C library
+    // calls once each, in one thread, before `main`; `record` is such a function,
+    // and it touches only an atomic, which needs no start-up of its own.
+    #[allow(unsafe_code)]
+    #[used]
+    #[link_section = ".init_array"]
+    static RECORD: extern "C" fn() = record;
+
+    /// What [`record`] saw.
+    pub fn closed() -> bool {
+        // Reading RECORD keeps its section in the link wherever this is called.
+        let _ = std::hint::black_box(RECORD as usize);
+        CLOSED.load(Ordering::Relaxed)
+    }
+}
+
+#[cfg(target_os = "linux")]
+fn closed_at_start() -> bool {
+    start::closed()
+}
+
+/// Elsewhere on unix, after the runtime's start-up: a read-write /dev/null on fd 1
+/// is taken as the runtime's stand-in for a closed descriptor (a harness's
+/// read-write /dev/null is refused with it).
+#[cfg(all(unix, not(target_os = "linux")))]
 #[allow(unsafe_code)]
 fn closed_at_start() -> bool {
     use std::os::fd::AsFd;
