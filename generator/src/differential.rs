@@ -62,7 +62,8 @@ impl Finding {
     }
 }
 
-fn need_of(spec: &Spec, r: &crate::syntax::case::NeedRecord) -> Option<Need> {
+/// The need a case's `requires` entry records, if it reads.
+pub fn need_of(spec: &Spec, r: &crate::syntax::case::NeedRecord) -> Option<Need> {
     Some(Need {
         ptx: r.ptx.parse().ok()?,
         target: match &r.target {

@@ -53,6 +53,17 @@ pub struct SyntaxGroup {
     pub forms: Vec<Form>,
 }
 
+impl SyntaxGroup {
+    /// Whether a qualifier position takes `q`: a fixed qualifier is itself, a
+    /// placeholder takes its set's values.
+    pub fn takes(&self, token: &SlotToken, q: Qualifier) -> bool {
+        match token {
+            SlotToken::Fixed(f) => *f == q,
+            SlotToken::Placeholder(p) => self.sets.get(p).is_some_and(|s| s.values.contains(&q)),
+        }
+    }
+}
+
 /// The values a placeholder takes.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -203,17 +203,8 @@ fn module_for(spec: &Spec, start: &Case, all: &[Module], rng: &mut ChaCha8Rng) -
     let checkable = start
         .requires
         .iter()
-        .filter_map(|r| {
-            let need = crate::syntax::needs::Need {
-                ptx: r.ptx.parse().ok()?,
-                target: match &r.target {
-                    Some(t) => Some(t.parse().ok()?),
-                    None => None,
-                },
-            };
-            context::checkable(&spec.targets, &need, crate::syntax::illegal::CHECK_PTXAS)
-        })
-        .next();
+        .filter_map(|r| differential::need_of(spec, r))
+        .find_map(|need| context::checkable(&spec.targets, &need, crate::syntax::illegal::CHECK_PTXAS));
     match checkable {
         Some(m) if rng.random_range(0..5) < 3 => Some(m),
         _ if all.is_empty() => None,
@@ -284,12 +275,14 @@ pub fn ask(
     let missing: Vec<usize> = (0..probes.len())
         .filter(|&i| probes[i].ptxas.is_none() && tools.iter().any(|t| t.can(probes[i].module)))
         .collect();
-    // One question per distinct (module, text).
-    let mut asked: BTreeMap<(Module, &str), usize> = BTreeMap::new();
+    // One question per distinct (module, text); `asked[k]` is the question of
+    // `missing[k]`.
+    let mut first: BTreeMap<(Module, &str), usize> = BTreeMap::new();
     let mut checks = Vec::new();
+    let mut asked = Vec::with_capacity(missing.len());
     for &i in &missing {
         let p = &probes[i];
-        asked.entry((p.module, p.walked.text.as_str())).or_insert_with(|| {
+        let k = *first.entry((p.module, p.walked.text.as_str())).or_insert_with(|| {
             checks.push(Check {
                 case: format!("explore:{i}"),
                 instruction: p.instruction.clone(),
@@ -301,15 +294,15 @@ pub fn ask(
             });
             checks.len() - 1
         });
+        asked.push(k);
     }
-    let asked: BTreeMap<(Module, String), usize> =
-        asked.into_iter().map(|((m, t), k)| ((m, t.to_owned()), k)).collect();
+    drop(first);
     let n = checks.len();
     let findings = differential::run(spec, checks, tools, &std::env::temp_dir(), jobs)
         .map_err(|e| Error::Usage(format!("cannot start the ptxas threads: {e}")))?;
-    for &i in &missing {
+    for (&i, &k) in missing.iter().zip(&asked) {
         let p = &mut probes[i];
-        let Some(f) = asked.get(&(p.module, p.walked.text.clone())).and_then(|&k| findings.get(k)) else {
+        let Some(f) = findings.get(k) else {
             continue;
         };
         let (Some(release), Some(kept)) = (f.ptxas.clone(), Kept::of(&f.outcome)) else {

@@ -205,13 +205,8 @@ fn render(t: &InstrText) -> String {
         s.push_str(g);
         s.push(' ');
     }
-    s.push_str(&t.words.join("."));
-    if !t.operands.is_empty() {
-        s.push(' ');
-        let ops: Vec<String> = t.operands.iter().map(ToString::to_string).collect();
-        s.push_str(&ops.join(", "));
-    }
-    s.push(';');
+    let ops: Vec<String> = t.operands.iter().map(ToString::to_string).collect();
+    s.push_str(&super::legal::compose(&t.words.join("."), &ops));
     s
 }
 

@@ -333,14 +333,9 @@ pub(crate) fn read_chain<'s>(
     // Whether some position of some line takes `q`, without collecting every
     // line's qualifiers (the batch judge reads tens of thousands of chains).
     let in_vocabulary = |q: Qualifier| {
-        instruction.forms().any(|(g, f)| {
-            f.syntax.slots.iter().any(|slot| match &slot.token {
-                ptxvec_spec::template::SlotToken::Fixed(x) => *x == q,
-                ptxvec_spec::template::SlotToken::Placeholder(p) => {
-                    g.sets.get(p).is_some_and(|s| s.values.contains(&q))
-                }
-            })
-        })
+        instruction
+            .forms()
+            .any(|(g, f)| f.syntax.slots.iter().any(|slot| g.takes(&slot.token, q)))
     };
     if let Some(q) = quals.iter().find(|q| !in_vocabulary(**q)) {
         return Err(Unread::Fixed((
@@ -416,18 +411,13 @@ pub(crate) fn read_chain<'s>(
 /// positions as qualifiers at least, a position for each qualifier, and a qualifier
 /// for each position the line always fills.
 fn could_read_exactly(group: &SyntaxGroup, form: &Form, quals: &[Qualifier]) -> bool {
-    use ptxvec_spec::template::SlotToken;
     let slots = &form.syntax.slots;
-    let takes = |token: &SlotToken, q: Qualifier| match token {
-        SlotToken::Fixed(f) => *f == q,
-        SlotToken::Placeholder(p) => group.sets.get(p).is_some_and(|s| s.values.contains(&q)),
-    };
     quals.len() <= slots.len()
-        && quals.iter().all(|&q| slots.iter().any(|s| takes(&s.token, q)))
+        && quals.iter().all(|&q| slots.iter().any(|s| group.takes(&s.token, q)))
         && slots
             .iter()
             .filter(|s| !s.optional)
-            .all(|s| quals.iter().any(|&q| takes(&s.token, q)))
+            .all(|s| quals.iter().any(|&q| group.takes(&s.token, q)))
 }
 
 /// What a chain's words say before any qualifier is placed: the instruction, and
