@@ -107,7 +107,8 @@ impl Spec {
                             errors.extend(e);
                             unverifiable.note(&path, yaml::instruction_name(&text));
                         }
-                        Ok(instruction) => {
+                        Ok(mut instruction) => {
+                            instruction.resolve_slots();
                             if let Some(targets) = &targets {
                                 let cx = validate::Context {
                                     seeds: &seed_ids,

@@ -8,10 +8,10 @@ use std::collections::BTreeMap;
 
 use serde::Deserialize;
 
-use crate::qualifier::{QualKind, Qualifier};
+use crate::qualifier::{QualKind, QualMask, Qualifier};
 use crate::source::Source;
 use crate::target::Target;
-use crate::template::{Mnemonic, SlotToken, Template};
+use crate::template::{Mnemonic, Slot, SlotToken, Template};
 use crate::version::PtxVersion;
 
 /// One instruction: spec/instructions/<name>.yaml.
@@ -54,12 +54,25 @@ pub struct SyntaxGroup {
 }
 
 impl SyntaxGroup {
-    /// Whether a qualifier position takes `q`: a fixed qualifier is itself, a
-    /// placeholder takes its set's values.
-    pub fn takes(&self, token: &SlotToken, q: Qualifier) -> bool {
+    /// Whether a qualifier position of one of this group's lines takes `q`: a fixed
+    /// qualifier is itself, a placeholder takes its set's values.
+    pub fn takes(&self, slot: &Slot, q: Qualifier) -> bool {
+        match slot.takes {
+            Some(mask) => mask.has(q),
+            None => self.mask_of(&slot.token).has(q),
+        }
+    }
+
+    /// What a position with this token takes, as one mask (empty for a placeholder
+    /// without a set).
+    fn mask_of(&self, token: &SlotToken) -> QualMask {
         match token {
-            SlotToken::Fixed(f) => *f == q,
-            SlotToken::Placeholder(p) => self.sets.get(p).is_some_and(|s| s.values.contains(&q)),
+            SlotToken::Fixed(f) => std::iter::once(*f).collect(),
+            SlotToken::Placeholder(p) => self
+                .sets
+                .get(p)
+                .map(|s| s.values.iter().copied().collect())
+                .unwrap_or_default(),
         }
     }
 }
@@ -539,6 +552,24 @@ impl Form {
 }
 
 impl Instruction {
+    /// Resolves what each qualifier position takes from its group's sets, once, so
+    /// that [`SyntaxGroup::takes`] tests a bit instead of looking a set up by name.
+    /// The loader calls it; an instruction not resolved answers the same, slower.
+    pub fn resolve_slots(&mut self) {
+        for g in &mut self.syntax {
+            let masks: Vec<Vec<QualMask>> = g
+                .forms
+                .iter()
+                .map(|f| f.syntax.slots.iter().map(|s| g.mask_of(&s.token)).collect())
+                .collect();
+            for (f, masks) in g.forms.iter_mut().zip(masks) {
+                for (slot, mask) in f.syntax.slots.iter_mut().zip(masks) {
+                    slot.takes = Some(mask);
+                }
+            }
+        }
+    }
+
     /// Every form with the group it belongs to, in file order.
     pub fn forms(&self) -> impl Iterator<Item = (&SyntaxGroup, &Form)> {
         self.syntax

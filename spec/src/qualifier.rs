@@ -173,10 +173,46 @@ pub struct UnknownQualifier(pub String);
 impl Qualifier {
     /// The qualifier a chain's word names, without its dot (`shared::cta`).
     pub fn from_word(word: &str) -> Option<Qualifier> {
-        Qualifier::ALL
-            .iter()
-            .copied()
-            .find(|q| &q.spelling()[1..] == word)
+        // A binary search of the words in byte order: the judge looks up every word
+        // of every line it is given, most of them in the first few comparisons.
+        static BY_WORD: std::sync::OnceLock<Vec<(&'static str, Qualifier)>> =
+            std::sync::OnceLock::new();
+        let by_word = BY_WORD.get_or_init(|| {
+            let mut v: Vec<_> = Qualifier::ALL.iter().map(|q| (&q.spelling()[1..], *q)).collect();
+            v.sort_unstable();
+            v
+        });
+        by_word
+            .binary_search_by(|(w, _)| (*w).cmp(word))
+            .ok()
+            .map(|i| by_word[i].1)
+    }
+
+    /// This qualifier's bit in a [`QualMask`].
+    const fn bit(self) -> u64 {
+        1 << self as u32
+    }
+}
+
+// Every qualifier has a bit of a `u64`.
+const _: () = assert!(Qualifier::ALL.len() <= 64);
+
+/// A set of qualifiers as one word: what a qualifier position takes, tested in one
+/// instruction (the judge tests each written qualifier against each position of
+/// each line).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct QualMask(u64);
+
+impl QualMask {
+    /// Whether `q` is in the set.
+    pub const fn has(self, q: Qualifier) -> bool {
+        self.0 & q.bit() != 0
+    }
+}
+
+impl FromIterator<Qualifier> for QualMask {
+    fn from_iter<I: IntoIterator<Item = Qualifier>>(qs: I) -> QualMask {
+        QualMask(qs.into_iter().fold(0, |m, q| m | q.bit()))
     }
 }
 

@@ -8,7 +8,7 @@
 
 use std::fmt;
 
-use crate::qualifier::Qualifier;
+use crate::qualifier::{QualMask, Qualifier};
 
 /// The mnemonics of the seven instructions: what a syntax line starts with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -120,6 +120,10 @@ pub struct Slot {
     pub token: SlotToken,
     /// Written in braces: may be left out.
     pub optional: bool,
+    /// What the position takes, once its line's group has resolved it
+    /// ([`crate::model::Instruction::resolve_slots`]); `None` until then, when
+    /// [`crate::model::SyntaxGroup::takes`] asks the group's sets.
+    pub takes: Option<QualMask>,
 }
 
 /// How an operand is written.
@@ -219,6 +223,7 @@ impl Template {
                     return Err(err("expected `{.name}`".into(), p.at));
                 }
                 slots.push(Slot {
+                    takes: None,
                     token: slot_token(&name),
                     optional: true,
                 });
@@ -231,6 +236,7 @@ impl Template {
                     ));
                 }
                 slots.push(Slot {
+                    takes: None,
                     token: slot_token(&name),
                     optional: false,
                 });
@@ -397,12 +403,14 @@ mod tests {
 
     fn ph(name: &str, optional: bool) -> Slot {
         Slot {
+            takes: None,
             token: SlotToken::Placeholder(name.into()),
             optional,
         }
     }
     fn fixed(q: Qualifier, optional: bool) -> Slot {
         Slot {
+            takes: None,
             token: SlotToken::Fixed(q),
             optional,
         }

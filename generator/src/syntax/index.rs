@@ -61,10 +61,17 @@ pub struct Candidate<'s> {
 
 /// What a qualifier chain reads as, whatever the operands, guard and module.
 pub enum Chain<'s> {
-    /// Decided before any qualifier is placed: no instruction ptxvec covers, or a
-    /// qualifier word that is no PTX qualifier or is written twice. The definition
-    /// answers these texts; its checks before the placement cost little.
-    Unplaced,
+    /// Decided before any qualifier is placed, whatever the operands: no
+    /// instruction ptxvec covers or a word that is no PTX qualifier (a malformed
+    /// defect, `instruction` `None`), or a chain of a covered instruction without
+    /// its `.sync` or with a qualifier written twice (invalid, once the guard is
+    /// seen to be a predicate).
+    Unplaced {
+        /// The instruction, where the chain names one.
+        instruction: Option<&'s Instruction>,
+        /// The defect.
+        defect: Defect,
+    },
     /// The instruction, its qualifiers, and the spellings they read as (in the
     /// judge's order), or why none.
     Instruction {
@@ -81,13 +88,22 @@ impl<'s> Chain<'s> {
     /// Reads a chain (`red.global.add.u32`) as [`judge::judge`] does.
     pub fn read(spec: &'s Spec, chain: &str) -> Chain<'s> {
         let words: Vec<&str> = chain.split('.').collect();
-        let Ok(head) = judge::head_of(spec, &words) else {
-            return Chain::Unplaced;
+        let head = match judge::head_of(spec, &words) {
+            Ok(head) => head,
+            Err(defect) => {
+                return Chain::Unplaced {
+                    instruction: None,
+                    defect,
+                }
+            }
         };
         let (instruction, quals, moved) = (head.instruction, head.quals, head.moved);
-        let repeated = quals.iter().enumerate().any(|(k, q)| quals[..k].contains(q));
-        if head.missing.is_some() || repeated {
-            return Chain::Unplaced;
+        // The definition's order: a missing `.sync` before a repeated qualifier.
+        if let Some(defect) = head.missing.or_else(|| judge::repeated(&quals)) {
+            return Chain::Unplaced {
+                instruction: Some(instruction),
+                defect,
+            };
         }
         let qualifiers = judge::read_chain(instruction, &quals).map(|readings| {
             readings
@@ -327,9 +343,9 @@ impl<'s> Index<'s> {
         .unwrap_or_else(|| judge::judge(self.spec, text, ptx, target, order))
     }
 
-    /// [`judge::judge`]'s steps from the guard on, with the chain's reading kept;
-    /// `None` where the definition must answer (a guard that is no predicate, a
-    /// chain [`Chain::Unplaced`]).
+    /// [`judge::judge`]'s steps from the chain's words on, with the chain's reading
+    /// kept; `None` where the definition must answer (a guard that is no
+    /// predicate, which it names).
     fn judge_chain(
         &self,
         mut j: Judgement,
@@ -339,20 +355,40 @@ impl<'s> Index<'s> {
         target: Target,
         order: Order,
     ) -> Option<Judgement> {
-        let Chain::Instruction {
-            instruction,
-            quals,
-            qualifiers,
-        } = chain
-        else {
-            return None;
+        let guard_is_no_predicate = || {
+            parsed.guard.as_ref().is_some_and(|g| {
+                let name = g.trim_start_matches('@').trim_start_matches('!');
+                RegClass::of_name(name).is_some_and(|c| c != RegClass::Pred)
+            })
+        };
+        let (instruction, quals, qualifiers) = match chain {
+            Chain::Unplaced {
+                instruction: None,
+                defect,
+            } => {
+                j.defect = Some(defect.clone());
+                return Some(j);
+            }
+            Chain::Unplaced {
+                instruction: Some(instruction),
+                defect,
+            } => {
+                if guard_is_no_predicate() {
+                    return None;
+                }
+                j.instruction = Some(instruction.instruction.clone());
+                j.defect = Some(defect.clone());
+                return Some(j);
+            }
+            Chain::Instruction {
+                instruction,
+                quals,
+                qualifiers,
+            } => (instruction, quals, qualifiers),
         };
         j.instruction = Some(instruction.instruction.clone());
-        if let Some(g) = &parsed.guard {
-            let name = g.trim_start_matches('@').trim_start_matches('!');
-            if RegClass::of_name(name).is_some_and(|c| c != RegClass::Pred) {
-                return None;
-            }
+        if guard_is_no_predicate() {
+            return None;
         }
         let candidates = match qualifiers {
             Ok(c) => c,

@@ -155,16 +155,8 @@ pub fn judge(spec: &Spec, text: &str, ptx: PtxVersion, target: Target, order: Or
         j.defect = Some(d);
         return j;
     }
-    if let Some(q) = quals
-        .iter()
-        .enumerate()
-        .find_map(|(k, q)| quals[..k].contains(q).then_some(q))
-    {
-        j.defect = Some(fail(
-            Kind::Invalid,
-            "qualifier.duplicate",
-            format!("`{q}` is written twice"),
-        ));
+    if let Some(d) = repeated(&quals) {
+        j.defect = Some(d);
         return j;
     }
     match read_qualifiers(instruction, &quals, &parsed.operands) {
@@ -335,7 +327,7 @@ pub(crate) fn read_chain<'s>(
     let in_vocabulary = |q: Qualifier| {
         instruction
             .forms()
-            .any(|(g, f)| f.syntax.slots.iter().any(|slot| g.takes(&slot.token, q)))
+            .any(|(g, f)| f.syntax.slots.iter().any(|slot| g.takes(slot, q)))
     };
     if let Some(q) = quals.iter().find(|q| !in_vocabulary(**q)) {
         return Err(Unread::Fixed((
@@ -413,11 +405,24 @@ pub(crate) fn read_chain<'s>(
 fn could_read_exactly(group: &SyntaxGroup, form: &Form, quals: &[Qualifier]) -> bool {
     let slots = &form.syntax.slots;
     quals.len() <= slots.len()
-        && quals.iter().all(|&q| slots.iter().any(|s| group.takes(&s.token, q)))
+        && quals.iter().all(|&q| slots.iter().any(|s| group.takes(s, q)))
         && slots
             .iter()
             .filter(|s| !s.optional)
-            .all(|s| quals.iter().any(|&q| group.takes(&s.token, q)))
+            .all(|s| quals.iter().any(|&q| group.takes(s, q)))
+}
+
+/// The defect of a chain that writes a qualifier twice: the first written again.
+pub(crate) fn repeated(quals: &[Qualifier]) -> Option<Defect> {
+    let q = quals
+        .iter()
+        .enumerate()
+        .find_map(|(k, q)| quals[..k].contains(q).then_some(q))?;
+    Some(fail(
+        Kind::Invalid,
+        "qualifier.duplicate",
+        format!("`{q}` is written twice"),
+    ))
 }
 
 /// What a chain's words say before any qualifier is placed: the instruction, and

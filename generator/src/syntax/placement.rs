@@ -45,18 +45,11 @@ pub fn fit(
     let slots = &form.syntax.slots;
     // Whether position k takes written qualifier i, asked once per pair rather than
     // at every step of the search (the batch judge reads thousands of chains); a
-    // placeholder's set is looked up once per position, not once per pair.
+    // position tests a bit of its mask.
     let admit = slots
         .iter()
         .map(|slot| {
-            let set = match &slot.token {
-                SlotToken::Placeholder(p) => group.sets.get(p).map(|s| &s.values[..]),
-                SlotToken::Fixed(_) => None,
-            };
-            let takes = |q: Qualifier| match &slot.token {
-                SlotToken::Fixed(f) => *f == q,
-                SlotToken::Placeholder(_) => set.is_some_and(|v| v.contains(&q)),
-            };
+            let takes = |q: Qualifier| group.takes(slot, q);
             quals
                 .iter()
                 .map(|&q| {
