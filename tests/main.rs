@@ -31,3 +31,4 @@ mod coverage;
 mod batch_fast_path;
 mod explore;
 mod fuzz_corpora;
+mod engine;

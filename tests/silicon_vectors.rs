@@ -57,8 +57,9 @@ fn every_sm_90_variant_module_assembles_with_ptxas() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-/// Outputs that keep the sm_90 expectation: exact bits where it pins them, and
-/// for classes a value the class accepts.
+/// Outputs that keep the sm_90 expectation: exact bits where it pins them, for
+/// classes a value the class accepts, and the poison in a lane that does not
+/// execute (it writes nothing).
 fn sm_90_outputs(s: &Suite) -> Vec<Option<raw::Values>> {
     s.records
         .iter()
@@ -72,6 +73,7 @@ fn sm_90_outputs(s: &Suite) -> Vec<Option<raw::Values>> {
                             .map(|x| match x {
                                 Expectation::Exact(b) => b.value,
                                 Expectation::OneOf { bits, .. } => bits[0].value,
+                                Expectation::NotExecuted => raw::poison_word(raw::slot_bytes(s, *o)),
                                 _ => 0x7fc0_0000,
                             })
                             .collect()
@@ -376,4 +378,84 @@ fn launch_shapes_add_contention_blocks_and_whole_clusters() {
         assert!(s.in_window(Window::Global).is_ok(), "{id}");
     }
     assert!(v.in_window(Window::Shared).is_err());
+}
+
+/// The poison a runner fills the raw buffer with is no value any record expects
+/// exactly, in either profile, at its slot's width: a slot that still holds it was
+/// never written, whatever the record (`grade --raw` says so).
+#[test]
+fn no_expectation_is_the_poison() {
+    let mut slots = 0;
+    for s in suites() {
+        for r in &s.records {
+            for p in Profile::ALL {
+                for (o, _) in s.outputs() {
+                    let poison = raw::poison_word(raw::slot_bytes(&s, o));
+                    for (k, x) in s.slots(r, *p, o).iter().enumerate() {
+                        let values: Vec<u64> = match x {
+                            Expectation::Exact(b) => vec![b.value],
+                            Expectation::OneOf { bits, .. } => bits.iter().map(|b| b.value).collect(),
+                            _ => continue,
+                        };
+                        slots += 1;
+                        assert!(
+                            !values.contains(&poison),
+                            "{} {}[{k}] ({}) expects the poison {poison:#x}",
+                            r.id,
+                            o.name(),
+                            p.name()
+                        );
+                    }
+                }
+            }
+        }
+    }
+    assert!(slots > 100_000, "only {slots} slots");
+}
+
+/// `grade --raw` against the poison: an executing lane's slot that still holds it
+/// is "not written", a lane that does not execute and wrote is "written by a lane
+/// that does not execute"; neither is reported as a value not accepted.
+#[test]
+fn raw_grading_reads_the_poison() {
+    let s = suites().into_iter().find(|s| s.id == "vote.sync.ballot.b32").unwrap();
+    let vals = sm_90_outputs(&s);
+    // A record with a lane that does not execute, and one that executes.
+    let (r, idle, busy) = s
+        .records
+        .iter()
+        .enumerate()
+        .filter(|(_, rec)| !selfcheck::skipped(rec))
+        .find_map(|(r, rec)| {
+            let slots = s.slots(rec, Profile::Sm90, Out::D);
+            let idle = slots.iter().position(|x| *x == Expectation::NotExecuted)?;
+            let busy = slots.iter().position(|x| x.exact().is_some())?;
+            Some((r, idle, busy))
+        })
+        .unwrap();
+    let mut bytes = raw::encode(&s, &vals);
+    let lane = |l: usize| (r * 32 + l) * 8;
+    bytes[lane(busy)..lane(busy) + 4].copy_from_slice(&[raw::POISON; 4]);
+    bytes[lane(idle)..lane(idle) + 4].copy_from_slice(&[0; 4]);
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("vote.sync.ballot.b32.bin"), &bytes).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ptxvec"))
+        .args(["grade", "--profile", "sm_90", "--raw"])
+        .arg(dir.path())
+        .arg("--vectors")
+        .arg(vectors_root())
+        .arg("--spec")
+        .arg(spec_root())
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    let id = &s.records[r].id;
+    assert!(
+        text.contains(&format!("d[{busy}]: not written (the slot still holds the poison byte 0xa5")),
+        "{text}"
+    );
+    assert!(text.contains(&format!("d[{idle}]: written by a lane that does not execute")), "{text}");
+    assert!(text.contains(id.as_str()), "{text}");
+    assert!(!text.contains("value not accepted"), "{text}");
 }

@@ -85,6 +85,10 @@ pub enum Command {
         /// that state space (global-space, shared-space).
         #[arg(long, value_enum, default_value = "global", requires = "variant")]
         window: crate::selfcheck::Window,
+        /// With --variant: only these records (`5`, `3,5-9`), numbered as in the
+        /// ids `<variant>#<n>`; the k-th picked sits where record k would.
+        #[arg(long, requires = "variant")]
+        records: Option<String>,
         /// Write the module here rather than to stdout.
         #[arg(long)]
         out: Option<PathBuf>,
@@ -108,6 +112,11 @@ pub enum Command {
     /// Run every semantic variant the GPU can execute, compare its raw outputs with
     /// each profile, and write vectors.json evidence. Exit 2 without a GPU.
     Silicon(crate::silicon::vectors::Args),
+    /// Run the semantic vectors on any CUDA engine through a runner program
+    /// (runner/README.md): raw buffers for `grade --raw`, and runs.json. A record
+    /// that crashes the engine is found by bisecting and recorded; the rest still
+    /// run. Exit 1 when a record crashed or the engine could not load a module.
+    RunEngine(crate::engine::Args),
     /// Run every (memory, operand) pair of the 16-bit memory reductions on a GPU and
     /// write block digests to sweeps.json, with the pairs that differ from the sm_90
     /// oracle. Exit 2 without a GPU, 1 on a difference.
@@ -228,7 +237,7 @@ fn run(cli: &Cli, stdout: &mut crate::output::Stdout) -> Result<Outcome> {
             }
         }
         Command::CheckSyntax(args) => crate::check_syntax::run(&spec, args, stdout),
-        Command::EmitPtx { variant: Some(id), raw, window, out, vectors, ptx, target, .. } => {
+        Command::EmitPtx { variant: Some(id), raw, window, records, out, vectors, ptx, target, .. } => {
             let req = crate::silicon::vectors::VariantModule {
                 vectors,
                 id,
@@ -236,6 +245,7 @@ fn run(cli: &Cli, stdout: &mut crate::output::Stdout) -> Result<Outcome> {
                 window: *window,
                 ptx: ptx.as_deref(),
                 target: target.as_deref(),
+                records: records.as_deref(),
             };
             let module = crate::silicon::vectors::emit(&spec, req)?;
             write_module(stdout, out.as_deref(), &module)
@@ -270,6 +280,7 @@ fn run(cli: &Cli, stdout: &mut crate::output::Stdout) -> Result<Outcome> {
             Ok(Outcome::findings_if(!a.unexplained.is_empty() || !a.stale.is_empty()))
         }
         Command::Silicon(args) => crate::silicon::vectors::run(args, &spec, &cli.spec, stdout),
+        Command::RunEngine(args) => crate::engine::run(args, &spec, stdout),
         Command::SiliconSweep(args) => crate::silicon::sweeps::run::<crate::silicon::sweep::Command>(args),
         Command::SiliconSweepWide(args) => crate::silicon::sweeps::run::<crate::silicon::wide::Command>(args),
         Command::SiliconProbe(args) => crate::silicon::probe::run(args, &spec, &cli.spec, stdout),

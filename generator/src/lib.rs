@@ -16,6 +16,7 @@ pub mod differential;
 pub mod explore;
 pub mod ptxas;
 pub mod silicon;
+pub mod engine;
 pub mod sweep;
 pub mod semantics;
 pub mod semvec;

@@ -287,6 +287,10 @@ pub fn grade_raw(variants: &[Variant], dir: &Path, mode: Mode) -> Result<Section
             present.insert(name);
         }
     }
+    // How an engine's runs went (`ptxvec run-engine`): records that crashed it,
+    // variants it could not run.
+    let engine_runs = crate::engine::RunsFile::read(dir)?;
+    let run_of = |name: &str| engine_runs.as_ref().and_then(|f| f.runs.iter().find(|r| r.run == name));
     let mut claimed = BTreeSet::new();
     let mut cases = Vec::new();
     let mut not_graded = Vec::new();
@@ -308,7 +312,13 @@ pub fn grade_raw(variants: &[Variant], dir: &Path, mode: Mode) -> Result<Section
                     cases.push(t);
                 }
             } else {
-                not_graded.push(v.suite.id.clone());
+                let why = std::iter::once(None)
+                    .chain(v.suite.windows().into_iter().map(Some))
+                    .find_map(|w| run_of(&raw_name(&v.stem, w))?.not_run.clone());
+                not_graded.push(match why {
+                    Some(why) => format!("{} (not run: {why})", v.suite.id),
+                    None => v.suite.id.clone(),
+                });
             }
             continue;
         }
@@ -316,9 +326,20 @@ pub fn grade_raw(variants: &[Variant], dir: &Path, mode: Mode) -> Result<Section
             let name = raw_name(&v.stem, w);
             let path = dir.join(&name);
             let bytes = std::fs::read(&path).map_err(|e| Error::io(&path, e))?;
-            claimed.insert(name);
+            claimed.insert(name.clone());
             let suite = v.suite.in_window(w.unwrap_or(Window::Global))?;
-            cases.extend(grade_buffer(v, &suite, w, &bytes, mode.profile));
+            let mut graded = grade_buffer(v, &suite, w, &bytes, mode.profile);
+            for c in run_of(&name).map_or(&[][..], |r| &r.crashed[..]) {
+                if let Some(t) = graded.get_mut(c.record) {
+                    t.status = Status::Failed;
+                    t.failures = vec![Failure {
+                        what: "the record crashed the engine (alone in its module)".to_owned(),
+                        expected: "a result".to_owned(),
+                        got: c.reason.clone(),
+                    }];
+                }
+            }
+            cases.extend(graded);
         }
     }
     let strays: Vec<&String> = present.difference(&claimed).collect();
@@ -365,6 +386,7 @@ fn grade_buffer(
     }
     let vals = raw::decode(suite, bytes);
     let tally = raw::judge(suite, &vals, p);
+    let poisoned = raw::left(suite, &vals, p);
     let widths: BTreeMap<Out, u32> = suite.outputs().into_iter().collect();
     for (r, t) in cases.iter_mut().enumerate() {
         if vals.get(r).is_some_and(Option::is_none) {
@@ -373,7 +395,31 @@ fn grade_buffer(
                 Some("a lane outside the membermask executes: silicon does not run it".to_owned());
             continue;
         }
-        for s in tally.slots.iter().filter(|s| s.record == r) {
+        // Against the poison the runner filled the buffer with: a slot never
+        // written is reported as such, never as the poison's value.
+        let left: Vec<_> = poisoned.iter().filter(|(s, _)| s.record == r).collect();
+        for (s, how) in &left {
+            let e = &suite.slots(&suite.records[r], p, s.out)[s.slot];
+            t.failures.push(Failure {
+                what: match how {
+                    raw::Left::NotWritten => format!(
+                        "{}[{}]: not written (the slot still holds the poison byte {:#04x} the buffer was filled with)",
+                        s.out.name(),
+                        s.slot,
+                        raw::POISON
+                    ),
+                    raw::Left::Stray => format!(
+                        "{}[{}]: written by a lane that does not execute",
+                        s.out.name(),
+                        s.slot
+                    ),
+                },
+                expected: expectation_text(e),
+                got: format!("{:#x}", s.got),
+            });
+        }
+        let reported = |s: &raw::SlotBits| left.iter().any(|(l, _)| (l.out, l.slot) == (s.out, s.slot));
+        for s in tally.slots.iter().filter(|s| s.record == r && !reported(s)) {
             let e = &suite.slots(&suite.records[r], p, s.out)[s.slot];
             t.failures.push(Failure {
                 what: format!("{}[{}]: value not accepted", s.out.name(), s.slot),

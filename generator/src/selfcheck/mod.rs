@@ -10,6 +10,7 @@
 
 pub mod ptx;
 pub mod raw;
+pub mod subset;
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -248,6 +249,9 @@ pub struct Suite {
     /// How a variant stated with generic addressing runs (`Some(Window::Global)` as
     /// read); `None` for every other variant.
     pub window: Option<Window>,
+    /// For a module of some records only ([`Suite::subset`]): their numbers in the
+    /// variant (`<variant>#<n>`), in order; `None` for the whole variant.
+    pub picked: Option<Vec<usize>>,
 }
 
 impl Suite {
@@ -340,6 +344,7 @@ impl Suite {
             requires,
             records: fitted,
             negated,
+            picked: None,
             window,
         })
     }

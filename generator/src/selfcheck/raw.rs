@@ -16,6 +16,61 @@ use super::{skipped, Execution, Suite, WARP};
 use crate::grade::accept::accepts;
 use crate::record::{Expectation, Out};
 
+/// The byte a runner fills `ptxvec_raw`'s buffer with before the launch, so that a
+/// slot the engine never wrote is told apart from one it wrote: a zeroed buffer
+/// passes most `vote.sync.all` records of an engine that writes nothing. No
+/// expectation of the vectors is exactly this byte repeated at its width
+/// (`tests/grade.rs` holds them to it), and it is no NaN at any float width.
+pub const POISON: u8 = 0xa5;
+
+/// [`POISON`] repeated over `bytes` bytes.
+pub const fn poison_word(bytes: usize) -> u64 {
+    u64::from_le_bytes([POISON; 8]) >> (64 - 8 * bytes as u32)
+}
+
+/// The bytes one slot of output `o` takes in the buffer: an element for a memory
+/// variant, a 32-bit word per lane (a predicate as 0 or 1) for a warp one.
+pub fn slot_bytes(s: &Suite, o: Out) -> usize {
+    match (s.exec, o) {
+        (Execution::Memory { width, .. }, _) => (width / 8) as usize,
+        (Execution::Warp { .. }, _) => 4,
+    }
+}
+
+/// How a slot was left against the poison: what `grade --raw` reports in place of
+/// a value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Left {
+    /// A slot that must be written still holds the poison.
+    NotWritten,
+    /// A lane that does not execute wrote its slot.
+    Stray,
+}
+
+/// The slots left wrong against the poison: an executing lane's slot the profile
+/// defines (not `undefined`) that still holds [`POISON`], and a slot of a lane that
+/// does not execute that does not.
+pub fn left(s: &Suite, vals: &[Option<Values>], p: Profile) -> Vec<(SlotBits, Left)> {
+    let mut out = Vec::new();
+    for (r, (rec, got)) in s.records.iter().zip(vals).enumerate() {
+        let Some(got) = got else { continue };
+        for (oi, (o, _)) in s.outputs().iter().enumerate() {
+            let poison = poison_word(slot_bytes(s, *o));
+            for (k, slot) in s.slots(rec, p, *o).iter().enumerate() {
+                let g = got[oi][k];
+                let kind = match slot {
+                    Expectation::NotExecuted if g != poison => Left::Stray,
+                    Expectation::NotExecuted | Expectation::Undefined => continue,
+                    _ if g == poison => Left::NotWritten,
+                    _ => continue,
+                };
+                out.push((SlotBits { record: r, out: *o, slot: k, got: g }, kind));
+            }
+        }
+    }
+    out
+}
+
 /// Per output (in [`Suite::outputs`] order), per slot: the bits.
 pub type Values = Vec<Vec<u64>>;
 
@@ -199,13 +254,18 @@ pub fn digest(s: &Suite, vals: &[Option<Values>]) -> String {
     h.finalize().iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// The buffer `ptxvec_raw` would write for `vals` (the inverse of [`decode`]; slots
-/// of skipped records and lanes that do not execute stay zero).
+/// The buffer `ptxvec_raw` would write for `vals` over a buffer of [`POISON`] (the
+/// inverse of [`decode`]; slots of skipped records and lanes that do not execute
+/// keep the poison).
 pub fn encode(s: &Suite, vals: &[Option<Values>]) -> Vec<u8> {
-    let mut out = vec![0u8; s.launch().out_bytes];
+    let mut out = vec![POISON; s.launch().out_bytes];
     let stride = s.stride();
     for (r, v) in vals.iter().enumerate() {
         let Some(v) = v else { continue };
+        // A lane that does not execute writes nothing.
+        let writes = |o: Out, l: usize| {
+            s.slots(&s.records[r], Profile::Sm90, o).get(l) != Some(&Expectation::NotExecuted)
+        };
         match s.exec {
             Execution::Memory { width, .. } => {
                 let wb = (width / 8) as usize;
@@ -217,7 +277,7 @@ pub fn encode(s: &Suite, vals: &[Option<Values>]) -> Vec<u8> {
             Execution::Warp { .. } => {
                 for (oi, (o, _)) in s.outputs().iter().enumerate() {
                     let off = if *o == Out::P { 4 } else { 0 };
-                    for (l, x) in v[oi].iter().enumerate() {
+                    for (l, x) in v[oi].iter().enumerate().filter(|(l, _)| writes(*o, *l)) {
                         let at = (r * WARP + l) * LANE_BYTES + off;
                         out[at..at + 4].copy_from_slice(&x.to_le_bytes()[..4]);
                     }

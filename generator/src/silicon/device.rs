@@ -129,14 +129,15 @@ impl Device {
 }
 
 impl Device {
-    /// Loads `module`, runs `entry(buf)` with one zeroed buffer of `len` bytes on
-    /// `grid` blocks of `block` threads, and returns the buffer afterwards: the
-    /// calling convention of the self-checking modules (crate::selfcheck).
+    /// Loads `module`, runs `entry(buf)` with one buffer of `len` bytes, each `fill`,
+    /// on `grid` blocks of `block` threads, and returns the buffer afterwards: the
+    /// calling convention of the self-checking modules (crate::selfcheck; the raw
+    /// entry's buffer starts as `selfcheck::raw::POISON`, the check entry's as 0).
     pub fn run_one(
         &self,
         module: &str,
         entry: &str,
-        len: usize,
+        (len, fill): (usize, u8),
         grid: u32,
         block: u32,
     ) -> Result<Vec<u8>, DeviceError> {
@@ -147,7 +148,7 @@ impl Device {
         let f = m.load_function(entry).map_err(ctx("finding the entry"))?;
         let buf = self
             .stream
-            .alloc_zeros::<u8>(len.max(1))
+            .clone_htod(&vec![fill; len.max(1)])
             .map_err(ctx("allocating"))?;
         let cfg = LaunchConfig {
             grid_dim: (grid, 1, 1),

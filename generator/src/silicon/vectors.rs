@@ -43,6 +43,10 @@ pub struct Args {
     /// Only these variants (by id).
     #[arg(long = "variant")]
     pub variants: Vec<String>,
+    /// Also write each run's raw buffer here, named as `grade --raw` reads them
+    /// (what `run-engine` on the same device must reproduce byte for byte).
+    #[arg(long)]
+    pub raw_out: Option<PathBuf>,
     /// Run one variant in this process and print its buffers as JSON (what each
     /// child does).
     #[arg(long, hide = true)]
@@ -83,6 +87,8 @@ pub struct VariantModule<'a> {
     pub ptx: Option<&'a str>,
     /// The module's `.target`, if not the variant's own.
     pub target: Option<&'a str>,
+    /// Only these records (`3,5-9`, numbered as in the ids `<variant>#<n>`).
+    pub records: Option<&'a str>,
 }
 
 /// `ptxvec emit-ptx --variant ID [--raw] [--window W]`: the module's text.
@@ -94,8 +100,12 @@ pub fn emit(spec: &Spec, req: VariantModule<'_>) -> Result<String> {
         window,
         ptx,
         target,
+        records,
     } = req;
-    let s = find(spec, vectors, id)?.in_window(window)?;
+    let mut s = find(spec, vectors, id)?.in_window(window)?;
+    if let Some(list) = records {
+        s = s.subset(&selfcheck::subset::parse_records(list, s.records.len())?)?;
+    }
     let (p, t) = s.default_module();
     let entries = if raw_only {
         Entries::Raw
@@ -184,6 +194,11 @@ pub fn run(args: &Args, spec: &Spec, spec_dir: &Path, out: &mut dyn Write) -> Re
                     continue;
                 }
             };
+            if let Some(dir) = &args.raw_out {
+                let stem = entry.file.rsplit('/').next().unwrap_or(&entry.file);
+                let name = crate::engine::raw_file(stem.strip_suffix(".jsonl").unwrap_or(stem), &sw);
+                crate::files::write_atomic(&dir.join(&name), &raw_bytes).map_err(|e| Error::io(&dir.join(&name), e))?;
+            }
             let e = evaluate(&sw, &p, &t, &raw_bytes, &check);
             let agrees = e.selfcheck.as_deref() == Some(AGREES);
             writeln!(
@@ -258,11 +273,11 @@ fn child(args: &Args, spec: &Spec, id: &str, out: &mut dyn Write) -> Result<Outc
             None => ptx::module(&s, &p, &t, Entries::Raw),
         };
         let raw = dev
-            .run_one(&raw_module, ptx::RAW, l.out_bytes, l.grid, l.block)
+            .run_one(&raw_module, ptx::RAW, (l.out_bytes, crate::selfcheck::raw::POISON), l.grid, l.block)
             .context(ptx::RAW)?;
         let both = ptx::module(&s, &p, &t, Entries::Both);
         let check = dev
-            .run_one(&both, ptx::CHECK, l.result_bytes, l.grid, l.block)
+            .run_one(&both, ptx::CHECK, (l.result_bytes, 0), l.grid, l.block)
             .context(ptx::CHECK)?;
         Ok(Buffers {
             raw: hexs(&raw),

@@ -309,13 +309,13 @@ fn child(args: &Args, spec: &Spec, id: &str, shape: Shape, out: &mut dyn Write) 
         let l = s.launch();
         let v = shape.variation();
         let raw_module = module_varied(&s, &p, &t, Entries::Raw, v);
-        let raw = match dev.run_one(&raw_module, RAW, l.out_bytes, l.grid, l.block) {
+        let raw = match dev.run_one(&raw_module, RAW, (l.out_bytes, crate::selfcheck::raw::POISON), l.grid, l.block) {
             Ok(b) => b,
             Err(e) => return fault(e, RAW),
         };
         let check = if shape.checks() {
             let both = module_varied(&s, &p, &t, Entries::Both, v);
-            match dev.run_one(&both, CHECK, l.result_bytes, l.grid, l.block) {
+            match dev.run_one(&both, CHECK, (l.result_bytes, 0), l.grid, l.block) {
                 Ok(b) => Some(hexs(&b)),
                 Err(e) => return fault(e, CHECK),
             }

@@ -1,0 +1,175 @@
+//! `ptxvec run-engine` with a stand-in runner (tests/fixtures/stand-in-runner.py):
+//! a record that crashes the engine is found alone and recorded while the others
+//! keep their results; a module the engine cannot load is not run, with the
+//! reason; and the recorded runs of our own runner on sm_90 silicon give the
+//! silicon evidence's digest for every variant run.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use ptxvec_generator::engine::RunsFile;
+use ptxvec_generator::selfcheck::raw::POISON;
+use ptxvec_generator::silicon::evidence;
+
+use crate::spec_root;
+
+fn repo() -> PathBuf {
+    spec_root().join("..")
+}
+
+/// `run-engine` on activemask.b32 (34 records, one warp each) with the stand-in
+/// and `env`; its runs.json and its raw buffer, if written.
+fn run(env: &[(&str, &str)], out: &Path) -> (Output, RunsFile, Option<Vec<u8>>) {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_ptxvec"));
+    c.current_dir(repo())
+        .args(["run-engine", "--engine", "stand-in", "--variant", "activemask.b32", "--runner"])
+        .arg(repo().join("tests/fixtures/stand-in-runner.py"))
+        .arg("--out")
+        .arg(out);
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    let o = c.output().unwrap();
+    let runs = RunsFile::read(out).unwrap().expect("runs.json written");
+    let bin = std::fs::read(out.join("activemask.b32.bin")).ok();
+    (o, runs, bin)
+}
+
+fn python() -> bool {
+    Command::new("python3").arg("--version").output().is_ok_and(|o| o.status.success())
+}
+
+#[test]
+fn a_crashing_record_is_found_alone_and_the_rest_keep_their_results() {
+    if !python() {
+        panic!("tests/engine.rs needs python3 for its stand-in runner");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (o, runs, bin) = run(&[("STANDIN_CRASH", "5,20")], dir.path());
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{stdout}");
+    let r = &runs.runs[0];
+    assert_eq!(r.crashed.iter().map(|c| c.record).collect::<Vec<_>>(), [5, 20]);
+    assert!(r.crashed.iter().all(|c| c.reason == "killed by SIGSEGV"), "{r:?}");
+    // The whole, three probes, then halves: far fewer calls than a record each.
+    assert!(r.calls > 4 && r.calls < 34, "{} calls", r.calls);
+    let bin = bin.unwrap();
+    assert_eq!(bin.len(), 34 * 256);
+    for n in 0..34 {
+        let want = if n == 5 || n == 20 { POISON } else { n as u8 + 1 };
+        assert!(bin[n * 256..(n + 1) * 256].iter().all(|&b| b == want), "record {n}");
+    }
+    assert!(stdout.contains("ran 32 records, 2 crashed (first: #5 killed by SIGSEGV)"), "{stdout}");
+
+    let (o, runs, bin) = run(&[], dir.path());
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!((runs.runs[0].calls, runs.runs[0].crashed.len()), (1, 0));
+    // Not silicon's bits: the digest is compared, and differs.
+    assert_eq!(runs.runs[0].evidence.as_deref(), Some("differs"));
+    assert!(bin.unwrap().chunks(256).enumerate().all(|(n, c)| c.iter().all(|&b| b == n as u8 + 1)));
+}
+
+#[test]
+fn a_module_the_engine_cannot_load_is_not_run_with_the_reason() {
+    if !python() {
+        panic!("tests/engine.rs needs python3 for its stand-in runner");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (o, runs, bin) = run(&[("STANDIN_REFUSE", "1")], dir.path());
+    assert_eq!(o.status.code(), Some(1));
+    let r = &runs.runs[0];
+    assert_eq!(
+        r.not_run.as_deref(),
+        Some("the module fails whole and record by record: exited with status 1: activemask.b32.ptx:12 Syntax error:")
+    );
+    // The whole and its first, middle and last record: no more.
+    assert_eq!(r.calls, 4);
+    assert!(bin.is_none(), "no buffer for a variant not run");
+
+    let (o, runs, bin) = run(&[("STANDIN_CANNOT", "1")], dir.path());
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(runs.runs[0].not_run.as_deref(), Some("exited with status 3: stand-in: cannot launch this"));
+    assert_eq!(runs.runs[0].calls, 1);
+    assert!(bin.is_none());
+}
+
+#[test]
+fn bad_runner_arguments_are_usage_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    for (args, says) in [
+        (&["--cc", "nine"][..], "expected a compute capability"),
+        (&["--variant", "no.such"], "unknown variant"),
+    ] {
+        let o = Command::new(env!("CARGO_BIN_EXE_ptxvec"))
+            .current_dir(repo())
+            .args(["run-engine", "--engine", "x", "--runner", "/bin/false", "--out"])
+            .arg(dir.path())
+            .args(args)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert!(String::from_utf8_lossy(&o.stderr).contains(says), "{args:?}");
+    }
+}
+
+/// Our runner on sm_90 silicon, through the driver and the runtime API
+/// (vectors/silicon/sm_90/runner-*.json): every variant the device runs gives the
+/// digest of the evidence `ptxvec silicon` wrote, and no record crashed.
+#[test]
+fn the_recorded_runner_runs_reproduce_the_silicon_evidence() {
+    let dir = repo().join("vectors/silicon/sm_90");
+    let e = evidence::parse(&std::fs::read_to_string(dir.join(evidence::FILE)).unwrap()).unwrap();
+    for api in ["driver", "runtime"] {
+        let text = std::fs::read_to_string(dir.join(format!("runner-{api}.json"))).unwrap();
+        let runs: RunsFile = serde_json::from_str(&text).unwrap();
+        assert_eq!(runs.runs.len(), e.variants.len(), "{api}");
+        for (r, ev) in runs.runs.iter().zip(&e.variants) {
+            assert_eq!((&r.variant, &r.window), (&ev.variant, &ev.window), "{api}");
+            assert!(r.crashed.is_empty(), "{api} {}", r.run);
+            match (&ev.raw_sha256, &ev.not_run) {
+                (Some(d), _) => {
+                    assert_eq!(r.raw_sha256.as_ref(), Some(d), "{api} {}", r.run);
+                    assert_eq!(r.evidence.as_deref(), Some("same"));
+                }
+                (None, Some(_)) => assert!(r.not_run.as_deref().is_some_and(|n| n.starts_with("needs ")), "{api} {}", r.run),
+                (None, None) => panic!("{}: evidence without digest", ev.variant),
+            }
+        }
+    }
+}
+
+/// runner/ptxvec-runner.c builds against the CUDA headers pip installs (with
+/// ptxas, `nvidia-cuda-nvcc` brings the CUDA runtime's), warning-free, and answers
+/// bad arguments and a missing engine library with a usage error and a failure.
+#[test]
+#[cfg_attr(not(ptxas), ignore = "needs pip's CUDA headers: bash .ci/run installs them with ptxas")]
+fn the_runner_builds_from_pip_headers_and_refuses_bad_calls() {
+    let inc = Command::new("python3")
+        .args(["-c", "import nvidia, os; print(os.path.join(nvidia.__path__[0], 'cu13', 'include'))"])
+        .output()
+        .unwrap();
+    let inc = String::from_utf8(inc.stdout).unwrap().trim().to_owned();
+    assert!(Path::new(&inc).join("cuda.h").exists(), "no cuda.h under {inc}");
+    let dir = tempfile::tempdir().unwrap();
+    let exe = dir.path().join("ptxvec-runner");
+    let cc = Command::new("cc")
+        .args(["-O2", "-std=c11", "-Wall", "-Wextra", "-Werror"])
+        .arg(format!("-I{inc}"))
+        .arg("-o")
+        .arg(&exe)
+        .arg(repo().join("runner/ptxvec-runner.c"))
+        .arg("-ldl")
+        .output()
+        .unwrap();
+    assert!(cc.status.success(), "{}", String::from_utf8_lossy(&cc.stderr));
+    let call = |args: &[&str]| Command::new(&exe).args(args).output().unwrap();
+    let o = call(&["m.ptx", "ptxvec_raw", "1"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).starts_with("usage: ptxvec-runner"));
+    let o = call(&["m.ptx", "ptxvec_raw", "x", "32", "256", "0xa5", "out.bin"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("GRID: not a number: x"));
+    let o = call(&["--lib", "/nonexistent/libcuda.so", "m.ptx", "ptxvec_raw", "1", "32", "256", "0xa5", "out.bin"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("cannot open the engine's library"));
+}
