@@ -173,3 +173,54 @@ fn the_runner_builds_from_pip_headers_and_refuses_bad_calls() {
     assert_eq!(o.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&o.stderr).contains("cannot open the engine's library"));
 }
+
+/// README.md's semantic conformance table is what grading the recorded engines
+/// (vectors/clients/*/runs.json) gives now, each top failure group explained.
+#[test]
+fn the_readme_semantic_conformance_table_is_current() {
+    let spec = ptxvec_spec::Spec::load(&spec_root()).unwrap();
+    let want = ptxvec_generator::grade::conformance_semantic::table(
+        &spec,
+        &repo().join("vectors"),
+        &repo().join("vectors/clients"),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
+    let (begin, end) = ("<!-- conformance-semantic -->\n", "<!-- /conformance-semantic -->");
+    let start = readme.find(begin).expect("a semantic conformance table in README.md") + begin.len();
+    let stop = readme[start..].find(end).expect("its end marker") + start;
+    assert_eq!(&readme[start..stop], want, "README.md's semantic conformance table is stale; it is now:\n{want}");
+}
+
+/// `grade --raw` reads a buffer kept gzipped (`<name>.bin.gz`, as the recorded
+/// engines are) as the plain one, and refuses a folder that holds both, or a
+/// `.gz` that is no gzip stream.
+#[test]
+fn raw_buffers_may_be_gzipped() {
+    let grade = |dir: &Path| {
+        Command::new(env!("CARGO_BIN_EXE_ptxvec"))
+            .current_dir(repo())
+            .args(["grade", "--profile", "sm_90", "--raw"])
+            .arg(dir)
+            .output()
+            .unwrap()
+    };
+    let recorded = repo().join("vectors/clients/gpgpu-sim-667834c");
+    let dir = tempfile::tempdir().unwrap();
+    let gz = std::fs::read(recorded.join("vote.sync.ballot.b32.bin.gz")).unwrap();
+    std::fs::write(dir.path().join("vote.sync.ballot.b32.bin.gz"), &gz).unwrap();
+    let o = grade(dir.path());
+    let text = String::from_utf8_lossy(&o.stdout);
+    // GPGPU-Sim's ballot is silicon's, bit for bit (runs.json: evidence "same").
+    assert_eq!(o.status.code(), Some(0), "{text}");
+    assert!(text.contains("vote.sync") && text.contains(" 0 failed"), "{text}");
+    std::fs::write(dir.path().join("vote.sync.ballot.b32.bin"), b"x").unwrap();
+    let o = grade(dir.path());
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("both vote.sync.ballot.b32.bin and"), "{}", String::from_utf8_lossy(&o.stderr));
+    std::fs::remove_file(dir.path().join("vote.sync.ballot.b32.bin")).unwrap();
+    std::fs::write(dir.path().join("vote.sync.ballot.b32.bin.gz"), &gz[..gz.len() / 2]).unwrap();
+    let o = grade(dir.path());
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("not a gzip stream"), "{}", String::from_utf8_lossy(&o.stderr));
+}

@@ -9,6 +9,7 @@
 
 pub mod accept;
 pub mod conformance;
+pub mod conformance_semantic;
 pub mod html;
 pub mod junit;
 pub mod report;

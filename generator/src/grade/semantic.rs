@@ -279,12 +279,19 @@ pub fn raw_name(stem: &str, window: Option<Window>) -> String {
 /// `<stem>.<window>.bin`. A file that names no variant (or a window the variant does
 /// not have) is an input error: the grade would silently miss it.
 pub fn grade_raw(variants: &[Variant], dir: &Path, mode: Mode) -> Result<Section> {
+    // `<name>.bin`, or `<name>.bin.gz` (how recorded engines are kept), by `<name>.bin`.
     let mut present = BTreeSet::new();
+    let mut gzipped = BTreeSet::new();
     for e in std::fs::read_dir(dir).map_err(|e| Error::io(dir, e))? {
         let e = e.map_err(|e| Error::io(dir, e))?;
         let name = e.file_name().to_string_lossy().into_owned();
-        if name.ends_with(".bin") {
-            present.insert(name);
+        if let Some(plain) = name.strip_suffix(".gz").filter(|p| p.ends_with(".bin")) {
+            if !present.insert(plain.to_owned()) {
+                return Err(Error::Input(format!("{}: both {plain} and {name}", dir.display())));
+            }
+            gzipped.insert(plain.to_owned());
+        } else if name.ends_with(".bin") && !present.insert(name.clone()) {
+            return Err(Error::Input(format!("{}: both {name} and {name}.gz", dir.display())));
         }
     }
     // How an engine's runs went (`ptxvec run-engine`): records that crashed it,
@@ -324,8 +331,8 @@ pub fn grade_raw(variants: &[Variant], dir: &Path, mode: Mode) -> Result<Section
         }
         for w in runs {
             let name = raw_name(&v.stem, w);
-            let path = dir.join(&name);
-            let bytes = std::fs::read(&path).map_err(|e| Error::io(&path, e))?;
+            let suite_bytes = v.suite.launch().out_bytes;
+            let bytes = read_raw(dir, &name, gzipped.contains(&name), suite_bytes)?;
             claimed.insert(name.clone());
             let suite = v.suite.in_window(w.unwrap_or(Window::Global))?;
             let mut graded = grade_buffer(v, &suite, w, &bytes, mode.profile);
@@ -356,6 +363,25 @@ pub fn grade_raw(variants: &[Variant], dir: &Path, mode: Mode) -> Result<Section
         cases,
         not_graded,
     })
+}
+
+/// The bytes of raw buffer `name` in `dir`, from `name.gz` when `gzipped`. A
+/// gzipped buffer is read to at most one byte past the size the launch writes
+/// (`want`), so that a wrong size shows as such and a bomb costs nothing.
+fn read_raw(dir: &Path, name: &str, gzipped: bool, want: usize) -> Result<Vec<u8>> {
+    use std::io::Read;
+    if !gzipped {
+        let path = dir.join(name);
+        return std::fs::read(&path).map_err(|e| Error::io(&path, e));
+    }
+    let path = dir.join(format!("{name}.gz"));
+    let file = std::fs::File::open(&path).map_err(|e| Error::io(&path, e))?;
+    let mut bytes = Vec::new();
+    flate2::read::GzDecoder::new(file)
+        .take(want as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| Error::Input(format!("{}: not a gzip stream: {e}", path.display())))?;
+    Ok(bytes)
 }
 
 /// The test cases of one raw buffer of `v` run as `suite` (in `window`).
