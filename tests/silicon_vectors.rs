@@ -459,3 +459,75 @@ fn raw_grading_reads_the_poison() {
     assert!(text.contains(id.as_str()), "{text}");
     assert!(!text.contains("value not accepted"), "{text}");
 }
+
+/// `emit-ptx --variant --ptx --target` lowers a module as far as its records'
+/// requirement and no further: every variant's module (each window, both
+/// entries) assembles at each requirement a ptxas here takes (sm_50 and up: CUDA
+/// 12.9 below sm_75, 13.5 from it), and a module below it is refused.
+#[test]
+#[cfg_attr(
+    not(ptxas),
+    ignore = "needs ptxas: set PTXVEC_PTXAS and PTXVEC_PTXAS_CU12 (bash .ci/run does)"
+)]
+fn modules_lower_to_their_records_requirement() {
+    let new = ptxvec_generator::ptxas::from_env("PTXVEC_PTXAS").unwrap_or_else(|e| panic!("{e}"));
+    let old = ptxvec_generator::ptxas::from_env("PTXVEC_PTXAS_CU12").unwrap_or_else(|e| panic!("{e}"));
+    let dir = tempfile::tempdir().unwrap();
+    let (mut n, mut failures) = (0, Vec::new());
+    for s in suites().iter().flat_map(Suite::runs) {
+        for (p, t) in &s.requires {
+            let arch: u32 = t[3..].trim_end_matches(['a', 'f']).parse().unwrap();
+            if arch < 50 {
+                continue;
+            }
+            assert!(s.allows(p, t), "{}: its own requirement {t} {p}", s.id);
+            let ptxas = if arch >= 75 { &new } else { &old };
+            let m = module(&s, p, t, Entries::Both);
+            if let Err(e) = ptxvec_generator::ptxas::assemble_module(ptxas, t, &m, dir.path(), &n.to_string()) {
+                failures.push(format!("{} {:?} at {t} PTX {p}: {e}", s.id, s.window()));
+            }
+            n += 1;
+        }
+    }
+    assert!(n >= 140, "only {n} modules");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// What a lowered module must meet (PTX ISA, "Target ISA notes" of each
+/// instruction): redux.sync's integer forms need sm_80 and PTX 7.0; its `.f32`
+/// forms sm_100a with PTX 8.6 or the sm_100f family with PTX 8.8.
+#[test]
+fn lowering_stops_at_the_requirement() {
+    let all = suites();
+    let int = all.iter().find(|s| s.id == "redux.sync.add.u32").unwrap();
+    for (ptx, target, ok) in [
+        ("7.0", "sm_80", true),
+        ("8.0", "sm_90a", true),
+        ("6.5", "sm_80", false),
+        ("7.0", "sm_75", false),
+        ("x", "sm_80", false),
+        ("7.0", "gfx90", false),
+    ] {
+        assert_eq!(int.allows(ptx, target), ok, "redux.sync.add.u32 at {target} {ptx}");
+    }
+    let f32 = all.iter().find(|s| s.id == "redux.sync.min.f32").unwrap();
+    for (ptx, target, ok) in [
+        ("8.6", "sm_100a", true),
+        ("8.8", "sm_100f", true),
+        ("8.8", "sm_103f", true),
+        ("8.8", "sm_103a", true),
+        ("8.6", "sm_100", false),
+        ("8.8", "sm_103", false),
+        ("8.6", "sm_100f", false),
+        ("8.8", "sm_120f", false),
+    ] {
+        assert_eq!(f32.allows(ptx, target), ok, "redux.sync.min.f32 at {target} {ptx}");
+    }
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_ptxvec"))
+        .current_dir(spec_root().join(".."))
+        .args(["emit-ptx", "--variant", "redux.sync.add.u32", "--raw", "--target", "sm_75", "--ptx", "7.0"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("is below what its records require (sm_80 with PTX 7.0)"));
+}

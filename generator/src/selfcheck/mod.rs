@@ -401,6 +401,37 @@ impl Suite {
             .min()
     }
 
+    /// Whether a module of `.version ptx` and `.target target` meets one of the
+    /// records' requirements: the version at least the requirement's, and the
+    /// target its own (`sm_90a` only for `sm_90a`), one of its family (`sm_100f`
+    /// for `sm_10xa` and `sm_10xf` from it on) or a plain one at least as high.
+    /// What `emit-ptx --variant --ptx --target` may lower a module to.
+    pub fn allows(&self, ptx: &str, target: &str) -> bool {
+        let version = |v: &str| -> Option<(u32, u32)> {
+            let (a, b) = v.split_once('.')?;
+            Some((a.parse().ok()?, b.parse().ok()?))
+        };
+        let arch = |t: &str| -> Option<(u32, String)> {
+            let rest = t.strip_prefix("sm_")?;
+            let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+            Some((digits.parse().ok()?, rest[digits.len()..].to_owned()))
+        };
+        let (Some(v), Some((n, suffix))) = (version(ptx), arch(target)) else {
+            return false;
+        };
+        self.requires.iter().any(|(p, t)| {
+            let (Some(pv), Some((tn, ts))) = (version(p), arch(t)) else {
+                return false;
+            };
+            let target_ok = match ts.as_str() {
+                "a" => target == t,
+                "f" => n / 10 == tn / 10 && n >= tn && matches!(suffix.as_str(), "a" | "f"),
+                _ => n >= tn,
+            };
+            v >= pv && target_ok
+        })
+    }
+
     /// The module to emit where no device is given: sm_90 when it runs there, else
     /// the first requirement as stated (raised to sm_90's PTX 7.8).
     pub fn default_module(&self) -> (String, String) {

@@ -107,17 +107,23 @@ pub fn emit(spec: &Spec, req: VariantModule<'_>) -> Result<String> {
         s = s.subset(&selfcheck::subset::parse_records(list, s.records.len())?)?;
     }
     let (p, t) = s.default_module();
+    // A module is lowered (or raised) only where the instructions allow it: the
+    // records' requirement, which ptxas holds every variant's module to
+    // (tests/silicon_vectors.rs).
+    let (p, t) = (ptx.map_or(p, str::to_owned), target.map_or(t, str::to_owned));
+    if !s.allows(&p, &t) {
+        let need: Vec<String> = s.requires.iter().map(|(p, t)| format!("{t} with PTX {p}")).collect();
+        return Err(Error::Usage(format!(
+            "{id}: `.version {p}` `.target {t}` is below what its records require ({}): the module would not assemble",
+            need.join(" or ")
+        )));
+    }
     let entries = if raw_only {
         Entries::Raw
     } else {
         Entries::Both
     };
-    Ok(ptx::module(
-        &s,
-        ptx.unwrap_or(&p),
-        target.unwrap_or(&t),
-        entries,
-    ))
+    Ok(ptx::module(&s, &p, &t, entries))
 }
 
 /// Runs the subcommand, a table of the runs onto `out`: findings when a variant
