@@ -371,7 +371,14 @@ fn variant_class(instruction: &str, stem: &str, r: &Value) -> String {
             accept.into_iter().collect::<Vec<_>>().join(", ")
         )
     };
-    format!("{kind}, {family}; expect {}{accept}", profiles.join(", "))
+    // A twin that writes `d` alone where the syntax allows `d|p` is a class of
+    // its own: its records are the same inputs without `p`.
+    let written = if stem.ends_with(ptxvec_generator::semvec::D_ONLY) {
+        ", d alone"
+    } else {
+        ""
+    };
+    format!("{kind}, {family}{written}; expect {}{accept}", profiles.join(", "))
 }
 
 /// One record per variant class (see [`variant_class`]), the first in file order,

@@ -199,6 +199,8 @@ pub struct Reading<'s> {
     pub semantics: Semantics,
     /// A source operand is negated (vote's `!%p`).
     pub negate: bool,
+    /// The destination is written with its predicate (`d|p`).
+    pub pair: bool,
 }
 
 /// Reads `text`: an error when it does not tokenize, fits no syntax line of the
@@ -215,6 +217,7 @@ pub fn read<'s>(spec: &'s ptxvec_spec::Spec, text: &str) -> crate::error::Result
     Ok(Reading {
         semantics: of(&spelling).map_err(|e| Error::Input(e.to_string()))?,
         negate: parsed.operands.iter().any(|o| matches!(o, Operand::Not(_))),
+        pair: matches!(parsed.operands.first(), Some(Operand::Pair(..))),
         spelling,
     })
 }

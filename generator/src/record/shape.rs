@@ -95,6 +95,15 @@ pub struct WarpShape {
 }
 
 impl Shape {
+    /// The shape of what `sem` computes as a text writes it: without `p` where the
+    /// destination is written alone (`pair` false).
+    pub fn written(sem: Semantics, pair: bool) -> Shape {
+        match Shape::of(sem) {
+            Shape::Warp(w) => Shape::Warp(WarpShape { p: w.p && pair, ..w }),
+            s => s,
+        }
+    }
+
     /// The shape of what `sem` computes.
     pub fn of(sem: Semantics) -> Shape {
         let warp = |a: Option<Field>, d: Field, p: bool| WarpShape {

@@ -268,7 +268,7 @@ impl Suite {
         let (sem, exec, shape) = (
             reading.semantics,
             Execution::of(&reading),
-            Shape::of(reading.semantics),
+            Shape::written(reading.semantics, reading.pair),
         );
         let opcode = first
             .text

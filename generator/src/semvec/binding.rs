@@ -11,7 +11,7 @@ use ptxvec_spec::{QualKind, Qualifier};
 use super::Variant;
 use crate::semantics::Semantics;
 use crate::syntax::operands::positions;
-use crate::syntax::text::tokenize;
+use crate::syntax::text::{tokenize, Operand};
 
 /// One operand of the text and what it holds.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -35,9 +35,10 @@ pub fn operands(v: &Variant<'_>) -> Vec<Binding> {
         .iter()
         .zip(positions(&v.spelling))
         .map(|(op, pos)| {
-            let name = match &pos.pair {
-                Some((p, _)) => format!("{}|{}", pos.name, p.name),
-                None => pos.name.to_owned(),
+            // A pair position written with its destination alone binds `d`.
+            let name = match (&pos.pair, op) {
+                (Some((p, _)), Operand::Pair(..)) => format!("{}|{}", pos.name, p.name),
+                _ => pos.name.to_owned(),
             };
             // The doc's operand names, as the records' keys: red writes `[a], b`,
             // cp.reduce.async.bulk `[dstMem], [srcMem], size, [mbar]`, redux.sync
@@ -110,7 +111,7 @@ mod tests {
                 .iter()
                 .flat_map(|b| b.holds.split('|').map(str::to_owned).collect::<Vec<_>>())
                 .collect();
-            let shape = Shape::of(v.semantics);
+            let shape = Shape::written(v.semantics, v.pair);
             let mut keys: Vec<&str> = shape.outputs().iter().map(|o| o.out.name()).collect();
             match shape {
                 Shape::Memory { .. } => keys.extend(["operand"]),

@@ -63,7 +63,7 @@ pub fn eval_record(
     }
     let reading = semantics::read(spec, &rec.text).map_err(|e| EvalError::Record(e.to_string()))?;
     let mut rec = rec;
-    expect(&mut rec, reading.semantics, reading.negate, profiles)?;
+    expect(&mut rec, reading.semantics, (reading.negate, reading.pair), profiles)?;
     Ok(rec)
 }
 
@@ -73,10 +73,10 @@ pub fn eval_record(
 fn expect<S>(
     rec: &mut Record<S>,
     semantics: Semantics,
-    negate: bool,
+    (negate, pair): (bool, bool),
     profiles: &[Profile],
 ) -> std::result::Result<(), EvalError> {
-    let shape = Shape::of(semantics);
+    let shape = Shape::written(semantics, pair);
     let none = Inputs::Memory {
         mem: Vec::new(),
         operand: Vec::new(),
@@ -86,8 +86,12 @@ fn expect<S>(
         .map_err(|e| EvalError::Record(e.to_string()))?;
     let mut expect = BTreeMap::new();
     for &p in profiles {
-        let out = outputs(semantics, negate, &rec.inputs, p)
+        let mut out = outputs(semantics, negate, &rec.inputs, p)
             .map_err(|e| EvalError::Record(e.to_string()))?;
+        // A text that writes `d` alone has no `p`.
+        if !pair {
+            out.p = None;
+        }
         // With both profiles, another profile is written only where it differs.
         if profiles.len() == 1 || p == Profile::PtxIsa || expect.get(&Profile::PtxIsa) != Some(&out)
         {
@@ -215,9 +219,10 @@ pub fn answer_line(
 }
 
 /// What a record's text and `requires` make of it, whatever its inputs: the
-/// instruction the text computes and whether a source operand is negated, or
+/// instruction the text computes, whether a source operand is negated and whether
+/// the destination is written with its predicate (`d|p`), or
 /// `None` where the record does not evaluate (then [`answer_line`] says why).
-type Reading = Option<(Semantics, bool)>;
+type Reading = Option<(Semantics, (bool, bool))>;
 
 /// The most (text, `requires`) readings [`Texts`] keeps; past it, it starts over.
 pub const MAX_TEXTS: usize = 8192;
@@ -357,7 +362,8 @@ fn reading_of(index: &Index<'_>, text: &str, requires: &[Requirement<&str>], for
         semantics::of(&chain.reading()?.spelling).ok()
     })?;
     let negate = parsed.operands.iter().any(|o| matches!(o, Operand::Not(_)));
-    Some((semantics, negate))
+    let pair = matches!(parsed.operands.first(), Some(Operand::Pair(..)));
+    Some((semantics, (negate, pair)))
 }
 
 /// Fills `answers` with the answers to a chunk of lines, in order: equal, line for
@@ -376,8 +382,8 @@ pub fn answer_lines(
         // Blank lines, errors, bytes that are not UTF-8 and strings written with
         // an escape are the definition's.
         if let Ok(Ok(mut rec)) = std::str::from_utf8(l.bytes).map(Record::from_line_borrowed) {
-            if let Some((sem, negate)) = this.reading(rec.text, &rec.requires, force) {
-                if expect(&mut rec, sem, negate, profiles).is_ok() {
+            if let Some((sem, written)) = this.reading(rec.text, &rec.requires, force) {
+                if expect(&mut rec, sem, written, profiles).is_ok() {
                     rec.write_line(buf);
                     return Ok(());
                 }

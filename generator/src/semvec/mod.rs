@@ -41,7 +41,16 @@ pub struct Variant<'s> {
     /// (or, for shfl, the lane selection) first:
     /// `red#operation`, `red#noftz_keeps_subnormals`.
     pub notes: Vec<String>,
+    /// Whether the text writes the optional predicate destination (`d|p`), where
+    /// the syntax has one. Each such variant has a twin that writes `d` alone (id
+    /// `<chain>-d`), the shape compilers emit most: an engine that mishandles `|p`
+    /// then fails only the twin with `|p`, not a right shuffle.
+    pub pair: bool,
 }
+
+/// The suffix of the id of a variant that writes `d` alone where the syntax
+/// allows `d|p`.
+pub const D_ONLY: &str = "-d";
 
 /// Every executable variant of the spec, in spec order (instruction, form, spelling).
 pub fn variants(spec: &Spec) -> Vec<Variant<'_>> {
@@ -87,13 +96,25 @@ pub fn variants(spec: &Spec) -> Vec<Variant<'_>> {
                 // Stable: the defining notes first, each group in spec order.
                 notes.sort_by_key(|(later, _)| *later);
                 let notes = notes.into_iter().map(|(_, id)| id).collect();
-                out.push(Variant {
+                let pair = operands::style_applies(&l.spelling, Style::WithPair);
+                let v = Variant {
                     id: l.spelling.chain(),
                     requires: need_records(&l.needs),
                     spelling: l.spelling,
                     semantics: sem,
                     notes,
+                    pair,
+                };
+                let twin = pair.then(|| Variant {
+                    id: format!("{}{D_ONLY}", v.id),
+                    requires: v.requires.clone(),
+                    spelling: v.spelling.clone(),
+                    semantics: v.semantics,
+                    notes: v.notes.clone(),
+                    pair: false,
                 });
+                out.push(v);
+                out.extend(twin);
             }
         }
     }
@@ -105,17 +126,22 @@ impl Variant<'_> {
     /// with the predicate destination written where the syntax has an optional one
     /// (`d|p`), since the records expect `p`.
     pub fn text(&self) -> String {
-        let style = if operands::style_applies(&self.spelling, Style::WithPair) {
+        let style = if self.pair {
             Style::WithPair
         } else {
             Style::Registers
         };
-        crate::syntax::legal::compose(&self.id, &operands::render(&self.spelling, style))
+        crate::syntax::legal::compose(&self.spelling.chain(), &operands::render(&self.spelling, style))
+    }
+
+    /// Whether this is the twin that writes `d` alone where the syntax allows `d|p`.
+    pub fn writes_d_alone(&self) -> bool {
+        !self.pair && operands::style_applies(&self.spelling, Style::WithPair)
     }
 
     /// The text with vote's predicate source negated (`!%p`), as the syntax vectors
     /// write it.
     pub fn negated_text(&self) -> String {
-        crate::syntax::legal::compose(&self.id, &operands::render(&self.spelling, Style::Negated))
+        crate::syntax::legal::compose(&self.spelling.chain(), &operands::render(&self.spelling, Style::Negated))
     }
 }

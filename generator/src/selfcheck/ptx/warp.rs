@@ -61,7 +61,10 @@ pub(super) fn body(c: &mut Code, s: &Suite, check: Option<&ExpectData>) {
         ins!(c, "{op_text} {dst}, !%p5, %r5");
         c.label("JOINED");
     };
+    // A variant that writes `d` alone leaves p's word 0.
+    let writes_p = s.outputs().iter().any(|(o, _)| *o == Out::P);
     match op {
+        WarpOp::Shfl if !writes_p => ins!(c, "{op_text} %r30, %r20, %r21, %r22, %r5"),
         WarpOp::Shfl => {
             ins!(c, "{op_text} %r30|%p6, %r20, %r21, %r22, %r5");
             c.ins("selp.u32 %r31, 1, 0, %p6");
@@ -72,6 +75,7 @@ pub(super) fn body(c: &mut Code, s: &Suite, check: Option<&ExpectData>) {
         }
         WarpOp::Ballot => negatable(c, "%r30"),
         WarpOp::MatchAny => ins!(c, "{op_text} %r30, {a}, %r5"),
+        WarpOp::MatchAll if !writes_p => ins!(c, "{op_text} %r30, {a}, %r5"),
         WarpOp::MatchAll => {
             ins!(c, "{op_text} %r30|%p6, {a}, %r5");
             c.ins("selp.u32 %r31, 1, 0, %p6");
