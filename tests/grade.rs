@@ -127,6 +127,37 @@ fn every_bad_results_line_is_an_error_naming_file_and_line() {
     );
 }
 
+/// A line of a vector file that does not read is named by its column in characters:
+/// serde_json finds the missing keys of `{"id":"é"}` at the `}`, its 10th character
+/// and 11th byte.
+#[test]
+fn a_bad_vector_line_is_named_by_its_character_column() {
+    let dir = tempfile::tempdir().unwrap();
+    let syntax = dir.path().join("syntax");
+    std::fs::create_dir_all(&syntax).unwrap();
+    for e in std::fs::read_dir(repo_root().join("vectors/syntax")).unwrap() {
+        let p = e.unwrap().path();
+        std::fs::copy(&p, syntax.join(p.file_name().unwrap())).unwrap();
+    }
+    std::fs::write(syntax.join("activemask.jsonl"), "{\"id\":\"é\"}\n").unwrap();
+    let results = write(
+        dir.path(),
+        "s.jsonl",
+        &[r#"{"id":"x","accepted":true}"#.to_owned()],
+    );
+    let vectors = dir.path().display().to_string();
+    let out = ptxvec(
+        &["grade", "--vectors", &vectors, "--syntax", &results],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stdout));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("syntax/activemask.jsonl:1:10: missing field"),
+        "{err}"
+    );
+}
+
 #[test]
 fn a_stray_raw_buffer_and_a_missing_folder_are_errors() {
     let dir = tempfile::tempdir().unwrap();

@@ -1,14 +1,17 @@
 //! A consumer's results, as `ptxvec grade` reads them: JSON Lines, one result per
 //! line. Every line is read before anything is graded, and every bad line is
-//! reported (`file:line:column: message`), so that one run shows them all.
+//! reported (`file:line:column: message`, the column counted in characters from 1),
+//! so that one run shows them all.
 
+use std::fmt;
 use std::io::Read;
 use std::path::Path;
 
-use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 
 use crate::error::{Error, Result};
+use crate::record::position::{char_column, error_column};
 use crate::record::{strip_position, Bits, Outputs};
 
 /// One line of syntax results: what the consumer made of a case of
@@ -144,13 +147,87 @@ pub fn write_syntax(path: &Path, results: &[SyntaxResult]) -> Result<()> {
 /// One line of semantic results: what the consumer computed for a record of
 /// vectors/semantic, shaped like the record's `expect` (`mem`, or `d` and `p`), each
 /// slot a bit pattern or `null` where the lane did not execute.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SemanticResult {
     /// The record id (`red.add.f32#2`).
     pub id: String,
     /// The outputs.
     pub outputs: Outputs<Option<Bits>>,
+}
+
+/// A semantic results line as written, each slot kept as the text it is: a slot
+/// that is no bit pattern is then reported at its own column (serde_json would
+/// name the character after it).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SemanticLine<'a> {
+    id: String,
+    #[serde(borrow)]
+    outputs: Outputs<Option<&'a RawValue>>,
+}
+
+/// Why a line is not a result: where (a 1-based column of characters) and what.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LineError {
+    /// The column.
+    pub column: usize,
+    /// The message, without a position.
+    pub message: String,
+}
+
+impl LineError {
+    /// serde_json's error `e` reading `line`.
+    fn json(line: &str, e: &serde_json::Error) -> LineError {
+        let message = match e.classify() {
+            serde_json::error::Category::Data => strip_position(e),
+            _ => format!("not JSON: {}", strip_position(e)),
+        };
+        LineError {
+            column: error_column(line, e),
+            message,
+        }
+    }
+}
+
+/// A kind of results line: how one line is read.
+pub trait ResultLine: Sized {
+    /// Reads `line` (one line, no newline).
+    fn read(line: &str) -> std::result::Result<Self, LineError>;
+}
+
+impl ResultLine for SyntaxResult {
+    fn read(line: &str) -> std::result::Result<Self, LineError> {
+        serde_json::from_str(line).map_err(|e| LineError::json(line, &e))
+    }
+}
+
+impl ResultLine for SemanticResult {
+    fn read(line: &str) -> std::result::Result<Self, LineError> {
+        let l: SemanticLine<'_> =
+            serde_json::from_str(line).map_err(|e| LineError::json(line, &e))?;
+        let slots = |v: Option<Vec<Option<&RawValue>>>| -> std::result::Result<_, LineError> {
+            v.map(|v| v.into_iter().map(|s| s.map(|raw| slot(line, raw)).transpose()).collect())
+                .transpose()
+        };
+        Ok(SemanticResult {
+            id: l.id,
+            outputs: Outputs {
+                d: slots(l.outputs.d)?,
+                mem: slots(l.outputs.mem)?,
+                p: slots(l.outputs.p)?,
+            },
+        })
+    }
+}
+
+/// A slot's bit pattern, read by [`Bits`]' own reader; an error names the column
+/// where the slot's value starts in `line`.
+fn slot(line: &str, raw: &RawValue) -> std::result::Result<Bits, LineError> {
+    serde_json::from_str(raw.get()).map_err(|e| LineError {
+        // `raw` borrows its text from `line`: its offset there is where it starts.
+        column: char_column(line, raw.get().as_ptr() as usize - line.as_ptr() as usize),
+        message: strip_position(&e),
+    })
 }
 
 /// A result and the line it was read from (1-based).
@@ -164,6 +241,29 @@ pub struct Line<T> {
 
 /// Bad lines reported in the error before the rest are only counted.
 pub const BAD_LINES_SHOWN: usize = 100;
+
+/// A results line that could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct BadLine {
+    /// The results file, as named on the command line (`<stdin>` for `-`).
+    pub file: String,
+    /// The line, from 1.
+    pub line: usize,
+    /// The column, in characters from 1.
+    pub column: usize,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl fmt::Display for BadLine {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}:{}:{}: {}",
+            self.file, self.line, self.column, self.message
+        )
+    }
+}
 
 /// The bytes of `path`, or of stdin for `-`.
 pub fn read_input(path: &Path) -> Result<Vec<u8>> {
@@ -189,32 +289,35 @@ pub fn display_name(path: &Path) -> String {
 }
 
 /// Reads every line of `bytes` (named `name`) as a `T`; blank lines are skipped.
-/// Each bad line is pushed onto `bad` as `name:line:column: message` (or
-/// `name:line: message` where no column applies).
-pub fn parse<T: DeserializeOwned>(name: &str, bytes: &[u8], bad: &mut Vec<String>) -> Vec<Line<T>> {
+/// Each bad line is pushed onto `bad`.
+pub fn parse<T: ResultLine>(name: &str, bytes: &[u8], bad: &mut Vec<BadLine>) -> Vec<Line<T>> {
     let mut out = Vec::new();
     for (i, raw) in bytes.split(|b| *b == b'\n').enumerate() {
         let line = i + 1;
         let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
+        let mut bad_at = |column, message| {
+            bad.push(BadLine {
+                file: name.to_owned(),
+                line,
+                column,
+                message,
+            })
+        };
         let text = match std::str::from_utf8(raw) {
             Ok(t) => t,
             Err(e) => {
-                bad.push(format!("{name}:{line}:{}: not UTF-8", e.valid_up_to() + 1));
+                // The bytes before the bad one are UTF-8: count their characters.
+                let good = std::str::from_utf8(&raw[..e.valid_up_to()]).unwrap_or_default();
+                bad_at(good.chars().count() + 1, "not UTF-8".to_owned());
                 continue;
             }
         };
         if text.trim().is_empty() {
             continue;
         }
-        match serde_json::from_str::<T>(text) {
+        match T::read(text) {
             Ok(value) => out.push(Line { line, value }),
-            Err(e) => {
-                let message = match e.classify() {
-                    serde_json::error::Category::Data => strip_position(&e),
-                    _ => format!("not JSON: {}", strip_position(&e)),
-                };
-                bad.push(format!("{name}:{line}:{}: {message}", e.column()));
-            }
+            Err(e) => bad_at(e.column, e.message),
         }
     }
     out
@@ -222,11 +325,11 @@ pub fn parse<T: DeserializeOwned>(name: &str, bytes: &[u8], bad: &mut Vec<String
 
 /// The error for the bad lines of every results file: each line, up to
 /// [`BAD_LINES_SHOWN`], then a count of the rest.
-pub fn bad_lines_error(bad: &[String]) -> Error {
+pub fn bad_lines_error(bad: &[BadLine]) -> Error {
     let mut msg = format!("{} bad line(s) in the results:", bad.len());
     for b in bad.iter().take(BAD_LINES_SHOWN) {
         msg.push('\n');
-        msg.push_str(b);
+        msg.push_str(&b.to_string());
     }
     if bad.len() > BAD_LINES_SHOWN {
         msg.push_str(&format!("\n... and {} more", bad.len() - BAD_LINES_SHOWN));
@@ -238,6 +341,8 @@ pub fn bad_lines_error(bad: &[String]) -> Error {
 mod tests {
     use super::*;
 
+    /// The positions of the bad lines; lines given whole, their columns counted by
+    /// hand (in characters: `é` is one).
     #[test]
     fn every_bad_line_is_reported_with_its_position() {
         let text = concat!(
@@ -249,29 +354,47 @@ mod tests {
             "{\"id\":\"d\",\"outputs\":{\"d\":[7]}}\n",
             "{\"id\":\"e\",\"outputs\":{},\"extra\":1}\n",
             "{\"id\":\"f\",\"outputs\":{\"d\":[null,\"0x1\"]}}\n",
+            "{\"id\":\"é\",\"outputs\":{\"mem\":[\"0x1\", \"0xzz\"]}}\n",
+            "{\"id\":\"é\",\"outputs\":{\"mem\":\"0x1\"}}\n",
+            "{\"id\":\"é\",\"outputs\":{\"mem\":[]},}\n",
+            "{\"outputs\":{}}\n",
         );
         let mut bad = Vec::new();
         let got: Vec<Line<SemanticResult>> = parse("r.jsonl", text.as_bytes(), &mut bad);
         assert_eq!(got.iter().map(|l| l.line).collect::<Vec<_>>(), [1, 8]);
-        let lines: Vec<&str> = bad
-            .iter()
-            .map(|b| b.split(": ").next().unwrap_or_default())
-            .collect();
+        let at: Vec<(usize, usize)> = bad.iter().map(|b| (b.line, b.column)).collect();
         assert_eq!(
-            lines,
+            at,
             [
-                "r.jsonl:2:2",
-                "r.jsonl:4:34", // the end of the bad value, as serde_json counts
-                "r.jsonl:5:24",
-                "r.jsonl:6:27",
-                "r.jsonl:7:30"
+                (2, 2),  // `o`: "n" began a `null`
+                (4, 29), // the slot `"0x+1"`
+                (5, 22), // the key `"q"`
+                (6, 27), // the slot `7`
+                (7, 24), // the key `"extra"`
+                (9, 36), // the second slot, `"0xzz"`
+                (10, 28), // the value `"0x1"`, where a list goes
+                (11, 32), // the `}` after the trailing comma
+                (12, 1),  // the object without `id`
             ],
             "{bad:#?}"
         );
-        assert!(bad[0].contains("not JSON"), "{}", bad[0]);
-        assert!(bad[1].contains("is not a bit pattern"), "{}", bad[1]);
-        assert!(bad[2].contains("unknown field `q`"), "{}", bad[2]);
-        assert!(bad[4].contains("unknown field `extra`"), "{}", bad[4]);
+        let messages: Vec<&str> = bad.iter().map(|b| b.message.as_str()).collect();
+        assert!(messages[0].starts_with("not JSON"), "{messages:?}");
+        assert!(messages[1].contains("is not a bit pattern"), "{messages:?}");
+        assert!(messages[2].contains("unknown field `q`"), "{messages:?}");
+        assert!(messages[3].contains("invalid type: integer `7`"), "{messages:?}");
+        assert!(messages[4].contains("unknown field `extra`"), "{messages:?}");
+        assert!(messages[5].contains("`0xzz` is not a bit pattern"), "{messages:?}");
+        assert!(messages[8].contains("missing field `id`"), "{messages:?}");
+        assert_eq!(bad[1].to_string(), format!("r.jsonl:4:29: {}", messages[1]));
+    }
+
+    #[test]
+    fn a_byte_that_is_not_utf8_is_named_by_its_character_column() {
+        // `{"id":"é` is 8 characters (9 bytes): the bad byte is the 9th character.
+        let mut bad = Vec::new();
+        let _: Vec<Line<SyntaxResult>> = parse("s", b"{\"id\":\"\xc3\xa9\xff\"}\n", &mut bad);
+        assert_eq!(bad[0].to_string(), "s:1:9: not UTF-8");
     }
 
     #[test]
@@ -282,12 +405,11 @@ mod tests {
         assert_eq!(got.len(), 3);
         assert_eq!(got[1].value.answer, Answer::Rejected(Some("no".to_owned())));
         assert_eq!(got[2].value.answer, Answer::Skipped("sm_20".to_owned()));
-        assert_eq!(bad.len(), 5, "{bad:?}");
-        assert!(bad[0].starts_with("s:3:"), "{}", bad[0]);
-        assert_eq!(bad[1], "s:4:1: not UTF-8");
-        for (k, line) in [(2, 6), (3, 7), (4, 8)] {
-            assert!(bad[k].starts_with(&format!("s:{line}:")), "{}", bad[k]);
-        }
+        let at: Vec<String> = bad.iter().map(|b| format!("{}:{}", b.line, b.column)).collect();
+        // Line 3: the value `"yes"`; lines 6 to 8: a line whose keys do not go
+        // together is wrong as a whole, from its first character.
+        assert_eq!(at, ["3:22", "4:1", "6:1", "7:1", "8:1"], "{bad:?}");
+        assert_eq!(bad[1].message, "not UTF-8");
         // What is read is written back as it was.
         for (g, want) in got.iter().zip([
             "{\"id\":\"x\",\"accepted\":true}",

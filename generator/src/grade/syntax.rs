@@ -11,6 +11,7 @@ use ptxvec_spec::Spec;
 use super::report::{Failure, Section, Status, TestCase};
 use super::results::{Answer, Line, SyntaxResult};
 use crate::error::{Error, Result};
+use crate::record::position::char_column;
 use crate::syntax::case::{Case, Verdict};
 use crate::syntax::judge::Kind;
 
@@ -31,7 +32,8 @@ pub fn load(spec: &Spec, vectors: &Path) -> Result<Vec<(String, Vec<Case>)>> {
                     "{}:{}:{}: {}",
                     path.display(),
                     i + 1,
-                    e.column(),
+                    // serde_json counts bytes; the project's columns count characters.
+                    char_column(line, e.column().saturating_sub(1)),
                     crate::record::strip_position(&e)
                 ))
             })?;
