@@ -515,6 +515,31 @@ fn a_wrong_engine_is_caught_at_every_planted_error() {
     );
 }
 
+/// An assembler may accept and still say something (a warning): the message is read
+/// beside `"accepted": true` and shown with the answer.
+#[test]
+fn a_message_beside_an_acceptance_is_read_and_shown() {
+    let dir = tempfile::tempdir().unwrap();
+    let syntax = judged_syntax(dir.path());
+    let illegal = syntax.iter().position(|(_, ok, _)| !ok).unwrap();
+    let legal = syntax.iter().position(|(_, ok, _)| *ok).unwrap();
+    let mut lines = syntax_lines(&syntax);
+    for (i, said) in [(illegal, "warning: odd"), (legal, "warning: fine")] {
+        lines[i] = serde_json::json!({"id": syntax[i].0, "accepted": true, "message": said})
+            .to_string();
+    }
+    let path = write(dir.path(), "s.jsonl", &lines);
+    let out = ptxvec(&["grade", "--syntax", &path], None);
+    let summary = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{summary}{}", text(&out.stderr));
+    assert!(
+        summary.contains(&format!("FAIL {}: ", syntax[illegal].0)),
+        "{summary}"
+    );
+    assert!(summary.contains("got accepted: warning: odd)"), "{summary}");
+    assert_eq!(summary.matches("FAIL ").count(), 1, "{summary}");
+}
+
 #[test]
 fn parser_mode_grades_legal_and_malformed_cases_only() {
     let dir = tempfile::tempdir().unwrap();

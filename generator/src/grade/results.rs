@@ -30,8 +30,9 @@ pub struct SyntaxResult {
 /// What a consumer did with a case.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Answer {
-    /// It took the text as legal in the case's module.
-    Accepted,
+    /// It took the text as legal in the case's module, saying this if anything (a
+    /// warning; shown in the reports).
+    Accepted(Option<String>),
     /// It refused it, saying this if anything (shown in the reports).
     Rejected(Option<String>),
     /// It could not judge the case, for this reason (a target it does not
@@ -40,7 +41,8 @@ pub enum Answer {
 }
 
 /// A syntax results line as written: `{"id", "accepted": bool, "message"?}` or
-/// `{"id", "skipped": "why"}`.
+/// `{"id", "skipped": "why"}`. A message goes with either answer: an assembler that
+/// accepts may still warn.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct SyntaxLine {
@@ -58,12 +60,9 @@ impl TryFrom<SyntaxLine> for SyntaxResult {
 
     fn try_from(l: SyntaxLine) -> std::result::Result<SyntaxResult, String> {
         let answer = match (l.accepted, l.message, l.skipped) {
-            (Some(true), None, None) => Answer::Accepted,
+            (Some(true), m, None) => Answer::Accepted(m),
             (Some(false), m, None) => Answer::Rejected(m),
             (None, None, Some(why)) => Answer::Skipped(why),
-            (Some(true), Some(_), _) => {
-                return Err("\"message\" goes with \"accepted\": false".to_owned())
-            }
             (Some(_), _, Some(_)) => {
                 return Err("\"accepted\" and \"skipped\" in one line".to_owned())
             }
@@ -71,7 +70,7 @@ impl TryFrom<SyntaxLine> for SyntaxResult {
                 return Err("expected \"accepted\" (true or false) or \"skipped\" (why)".to_owned())
             }
             (None, Some(_), Some(_)) => {
-                return Err("\"message\" goes with \"accepted\": false".to_owned())
+                return Err("\"message\" goes with \"accepted\", not \"skipped\"".to_owned())
             }
         };
         Ok(SyntaxResult { id: l.id, answer })
@@ -85,7 +84,10 @@ impl From<SyntaxResult> for SyntaxLine {
             ..SyntaxLine::default()
         };
         match r.answer {
-            Answer::Accepted => l.accepted = Some(true),
+            Answer::Accepted(m) => {
+                l.accepted = Some(true);
+                l.message = m;
+            }
             Answer::Rejected(m) => {
                 l.accepted = Some(false);
                 l.message = m;
@@ -104,7 +106,7 @@ impl SyntaxResult {
     pub fn accepted(id: &str) -> SyntaxResult {
         SyntaxResult {
             id: id.to_owned(),
-            answer: Answer::Accepted,
+            answer: Answer::Accepted(None),
         }
     }
 
@@ -399,22 +401,27 @@ mod tests {
 
     #[test]
     fn syntax_lines_take_an_optional_message() {
-        let text = b"{\"id\":\"x\",\"accepted\":true}\n{\"id\":\"y\",\"accepted\":false,\"message\":\"no\"}\n{\"id\":\"z\",\"accepted\":\"yes\"}\n\xff\n{\"id\":\"w\",\"skipped\":\"sm_20\"}\n{\"id\":\"v\",\"accepted\":true,\"skipped\":\"sm_20\"}\n{\"id\":\"u\"}\n{\"id\":\"t\",\"accepted\":true,\"message\":\"m\"}\n";
+        let text = b"{\"id\":\"x\",\"accepted\":true}\n{\"id\":\"y\",\"accepted\":false,\"message\":\"no\"}\n{\"id\":\"z\",\"accepted\":\"yes\"}\n\xff\n{\"id\":\"w\",\"skipped\":\"sm_20\"}\n{\"id\":\"v\",\"accepted\":true,\"skipped\":\"sm_20\"}\n{\"id\":\"u\"}\n{\"id\":\"t\",\"accepted\":true,\"message\":\"m\"}\n{\"id\":\"s\",\"skipped\":\"sm_20\",\"message\":\"m\"}\n";
         let mut bad = Vec::new();
         let got: Vec<Line<SyntaxResult>> = parse("s", text, &mut bad);
-        assert_eq!(got.len(), 3);
+        assert_eq!(got.len(), 4);
+        assert_eq!(got[0].value.answer, Answer::Accepted(None));
         assert_eq!(got[1].value.answer, Answer::Rejected(Some("no".to_owned())));
         assert_eq!(got[2].value.answer, Answer::Skipped("sm_20".to_owned()));
+        // An acceptance may say something too (a warning).
+        assert_eq!(got[3].value.answer, Answer::Accepted(Some("m".to_owned())));
         let at: Vec<String> = bad.iter().map(|b| format!("{}:{}", b.line, b.column)).collect();
-        // Line 3: the value `"yes"`; lines 6 to 8: a line whose keys do not go
+        // Line 3: the value `"yes"`; lines 6, 7 and 9: a line whose keys do not go
         // together is wrong as a whole, from its first character.
-        assert_eq!(at, ["3:22", "4:1", "6:1", "7:1", "8:1"], "{bad:?}");
+        assert_eq!(at, ["3:22", "4:1", "6:1", "7:1", "9:1"], "{bad:?}");
+        assert!(bad[4].message.contains("not \"skipped\""), "{bad:?}");
         assert_eq!(bad[1].message, "not UTF-8");
         // What is read is written back as it was.
         for (g, want) in got.iter().zip([
             "{\"id\":\"x\",\"accepted\":true}",
             "{\"id\":\"y\",\"accepted\":false,\"message\":\"no\"}",
             "{\"id\":\"w\",\"skipped\":\"sm_20\"}",
+            "{\"id\":\"t\",\"accepted\":true,\"message\":\"m\"}",
         ]) {
             assert_eq!(g.value.to_line(), want);
         }

@@ -138,14 +138,8 @@ fn grade_case(
         Some([first, rest @ ..]) => {
             let r = &first.value;
             let (accepted, got) = match &r.answer {
-                Answer::Accepted => (true, "accepted".to_owned()),
-                Answer::Rejected(m) => (
-                    false,
-                    format!(
-                        "rejected{}",
-                        m.as_ref().map(|m| format!(": {m}")).unwrap_or_default()
-                    ),
-                ),
+                Answer::Accepted(m) => (true, said("accepted", m)),
+                Answer::Rejected(m) => (false, said("rejected", m)),
                 Answer::Skipped(why) => {
                     not_graded = Some(format!("skipped by the consumer: {why}"));
                     (c.verdict == Verdict::Legal, String::new())
@@ -201,6 +195,15 @@ fn grade_case(
             None => c.source.cite.clone(),
         },
         reproduce: format!("ptxvec emit-ptx '{}'", c.id),
+    }
+}
+
+/// An answer as the reports show it: `accepted` or `rejected`, and what the
+/// consumer said with it.
+fn said(answer: &str, message: &Option<String>) -> String {
+    match message {
+        Some(m) => format!("{answer}: {m}"),
+        None => answer.to_owned(),
     }
 }
 
