@@ -102,7 +102,7 @@ fn every_bad_results_line_is_an_error_naming_file_and_line() {
         (&semantic, 5, "`0x+1` is not a bit pattern"),
         (&semantic, 6, "invalid type: integer `7`"),
         (&semantic, 7, "unknown field `q`"),
-        (&semantic, 8, "missing field `outputs`"),
+        (&semantic, 8, "expected \"outputs\" (what the record computes) or \"skipped\""),
         (
             &syntax,
             1,
@@ -583,6 +583,77 @@ fn results_for_some_variants_grade_those_and_name_the_rest() {
     assert!(summary.contains("red.add.f32"), "{summary}");
     let out = ptxvec(&["grade", "--all", "--semantic", &path], None);
     assert_eq!(out.status.code(), Some(1), "--all requires every variant");
+}
+
+/// A consumer that cannot run a record says so per record (`"skipped"`): the record
+/// is not graded, its reason is in every report, and it is no failure.
+#[test]
+fn a_skipped_record_is_not_graded_and_says_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let ballot: Vec<_> = exact_engine(Profile::PtxIsa)
+        .into_iter()
+        .filter(|(id, _)| id.starts_with("vote.sync.ballot.b32#"))
+        .collect();
+    let mut results = lines(&ballot);
+    let skipped = ["vote.sync.ballot.b32#1", "vote.sync.ballot.b32#2"];
+    for id in skipped {
+        let i = ballot.iter().position(|(r, _)| r == id).unwrap();
+        results[i] = serde_json::json!({"id": id, "skipped": "no ballot here"}).to_string();
+    }
+    let path = write(dir.path(), "r.jsonl", &results);
+    let (json, junit) = (dir.path().join("g.json"), dir.path().join("g.xml"));
+    let out = ptxvec(
+        &[
+            "grade",
+            "--semantic",
+            &path,
+            "--json",
+            json.to_str().unwrap(),
+            "--junit",
+            junit.to_str().unwrap(),
+        ],
+        None,
+    );
+    let summary = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{summary}{}", text(&out.stderr));
+    assert!(summary.contains(" 0 failed, 2 not graded"), "{summary}");
+    assert!(
+        summary.contains(
+            "     2  skipped by the consumer: no ballot here (first: vote.sync.ballot.b32#1)"
+        ),
+        "{summary}"
+    );
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let reason = "skipped by the consumer: no ballot here";
+    assert_eq!(
+        doc["sections"][0]["not_graded_cases"],
+        serde_json::json!([
+            {"instruction": "vote.sync", "id": skipped[0], "reason": reason},
+            {"instruction": "vote.sync", "id": skipped[1], "reason": reason},
+        ])
+    );
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    assert_eq!(
+        xml.matches(&format!("<skipped message=\"{reason}\"/>")).count(),
+        2,
+        "{xml}"
+    );
+
+    // Outputs and a reason not to give them, in one line: bad input.
+    let i = ballot.iter().position(|(r, _)| r == skipped[0]).unwrap();
+    results[i] = serde_json::json!({"id": skipped[0], "skipped": "no", "outputs": ballot[i].1})
+        .to_string();
+    let path = write(dir.path(), "r.jsonl", &results);
+    let out = ptxvec(&["grade", "--semantic", &path], None);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stdout));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains(&format!(
+            "{path}:{}:1: \"outputs\" and \"skipped\" in one line",
+            i + 1
+        )),
+        "{err}"
+    );
 }
 
 // ------------------------------------------------------------ raw buffers

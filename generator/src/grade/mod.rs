@@ -1,8 +1,9 @@
 //! `ptxvec grade`: grades a consumer's results against the vectors, and holds the
 //! project's one evaluator of what passes an expectation ([`accept`]).
 //!
-//! Results come as syntax results (JSON Lines `{"id", "accepted", "message"?}`),
-//! semantic results (JSON Lines `{"id", "outputs"}`) and raw buffers of the
+//! Results come as syntax results (JSON Lines `{"id", "accepted", "message"?}` or
+//! `{"id", "skipped"}`), semantic results (JSON Lines `{"id", "outputs"}` or
+//! `{"id", "skipped"}`) and raw buffers of the
 //! self-checking modules (`--raw DIR`). Every results file is read in full first; any
 //! bad line is an input error that names each one. Then every case is graded and
 //! reported: a summary on stdout, and on request `--json`, `--junit` and `--html`.
@@ -57,7 +58,7 @@ pub struct Args {
     pub syntax: Option<PathBuf>,
     /// Semantic results: JSON Lines `{"id": "<variant>#<n>", "outputs": {...}}`,
     /// shaped like the record's `expect`, a slot `null` where the lane did not
-    /// execute (`-` for stdin).
+    /// execute, or `{"id": ..., "skipped": "why"}` (`-` for stdin).
     #[arg(long)]
     pub semantic: Option<PathBuf>,
     /// A folder of raw `ptxvec_raw` buffers: `<stem>.bin` per variant file

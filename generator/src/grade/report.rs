@@ -163,6 +163,25 @@ impl Section {
     pub fn failed(&self) -> impl Iterator<Item = &TestCase> {
         self.cases.iter().filter(|t| t.status == Status::Failed)
     }
+
+    /// The cases not graded, in order.
+    pub fn not_graded_cases(&self) -> impl Iterator<Item = &TestCase> {
+        self.cases.iter().filter(|t| t.status == Status::NotGraded)
+    }
+
+    /// Why cases were not graded: each reason, how many cases it holds back and the
+    /// first of them; the most frequent first, ties in the reasons' order.
+    pub fn not_graded_reasons(&self) -> Vec<(&str, usize, &TestCase)> {
+        let mut by = BTreeMap::<&str, (usize, &TestCase)>::new();
+        for t in self.not_graded_cases() {
+            let reason = t.not_graded.as_deref().unwrap_or_default();
+            by.entry(reason).or_insert((0, t)).0 += 1;
+        }
+        let mut v: Vec<(&str, usize, &TestCase)> =
+            by.into_iter().map(|(r, (n, t))| (r, n, t)).collect();
+        v.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+        v
+    }
 }
 
 impl Report {
@@ -172,7 +191,8 @@ impl Report {
     }
 }
 
-/// `--json`'s document: counts, tallies and every failure, one object.
+/// `--json`'s document: counts, tallies, every case not graded and every failure,
+/// one object.
 #[derive(Debug, Serialize)]
 struct JsonReport<'a> {
     format: &'static str,
@@ -187,7 +207,18 @@ struct JsonSection<'a> {
     counts: Counts,
     tallies: BTreeMap<&'static str, BTreeMap<String, Counts>>,
     not_graded: &'a [String],
+    not_graded_cases: Vec<JsonNotGraded<'a>>,
     failures: Vec<&'a TestCase>,
+}
+
+/// A case not graded, and why.
+#[derive(Debug, Serialize)]
+struct JsonNotGraded<'a> {
+    instruction: &'a str,
+    id: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    window: Option<&'a str>,
+    reason: &'a str,
 }
 
 /// The `--json` report's format name.
@@ -207,6 +238,15 @@ pub fn json(r: &Report) -> String {
                 counts: s.counts(),
                 tallies: s.tallies(),
                 not_graded: &s.not_graded,
+                not_graded_cases: s
+                    .not_graded_cases()
+                    .map(|t| JsonNotGraded {
+                        instruction: &t.instruction,
+                        id: &t.id,
+                        window: t.window.as_deref(),
+                        reason: t.not_graded.as_deref().unwrap_or_default(),
+                    })
+                    .collect(),
                 failures: s.failed().collect(),
             })
             .collect(),
@@ -220,8 +260,11 @@ pub fn json(r: &Report) -> String {
 /// Failure lines the summary prints before it points to the files with all of them.
 pub const SUMMARY_FAILURES: usize = 50;
 
+/// Reasons for not grading a case that the summary lists, most frequent first.
+pub const SUMMARY_REASONS: usize = 10;
+
 /// The short human summary: per section the counts, per instruction, the groups with
-/// failures, the variants not graded, and the first failures, one line each, each
+/// failures, the variants not graded, why cases were not graded, and the first failures, one line each, each
 /// naming its id and the command that reproduces it.
 pub fn summary(r: &Report) -> String {
     use std::fmt::Write;
@@ -263,6 +306,20 @@ pub fn summary(r: &Report) -> String {
                 sec.not_graded.len(),
                 sec.not_graded.join(", ")
             );
+        }
+        let reasons = sec.not_graded_reasons();
+        if !reasons.is_empty() {
+            let _ = writeln!(s, "  not graded, by reason:");
+            for (reason, n, first) in reasons.iter().take(SUMMARY_REASONS) {
+                let _ = writeln!(s, "    {n:>6}  {reason} (first: {})", first.name());
+            }
+            if reasons.len() > SUMMARY_REASONS {
+                let _ = writeln!(
+                    s,
+                    "    ... and {} more reasons (--json lists every case)",
+                    reasons.len() - SUMMARY_REASONS
+                );
+            }
         }
         for t in sec.failed() {
             if shown == SUMMARY_FAILURES {

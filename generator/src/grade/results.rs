@@ -147,25 +147,37 @@ pub fn write_syntax(path: &Path, results: &[SyntaxResult]) -> Result<()> {
 }
 
 /// One line of semantic results: what the consumer computed for a record of
-/// vectors/semantic, shaped like the record's `expect` (`mem`, or `d` and `p`), each
-/// slot a bit pattern or `null` where the lane did not execute.
+/// vectors/semantic, or why it did not.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SemanticResult {
     /// The record id (`red.add.f32#2`).
     pub id: String,
-    /// The outputs.
-    pub outputs: Outputs<Option<Bits>>,
+    /// What the consumer did.
+    pub answer: Computed,
 }
 
-/// A semantic results line as written, each slot kept as the text it is: a slot
-/// that is no bit pattern is then reported at its own column (serde_json would
-/// name the character after it).
+/// What a consumer did with a record.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Computed {
+    /// These outputs, shaped like the record's `expect` (`mem`, or `d` and `p`), each
+    /// slot a bit pattern or `None` where the lane did not execute.
+    Outputs(Outputs<Option<Bits>>),
+    /// It could not run the record, for this reason (an instruction or type it does
+    /// not implement): not graded, and counted as such.
+    Skipped(String),
+}
+
+/// A semantic results line as written, `{"id", "outputs"}` or `{"id", "skipped"}`,
+/// each slot kept as the text it is: a slot that is no bit pattern is then reported
+/// at its own column (serde_json would name the character after it).
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct SemanticLine<'a> {
     id: String,
-    #[serde(borrow)]
-    outputs: Outputs<Option<&'a RawValue>>,
+    #[serde(borrow, default)]
+    outputs: Option<Outputs<Option<&'a RawValue>>>,
+    #[serde(default)]
+    skipped: Option<String>,
 }
 
 /// Why a line is not a result: where (a 1-based column of characters) and what.
@@ -211,14 +223,29 @@ impl ResultLine for SemanticResult {
             v.map(|v| v.into_iter().map(|s| s.map(|raw| slot(line, raw)).transpose()).collect())
                 .transpose()
         };
-        Ok(SemanticResult {
-            id: l.id,
-            outputs: Outputs {
-                d: slots(l.outputs.d)?,
-                mem: slots(l.outputs.mem)?,
-                p: slots(l.outputs.p)?,
-            },
-        })
+        // Keys that do not go together are wrong in the line as a whole: its first
+        // character, as serde_json's own `try_from` errors are named.
+        let whole = |message: &str| LineError {
+            column: char_column(line, line.len() - line.trim_start().len()),
+            message: message.to_owned(),
+        };
+        let answer = match (l.outputs, l.skipped) {
+            (Some(o), None) => Computed::Outputs(Outputs {
+                d: slots(o.d)?,
+                mem: slots(o.mem)?,
+                p: slots(o.p)?,
+            }),
+            (None, Some(why)) => Computed::Skipped(why),
+            (Some(_), Some(_)) => {
+                return Err(whole("\"outputs\" and \"skipped\" in one line"));
+            }
+            (None, None) => {
+                return Err(whole(
+                    "expected \"outputs\" (what the record computes) or \"skipped\" (why not)",
+                ));
+            }
+        };
+        Ok(SemanticResult { id: l.id, answer })
     }
 }
 
@@ -360,10 +387,14 @@ mod tests {
             "{\"id\":\"é\",\"outputs\":{\"mem\":\"0x1\"}}\n",
             "{\"id\":\"é\",\"outputs\":{\"mem\":[]},}\n",
             "{\"outputs\":{}}\n",
+            "{\"id\":\"g\",\"skipped\":\"no f16\"}\n",
+            " {\"id\":\"h\",\"skipped\":\"no f16\",\"outputs\":{}}\n",
+            "{\"id\":\"i\"}\n",
         );
         let mut bad = Vec::new();
         let got: Vec<Line<SemanticResult>> = parse("r.jsonl", text.as_bytes(), &mut bad);
-        assert_eq!(got.iter().map(|l| l.line).collect::<Vec<_>>(), [1, 8]);
+        assert_eq!(got.iter().map(|l| l.line).collect::<Vec<_>>(), [1, 8, 13]);
+        assert_eq!(got[2].value.answer, Computed::Skipped("no f16".to_owned()));
         let at: Vec<(usize, usize)> = bad.iter().map(|b| (b.line, b.column)).collect();
         assert_eq!(
             at,
@@ -377,6 +408,8 @@ mod tests {
                 (10, 28), // the value `"0x1"`, where a list goes
                 (11, 32), // the `}` after the trailing comma
                 (12, 1),  // the object without `id`
+                (14, 2),  // both answers: the line as a whole
+                (15, 1),  // no answer
             ],
             "{bad:#?}"
         );
@@ -388,6 +421,8 @@ mod tests {
         assert!(messages[4].contains("unknown field `extra`"), "{messages:?}");
         assert!(messages[5].contains("`0xzz` is not a bit pattern"), "{messages:?}");
         assert!(messages[8].contains("missing field `id`"), "{messages:?}");
+        assert_eq!(messages[9], "\"outputs\" and \"skipped\" in one line");
+        assert!(messages[10].starts_with("expected \"outputs\""), "{messages:?}");
         assert_eq!(bad[1].to_string(), format!("r.jsonl:4:29: {}", messages[1]));
     }
 

@@ -1,5 +1,5 @@
 //! Grading semantic results against vectors/semantic under one profile: the JSON
-//! results (`{"id", "outputs"}` per record) and the raw buffers of the self-checking
+//! results (`{"id", "outputs"}` or `{"id", "skipped"}` per record) and the raw buffers of the self-checking
 //! modules' `ptxvec_raw` entry. Both judge every slot with [`super::accept`].
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -10,11 +10,11 @@ use ptxvec_spec::Spec;
 
 use super::accept::accepts;
 use super::report::{Failure, Section, Status, TestCase};
-use super::results::{Line, SemanticResult};
+use super::results::{Computed, Line, SemanticResult};
 use super::syntax::unknown;
 use crate::progress::Progress;
 use crate::error::{Error, Result};
-use crate::record::{Bits, Expectation, Field, Out, OutShape, Record};
+use crate::record::{Bits, Expectation, Field, Out, OutShape, Outputs, Record};
 use crate::selfcheck::{self, raw, Suite, Window};
 
 /// One variant of vectors/semantic, loaded.
@@ -216,11 +216,20 @@ pub fn grade(variants: &[Variant], results: &[Line<SemanticResult>], mode: Mode)
                             got: format!("{} results", at.len()),
                         });
                     }
-                    grade_outputs(v, r, &first.value, mode.profile, &mut t.failures);
+                    match &first.value.answer {
+                        Computed::Outputs(o) => {
+                            grade_outputs(v, r, o, mode.profile, &mut t.failures)
+                        }
+                        Computed::Skipped(why) => {
+                            t.not_graded = Some(format!("skipped by the consumer: {why}"))
+                        }
+                    }
                 }
             }
             if !t.failures.is_empty() {
                 t.status = Status::Failed;
+            } else if t.not_graded.is_some() {
+                t.status = Status::NotGraded;
             }
             cases.push(t);
         }
@@ -242,13 +251,13 @@ pub fn grade(variants: &[Variant], results: &[Line<SemanticResult>], mode: Mode)
 fn grade_outputs(
     v: &Variant,
     r: &Record,
-    got: &SemanticResult,
+    got: &Outputs<Option<Bits>>,
     p: Profile,
     failures: &mut Vec<Failure>,
 ) {
     let shapes = v.suite.shape.outputs();
     for o in [Out::D, Out::Mem, Out::P] {
-        if got.outputs.get(o).is_some() && !shapes.iter().any(|s| s.out == o) {
+        if got.get(o).is_some() && !shapes.iter().any(|s| s.out == o) {
             failures.push(Failure {
                 what: format!("{}: an output this instruction does not have", o.name()),
                 expected: "no such key".to_owned(),
@@ -260,7 +269,7 @@ fn grade_outputs(
         grade_output(
             s,
             v.suite.slots(r, p, s.out),
-            got.outputs.get(s.out),
+            got.get(s.out),
             failures,
         );
     }
