@@ -551,12 +551,55 @@ fn parser_mode_grades_legal_and_malformed_cases_only() {
     assert!(invalid.len() > 100);
     invalid.iter().for_each(|i| syntax[*i].1 = true);
     let path = write(dir.path(), "s.jsonl", &syntax_lines(&syntax));
-    let out = ptxvec(&["grade", "--parser", "--syntax", &path], None);
+    let (j, x, h) = (
+        dir.path().join("g.json"),
+        dir.path().join("g.xml"),
+        dir.path().join("g.html"),
+    );
+    let out = ptxvec(
+        &[
+            "grade",
+            "--parser",
+            "--syntax",
+            &path,
+            "--json",
+            j.to_str().unwrap(),
+            "--junit",
+            x.to_str().unwrap(),
+            "--html",
+            h.to_str().unwrap(),
+        ],
+        None,
+    );
     let summary = text(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{summary}");
+    // Graded: every case but the invalid ones it accepted, which are neither passed
+    // nor failed, in every report.
+    let (all, not_graded) = (syntax.len(), invalid.len());
+    let graded = all - not_graded;
     assert!(
-        summary.contains(&format!("0 failed, {} not graded", invalid.len())),
+        summary.contains(&format!(
+            ": {graded} graded, {graded} passed, 0 failed, {not_graded} not graded"
+        )),
         "{summary}"
+    );
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&j).unwrap()).unwrap();
+    assert_eq!(
+        doc["sections"][0]["counts"],
+        serde_json::json!({"graded": graded, "passed": graded, "failed": 0, "not_graded": not_graded})
+    );
+    let xml = std::fs::read_to_string(&x).unwrap();
+    assert!(
+        xml.contains(&format!(
+            "<testsuites name=\"ptxvec grade\" tests=\"{all}\" failures=\"0\" errors=\"0\" skipped=\"{not_graded}\">"
+        )),
+        "{}",
+        &xml[..300]
+    );
+    let html = std::fs::read_to_string(&h).unwrap();
+    assert!(
+        html.contains(&format!("<p>{graded} graded: {graded} passed, 0 failed, {not_graded} not graded.</p>")),
+        "the page's counts"
     );
     let out = ptxvec(&["grade", "--syntax", &path], None);
     assert_eq!(out.status.code(), Some(1), "without --parser they fail");

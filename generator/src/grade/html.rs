@@ -50,7 +50,7 @@ pub fn render(r: &Report) -> String {
             escape(sec.name),
             escape(sec.name),
             escape(&sec.mode),
-            c.total(),
+            c.graded(),
             c.passed,
             c.failed,
             c.not_graded

@@ -1,7 +1,9 @@
 //! `--junit`: the grading as JUnit XML, the form CI systems read (Jenkins, GitLab,
 //! GitHub actions' test reporters): a `testsuite` per section and instruction, a
 //! `testcase` per case or record, a `failure` with its message, `skipped` for what
-//! is not graded. No timestamps and no times, so that the file is deterministic.
+//! is not graded. `tests` counts every `testcase`, the skipped ones too (JUnit's
+//! meaning), so the cases graded are `tests` less `skipped`. No timestamps and no
+//! times, so that the file is deterministic.
 
 use std::fmt::Write;
 
