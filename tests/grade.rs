@@ -699,6 +699,77 @@ fn a_skipped_record_is_not_graded_and_says_why() {
     );
 }
 
+/// Results that grade nothing do not pass: an empty file, a file of skips only, a
+/// folder with no raw buffer, each alone and in every report.
+#[test]
+fn results_that_grade_nothing_fail() {
+    let dir = tempfile::tempdir().unwrap();
+    let empty = write(dir.path(), "empty.jsonl", &[]);
+    // Every case (record) of activemask, each skipped.
+    let skip_all = |file: &str| -> Vec<String> {
+        std::fs::read_to_string(repo_root().join(file))
+            .unwrap()
+            .lines()
+            .map(|l| {
+                let id = serde_json::from_str::<Value>(l).unwrap()["id"].clone();
+                serde_json::json!({"id": id, "skipped": "no activemask"}).to_string()
+            })
+            .collect()
+    };
+    let skips = write(
+        dir.path(),
+        "skips.jsonl",
+        &skip_all("vectors/semantic/activemask.b32.jsonl"),
+    );
+    let syntax_skips = write(
+        dir.path(),
+        "syntax-skips.jsonl",
+        &skip_all("vectors/syntax/activemask.jsonl"),
+    );
+    let raw = dir.path().join("raw");
+    std::fs::create_dir(&raw).unwrap();
+    let raw = raw.display().to_string();
+    for args in [
+        &["--syntax", &empty][..],
+        &["--syntax", &syntax_skips][..],
+        &["--parser", "--syntax", &empty][..],
+        &["--semantic", &empty][..],
+        &["--semantic", &skips][..],
+        &["--raw", &raw][..],
+    ] {
+        let mut all = vec!["grade"];
+        all.extend_from_slice(args);
+        let out = ptxvec(&all, None);
+        let summary = text(&out.stdout);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {summary}{}", text(&out.stderr));
+        assert!(summary.contains(": 0 graded, 0 passed, 0 failed, "), "{args:?}: {summary}");
+        assert!(summary.contains("  0 graded: results that grade nothing do not pass"), "{args:?}: {summary}");
+        assert!(summary.ends_with("grade: FAILED\n"), "{args:?}: {summary}");
+    }
+    // Each report says so: JSON does not pass, JUnit has a failing test.
+    let (j, x) = (dir.path().join("g.json"), dir.path().join("g.xml"));
+    let out = ptxvec(
+        &["grade", "--semantic", &empty, "--json", j.to_str().unwrap(), "--junit", x.to_str().unwrap()],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&j).unwrap()).unwrap();
+    assert_eq!(doc["passed"], false);
+    let xml = std::fs::read_to_string(&x).unwrap();
+    assert!(xml.contains(" tests=\"1\" failures=\"1\" "), "{xml}");
+    assert!(xml.contains("<failure message=\"0 graded: "), "{xml}");
+    // Next to results that grade something, one that grades nothing still fails.
+    let one: Vec<_> = exact_engine(Profile::PtxIsa)
+        .into_iter()
+        .filter(|(id, _)| id.starts_with("vote.sync.ballot.b32#"))
+        .collect();
+    let good = write(dir.path(), "good.jsonl", &lines(&one));
+    let out = ptxvec(&["grade", "--semantic", &good], None);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+    let out = ptxvec(&["grade", "--semantic", &good, "--syntax", &empty], None);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stdout));
+}
+
 // ------------------------------------------------------------ raw buffers
 
 #[test]

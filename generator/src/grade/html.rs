@@ -6,7 +6,7 @@
 use std::fmt::Write;
 
 use super::junit::escape;
-use super::report::{Report, Status};
+use super::report::{Report, Status, NOTHING_GRADED};
 
 const STYLE: &str = "body{font-family:sans-serif;margin:1.5em}\
 table{border-collapse:collapse;margin-bottom:1.5em}\
@@ -55,6 +55,9 @@ pub fn render(r: &Report) -> String {
             c.failed,
             c.not_graded
         );
+        if sec.graded_nothing() {
+            let _ = writeln!(h, "<p class=\"fail\">{}</p>", escape(NOTHING_GRADED));
+        }
         if !sec.not_graded.is_empty() {
             let _ = writeln!(
                 h,

@@ -202,10 +202,23 @@ impl Section {
     }
 }
 
+/// What the reports say of a section that graded nothing.
+pub const NOTHING_GRADED: &str = "0 graded: results that grade nothing do not pass (no result names a case or record of the vectors, or each one it names is not graded)";
+
+impl Section {
+    /// Whether no case was graded: results that name nothing the vectors hold, or
+    /// that skip all they name, pass no test.
+    pub fn graded_nothing(&self) -> bool {
+        self.counts().graded() == 0
+    }
+}
+
 impl Report {
-    /// Whether any case failed.
+    /// Whether the grade fails: some case failed, or some results graded nothing.
     pub fn failed(&self) -> bool {
-        self.sections.iter().any(|s| s.failed().next().is_some())
+        self.sections
+            .iter()
+            .any(|s| s.graded_nothing() || s.failed().next().is_some())
     }
 }
 
@@ -301,6 +314,9 @@ pub fn summary(r: &Report) -> String {
             c.failed,
             c.not_graded
         );
+        if sec.graded_nothing() {
+            let _ = writeln!(s, "  {NOTHING_GRADED}");
+        }
         for (g, rows) in sec.tallies() {
             // Every instruction and kind; of the finer groups only those that fail.
             let all = matches!(g, "instruction" | "kind");
