@@ -89,10 +89,10 @@ fn every_bad_results_line_is_an_error_naming_file_and_line() {
         None,
     );
     assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    let summary = text(&out.stdout);
     assert!(
-        out.stdout.is_empty(),
-        "graded bad input: {}",
-        text(&out.stdout)
+        summary.contains("input errors: 9 bad line(s) in the results"),
+        "{summary}"
     );
     let err = text(&out.stderr);
     for (file, line, what) in [
@@ -125,6 +125,94 @@ fn every_bad_results_line_is_an_error_naming_file_and_line() {
         !err.contains(&format!("{semantic}:1:")),
         "line 1 is fine: {err}"
     );
+    // Columns in characters from 1, at the value each message is about (counted by
+    // hand in the lines above; line 2: `h`, where `t` stops being `true`).
+    for at in [
+        format!("{semantic}:2:2: not JSON"),
+        format!("{semantic}:3:49: unknown field `time`"),
+        format!("{semantic}:4:41: invalid type"),
+        format!("{semantic}:5:41: `0x+1`"),
+        format!("{semantic}:6:7: invalid type"),
+        format!("{semantic}:7:34: unknown field `q`"),
+        format!("{semantic}:8:1: expected"),
+        format!("{syntax}:1:26: invalid type"),
+    ] {
+        assert!(err.contains(&at), "no `{at}` in:\n{err}");
+    }
+}
+
+/// One bad line stops nothing else: the lines read are graded, their findings
+/// reported with the bad lines, every report is written (the bad lines in it), and
+/// the exit status is 2.
+#[test]
+fn a_bad_line_is_reported_with_every_other_finding() {
+    let dir = tempfile::tempdir().unwrap();
+    let ballot: Vec<_> = exact_engine(Profile::PtxIsa)
+        .into_iter()
+        .filter(|(id, _)| id.starts_with("vote.sync.ballot.b32#"))
+        .collect();
+    let mut results = lines(&ballot);
+    // Line 2: not JSON (its record has no result); line 3: a slot that is no bit
+    // pattern (its record's result is unreadable); line 4: a wrong value.
+    results[1] = "{oops".to_owned();
+    results[2] = results[2].replacen("\"0x", "\"0xZZ", 1);
+    let d = ballot[3].1.d.as_ref().unwrap()[0].unwrap();
+    let mut wrong = ballot[3].1.clone();
+    wrong.d.as_mut().unwrap()[0] = Some(Bits::new(d.value ^ 1, d.width));
+    results[3] = serde_json::json!({"id": ballot[3].0, "outputs": wrong}).to_string();
+    let path = write(dir.path(), "r.jsonl", &results);
+    let (j, x, h) = (
+        dir.path().join("g.json"),
+        dir.path().join("g.xml"),
+        dir.path().join("g.html"),
+    );
+    let out = ptxvec(
+        &[
+            "grade",
+            "--semantic",
+            &path,
+            "--json",
+            j.to_str().unwrap(),
+            "--junit",
+            x.to_str().unwrap(),
+            "--html",
+            h.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    let (summary, err) = (text(&out.stdout), text(&out.stderr));
+    assert!(err.contains(&format!("{path}:2:2: not JSON")), "{err}");
+    // `{"id":"vote.sync.ballot.b32#2","outputs":{"d":[` is 47 characters.
+    assert!(err.contains(&format!("{path}:3:48: `0xZZ")), "{err}");
+    assert!(err.contains("2 bad line(s) in the results"), "{err}");
+    for fail in [
+        format!("FAIL {}: no result", ballot[1].0),
+        format!("FAIL {}: unreadable result (line 3, an input error)", ballot[2].0),
+        format!("FAIL {}: d[0]: value not accepted", ballot[3].0),
+    ] {
+        assert!(summary.contains(&fail), "no `{fail}` in:\n{summary}");
+    }
+    assert!(summary.contains("input errors: 2 bad line(s)"), "{summary}");
+    assert!(summary.ends_with("grade: FAILED\n"), "{summary}");
+
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&j).unwrap()).unwrap();
+    assert_eq!(doc["passed"], false);
+    let errors = doc["input_errors"].as_array().unwrap();
+    assert_eq!(errors.len(), 2);
+    assert_eq!(errors[0]["line"], 2);
+    assert_eq!(errors[0]["column"], 2);
+    assert_eq!(errors[1]["line"], 3);
+    assert_eq!(errors[1]["column"], 48);
+    assert_eq!(errors[1]["id"], ballot[2].0.as_str());
+    assert_eq!(failures(&j).len(), 3);
+    let xml = std::fs::read_to_string(&x).unwrap();
+    assert!(xml.contains(" errors=\"2\" "), "{}", &xml[..300]);
+    assert_eq!(xml.matches("<error message=").count(), 2);
+    assert!(xml.contains(&format!("<error message=\"{path}:3:48: ")), "{xml}");
+    let html = std::fs::read_to_string(&h).unwrap();
+    assert!(html.contains("<section id=\"input-errors\">"));
+    assert!(html.contains(&format!("<li><code>{path}:2:2: not JSON")), "the page's input errors");
 }
 
 /// A line of a vector file that does not read is named by its column in characters:

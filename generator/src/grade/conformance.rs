@@ -58,7 +58,7 @@ pub fn table(spec: &Spec, vectors: &Path, clients: &Path) -> Result<String> {
             parser: false,
             all: true,
         };
-        let section = syntax::grade(&cases, &results, mode);
+        let section = syntax::grade(&cases, &results, &bad, mode);
         let mut row = Row {
             client: dir
                 .file_name()

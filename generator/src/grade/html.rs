@@ -42,6 +42,17 @@ pub fn render(r: &Report) -> String {
         h,
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>ptxvec grade</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<h1>ptxvec grade: {verdict}</h1>"
     );
+    if !r.input_errors.is_empty() {
+        let _ = writeln!(
+            h,
+            "<section id=\"input-errors\">\n<h2 class=\"fail\">Input errors: {} bad line(s) in the results</h2>\n<p>The lines read were graded; each of these was not.</p>\n<ul>",
+            r.input_errors.len()
+        );
+        for b in &r.input_errors {
+            let _ = writeln!(h, "<li><code>{}</code></li>", escape(&b.to_string()));
+        }
+        h.push_str("</ul>\n</section>\n");
+    }
     for sec in &r.sections {
         let c = sec.counts();
         let _ = writeln!(

@@ -1,7 +1,7 @@
 //! `--junit`: the grading as JUnit XML, the form CI systems read (Jenkins, GitLab,
 //! GitHub actions' test reporters): a `testsuite` per section and instruction, a
 //! `testcase` per case or record, a `failure` with its message, `skipped` for what
-//! is not graded. `tests` counts every `testcase`, the skipped ones too (JUnit's
+//! is not graded, an `error` per results line that could not be read. `tests` counts every `testcase`, the skipped ones too (JUnit's
 //! meaning), so the cases graded are `tests` less `skipped`. No timestamps and no
 //! times, so that the file is deterministic.
 
@@ -102,9 +102,28 @@ pub fn render(r: &Report) -> String {
             body.push_str("  </testsuite>\n");
         }
     }
+    // A results line that could not be read is a test in error (JUnit's word for a
+    // test that could not run), one per line.
+    let errors = r.input_errors.len();
+    if errors > 0 {
+        tests += errors;
+        let _ = writeln!(
+            body,
+            "  <testsuite name=\"input errors\" tests=\"{errors}\" failures=\"0\" errors=\"{errors}\" skipped=\"0\">"
+        );
+        for b in &r.input_errors {
+            let _ = writeln!(
+                body,
+                "    <testcase classname=\"ptxvec.input\" name=\"{}\">\n      <error message=\"{}\" type=\"input\"/>\n    </testcase>",
+                escape(&format!("{}:{}", b.file, b.line)),
+                escape(&b.to_string())
+            );
+        }
+        body.push_str("  </testsuite>\n");
+    }
     let _ = writeln!(
         x,
-        "<testsuites name=\"ptxvec grade\" tests=\"{tests}\" failures=\"{failures}\" errors=\"0\" skipped=\"{skipped}\">"
+        "<testsuites name=\"ptxvec grade\" tests=\"{tests}\" failures=\"{failures}\" errors=\"{errors}\" skipped=\"{skipped}\">"
     );
     x.push_str(&body);
     x.push_str("</testsuites>\n");

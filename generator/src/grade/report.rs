@@ -6,11 +6,16 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-/// The whole grading: one section per kind of results given.
+use super::results::BadLine;
+
+/// The whole grading: one section per kind of results given, and the results lines
+/// that could not be read.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Report {
     /// `syntax`, `semantic`, `raw`, in that order, those that were given.
     pub sections: Vec<Section>,
+    /// Every bad line of the results files, in file and line order.
+    pub input_errors: Vec<BadLine>,
 }
 
 /// The grading of one kind of results.
@@ -214,11 +219,14 @@ impl Section {
 }
 
 impl Report {
-    /// Whether the grade fails: some case failed, or some results graded nothing.
+    /// Whether the grade fails: some case failed, some results graded nothing, or
+    /// some results line could not be read.
     pub fn failed(&self) -> bool {
-        self.sections
-            .iter()
-            .any(|s| s.graded_nothing() || s.failed().next().is_some())
+        !self.input_errors.is_empty()
+            || self
+                .sections
+                .iter()
+                .any(|s| s.graded_nothing() || s.failed().next().is_some())
     }
 }
 
@@ -228,6 +236,7 @@ impl Report {
 struct JsonReport<'a> {
     format: &'static str,
     passed: bool,
+    input_errors: &'a [BadLine],
     sections: Vec<JsonSection<'a>>,
 }
 
@@ -260,6 +269,7 @@ pub fn json(r: &Report) -> String {
     let doc = JsonReport {
         format: JSON_FORMAT,
         passed: !r.failed(),
+        input_errors: &r.input_errors,
         sections: r
             .sections
             .iter()
@@ -386,6 +396,13 @@ pub fn summary(r: &Report) -> String {
         let _ = writeln!(
             s,
             "... and {hidden} more failed cases (--json, --junit or --html list every one)"
+        );
+    }
+    if !r.input_errors.is_empty() {
+        let _ = writeln!(
+            s,
+            "input errors: {} bad line(s) in the results, each on stderr (and in --json, --junit and --html); the lines read were graded",
+            r.input_errors.len()
         );
     }
     let _ = writeln!(s, "grade: {}", if r.failed() { "FAILED" } else { "passed" });

@@ -3,6 +3,7 @@
 //! reported (`file:line:column: message`, the column counted in characters from 1),
 //! so that one run shows them all.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::io::Read;
 use std::path::Path;
@@ -10,6 +11,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
+use super::report::Failure;
 use crate::error::{Error, Result};
 use crate::record::position::{char_column, error_column};
 use crate::record::{strip_position, Bits, Outputs};
@@ -207,15 +209,25 @@ impl LineError {
 pub trait ResultLine: Sized {
     /// Reads `line` (one line, no newline).
     fn read(line: &str) -> std::result::Result<Self, LineError>;
+    /// The case or record id it answers.
+    fn id(&self) -> &str;
 }
 
 impl ResultLine for SyntaxResult {
     fn read(line: &str) -> std::result::Result<Self, LineError> {
         serde_json::from_str(line).map_err(|e| LineError::json(line, &e))
     }
+
+    fn id(&self) -> &str {
+        &self.id
+    }
 }
 
 impl ResultLine for SemanticResult {
+    fn id(&self) -> &str {
+        &self.id
+    }
+
     fn read(line: &str) -> std::result::Result<Self, LineError> {
         let l: SemanticLine<'_> =
             serde_json::from_str(line).map_err(|e| LineError::json(line, &e))?;
@@ -282,6 +294,17 @@ pub struct BadLine {
     pub column: usize,
     /// What is wrong.
     pub message: String,
+    /// The id the line names, where it is JSON with a string `id`: the case or record
+    /// it meant to answer, which the grade then reports as unreadable rather than
+    /// as having no result.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+}
+
+/// The one key a bad line may still give.
+#[derive(Deserialize)]
+struct IdOnly {
+    id: String,
 }
 
 impl fmt::Display for BadLine {
@@ -291,6 +314,68 @@ impl fmt::Display for BadLine {
             "{}:{}:{}: {}",
             self.file, self.line, self.column, self.message
         )
+    }
+}
+
+/// One results file's lines by the id they name: those read, and the bad lines
+/// that still name an id (JSON with a string `id`).
+pub struct ById<'a, T> {
+    map: BTreeMap<&'a str, (Vec<&'a Line<T>>, Vec<&'a BadLine>)>,
+}
+
+impl<'a, T: ResultLine> ById<'a, T> {
+    /// `results` and `bad`, the lines of one file, by id.
+    pub fn new(results: &'a [Line<T>], bad: &'a [BadLine]) -> ById<'a, T> {
+        let mut map = BTreeMap::<&str, (Vec<&Line<T>>, Vec<&BadLine>)>::new();
+        for r in results {
+            map.entry(r.value.id()).or_default().0.push(r);
+        }
+        for b in bad {
+            if let Some(id) = &b.id {
+                map.entry(id.as_str()).or_default().1.push(b);
+            }
+        }
+        ById { map }
+    }
+
+    /// Whether some line, read or not, names `id`.
+    pub fn names(&self, id: &str) -> bool {
+        self.map.contains_key(id)
+    }
+
+    /// The result to grade for `id`: the first line read that names it. Each bad
+    /// line that names it is a failure of its own (the input error, where the case
+    /// is), and so is an id that more than one line names.
+    pub fn answer(&self, id: &str, failures: &mut Vec<Failure>) -> Option<&'a Line<T>> {
+        let (good, bad) = self.map.get(id)?;
+        let mut at: Vec<usize> = good.iter().map(|l| l.line).chain(bad.iter().map(|b| b.line)).collect();
+        at.sort_unstable();
+        if at.len() > 1 {
+            let at: Vec<String> = at.iter().map(usize::to_string).collect();
+            failures.push(Failure {
+                what: format!("duplicate id: lines {}", at.join(", ")),
+                expected: "one result".to_owned(),
+                got: format!("{} results", at.len()),
+            });
+        }
+        for b in bad {
+            failures.push(Failure {
+                what: format!("unreadable result (line {}, an input error)", b.line),
+                expected: "a line as the results format gives it".to_owned(),
+                got: format!("column {}: {}", b.column, b.message),
+            });
+        }
+        good.first().copied()
+    }
+
+    /// The ids that no case of `known` holds, each with the lines read that name it
+    /// (a bad line is reported as an input error already).
+    pub fn unknown(&self, known: &BTreeSet<&str>) -> Vec<(&'a str, Vec<String>)> {
+        self.map
+            .iter()
+            .filter(|(id, (good, _))| !good.is_empty() && !known.contains(*id))
+            .map(|(id, (good, _))| (*id, good.iter().map(|l| l.line.to_string()).collect()))
+            .collect()
     }
 }
 
@@ -324,12 +409,13 @@ pub fn parse<T: ResultLine>(name: &str, bytes: &[u8], bad: &mut Vec<BadLine>) ->
     for (i, raw) in bytes.split(|b| *b == b'\n').enumerate() {
         let line = i + 1;
         let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
-        let mut bad_at = |column, message| {
+        let mut bad_at = |column, message, id| {
             bad.push(BadLine {
                 file: name.to_owned(),
                 line,
                 column,
                 message,
+                id,
             })
         };
         let text = match std::str::from_utf8(raw) {
@@ -337,7 +423,7 @@ pub fn parse<T: ResultLine>(name: &str, bytes: &[u8], bad: &mut Vec<BadLine>) ->
             Err(e) => {
                 // The bytes before the bad one are UTF-8: count their characters.
                 let good = std::str::from_utf8(&raw[..e.valid_up_to()]).unwrap_or_default();
-                bad_at(good.chars().count() + 1, "not UTF-8".to_owned());
+                bad_at(good.chars().count() + 1, "not UTF-8".to_owned(), None);
                 continue;
             }
         };
@@ -346,7 +432,10 @@ pub fn parse<T: ResultLine>(name: &str, bytes: &[u8], bad: &mut Vec<BadLine>) ->
         }
         match T::read(text) {
             Ok(value) => out.push(Line { line, value }),
-            Err(e) => bad_at(e.column, e.message),
+            Err(e) => {
+                let id = serde_json::from_str::<IdOnly>(text).ok().map(|i| i.id);
+                bad_at(e.column, e.message, id)
+            }
         }
     }
     out
@@ -424,6 +513,24 @@ mod tests {
         assert_eq!(messages[9], "\"outputs\" and \"skipped\" in one line");
         assert!(messages[10].starts_with("expected \"outputs\""), "{messages:?}");
         assert_eq!(bad[1].to_string(), format!("r.jsonl:4:29: {}", messages[1]));
+        // The id a bad line names, where it is JSON with a string id.
+        let ids: Vec<Option<&str>> = bad.iter().map(|b| b.id.as_deref()).collect();
+        assert_eq!(
+            ids,
+            [
+                None,
+                Some("b"),
+                Some("c"),
+                Some("d"),
+                Some("e"),
+                Some("é"),
+                Some("é"),
+                None, // not JSON: a trailing comma
+                None,
+                Some("h"),
+                Some("i"),
+            ]
+        );
     }
 
     #[test]

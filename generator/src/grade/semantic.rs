@@ -10,7 +10,7 @@ use ptxvec_spec::Spec;
 
 use super::accept::accepts;
 use super::report::{Failure, Section, Status, TestCase};
-use super::results::{Computed, Line, SemanticResult};
+use super::results::{BadLine, ById, Computed, Line, SemanticResult};
 use super::syntax::unknown;
 use crate::progress::Progress;
 use crate::error::{Error, Result};
@@ -171,13 +171,16 @@ fn grade_output(
     }
 }
 
-/// Grades JSON results: every record of every variant the results name (all of them
-/// under `--all`), then every unknown id.
-pub fn grade(variants: &[Variant], results: &[Line<SemanticResult>], mode: Mode) -> Section {
-    let mut by_id = BTreeMap::<&str, Vec<&Line<SemanticResult>>>::new();
-    for r in results {
-        by_id.entry(r.value.id.as_str()).or_default().push(r);
-    }
+/// Grades JSON results (`results`, and `bad`, the lines of the same file that could
+/// not be read): every record of every variant the results name (all of them under
+/// `--all`), then every unknown id.
+pub fn grade(
+    variants: &[Variant],
+    results: &[Line<SemanticResult>],
+    bad: &[BadLine],
+    mode: Mode,
+) -> Section {
+    let by_id = ById::new(results, bad);
     let mut known = BTreeSet::new();
     let mut cases = Vec::new();
     let mut not_graded = Vec::new();
@@ -187,44 +190,26 @@ pub fn grade(variants: &[Variant], results: &[Line<SemanticResult>], mode: Mode)
         v.suite.records.iter().for_each(|r| {
             known.insert(r.id.as_str());
         });
-        let named = v
-            .suite
-            .records
-            .iter()
-            .any(|r| by_id.contains_key(r.id.as_str()));
+        let named = v.suite.records.iter().any(|r| by_id.names(&r.id));
         if !named && !mode.all {
             not_graded.push(v.suite.id.clone());
             continue;
         }
         for r in &v.suite.records {
             let mut t = case_of(v, r, None);
-            match by_id.get(r.id.as_str()).map(Vec::as_slice) {
-                None | Some([]) => t.failures.push(Failure {
+            if !by_id.names(&r.id) {
+                t.failures.push(Failure {
                     what: "no result (a record of the vectors the results leave out)".to_owned(),
                     expected: "a result".to_owned(),
                     got: "nothing".to_owned(),
-                }),
-                Some([first, rest @ ..]) => {
-                    if !rest.is_empty() {
-                        let at: Vec<String> = std::iter::once(first)
-                            .chain(rest)
-                            .map(|l| l.line.to_string())
-                            .collect();
-                        t.failures.push(Failure {
-                            what: format!("duplicate id: lines {}", at.join(", ")),
-                            expected: "one result".to_owned(),
-                            got: format!("{} results", at.len()),
-                        });
-                    }
-                    match &first.value.answer {
-                        Computed::Outputs(o) => {
-                            grade_outputs(v, r, o, mode.profile, &mut t.failures)
-                        }
-                        Computed::Skipped(why) => {
-                            t.not_graded = Some(format!("skipped by the consumer: {why}"))
-                        }
-                    }
+                });
+            }
+            match by_id.answer(&r.id, &mut t.failures).map(|l| &l.value.answer) {
+                Some(Computed::Outputs(o)) => grade_outputs(v, r, o, mode.profile, &mut t.failures),
+                Some(Computed::Skipped(why)) => {
+                    t.not_graded = Some(format!("skipped by the consumer: {why}"))
                 }
+                None => {}
             }
             if !t.failures.is_empty() {
                 t.status = Status::Failed;
@@ -234,11 +219,8 @@ pub fn grade(variants: &[Variant], results: &[Line<SemanticResult>], mode: Mode)
             cases.push(t);
         }
     }
-    for (id, lines) in &by_id {
-        if !known.contains(id) {
-            let at: Vec<String> = lines.iter().map(|l| l.line.to_string()).collect();
-            cases.push(unknown(id, &at));
-        }
+    for (id, at) in by_id.unknown(&known) {
+        cases.push(unknown(id, &at));
     }
     Section {
         name: "semantic",
