@@ -707,13 +707,69 @@ fn results_for_some_variants_grade_those_and_name_the_rest() {
         .filter(|(id, _)| id.starts_with("vote.sync.ballot.b32#"))
         .collect();
     let path = write(dir.path(), "r.jsonl", &lines(&results));
-    let out = ptxvec(&["grade", "--semantic", &path], None);
+    let (j, x) = (dir.path().join("g.json"), dir.path().join("g.xml"));
+    let out = ptxvec(
+        &[
+            "grade",
+            "--semantic",
+            &path,
+            "--json",
+            j.to_str().unwrap(),
+            "--junit",
+            x.to_str().unwrap(),
+        ],
+        None,
+    );
     let summary = text(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{summary}");
     assert!(summary.contains("not graded ("), "{summary}");
     assert!(summary.contains("red.add.f32"), "{summary}");
+    // JUnit lists every variant not graded as a skipped test: the index's variants
+    // but the one named.
+    let variants = selfcheck::index(&repo_root().join("vectors")).unwrap();
+    let rest: Vec<&str> = variants
+        .iter()
+        .map(|e| e.variant.as_str())
+        .filter(|v| *v != "vote.sync.ballot.b32")
+        .collect();
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&j).unwrap()).unwrap();
+    assert_eq!(doc["sections"][0]["not_graded"], serde_json::json!(rest));
+    let xml = std::fs::read_to_string(&x).unwrap();
+    let skip = "<skipped message=\"not graded: no result names it (--all requires every one)\"/>";
+    assert_eq!(xml.matches(skip).count(), rest.len(), "{xml}");
+    for v in &rest {
+        let case = format!("<testcase classname=\"ptxvec.semantic\" name=\"{v}\">\n      {skip}");
+        assert!(xml.contains(&case), "no skipped test {v}");
+    }
+    let n = results.len();
+    assert!(
+        xml.contains(&format!(
+            " tests=\"{}\" failures=\"0\" errors=\"0\" skipped=\"{}\">",
+            n + rest.len(),
+            rest.len()
+        )),
+        "{}",
+        &xml[..300]
+    );
     let out = ptxvec(&["grade", "--all", "--semantic", &path], None);
     assert_eq!(out.status.code(), Some(1), "--all requires every variant");
+
+    // Syntax results for one instruction: the others are skipped tests.
+    let activemask: Vec<String> = std::fs::read_to_string(repo_root().join("vectors/syntax/activemask.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let c: Value = serde_json::from_str(l).unwrap();
+            let legal = c["verdict"] == "legal";
+            serde_json::json!({"id": c["id"], "accepted": legal}).to_string()
+        })
+        .collect();
+    let path = write(dir.path(), "s.jsonl", &activemask);
+    let out = ptxvec(&["grade", "--syntax", &path, "--junit", x.to_str().unwrap()], None);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+    let xml = std::fs::read_to_string(&x).unwrap();
+    assert_eq!(xml.matches(skip).count(), 6, "{xml}");
+    assert!(xml.contains(&format!("<testcase classname=\"ptxvec.syntax\" name=\"red\">\n      {skip}")), "{xml}");
 }
 
 /// A consumer that cannot run a record says so per record (`"skipped"`): the record

@@ -1,7 +1,8 @@
 //! `--junit`: the grading as JUnit XML, the form CI systems read (Jenkins, GitLab,
 //! GitHub actions' test reporters): a `testsuite` per section and instruction, a
 //! `testcase` per case or record, a `failure` with its message, `skipped` for what
-//! is not graded, an `error` per results line that could not be read. `tests` counts every `testcase`, the skipped ones too (JUnit's
+//! is not graded (a case, or a whole variant or instruction no result names), an
+//! `error` per results line that could not be read. `tests` counts every `testcase`, the skipped ones too (JUnit's
 //! meaning), so the cases graded are `tests` less `skipped`. No timestamps and no
 //! times, so that the file is deterministic.
 
@@ -26,6 +27,9 @@ pub fn escape(s: &str) -> String {
     }
     out
 }
+
+/// Why a variant or instruction of the vectors is not graded at all.
+pub const NO_RESULT: &str = "not graded: no result names it (--all requires every one)";
 
 /// The JUnit XML document.
 pub fn render(r: &Report) -> String {
@@ -98,6 +102,29 @@ pub fn render(r: &Report) -> String {
                         );
                     }
                 }
+            }
+            body.push_str("  </testsuite>\n");
+        }
+        // What no result names is no less left out than a case skipped one by one:
+        // a skipped test per variant (instruction, for syntax), so that a CI report
+        // shows it.
+        let n = sec.not_graded.len();
+        if n > 0 {
+            tests += n;
+            skipped += n;
+            let _ = writeln!(
+                body,
+                "  <testsuite name=\"{}\" tests=\"{n}\" failures=\"0\" errors=\"0\" skipped=\"{n}\">",
+                escape(&format!("{}: no result", sec.name))
+            );
+            for name in &sec.not_graded {
+                let _ = writeln!(
+                    body,
+                    "    <testcase classname=\"ptxvec.{}\" name=\"{}\">\n      <skipped message=\"{}\"/>\n    </testcase>",
+                    sec.name,
+                    escape(name),
+                    escape(NO_RESULT)
+                );
             }
             body.push_str("  </testsuite>\n");
         }
