@@ -1065,8 +1065,43 @@ fn reports_are_deterministic_and_complete() {
     assert_eq!(first.3, second.3, "html");
     let (_, json, junit, html) = first;
     let doc: Value = serde_json::from_str(&json).unwrap();
-    assert_eq!(doc["format"], "ptxvec-grade/1");
+    assert_eq!(doc["format"], "ptxvec-grade/2");
     assert_eq!(doc["passed"], false);
+    // A failure's inputs are JSON, not text: a record's as its vector file writes
+    // them, a syntax case's module as the case's `ptx` and `target`.
+    let index = selfcheck::index(&repo_root().join("vectors")).unwrap();
+    let vector_line = |file: PathBuf, id: &str| -> Value {
+        std::fs::read_to_string(file)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str::<Value>(l).unwrap())
+            .find(|v| v["id"] == id)
+            .unwrap_or_else(|| panic!("no {id}"))
+    };
+    let mut seen = 0;
+    for sec in doc["sections"].as_array().unwrap() {
+        for f in sec["failures"].as_array().unwrap() {
+            let id = f["id"].as_str().unwrap();
+            let want = if sec["name"] == "syntax" {
+                let instruction = f["instruction"].as_str().unwrap();
+                let file = ptxvec_generator::syntax::vectors::file_for(
+                    &repo_root().join("vectors"),
+                    instruction,
+                );
+                let case = vector_line(file, id);
+                serde_json::json!({"ptx": case["ptx"], "target": case["target"]})
+            } else {
+                let variant = id.split('#').next().unwrap();
+                let entry = index.iter().find(|e| e.variant == variant).unwrap();
+                let file = repo_root().join("vectors").join(&entry.file);
+                vector_line(file, id)["inputs"].clone()
+            };
+            assert!(want.is_object(), "{want}");
+            assert_eq!(f["inputs"], want, "{id}");
+            seen += 1;
+        }
+    }
+    assert_eq!(seen, 3);
     // JUnit: the totals add up, three failures, a suite per section and instruction.
     assert!(junit.starts_with(
         "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"ptxvec grade\""

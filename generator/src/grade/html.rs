@@ -102,7 +102,7 @@ pub fn render(r: &Report) -> String {
                         escape(&t.name()),
                         escape(&f.what),
                         escape(&t.text),
-                        escape(&t.inputs),
+                        escape(&t.inputs.to_string()),
                         escape(&f.expected),
                         escape(&f.got),
                         escape(&t.source),

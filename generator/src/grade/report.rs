@@ -3,10 +3,12 @@
 //! vector files (deterministic); tallies are sorted maps.
 
 use std::collections::BTreeMap;
+use std::fmt;
 
 use serde::Serialize;
 
 use super::results::BadLine;
+use crate::record::Inputs;
 
 /// The whole grading: one section per kind of results given, and the results lines
 /// that could not be read.
@@ -73,15 +75,45 @@ pub struct TestCase {
     pub failures: Vec<Failure>,
     /// The instruction text.
     pub text: String,
-    /// The inputs: the module (`.version` and `.target`) of a syntax case, the
-    /// record's `inputs` as JSON.
-    pub inputs: String,
+    /// What the case runs on: a syntax case's module, a record's inputs.
+    pub inputs: CaseInputs,
     /// Where the expectation comes from: a syntax case's `source` (cite and quote),
     /// a record's semantic note (`spec`).
     pub source: String,
     /// The command that writes what reproduces it: `ptxvec emit-ptx <case id>`, or
     /// the variant's self-checking module.
     pub reproduce: String,
+}
+
+/// What a case runs on, in the reports: `--json` writes it as JSON (the record's
+/// inputs as the vector files write them), the text reports as its [`Display`].
+///
+/// [`Display`]: fmt::Display
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(untagged)]
+pub enum CaseInputs {
+    /// A syntax case's module: `{"ptx", "target"}`, as the case gives them.
+    Module {
+        /// The PTX ISA version (`.version`).
+        ptx: String,
+        /// The target (`.target`).
+        target: String,
+    },
+    /// A record's inputs.
+    Record(Inputs),
+    /// Nothing (`null`): an id the vectors do not hold.
+    None,
+}
+
+impl fmt::Display for CaseInputs {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CaseInputs::Module { ptx, target } => write!(f, ".version {ptx}, .target {target}"),
+            // Bit patterns, lists and options: serde_json cannot fail on them.
+            CaseInputs::Record(i) => f.write_str(&serde_json::to_string(i).unwrap_or_default()),
+            CaseInputs::None => Ok(()),
+        }
+    }
 }
 
 /// One defect of a result.
@@ -262,7 +294,7 @@ struct JsonNotGraded<'a> {
 }
 
 /// The `--json` report's format name.
-pub const JSON_FORMAT: &str = "ptxvec-grade/1";
+pub const JSON_FORMAT: &str = "ptxvec-grade/2";
 
 /// The `--json` document, pretty-printed, with a final newline.
 pub fn json(r: &Report) -> String {

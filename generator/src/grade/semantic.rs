@@ -9,7 +9,7 @@ use ptxvec_oracle::profile::Profile;
 use ptxvec_spec::Spec;
 
 use super::accept::accepts;
-use super::report::{Failure, Section, Status, TestCase};
+use super::report::{CaseInputs, Failure, Section, Status, TestCase};
 use super::results::{BadLine, ById, Computed, Line, SemanticResult};
 use super::syntax::unknown;
 use crate::progress::Progress;
@@ -95,8 +95,7 @@ fn case_of(v: &Variant, r: &Record, window: Option<Window>) -> TestCase {
         not_graded: None,
         failures: Vec::new(),
         text: r.text.clone(),
-        // Inputs hold strings and lists only: serde_json cannot fail on them.
-        inputs: serde_json::to_string(&r.inputs).unwrap_or_default(),
+        inputs: CaseInputs::Record(r.inputs.clone()),
         source: format!("spec/instructions: {}", r.spec),
         reproduce: format!(
             "ptxvec emit-ptx --variant {}{}",

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use ptxvec_spec::Spec;
 
-use super::report::{Failure, Section, Status, TestCase};
+use super::report::{CaseInputs, Failure, Section, Status, TestCase};
 use super::results::{Answer, BadLine, ById, Line, SyntaxResult};
 use crate::error::{Error, Result};
 use crate::record::position::char_column;
@@ -168,7 +168,10 @@ fn grade_case(instruction: &str, c: &Case, by_id: &ById<'_, SyntaxResult>, mode:
         not_graded,
         failures,
         text: c.text.clone(),
-        inputs: format!(".version {}, .target {}", c.ptx, c.target),
+        inputs: CaseInputs::Module {
+            ptx: c.ptx.to_string(),
+            target: c.target.to_string(),
+        },
         source: match &c.source.quote {
             Some(q) => format!("{}: \"{q}\"", c.source.cite),
             None => c.source.cite.clone(),
@@ -201,7 +204,7 @@ pub fn unknown(id: &str, lines: &[String]) -> TestCase {
             got: id.to_owned(),
         }],
         text: String::new(),
-        inputs: String::new(),
+        inputs: CaseInputs::None,
         source: String::new(),
         reproduce: "ptxvec grade --vectors DIR: is DIR the vectors the results answer?".to_owned(),
     }
