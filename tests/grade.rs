@@ -597,8 +597,12 @@ fn a_wrong_engine_is_caught_at_every_planted_error() {
         summary.contains(&format!("ptxvec emit-ptx '{}'", syntax[legal].0)),
         "{summary}"
     );
+    // A record's command writes that record alone (`<variant>#<n>`: `--records n`).
+    let (variant, n) = evaluated()[flip].id.rsplit_once('#').unwrap();
     assert!(
-        summary.contains("ptxvec emit-ptx --variant shfl.sync"),
+        summary.contains(&format!(
+            "  [ptxvec emit-ptx --variant {variant} --records {n}]\n"
+        )),
         "{summary}"
     );
 }
@@ -997,6 +1001,12 @@ fn raw_buffers_are_judged_with_the_same_evaluator() {
             "red.add.f32#0".to_owned(),
             "mem[0]: value not accepted".to_owned()
         )]
+    );
+    // Its command writes record 0 alone, in the window whose buffer it is.
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(
+        doc["sections"][0]["failures"][0]["reproduce"],
+        "ptxvec emit-ptx --variant red.add.f32 --records 0 --window shared"
     );
     // A buffer of the wrong size fails every record of that run.
     std::fs::write(&shared, &bytes[..bytes.len() - 1]).unwrap();

@@ -97,14 +97,25 @@ fn case_of(v: &Variant, r: &Record, window: Option<Window>) -> TestCase {
         text: r.text.clone(),
         inputs: CaseInputs::Record(r.inputs.clone()),
         source: format!("spec/instructions: {}", r.spec),
+        // The record alone: the variant's whole module is one record of hundreds.
         reproduce: format!(
-            "ptxvec emit-ptx --variant {}{}",
+            "ptxvec emit-ptx --variant {}{}{}",
             v.suite.id,
+            record_number(&r.id)
+                .map(|n| format!(" --records {n}"))
+                .unwrap_or_default(),
             window
                 .map(|w| format!(" --window {}", w.name()))
                 .unwrap_or_default()
         ),
     }
+}
+
+/// The number `n` of a record id `<variant>#<n>`, as `emit-ptx --records` takes it.
+fn record_number(id: &str) -> Option<&str> {
+    id.rsplit_once('#')
+        .map(|(_, n)| n)
+        .filter(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// An expectation as the files write it, exact bits without their quotes.
@@ -382,4 +393,23 @@ fn grade_buffer(
         }
     }
     cases
+}
+
+#[cfg(test)]
+mod tests {
+    use super::record_number;
+
+    #[test]
+    fn a_record_number_is_what_follows_the_last_hash() {
+        for (id, want) in [
+            ("red.add.f32#0", Some("0")),
+            ("shfl.sync.idx.b32#117", Some("117")),
+            ("a#b#12", Some("12")),
+            ("red.add.f32", None),
+            ("red.add.f32#", None),
+            ("red.add.f32#x1", None),
+        ] {
+            assert_eq!(record_number(id), want, "case: {id}");
+        }
+    }
 }
