@@ -711,7 +711,11 @@ fn results_for_some_variants_grade_those_and_name_the_rest() {
         .filter(|(id, _)| id.starts_with("vote.sync.ballot.b32#"))
         .collect();
     let path = write(dir.path(), "r.jsonl", &lines(&results));
-    let (j, x) = (dir.path().join("g.json"), dir.path().join("g.xml"));
+    let (j, x, h) = (
+        dir.path().join("g.json"),
+        dir.path().join("g.xml"),
+        dir.path().join("g.html"),
+    );
     let out = ptxvec(
         &[
             "grade",
@@ -721,6 +725,8 @@ fn results_for_some_variants_grade_those_and_name_the_rest() {
             j.to_str().unwrap(),
             "--junit",
             x.to_str().unwrap(),
+            "--html",
+            h.to_str().unwrap(),
         ],
         None,
     );
@@ -738,6 +744,17 @@ fn results_for_some_variants_grade_those_and_name_the_rest() {
         .collect();
     let doc: Value = serde_json::from_str(&std::fs::read_to_string(&j).unwrap()).unwrap();
     assert_eq!(doc["sections"][0]["not_graded"], serde_json::json!(rest));
+    // The page folds the list: a count in the summary, the names inside.
+    let html = std::fs::read_to_string(&h).unwrap();
+    let open = format!(
+        "<details class=\"unnamed\"><summary>Not graded: {} with no result (<code>--all</code> requires them)</summary>",
+        rest.len()
+    );
+    let at = html.find(&open).expect("a folded list");
+    let end = at + html[at..].find("</details>").unwrap();
+    assert!(html[at..end].contains("red.<wbr>add.<wbr>f32,"));
+    assert!(!html[end..].contains("red.<wbr>add.<wbr>f32,"));
+    assert!(!html[..at].contains("red.<wbr>add.<wbr>f32,"));
     let xml = std::fs::read_to_string(&x).unwrap();
     let skip = "<skipped message=\"not graded: no result names it (--all requires every one)\"/>";
     assert_eq!(xml.matches(skip).count(), rest.len(), "{xml}");
@@ -1017,18 +1034,23 @@ fn raw_buffers_are_judged_with_the_same_evaluator() {
 
 // ---------------------------------------------------------------- reports
 
-/// Grades a wrong engine into every report format, in `dir`.
-fn reports(dir: &Path) -> (String, String, String, String) {
-    let mut semantic = exact_engine(Profile::PtxIsa);
-    // A value in lane 31 of a vote.sync record where that lane does not execute.
-    let vote = evaluated()
+/// The first vote.sync record whose lane 31 does not execute.
+fn vote_lane_31_idle() -> usize {
+    evaluated()
         .iter()
         .position(|r| {
             r.id.starts_with("vote.sync")
                 && r.expected(Profile::PtxIsa).unwrap().d.as_ref().unwrap()[31]
                     == Expectation::NotExecuted
         })
-        .unwrap();
+        .unwrap()
+}
+
+/// Grades a wrong engine into every report format, in `dir`.
+fn reports(dir: &Path) -> (String, String, String, String) {
+    let mut semantic = exact_engine(Profile::PtxIsa);
+    // A value in lane 31 of a vote.sync record where that lane does not execute.
+    let vote = vote_lane_31_idle();
     semantic[vote].1.d.as_mut().unwrap()[31] = Some(Bits::new(1, 4));
     let red = semantic
         .iter()
@@ -1141,6 +1163,59 @@ fn reports_are_deterministic_and_complete() {
         );
     }
     assert_eq!(html.matches("<tr class=\"failed\">").count(), 3);
+    // Every bit pattern on the page is kept whole (a span that does not wrap).
+    assert!(html.contains(".v{font-family:monospace;white-space:nowrap}"));
+    assert!(!html.contains("break-all"));
+    assert!(html.contains("<span class=\"v\">0x0000dead</span>"));
+    let bytes = html.as_bytes();
+    let mut patterns = 0;
+    for (i, _) in html.match_indices("0x") {
+        if bytes.get(i + 2).is_some_and(u8::is_ascii_hexdigit)
+            && !bytes[..i].last().is_some_and(u8::is_ascii_alphanumeric)
+        {
+            patterns += 1;
+            assert!(
+                html[..i].ends_with("<span class=\"v\">"),
+                "a bit pattern that may break: {}",
+                &html[i.saturating_sub(80)..i + 12]
+            );
+        }
+    }
+    assert!(patterns >= 5, "{patterns} patterns");
+    // The vote.sync record's inputs: the lane whose output failed, lane 31, in a
+    // table of its own, worked out from the record's inputs as the vector file
+    // writes them (a member that does not execute has exited).
+    let vote = &evaluated()[vote_lane_31_idle()];
+    let file = std::fs::read_to_string(
+        repo_root().join(format!("vectors/semantic/{}.jsonl", vote.id.split('#').next().unwrap())),
+    )
+    .unwrap();
+    let line: Value = file
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .find(|v| v["id"] == vote.id.as_str())
+        .unwrap();
+    let mask = |key: &str| {
+        line["inputs"][key]
+            .as_str()
+            .map_or(0, |h| u64::from_str_radix(&h[2..], 16).unwrap())
+    };
+    let (member, executes) = (mask("membermask") >> 31 & 1, mask("executing") >> 31 & 1);
+    let exited = (member & (executes ^ 1)) | (mask("exited") >> 31 & 1);
+    let yes = |b: u64| if b == 1 { "yes" } else { "no" };
+    let row = format!(
+        "<tr><td>31</td><td>{}</td><td>{}</td><td>{}</td><td><span class=\"v\">{}</span></td></tr></table>",
+        yes(member),
+        yes(executes),
+        yes(exited),
+        line["inputs"]["a"][31].as_str().unwrap()
+    );
+    let at = html.find(&format!("<td class=\"code id\">{}", vote.id.replace('.', ".<wbr>")))
+        .expect("the vote.sync row");
+    let cell = &html[at..at + html[at..].find("</tr>\n").unwrap()];
+    assert!(cell.contains("<table class=\"lanes\"><caption>Lanes whose output failed"), "{cell}");
+    assert!(cell.contains(&row), "no {row} in {cell}");
+    assert_eq!(cell.matches("<tr><td>").count(), 2, "one failure row, one lane: {cell}");
 }
 
 #[test]
@@ -1176,8 +1251,12 @@ fn the_html_report_opens_in_headless_chromium() {
         3,
         "failure rows in the DOM"
     );
-    assert!(dom.contains("red.add.u32#"), "the red failure's id");
-    assert!(dom.contains("0x0000dead"), "the red failure's got");
+    assert!(dom.contains("red.<wbr>add.<wbr>u32#"), "the red failure's id");
+    assert!(dom.contains("<span class=\"v\">0x0000dead</span>"), "the red failure's got");
+    assert!(
+        dom.contains("<table class=\"lanes\"><caption>Lanes whose output failed"),
+        "the vote.sync record's lanes"
+    );
 }
 
 /// README.md's conformance table is what grading the recorded clients

@@ -8,7 +8,7 @@ use std::fmt;
 use serde::Serialize;
 
 use super::results::BadLine;
-use crate::record::Inputs;
+use crate::record::{Inputs, Out};
 
 /// The whole grading: one section per kind of results given, and the results lines
 /// that could not be read.
@@ -125,6 +125,30 @@ pub struct Failure {
     pub expected: String,
     /// What the result holds there.
     pub got: String,
+    /// The output slot it is at, where it is one slot's (`d[3]` is lane 3 of a
+    /// warp).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub slot: Option<Slot>,
+}
+
+/// One slot of a record's outputs: element `index` of `mem`, or lane `index` of `d`
+/// or `p`. Written `{"output": "d", "index": 3}`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Slot {
+    /// The output.
+    pub output: Out,
+    /// The element or lane.
+    pub index: usize,
+}
+
+impl Serialize for Slot {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut m = s.serialize_struct("Slot", 2)?;
+        m.serialize_field("output", self.output.name())?;
+        m.serialize_field("index", &self.index)?;
+        m.end()
+    }
 }
 
 impl TestCase {

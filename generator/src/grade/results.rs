@@ -356,6 +356,7 @@ impl<'a, T: ResultLine> ById<'a, T> {
                 what: format!("duplicate id: lines {}", at.join(", ")),
                 expected: "one result".to_owned(),
                 got: format!("{} results", at.len()),
+                slot: None,
             });
         }
         for b in bad {
@@ -363,6 +364,7 @@ impl<'a, T: ResultLine> ById<'a, T> {
                 what: format!("unreadable result (line {}, an input error)", b.line),
                 expected: "a line as the results format gives it".to_owned(),
                 got: format!("column {}: {}", b.column, b.message),
+                slot: None,
             });
         }
         good.first().copied()

@@ -9,7 +9,7 @@ use ptxvec_oracle::profile::Profile;
 use ptxvec_spec::Spec;
 
 use super::accept::accepts;
-use super::report::{CaseInputs, Failure, Section, Status, TestCase};
+use super::report::{CaseInputs, Failure, Section, Slot, Status, TestCase};
 use super::results::{BadLine, ById, Computed, Line, SemanticResult};
 use super::syntax::unknown;
 use crate::progress::Progress;
@@ -144,6 +144,7 @@ fn grade_output(
             what: format!("{key}: missing output"),
             expected: format!("{} slots", expected.len()),
             got: "no such key".to_owned(),
+            slot: None,
         });
         return;
     };
@@ -152,6 +153,7 @@ fn grade_output(
             what: format!("{key}: wrong element count"),
             expected: format!("{} slots", expected.len()),
             got: format!("{} slots", got.len()),
+            slot: None,
         });
         return;
     }
@@ -176,6 +178,10 @@ fn grade_output(
                 what: format!("{key}[{k}]: {what}"),
                 expected: expectation_text(e),
                 got: got_text(*g),
+                slot: Some(Slot {
+                    output: shape.out,
+                    index: k,
+                }),
             });
         }
     }
@@ -212,6 +218,7 @@ pub fn grade(
                     what: "no result (a record of the vectors the results leave out)".to_owned(),
                     expected: "a result".to_owned(),
                     got: "nothing".to_owned(),
+                    slot: None,
                 });
             }
             match by_id.answer(&r.id, &mut t.failures).map(|l| &l.value.answer) {
@@ -254,6 +261,7 @@ fn grade_outputs(
                 what: format!("{}: an output this instruction does not have", o.name()),
                 expected: "no such key".to_owned(),
                 got: "present".to_owned(),
+                slot: None,
             });
         }
     }
@@ -305,6 +313,7 @@ pub fn grade_raw(variants: &[Variant], dir: &Path, mode: Mode) -> Result<Section
                         what: "no result (no raw buffer)".to_owned(),
                         expected: raw_name(&v.stem, None),
                         got: "nothing".to_owned(),
+                        slot: None,
                     });
                     cases.push(t);
                 }
@@ -360,6 +369,7 @@ fn grade_buffer(
                     .to_owned(),
                 expected: format!("{want} bytes"),
                 got: format!("{} bytes", bytes.len()),
+                slot: None,
             });
         }
         return cases;
@@ -386,6 +396,10 @@ fn grade_buffer(
                     }
                     _ => format!("{:#x}", s.got),
                 },
+                slot: Some(Slot {
+                    output: s.out,
+                    index: s.slot,
+                }),
             });
         }
         if !t.failures.is_empty() {

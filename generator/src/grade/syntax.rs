@@ -125,6 +125,7 @@ fn grade_case(instruction: &str, c: &Case, by_id: &ById<'_, SyntaxResult>, mode:
             what: "no result".to_owned(),
             expected: expected.clone(),
             got: "nothing".to_owned(),
+            slot: None,
         });
     }
     if let Some(first) = by_id.answer(&c.id, &mut failures) {
@@ -150,6 +151,7 @@ fn grade_case(instruction: &str, c: &Case, by_id: &ById<'_, SyntaxResult>, mode:
                     what: format!("{what} (line {})", first.line),
                     expected,
                     got,
+                    slot: None,
                 });
             }
         }
@@ -202,6 +204,7 @@ pub fn unknown(id: &str, lines: &[String]) -> TestCase {
             what: format!("unknown id (line {})", lines.join(", ")),
             expected: "an id of the vectors".to_owned(),
             got: id.to_owned(),
+            slot: None,
         }],
         text: String::new(),
         inputs: CaseInputs::None,
