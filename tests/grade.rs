@@ -1259,6 +1259,56 @@ fn the_html_report_opens_in_headless_chromium() {
     );
 }
 
+/// The client adapters kept under clients/ take their client from crates.io: none
+/// builds fetched source (a `path` or `git` dependency), and every adapter folder
+/// the docs name (`` `clients/<name>/` ``) exists.
+#[test]
+fn client_adapters_build_no_fetched_code() {
+    let root = repo_root();
+    let mut adapters = 0;
+    for e in std::fs::read_dir(root.join("clients")).unwrap() {
+        let manifest = e.unwrap().path().join("Cargo.toml");
+        let Ok(text) = std::fs::read_to_string(&manifest) else {
+            continue;
+        };
+        adapters += 1;
+        for (n, line) in text.lines().enumerate() {
+            let code = line.split('#').next().unwrap();
+            assert!(
+                !code.contains("path =") && !code.contains("git ="),
+                "{}:{}: a dependency on fetched source: {line}",
+                manifest.display(),
+                n + 1
+            );
+        }
+    }
+    assert!(adapters >= 1, "no adapter under clients/");
+    let mut docs = vec![root.join("README.md"), root.join("vectors/README.md")];
+    for e in std::fs::read_dir(root.join("vectors/clients")).unwrap() {
+        let p = e.unwrap().path();
+        docs.push(if p.is_dir() { p.join("README.md") } else { p });
+    }
+    for doc in docs.iter().filter(|d| d.extension().is_some_and(|x| x == "md")) {
+        let text = std::fs::read_to_string(doc).unwrap();
+        for (i, _) in text.match_indices("`clients/") {
+            let name: String = text[i + 9..]
+                .chars()
+                .take_while(|c| *c != '/' && *c != '`')
+                .collect();
+            // `clients/` alone, or vectors/README.md's `clients/README.md` (a file
+            // beside it), names no adapter.
+            if name.is_empty() || name.contains('.') {
+                continue;
+            }
+            assert!(
+                root.join("clients").join(&name).is_dir(),
+                "{} names clients/{name}/, which does not exist",
+                doc.display()
+            );
+        }
+    }
+}
+
 /// README.md's conformance table is what grading the recorded clients
 /// (vectors/clients/*/syntax.jsonl) against the current vectors gives: a change to
 /// the vectors, or to a client's results, shows at once as a change of this table.
