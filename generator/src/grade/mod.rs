@@ -3,12 +3,12 @@
 //!
 //! Results come as syntax results (JSON Lines `{"id", "accepted", "message"?}` or
 //! `{"id", "skipped"}`), semantic results (JSON Lines `{"id", "outputs"}` or
-//! `{"id", "skipped"}`) and raw buffers of the
-//! self-checking modules (`--raw DIR`). Every results file is read in full first; each
-//! bad line is an input error, named at its file, line and column. Then every case
-//! is graded, the good lines of a file with bad ones too, and reported: a summary on
-//! stdout, and on request `--json`, `--junit` and `--html`, the bad lines in each;
-//! bad lines make the exit status 2 after that.
+//! `{"id", "skipped"}`) and raw buffers of the self-checking modules (`--raw DIR`).
+//! Every results file is read in full first; each bad line is an input error, named
+//! at its file, line and column. Then every case is graded, from the good lines of a
+//! file with bad ones too, and reported: a summary on stdout, and on request
+//! `--json`, `--junit` and `--html`, the bad lines in each. Bad lines make the exit
+//! status 2 after that.
 
 pub mod accept;
 pub mod conformance;

@@ -45,7 +45,7 @@ pub enum Status {
     /// Some expectation is not kept, or the result is missing, unknown or doubled.
     Failed,
     /// Not graded: an `invalid` case a grammar-only consumer accepted (`--parser`),
-    /// or a record silicon does not run.
+    /// a case or record the consumer skipped, or a record silicon does not run.
     NotGraded,
 }
 
@@ -81,7 +81,8 @@ pub struct TestCase {
     /// a record's semantic note (`spec`).
     pub source: String,
     /// The command that writes what reproduces it: `ptxvec emit-ptx <case id>`, or
-    /// the variant's self-checking module.
+    /// for record `<variant>#<n>` the self-checking module of that record alone
+    /// (`ptxvec emit-ptx --variant <variant> --records <n>`).
     pub reproduce: String,
 }
 
@@ -243,6 +244,12 @@ impl Section {
         self.cases.iter().filter(|t| t.status == Status::Failed)
     }
 
+    /// Whether no case was graded: results that name nothing the vectors hold, or
+    /// that skip all they name, pass no test.
+    pub fn graded_nothing(&self) -> bool {
+        self.counts().graded() == 0
+    }
+
     /// The cases not graded, in order.
     pub fn not_graded_cases(&self) -> impl Iterator<Item = &TestCase> {
         self.cases.iter().filter(|t| t.status == Status::NotGraded)
@@ -263,16 +270,9 @@ impl Section {
     }
 }
 
+
 /// What the reports say of a section that graded nothing.
 pub const NOTHING_GRADED: &str = "0 graded: results that grade nothing do not pass (no result names a case or record of the vectors, or each one it names is not graded)";
-
-impl Section {
-    /// Whether no case was graded: results that name nothing the vectors hold, or
-    /// that skip all they name, pass no test.
-    pub fn graded_nothing(&self) -> bool {
-        self.counts().graded() == 0
-    }
-}
 
 impl Report {
     /// Whether the grade fails: some case failed, some results graded nothing, or
@@ -361,8 +361,9 @@ pub const SUMMARY_FAILURES: usize = 50;
 pub const SUMMARY_REASONS: usize = 10;
 
 /// The short human summary: per section the counts, per instruction, the groups with
-/// failures, the variants not graded, why cases were not graded, and the first failures, one line each, each
-/// naming its id and the command that reproduces it.
+/// failures, the variants not graded, why cases were not graded, and the first
+/// failures, one line each, each naming its id and the command that reproduces it;
+/// then the count of bad results lines, and the verdict.
 pub fn summary(r: &Report) -> String {
     use std::fmt::Write;
     let mut s = String::new();
