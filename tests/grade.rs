@@ -102,7 +102,11 @@ fn every_bad_results_line_is_an_error_naming_file_and_line() {
         (&semantic, 5, "`0x+1` is not a bit pattern"),
         (&semantic, 6, "invalid type: integer `7`"),
         (&semantic, 7, "unknown field `q`"),
-        (&semantic, 8, "expected \"outputs\" (what the record computes) or \"skipped\""),
+        (
+            &semantic,
+            8,
+            "expected \"outputs\" (what the record computes) or \"skipped\"",
+        ),
         (
             &syntax,
             1,
@@ -188,7 +192,10 @@ fn a_bad_line_is_reported_with_every_other_finding() {
     assert!(err.contains("2 bad line(s) in the results"), "{err}");
     for fail in [
         format!("FAIL {}: no result", ballot[1].0),
-        format!("FAIL {}: unreadable result (line 3, an input error)", ballot[2].0),
+        format!(
+            "FAIL {}: unreadable result (line 3, an input error)",
+            ballot[2].0
+        ),
         format!("FAIL {}: d[0]: value not accepted", ballot[3].0),
     ] {
         assert!(summary.contains(&fail), "no `{fail}` in:\n{summary}");
@@ -209,10 +216,16 @@ fn a_bad_line_is_reported_with_every_other_finding() {
     let xml = std::fs::read_to_string(&x).unwrap();
     assert!(xml.contains(" errors=\"2\" "), "{}", &xml[..300]);
     assert_eq!(xml.matches("<error message=").count(), 2);
-    assert!(xml.contains(&format!("<error message=\"{path}:3:48: ")), "{xml}");
+    assert!(
+        xml.contains(&format!("<error message=\"{path}:3:48: ")),
+        "{xml}"
+    );
     let html = std::fs::read_to_string(&h).unwrap();
     assert!(html.contains("<section id=\"input-errors\">"));
-    assert!(html.contains(&format!("<li><code>{path}:2:2: not JSON")), "the page's input errors");
+    assert!(
+        html.contains(&format!("<li><code>{path}:2:2: not JSON")),
+        "the page's input errors"
+    );
 }
 
 /// A line of a vector file that does not read is named by its column in characters:
@@ -617,8 +630,8 @@ fn a_message_beside_an_acceptance_is_read_and_shown() {
     let legal = syntax.iter().position(|(_, ok, _)| *ok).unwrap();
     let mut lines = syntax_lines(&syntax);
     for (i, said) in [(illegal, "warning: odd"), (legal, "warning: fine")] {
-        lines[i] = serde_json::json!({"id": syntax[i].0, "accepted": true, "message": said})
-            .to_string();
+        lines[i] =
+            serde_json::json!({"id": syntax[i].0, "accepted": true, "message": said}).to_string();
     }
     let path = write(dir.path(), "s.jsonl", &lines);
     let out = ptxvec(&["grade", "--syntax", &path], None);
@@ -690,7 +703,9 @@ fn parser_mode_grades_legal_and_malformed_cases_only() {
     );
     let html = std::fs::read_to_string(&h).unwrap();
     assert!(
-        html.contains(&format!("<p>{graded} graded: {graded} passed, 0 failed, {not_graded} not graded.</p>")),
+        html.contains(&format!(
+            "<p>{graded} graded: {graded} passed, 0 failed, {not_graded} not graded.</p>"
+        )),
         "the page's counts"
     );
     let out = ptxvec(&["grade", "--syntax", &path], None);
@@ -776,21 +791,30 @@ fn results_for_some_variants_grade_those_and_name_the_rest() {
     assert_eq!(out.status.code(), Some(1), "--all requires every variant");
 
     // Syntax results for one instruction: the others are skipped tests.
-    let activemask: Vec<String> = std::fs::read_to_string(repo_root().join("vectors/syntax/activemask.jsonl"))
-        .unwrap()
-        .lines()
-        .map(|l| {
-            let c: Value = serde_json::from_str(l).unwrap();
-            let legal = c["verdict"] == "legal";
-            serde_json::json!({"id": c["id"], "accepted": legal}).to_string()
-        })
-        .collect();
+    let activemask: Vec<String> =
+        std::fs::read_to_string(repo_root().join("vectors/syntax/activemask.jsonl"))
+            .unwrap()
+            .lines()
+            .map(|l| {
+                let c: Value = serde_json::from_str(l).unwrap();
+                let legal = c["verdict"] == "legal";
+                serde_json::json!({"id": c["id"], "accepted": legal}).to_string()
+            })
+            .collect();
     let path = write(dir.path(), "s.jsonl", &activemask);
-    let out = ptxvec(&["grade", "--syntax", &path, "--junit", x.to_str().unwrap()], None);
+    let out = ptxvec(
+        &["grade", "--syntax", &path, "--junit", x.to_str().unwrap()],
+        None,
+    );
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
     let xml = std::fs::read_to_string(&x).unwrap();
     assert_eq!(xml.matches(skip).count(), 6, "{xml}");
-    assert!(xml.contains(&format!("<testcase classname=\"ptxvec.syntax\" name=\"red\">\n      {skip}")), "{xml}");
+    assert!(
+        xml.contains(&format!(
+            "<testcase classname=\"ptxvec.syntax\" name=\"red\">\n      {skip}"
+        )),
+        "{xml}"
+    );
 }
 
 /// A consumer that cannot run a record says so per record (`"skipped"`): the record
@@ -842,15 +866,16 @@ fn a_skipped_record_is_not_graded_and_says_why() {
     );
     let xml = std::fs::read_to_string(&junit).unwrap();
     assert_eq!(
-        xml.matches(&format!("<skipped message=\"{reason}\"/>")).count(),
+        xml.matches(&format!("<skipped message=\"{reason}\"/>"))
+            .count(),
         2,
         "{xml}"
     );
 
     // Outputs and a reason not to give them, in one line: bad input.
     let i = ballot.iter().position(|(r, _)| r == skipped[0]).unwrap();
-    results[i] = serde_json::json!({"id": skipped[0], "skipped": "no", "outputs": ballot[i].1})
-        .to_string();
+    results[i] =
+        serde_json::json!({"id": skipped[0], "skipped": "no", "outputs": ballot[i].1}).to_string();
     let path = write(dir.path(), "r.jsonl", &results);
     let out = ptxvec(&["grade", "--semantic", &path], None);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out.stdout));
@@ -906,15 +931,34 @@ fn results_that_grade_nothing_fail() {
         all.extend_from_slice(args);
         let out = ptxvec(&all, None);
         let summary = text(&out.stdout);
-        assert_eq!(out.status.code(), Some(1), "{args:?}: {summary}{}", text(&out.stderr));
-        assert!(summary.contains(": 0 graded, 0 passed, 0 failed, "), "{args:?}: {summary}");
-        assert!(summary.contains("  0 graded: results that grade nothing do not pass"), "{args:?}: {summary}");
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "{args:?}: {summary}{}",
+            text(&out.stderr)
+        );
+        assert!(
+            summary.contains(": 0 graded, 0 passed, 0 failed, "),
+            "{args:?}: {summary}"
+        );
+        assert!(
+            summary.contains("  0 graded: results that grade nothing do not pass"),
+            "{args:?}: {summary}"
+        );
         assert!(summary.ends_with("grade: FAILED\n"), "{args:?}: {summary}");
     }
     // Each report says so: JSON does not pass, JUnit has a failing test.
     let (j, x) = (dir.path().join("g.json"), dir.path().join("g.xml"));
     let out = ptxvec(
-        &["grade", "--semantic", &empty, "--json", j.to_str().unwrap(), "--junit", x.to_str().unwrap()],
+        &[
+            "grade",
+            "--semantic",
+            &empty,
+            "--json",
+            j.to_str().unwrap(),
+            "--junit",
+            x.to_str().unwrap(),
+        ],
         None,
     );
     assert_eq!(out.status.code(), Some(1));
@@ -1186,9 +1230,10 @@ fn reports_are_deterministic_and_complete() {
     // table of its own, worked out from the record's inputs as the vector file
     // writes them (a member that does not execute has exited).
     let vote = &evaluated()[vote_lane_31_idle()];
-    let file = std::fs::read_to_string(
-        repo_root().join(format!("vectors/semantic/{}.jsonl", vote.id.split('#').next().unwrap())),
-    )
+    let file = std::fs::read_to_string(repo_root().join(format!(
+        "vectors/semantic/{}.jsonl",
+        vote.id.split('#').next().unwrap()
+    )))
     .unwrap();
     let line: Value = file
         .lines()
@@ -1210,12 +1255,23 @@ fn reports_are_deterministic_and_complete() {
         yes(exited),
         line["inputs"]["a"][31].as_str().unwrap()
     );
-    let at = html.find(&format!("<td class=\"code id\">{}", vote.id.replace('.', ".<wbr>")))
+    let at = html
+        .find(&format!(
+            "<td class=\"code id\">{}",
+            vote.id.replace('.', ".<wbr>")
+        ))
         .expect("the vote.sync row");
     let cell = &html[at..at + html[at..].find("</tr>\n").unwrap()];
-    assert!(cell.contains("<table class=\"lanes\"><caption>Lanes whose output failed"), "{cell}");
+    assert!(
+        cell.contains("<table class=\"lanes\"><caption>Lanes whose output failed"),
+        "{cell}"
+    );
     assert!(cell.contains(&row), "no {row} in {cell}");
-    assert_eq!(cell.matches("<tr><td>").count(), 2, "one failure row, one lane: {cell}");
+    assert_eq!(
+        cell.matches("<tr><td>").count(),
+        2,
+        "one failure row, one lane: {cell}"
+    );
 }
 
 #[test]
@@ -1251,8 +1307,14 @@ fn the_html_report_opens_in_headless_chromium() {
         3,
         "failure rows in the DOM"
     );
-    assert!(dom.contains("red.<wbr>add.<wbr>u32#"), "the red failure's id");
-    assert!(dom.contains("<span class=\"v\">0x0000dead</span>"), "the red failure's got");
+    assert!(
+        dom.contains("red.<wbr>add.<wbr>u32#"),
+        "the red failure's id"
+    );
+    assert!(
+        dom.contains("<span class=\"v\">0x0000dead</span>"),
+        "the red failure's got"
+    );
     assert!(
         dom.contains("<table class=\"lanes\"><caption>Lanes whose output failed"),
         "the vote.sync record's lanes"
@@ -1288,7 +1350,10 @@ fn client_adapters_build_no_fetched_code() {
         let p = e.unwrap().path();
         docs.push(if p.is_dir() { p.join("README.md") } else { p });
     }
-    for doc in docs.iter().filter(|d| d.extension().is_some_and(|x| x == "md")) {
+    for doc in docs
+        .iter()
+        .filter(|d| d.extension().is_some_and(|x| x == "md"))
+    {
         let text = std::fs::read_to_string(doc).unwrap();
         for (i, _) in text.match_indices("`clients/") {
             let name: String = text[i + 9..]

@@ -70,7 +70,11 @@ fn code(text: &str) -> String {
         let len = 2 + rest[i + 2..]
             .find(|c: char| !c.is_ascii_hexdigit())
             .unwrap_or(rest.len() - i - 2);
-        let _ = write!(out, "<span class=\"v\">{}</span>", escape(&rest[i..i + len]));
+        let _ = write!(
+            out,
+            "<span class=\"v\">{}</span>",
+            escape(&rest[i..i + len])
+        );
         rest = &rest[i + len..];
     }
     out
@@ -200,7 +204,8 @@ fn warp(t: &TestCase, w: &WarpInputs) -> String {
 
 /// A failed case's failures: where, what was expected, what the result holds.
 fn failures(t: &TestCase) -> String {
-    let mut h = String::from("<table class=\"f\"><tr><th>where</th><th>expected</th><th>got</th></tr>");
+    let mut h =
+        String::from("<table class=\"f\"><tr><th>where</th><th>expected</th><th>got</th></tr>");
     for f in &t.failures {
         let _ = write!(
             h,

@@ -270,7 +270,6 @@ impl Section {
     }
 }
 
-
 /// What the reports say of a section that graded nothing.
 pub const NOTHING_GRADED: &str = "0 graded: results that grade nothing do not pass (no result names a case or record of the vectors, or each one it names is not graded)";
 

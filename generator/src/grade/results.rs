@@ -232,13 +232,20 @@ impl ResultLine for SemanticResult {
         let l: SemanticLine<'_> =
             serde_json::from_str(line).map_err(|e| LineError::json(line, &e))?;
         let slots = |v: Option<Vec<Option<&RawValue>>>| -> std::result::Result<_, LineError> {
-            v.map(|v| v.into_iter().map(|s| s.map(|raw| slot(line, raw)).transpose()).collect())
-                .transpose()
+            v.map(|v| {
+                v.into_iter()
+                    .map(|s| s.map(|raw| slot(line, raw)).transpose())
+                    .collect()
+            })
+            .transpose()
         };
         // Keys that do not go together are wrong in the line as a whole: its first
         // character, as serde_json's own `try_from` errors are named.
         let whole = |message: &str| LineError {
-            column: char_column(line, line.len() - line.trim_start().len()),
+            column: char_column(
+                line,
+                line.len() - line.trim_start_matches([' ', '\t', '\r']).len(),
+            ),
             message: message.to_owned(),
         };
         let answer = match (l.outputs, l.skipped) {
@@ -266,7 +273,12 @@ impl ResultLine for SemanticResult {
 fn slot(line: &str, raw: &RawValue) -> std::result::Result<Bits, LineError> {
     serde_json::from_str(raw.get()).map_err(|e| LineError {
         // `raw` borrows its text from `line`: its offset there is where it starts.
-        column: char_column(line, raw.get().as_ptr() as usize - line.as_ptr() as usize),
+        column: char_column(
+            line,
+            (raw.get().as_ptr() as usize)
+                .checked_sub(line.as_ptr() as usize)
+                .unwrap_or_default(),
+        ),
         message: strip_position(&e),
     })
 }
@@ -348,7 +360,11 @@ impl<'a, T: ResultLine> ById<'a, T> {
     /// is), and so is an id that more than one line names.
     pub fn answer(&self, id: &str, failures: &mut Vec<Failure>) -> Option<&'a Line<T>> {
         let (good, bad) = self.map.get(id)?;
-        let mut at: Vec<usize> = good.iter().map(|l| l.line).chain(bad.iter().map(|b| b.line)).collect();
+        let mut at: Vec<usize> = good
+            .iter()
+            .map(|l| l.line)
+            .chain(bad.iter().map(|b| b.line))
+            .collect();
         at.sort_unstable();
         if at.len() > 1 {
             let at: Vec<String> = at.iter().map(usize::to_string).collect();
@@ -490,12 +506,12 @@ mod tests {
         assert_eq!(
             at,
             [
-                (2, 2),  // `o`: "n" began a `null`
-                (4, 29), // the slot `"0x+1"`
-                (5, 22), // the key `"q"`
-                (6, 27), // the slot `7`
-                (7, 24), // the key `"extra"`
-                (9, 36), // the second slot, `"0xzz"`
+                (2, 2),   // `o`: "n" began a `null`
+                (4, 29),  // the slot `"0x+1"`
+                (5, 22),  // the key `"q"`
+                (6, 27),  // the slot `7`
+                (7, 24),  // the key `"extra"`
+                (9, 36),  // the second slot, `"0xzz"`
                 (10, 28), // the value `"0x1"`, where a list goes
                 (11, 32), // the `}` after the trailing comma
                 (12, 1),  // the object without `id`
@@ -508,12 +524,24 @@ mod tests {
         assert!(messages[0].starts_with("not JSON"), "{messages:?}");
         assert!(messages[1].contains("is not a bit pattern"), "{messages:?}");
         assert!(messages[2].contains("unknown field `q`"), "{messages:?}");
-        assert!(messages[3].contains("invalid type: integer `7`"), "{messages:?}");
-        assert!(messages[4].contains("unknown field `extra`"), "{messages:?}");
-        assert!(messages[5].contains("`0xzz` is not a bit pattern"), "{messages:?}");
+        assert!(
+            messages[3].contains("invalid type: integer `7`"),
+            "{messages:?}"
+        );
+        assert!(
+            messages[4].contains("unknown field `extra`"),
+            "{messages:?}"
+        );
+        assert!(
+            messages[5].contains("`0xzz` is not a bit pattern"),
+            "{messages:?}"
+        );
         assert!(messages[8].contains("missing field `id`"), "{messages:?}");
         assert_eq!(messages[9], "\"outputs\" and \"skipped\" in one line");
-        assert!(messages[10].starts_with("expected \"outputs\""), "{messages:?}");
+        assert!(
+            messages[10].starts_with("expected \"outputs\""),
+            "{messages:?}"
+        );
         assert_eq!(bad[1].to_string(), format!("r.jsonl:4:29: {}", messages[1]));
         // The id a bad line names, where it is JSON with a string id.
         let ids: Vec<Option<&str>> = bad.iter().map(|b| b.id.as_deref()).collect();
@@ -554,7 +582,10 @@ mod tests {
         assert_eq!(got[2].value.answer, Answer::Skipped("sm_20".to_owned()));
         // An acceptance may say something too (a warning).
         assert_eq!(got[3].value.answer, Answer::Accepted(Some("m".to_owned())));
-        let at: Vec<String> = bad.iter().map(|b| format!("{}:{}", b.line, b.column)).collect();
+        let at: Vec<String> = bad
+            .iter()
+            .map(|b| format!("{}:{}", b.line, b.column))
+            .collect();
         // Line 3: the value `"yes"`; lines 6, 7 and 9: a line whose keys do not go
         // together is wrong as a whole, from its first character.
         assert_eq!(at, ["3:22", "4:1", "6:1", "7:1", "9:1"], "{bad:?}");

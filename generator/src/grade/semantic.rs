@@ -221,7 +221,10 @@ pub fn grade(
                     slot: None,
                 });
             }
-            match by_id.answer(&r.id, &mut t.failures).map(|l| &l.value.answer) {
+            match by_id
+                .answer(&r.id, &mut t.failures)
+                .map(|l| &l.value.answer)
+            {
                 Some(Computed::Outputs(o)) => grade_outputs(v, r, o, mode.profile, &mut t.failures),
                 Some(Computed::Skipped(why)) => {
                     t.not_graded = Some(format!("skipped by the consumer: {why}"))
@@ -266,12 +269,7 @@ fn grade_outputs(
         }
     }
     for s in &shapes {
-        grade_output(
-            s,
-            v.suite.slots(r, p, s.out),
-            got.get(s.out),
-            failures,
-        );
+        grade_output(s, v.suite.slots(r, p, s.out), got.get(s.out), failures);
     }
 }
 

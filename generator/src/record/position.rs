@@ -174,16 +174,40 @@ mod tests {
             (r#"{"id":"é",}"#, "          ^", "trailing comma"),
             // A wrong scalar: its first character.
             (r#"{"id":7}"#, "      ^", "invalid type: integer"),
-            (r#"{"id":"a","n":"x"}"#, "              ^", "invalid type: string"),
-            (r#"{"id":"é","n":true}"#, "              ^", "invalid type: boolean"),
-            (r#"{"id":"a","n":-7.5e3 }"#, "              ^", "invalid type: floating"),
+            (
+                r#"{"id":"a","n":"x"}"#,
+                "              ^",
+                "invalid type: string",
+            ),
+            (
+                r#"{"id":"é","n":true}"#,
+                "              ^",
+                "invalid type: boolean",
+            ),
+            (
+                r#"{"id":"a","n":-7.5e3 }"#,
+                "              ^",
+                "invalid type: floating",
+            ),
             // A container where a scalar goes: serde_json only peeked at it.
-            (r#"{"id":"a","n": {"x":1}}"#, "               ^", "invalid type: map"),
-            (r#"{"id":"a","list":["x",[1]]}"#, "                      ^", "invalid type: sequence"),
+            (
+                r#"{"id":"a","n": {"x":1}}"#,
+                "               ^",
+                "invalid type: map",
+            ),
+            (
+                r#"{"id":"a","list":["x",[1]]}"#,
+                "                      ^",
+                "invalid type: sequence",
+            ),
             // An unknown or doubled key: the key.
             (r#"{"id":"a","q":1}"#, "          ^", "unknown field `q`"),
             (r#"{"id":"é","q":1}"#, "          ^", "unknown field `q`"),
-            (r#"{"id":"a","id":"b"}"#, "          ^", "duplicate field `id`"),
+            (
+                r#"{"id":"a","id":"b"}"#,
+                "          ^",
+                "duplicate field `id`",
+            ),
             // A missing key: the object that lacks it.
             (r#" {"n":1}"#, " ^", "missing field `id`"),
         ];
