@@ -275,9 +275,7 @@ fn slot(line: &str, raw: &RawValue) -> std::result::Result<Bits, LineError> {
         // `raw` borrows its text from `line`: its offset there is where it starts.
         column: char_column(
             line,
-            (raw.get().as_ptr() as usize)
-                .checked_sub(line.as_ptr() as usize)
-                .unwrap_or_default(),
+            (raw.get().as_ptr() as usize).saturating_sub(line.as_ptr() as usize),
         ),
         message: strip_position(&e),
     })
