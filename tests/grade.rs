@@ -89,10 +89,10 @@ fn every_bad_results_line_is_an_error_naming_file_and_line() {
         None,
     );
     assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    let summary = text(&out.stdout);
     assert!(
-        out.stdout.is_empty(),
-        "graded bad input: {}",
-        text(&out.stdout)
+        summary.contains("input errors: 9 bad line(s) in the results"),
+        "{summary}"
     );
     let err = text(&out.stderr);
     for (file, line, what) in [
@@ -102,7 +102,11 @@ fn every_bad_results_line_is_an_error_naming_file_and_line() {
         (&semantic, 5, "`0x+1` is not a bit pattern"),
         (&semantic, 6, "invalid type: integer `7`"),
         (&semantic, 7, "unknown field `q`"),
-        (&semantic, 8, "missing field `outputs`"),
+        (
+            &semantic,
+            8,
+            "expected \"outputs\" (what the record computes) or \"skipped\"",
+        ),
         (
             &syntax,
             1,
@@ -124,6 +128,134 @@ fn every_bad_results_line_is_an_error_naming_file_and_line() {
     assert!(
         !err.contains(&format!("{semantic}:1:")),
         "line 1 is fine: {err}"
+    );
+    // Columns in characters from 1, at the value each message is about (counted by
+    // hand in the lines above; line 2: `h`, where `t` stops being `true`).
+    for at in [
+        format!("{semantic}:2:2: not JSON"),
+        format!("{semantic}:3:49: unknown field `time`"),
+        format!("{semantic}:4:41: invalid type"),
+        format!("{semantic}:5:41: `0x+1`"),
+        format!("{semantic}:6:7: invalid type"),
+        format!("{semantic}:7:34: unknown field `q`"),
+        format!("{semantic}:8:1: expected"),
+        format!("{syntax}:1:26: invalid type"),
+    ] {
+        assert!(err.contains(&at), "no `{at}` in:\n{err}");
+    }
+}
+
+/// One bad line stops nothing else: the lines read are graded, their findings
+/// reported with the bad lines, every report is written (the bad lines in it), and
+/// the exit status is 2.
+#[test]
+fn a_bad_line_is_reported_with_every_other_finding() {
+    let dir = tempfile::tempdir().unwrap();
+    let ballot: Vec<_> = exact_engine(Profile::PtxIsa)
+        .into_iter()
+        .filter(|(id, _)| id.starts_with("vote.sync.ballot.b32#"))
+        .collect();
+    let mut results = lines(&ballot);
+    // Line 2: not JSON (its record has no result); line 3: a slot that is no bit
+    // pattern (its record's result is unreadable); line 4: a wrong value.
+    results[1] = "{oops".to_owned();
+    results[2] = results[2].replacen("\"0x", "\"0xZZ", 1);
+    let d = ballot[3].1.d.as_ref().unwrap()[0].unwrap();
+    let mut wrong = ballot[3].1.clone();
+    wrong.d.as_mut().unwrap()[0] = Some(Bits::new(d.value ^ 1, d.width));
+    results[3] = serde_json::json!({"id": ballot[3].0, "outputs": wrong}).to_string();
+    let path = write(dir.path(), "r.jsonl", &results);
+    let (j, x, h) = (
+        dir.path().join("g.json"),
+        dir.path().join("g.xml"),
+        dir.path().join("g.html"),
+    );
+    let out = ptxvec(
+        &[
+            "grade",
+            "--semantic",
+            &path,
+            "--json",
+            j.to_str().unwrap(),
+            "--junit",
+            x.to_str().unwrap(),
+            "--html",
+            h.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    let (summary, err) = (text(&out.stdout), text(&out.stderr));
+    assert!(err.contains(&format!("{path}:2:2: not JSON")), "{err}");
+    // `{"id":"vote.sync.ballot.b32#2","outputs":{"d":[` is 47 characters.
+    assert!(err.contains(&format!("{path}:3:48: `0xZZ")), "{err}");
+    assert!(err.contains("2 bad line(s) in the results"), "{err}");
+    for fail in [
+        format!("FAIL {}: no result", ballot[1].0),
+        format!(
+            "FAIL {}: unreadable result (line 3, an input error)",
+            ballot[2].0
+        ),
+        format!("FAIL {}: d[0]: value not accepted", ballot[3].0),
+    ] {
+        assert!(summary.contains(&fail), "no `{fail}` in:\n{summary}");
+    }
+    assert!(summary.contains("input errors: 2 bad line(s)"), "{summary}");
+    assert!(summary.ends_with("grade: FAILED\n"), "{summary}");
+
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&j).unwrap()).unwrap();
+    assert_eq!(doc["passed"], false);
+    let errors = doc["input_errors"].as_array().unwrap();
+    assert_eq!(errors.len(), 2);
+    assert_eq!(errors[0]["line"], 2);
+    assert_eq!(errors[0]["column"], 2);
+    assert_eq!(errors[1]["line"], 3);
+    assert_eq!(errors[1]["column"], 48);
+    assert_eq!(errors[1]["id"], ballot[2].0.as_str());
+    assert_eq!(failures(&j).len(), 3);
+    let xml = std::fs::read_to_string(&x).unwrap();
+    assert!(xml.contains(" errors=\"2\" "), "{}", &xml[..300]);
+    assert_eq!(xml.matches("<error message=").count(), 2);
+    assert!(
+        xml.contains(&format!("<error message=\"{path}:3:48: ")),
+        "{xml}"
+    );
+    let html = std::fs::read_to_string(&h).unwrap();
+    assert!(html.contains("<section id=\"input-errors\">"));
+    assert!(
+        html.contains(&format!("<li><code>{path}:2:2: not JSON")),
+        "the page's input errors"
+    );
+}
+
+/// A line of a vector file that does not read is named by its column in characters:
+/// serde_json finds the missing keys of `{"id":"é"}` at the `}`, its 10th character
+/// and 11th byte.
+#[test]
+fn a_bad_vector_line_is_named_by_its_character_column() {
+    let dir = tempfile::tempdir().unwrap();
+    let syntax = dir.path().join("syntax");
+    std::fs::create_dir_all(&syntax).unwrap();
+    for e in std::fs::read_dir(repo_root().join("vectors/syntax")).unwrap() {
+        let p = e.unwrap().path();
+        std::fs::copy(&p, syntax.join(p.file_name().unwrap())).unwrap();
+    }
+    std::fs::write(syntax.join("activemask.jsonl"), "{\"id\":\"é\"}\n").unwrap();
+    let results = write(
+        dir.path(),
+        "s.jsonl",
+        &[r#"{"id":"x","accepted":true}"#.to_owned()],
+    );
+    let vectors = dir.path().display().to_string();
+    let out = ptxvec(
+        &["grade", "--vectors", &vectors, "--syntax", &results],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stdout));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("syntax/activemask.jsonl:1:10: missing field"),
+        "{err}"
     );
 }
 
@@ -478,10 +610,39 @@ fn a_wrong_engine_is_caught_at_every_planted_error() {
         summary.contains(&format!("ptxvec emit-ptx '{}'", syntax[legal].0)),
         "{summary}"
     );
+    // A record's command writes that record alone (`<variant>#<n>`: `--records n`).
+    let (variant, n) = evaluated()[flip].id.rsplit_once('#').unwrap();
     assert!(
-        summary.contains("ptxvec emit-ptx --variant shfl.sync"),
+        summary.contains(&format!(
+            "  [ptxvec emit-ptx --variant {variant} --records {n}]\n"
+        )),
         "{summary}"
     );
+}
+
+/// An assembler may accept and still say something (a warning): the message is read
+/// beside `"accepted": true` and shown with the answer.
+#[test]
+fn a_message_beside_an_acceptance_is_read_and_shown() {
+    let dir = tempfile::tempdir().unwrap();
+    let syntax = judged_syntax(dir.path());
+    let illegal = syntax.iter().position(|(_, ok, _)| !ok).unwrap();
+    let legal = syntax.iter().position(|(_, ok, _)| *ok).unwrap();
+    let mut lines = syntax_lines(&syntax);
+    for (i, said) in [(illegal, "warning: odd"), (legal, "warning: fine")] {
+        lines[i] =
+            serde_json::json!({"id": syntax[i].0, "accepted": true, "message": said}).to_string();
+    }
+    let path = write(dir.path(), "s.jsonl", &lines);
+    let out = ptxvec(&["grade", "--syntax", &path], None);
+    let summary = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{summary}{}", text(&out.stderr));
+    assert!(
+        summary.contains(&format!("FAIL {}: ", syntax[illegal].0)),
+        "{summary}"
+    );
+    assert!(summary.contains("got accepted: warning: odd)"), "{summary}");
+    assert_eq!(summary.matches("FAIL ").count(), 1, "{summary}");
 }
 
 #[test]
@@ -495,12 +656,57 @@ fn parser_mode_grades_legal_and_malformed_cases_only() {
     assert!(invalid.len() > 100);
     invalid.iter().for_each(|i| syntax[*i].1 = true);
     let path = write(dir.path(), "s.jsonl", &syntax_lines(&syntax));
-    let out = ptxvec(&["grade", "--parser", "--syntax", &path], None);
+    let (j, x, h) = (
+        dir.path().join("g.json"),
+        dir.path().join("g.xml"),
+        dir.path().join("g.html"),
+    );
+    let out = ptxvec(
+        &[
+            "grade",
+            "--parser",
+            "--syntax",
+            &path,
+            "--json",
+            j.to_str().unwrap(),
+            "--junit",
+            x.to_str().unwrap(),
+            "--html",
+            h.to_str().unwrap(),
+        ],
+        None,
+    );
     let summary = text(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{summary}");
+    // Graded: every case but the invalid ones it accepted, which are neither passed
+    // nor failed, in every report.
+    let (all, not_graded) = (syntax.len(), invalid.len());
+    let graded = all - not_graded;
     assert!(
-        summary.contains(&format!("0 failed, {} not graded", invalid.len())),
+        summary.contains(&format!(
+            ": {graded} graded, {graded} passed, 0 failed, {not_graded} not graded"
+        )),
         "{summary}"
+    );
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&j).unwrap()).unwrap();
+    assert_eq!(
+        doc["sections"][0]["counts"],
+        serde_json::json!({"graded": graded, "passed": graded, "failed": 0, "not_graded": not_graded})
+    );
+    let xml = std::fs::read_to_string(&x).unwrap();
+    assert!(
+        xml.contains(&format!(
+            "<testsuites name=\"ptxvec grade\" tests=\"{all}\" failures=\"0\" errors=\"0\" skipped=\"{not_graded}\">"
+        )),
+        "{}",
+        &xml[..300]
+    );
+    let html = std::fs::read_to_string(&h).unwrap();
+    assert!(
+        html.contains(&format!(
+            "<p>{graded} graded: {graded} passed, 0 failed, {not_graded} not graded.</p>"
+        )),
+        "the page's counts"
     );
     let out = ptxvec(&["grade", "--syntax", &path], None);
     assert_eq!(out.status.code(), Some(1), "without --parser they fail");
@@ -520,13 +726,257 @@ fn results_for_some_variants_grade_those_and_name_the_rest() {
         .filter(|(id, _)| id.starts_with("vote.sync.ballot.b32#"))
         .collect();
     let path = write(dir.path(), "r.jsonl", &lines(&results));
-    let out = ptxvec(&["grade", "--semantic", &path], None);
+    let (j, x, h) = (
+        dir.path().join("g.json"),
+        dir.path().join("g.xml"),
+        dir.path().join("g.html"),
+    );
+    let out = ptxvec(
+        &[
+            "grade",
+            "--semantic",
+            &path,
+            "--json",
+            j.to_str().unwrap(),
+            "--junit",
+            x.to_str().unwrap(),
+            "--html",
+            h.to_str().unwrap(),
+        ],
+        None,
+    );
     let summary = text(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{summary}");
     assert!(summary.contains("not graded ("), "{summary}");
     assert!(summary.contains("red.add.f32"), "{summary}");
+    // JUnit lists every variant not graded as a skipped test: the index's variants
+    // but the one named.
+    let variants = selfcheck::index(&repo_root().join("vectors")).unwrap();
+    let rest: Vec<&str> = variants
+        .iter()
+        .map(|e| e.variant.as_str())
+        .filter(|v| *v != "vote.sync.ballot.b32")
+        .collect();
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&j).unwrap()).unwrap();
+    assert_eq!(doc["sections"][0]["not_graded"], serde_json::json!(rest));
+    // The page folds the list: a count in the summary, the names inside.
+    let html = std::fs::read_to_string(&h).unwrap();
+    let open = format!(
+        "<details class=\"unnamed\"><summary>Not graded: {} with no result (<code>--all</code> requires them)</summary>",
+        rest.len()
+    );
+    let at = html.find(&open).expect("a folded list");
+    let end = at + html[at..].find("</details>").unwrap();
+    assert!(html[at..end].contains("red.<wbr>add.<wbr>f32,"));
+    assert!(!html[end..].contains("red.<wbr>add.<wbr>f32,"));
+    assert!(!html[..at].contains("red.<wbr>add.<wbr>f32,"));
+    let xml = std::fs::read_to_string(&x).unwrap();
+    let skip = "<skipped message=\"not graded: no result names it (--all requires every one)\"/>";
+    assert_eq!(xml.matches(skip).count(), rest.len(), "{xml}");
+    for v in &rest {
+        let case = format!("<testcase classname=\"ptxvec.semantic\" name=\"{v}\">\n      {skip}");
+        assert!(xml.contains(&case), "no skipped test {v}");
+    }
+    let n = results.len();
+    assert!(
+        xml.contains(&format!(
+            " tests=\"{}\" failures=\"0\" errors=\"0\" skipped=\"{}\">",
+            n + rest.len(),
+            rest.len()
+        )),
+        "{}",
+        &xml[..300]
+    );
     let out = ptxvec(&["grade", "--all", "--semantic", &path], None);
     assert_eq!(out.status.code(), Some(1), "--all requires every variant");
+
+    // Syntax results for one instruction: the others are skipped tests.
+    let activemask: Vec<String> =
+        std::fs::read_to_string(repo_root().join("vectors/syntax/activemask.jsonl"))
+            .unwrap()
+            .lines()
+            .map(|l| {
+                let c: Value = serde_json::from_str(l).unwrap();
+                let legal = c["verdict"] == "legal";
+                serde_json::json!({"id": c["id"], "accepted": legal}).to_string()
+            })
+            .collect();
+    let path = write(dir.path(), "s.jsonl", &activemask);
+    let out = ptxvec(
+        &["grade", "--syntax", &path, "--junit", x.to_str().unwrap()],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+    let xml = std::fs::read_to_string(&x).unwrap();
+    assert_eq!(xml.matches(skip).count(), 6, "{xml}");
+    assert!(
+        xml.contains(&format!(
+            "<testcase classname=\"ptxvec.syntax\" name=\"red\">\n      {skip}"
+        )),
+        "{xml}"
+    );
+}
+
+/// A consumer that cannot run a record says so per record (`"skipped"`): the record
+/// is not graded, its reason is in every report, and it is no failure.
+#[test]
+fn a_skipped_record_is_not_graded_and_says_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let ballot: Vec<_> = exact_engine(Profile::PtxIsa)
+        .into_iter()
+        .filter(|(id, _)| id.starts_with("vote.sync.ballot.b32#"))
+        .collect();
+    let mut results = lines(&ballot);
+    let skipped = ["vote.sync.ballot.b32#1", "vote.sync.ballot.b32#2"];
+    for id in skipped {
+        let i = ballot.iter().position(|(r, _)| r == id).unwrap();
+        results[i] = serde_json::json!({"id": id, "skipped": "no ballot here"}).to_string();
+    }
+    let path = write(dir.path(), "r.jsonl", &results);
+    let (json, junit) = (dir.path().join("g.json"), dir.path().join("g.xml"));
+    let out = ptxvec(
+        &[
+            "grade",
+            "--semantic",
+            &path,
+            "--json",
+            json.to_str().unwrap(),
+            "--junit",
+            junit.to_str().unwrap(),
+        ],
+        None,
+    );
+    let summary = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{summary}{}", text(&out.stderr));
+    assert!(summary.contains(" 0 failed, 2 not graded"), "{summary}");
+    assert!(
+        summary.contains(
+            "     2  skipped by the consumer: no ballot here (first: vote.sync.ballot.b32#1)"
+        ),
+        "{summary}"
+    );
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let reason = "skipped by the consumer: no ballot here";
+    assert_eq!(
+        doc["sections"][0]["not_graded_cases"],
+        serde_json::json!([
+            {"instruction": "vote.sync", "id": skipped[0], "reason": reason},
+            {"instruction": "vote.sync", "id": skipped[1], "reason": reason},
+        ])
+    );
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    assert_eq!(
+        xml.matches(&format!("<skipped message=\"{reason}\"/>"))
+            .count(),
+        2,
+        "{xml}"
+    );
+
+    // Outputs and a reason not to give them, in one line: bad input.
+    let i = ballot.iter().position(|(r, _)| r == skipped[0]).unwrap();
+    results[i] =
+        serde_json::json!({"id": skipped[0], "skipped": "no", "outputs": ballot[i].1}).to_string();
+    let path = write(dir.path(), "r.jsonl", &results);
+    let out = ptxvec(&["grade", "--semantic", &path], None);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stdout));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains(&format!(
+            "{path}:{}:1: \"outputs\" and \"skipped\" in one line",
+            i + 1
+        )),
+        "{err}"
+    );
+}
+
+/// Results that grade nothing do not pass: an empty file, a file of skips only, a
+/// folder with no raw buffer, each alone and in every report.
+#[test]
+fn results_that_grade_nothing_fail() {
+    let dir = tempfile::tempdir().unwrap();
+    let empty = write(dir.path(), "empty.jsonl", &[]);
+    // Every case (record) of activemask, each skipped.
+    let skip_all = |file: &str| -> Vec<String> {
+        std::fs::read_to_string(repo_root().join(file))
+            .unwrap()
+            .lines()
+            .map(|l| {
+                let id = serde_json::from_str::<Value>(l).unwrap()["id"].clone();
+                serde_json::json!({"id": id, "skipped": "no activemask"}).to_string()
+            })
+            .collect()
+    };
+    let skips = write(
+        dir.path(),
+        "skips.jsonl",
+        &skip_all("vectors/semantic/activemask.b32.jsonl"),
+    );
+    let syntax_skips = write(
+        dir.path(),
+        "syntax-skips.jsonl",
+        &skip_all("vectors/syntax/activemask.jsonl"),
+    );
+    let raw = dir.path().join("raw");
+    std::fs::create_dir(&raw).unwrap();
+    let raw = raw.display().to_string();
+    for args in [
+        &["--syntax", &empty][..],
+        &["--syntax", &syntax_skips][..],
+        &["--parser", "--syntax", &empty][..],
+        &["--semantic", &empty][..],
+        &["--semantic", &skips][..],
+        &["--raw", &raw][..],
+    ] {
+        let mut all = vec!["grade"];
+        all.extend_from_slice(args);
+        let out = ptxvec(&all, None);
+        let summary = text(&out.stdout);
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "{args:?}: {summary}{}",
+            text(&out.stderr)
+        );
+        assert!(
+            summary.contains(": 0 graded, 0 passed, 0 failed, "),
+            "{args:?}: {summary}"
+        );
+        assert!(
+            summary.contains("  0 graded: results that grade nothing do not pass"),
+            "{args:?}: {summary}"
+        );
+        assert!(summary.ends_with("grade: FAILED\n"), "{args:?}: {summary}");
+    }
+    // Each report says so: JSON does not pass, JUnit has a failing test.
+    let (j, x) = (dir.path().join("g.json"), dir.path().join("g.xml"));
+    let out = ptxvec(
+        &[
+            "grade",
+            "--semantic",
+            &empty,
+            "--json",
+            j.to_str().unwrap(),
+            "--junit",
+            x.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&j).unwrap()).unwrap();
+    assert_eq!(doc["passed"], false);
+    let xml = std::fs::read_to_string(&x).unwrap();
+    assert!(xml.contains(" tests=\"1\" failures=\"1\" "), "{xml}");
+    assert!(xml.contains("<failure message=\"0 graded: "), "{xml}");
+    // Next to results that grade something, one that grades nothing still fails.
+    let one: Vec<_> = exact_engine(Profile::PtxIsa)
+        .into_iter()
+        .filter(|(id, _)| id.starts_with("vote.sync.ballot.b32#"))
+        .collect();
+    let good = write(dir.path(), "good.jsonl", &lines(&one));
+    let out = ptxvec(&["grade", "--semantic", &good], None);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+    let out = ptxvec(&["grade", "--semantic", &good, "--syntax", &empty], None);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stdout));
 }
 
 // ------------------------------------------------------------ raw buffers
@@ -613,6 +1063,12 @@ fn raw_buffers_are_judged_with_the_same_evaluator() {
             "mem[0]: value not accepted".to_owned()
         )]
     );
+    // Its command writes record 0 alone, in the window whose buffer it is.
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(
+        doc["sections"][0]["failures"][0]["reproduce"],
+        "ptxvec emit-ptx --variant red.add.f32 --records 0 --window shared"
+    );
     // A buffer of the wrong size fails every record of that run.
     std::fs::write(&shared, &bytes[..bytes.len() - 1]).unwrap();
     let out = ptxvec(&["grade", "--profile", "sm_90", "--raw", &d], None);
@@ -622,18 +1078,23 @@ fn raw_buffers_are_judged_with_the_same_evaluator() {
 
 // ---------------------------------------------------------------- reports
 
-/// Grades a wrong engine into every report format, in `dir`.
-fn reports(dir: &Path) -> (String, String, String, String) {
-    let mut semantic = exact_engine(Profile::PtxIsa);
-    // A value in lane 31 of a vote.sync record where that lane does not execute.
-    let vote = evaluated()
+/// The first vote.sync record whose lane 31 does not execute.
+fn vote_lane_31_idle() -> usize {
+    evaluated()
         .iter()
         .position(|r| {
             r.id.starts_with("vote.sync")
                 && r.expected(Profile::PtxIsa).unwrap().d.as_ref().unwrap()[31]
                     == Expectation::NotExecuted
         })
-        .unwrap();
+        .unwrap()
+}
+
+/// Grades a wrong engine into every report format, in `dir`.
+fn reports(dir: &Path) -> (String, String, String, String) {
+    let mut semantic = exact_engine(Profile::PtxIsa);
+    // A value in lane 31 of a vote.sync record where that lane does not execute.
+    let vote = vote_lane_31_idle();
     semantic[vote].1.d.as_mut().unwrap()[31] = Some(Bits::new(1, 4));
     let red = semantic
         .iter()
@@ -680,8 +1141,43 @@ fn reports_are_deterministic_and_complete() {
     assert_eq!(first.3, second.3, "html");
     let (_, json, junit, html) = first;
     let doc: Value = serde_json::from_str(&json).unwrap();
-    assert_eq!(doc["format"], "ptxvec-grade/1");
+    assert_eq!(doc["format"], "ptxvec-grade/2");
     assert_eq!(doc["passed"], false);
+    // A failure's inputs are JSON, not text: a record's as its vector file writes
+    // them, a syntax case's module as the case's `ptx` and `target`.
+    let index = selfcheck::index(&repo_root().join("vectors")).unwrap();
+    let vector_line = |file: PathBuf, id: &str| -> Value {
+        std::fs::read_to_string(file)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str::<Value>(l).unwrap())
+            .find(|v| v["id"] == id)
+            .unwrap_or_else(|| panic!("no {id}"))
+    };
+    let mut seen = 0;
+    for sec in doc["sections"].as_array().unwrap() {
+        for f in sec["failures"].as_array().unwrap() {
+            let id = f["id"].as_str().unwrap();
+            let want = if sec["name"] == "syntax" {
+                let instruction = f["instruction"].as_str().unwrap();
+                let file = ptxvec_generator::syntax::vectors::file_for(
+                    &repo_root().join("vectors"),
+                    instruction,
+                );
+                let case = vector_line(file, id);
+                serde_json::json!({"ptx": case["ptx"], "target": case["target"]})
+            } else {
+                let variant = id.split('#').next().unwrap();
+                let entry = index.iter().find(|e| e.variant == variant).unwrap();
+                let file = repo_root().join("vectors").join(&entry.file);
+                vector_line(file, id)["inputs"].clone()
+            };
+            assert!(want.is_object(), "{want}");
+            assert_eq!(f["inputs"], want, "{id}");
+            seen += 1;
+        }
+    }
+    assert_eq!(seen, 3);
     // JUnit: the totals add up, three failures, a suite per section and instruction.
     assert!(junit.starts_with(
         "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"ptxvec grade\""
@@ -711,6 +1207,71 @@ fn reports_are_deterministic_and_complete() {
         );
     }
     assert_eq!(html.matches("<tr class=\"failed\">").count(), 3);
+    // Every bit pattern on the page is kept whole (a span that does not wrap).
+    assert!(html.contains(".v{font-family:monospace;white-space:nowrap}"));
+    assert!(!html.contains("break-all"));
+    assert!(html.contains("<span class=\"v\">0x0000dead</span>"));
+    let bytes = html.as_bytes();
+    let mut patterns = 0;
+    for (i, _) in html.match_indices("0x") {
+        if bytes.get(i + 2).is_some_and(u8::is_ascii_hexdigit)
+            && !bytes[..i].last().is_some_and(u8::is_ascii_alphanumeric)
+        {
+            patterns += 1;
+            assert!(
+                html[..i].ends_with("<span class=\"v\">"),
+                "a bit pattern that may break: {}",
+                &html[i.saturating_sub(80)..i + 12]
+            );
+        }
+    }
+    assert!(patterns >= 5, "{patterns} patterns");
+    // The vote.sync record's inputs: the lane whose output failed, lane 31, in a
+    // table of its own, worked out from the record's inputs as the vector file
+    // writes them (a member that does not execute has exited).
+    let vote = &evaluated()[vote_lane_31_idle()];
+    let file = std::fs::read_to_string(repo_root().join(format!(
+        "vectors/semantic/{}.jsonl",
+        vote.id.split('#').next().unwrap()
+    )))
+    .unwrap();
+    let line: Value = file
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .find(|v| v["id"] == vote.id.as_str())
+        .unwrap();
+    let mask = |key: &str| {
+        line["inputs"][key]
+            .as_str()
+            .map_or(0, |h| u64::from_str_radix(&h[2..], 16).unwrap())
+    };
+    let (member, executes) = (mask("membermask") >> 31 & 1, mask("executing") >> 31 & 1);
+    let exited = (member & (executes ^ 1)) | (mask("exited") >> 31 & 1);
+    let yes = |b: u64| if b == 1 { "yes" } else { "no" };
+    let row = format!(
+        "<tr><td>31</td><td>{}</td><td>{}</td><td>{}</td><td><span class=\"v\">{}</span></td></tr></table>",
+        yes(member),
+        yes(executes),
+        yes(exited),
+        line["inputs"]["a"][31].as_str().unwrap()
+    );
+    let at = html
+        .find(&format!(
+            "<td class=\"code id\">{}",
+            vote.id.replace('.', ".<wbr>")
+        ))
+        .expect("the vote.sync row");
+    let cell = &html[at..at + html[at..].find("</tr>\n").unwrap()];
+    assert!(
+        cell.contains("<table class=\"lanes\"><caption>Lanes whose output failed"),
+        "{cell}"
+    );
+    assert!(cell.contains(&row), "no {row} in {cell}");
+    assert_eq!(
+        cell.matches("<tr><td>").count(),
+        2,
+        "one failure row, one lane: {cell}"
+    );
 }
 
 #[test]
@@ -746,8 +1307,71 @@ fn the_html_report_opens_in_headless_chromium() {
         3,
         "failure rows in the DOM"
     );
-    assert!(dom.contains("red.add.u32#"), "the red failure's id");
-    assert!(dom.contains("0x0000dead"), "the red failure's got");
+    assert!(
+        dom.contains("red.<wbr>add.<wbr>u32#"),
+        "the red failure's id"
+    );
+    assert!(
+        dom.contains("<span class=\"v\">0x0000dead</span>"),
+        "the red failure's got"
+    );
+    assert!(
+        dom.contains("<table class=\"lanes\"><caption>Lanes whose output failed"),
+        "the vote.sync record's lanes"
+    );
+}
+
+/// The client adapters kept under clients/ take their client from crates.io: none
+/// builds fetched source (a `path` or `git` dependency), and every adapter folder
+/// the docs name (`` `clients/<name>/` ``) exists.
+#[test]
+fn client_adapters_build_no_fetched_code() {
+    let root = repo_root();
+    let mut adapters = 0;
+    for e in std::fs::read_dir(root.join("clients")).unwrap() {
+        let manifest = e.unwrap().path().join("Cargo.toml");
+        let Ok(text) = std::fs::read_to_string(&manifest) else {
+            continue;
+        };
+        adapters += 1;
+        for (n, line) in text.lines().enumerate() {
+            let code = line.split('#').next().unwrap();
+            assert!(
+                !code.contains("path =") && !code.contains("git ="),
+                "{}:{}: a dependency on fetched source: {line}",
+                manifest.display(),
+                n + 1
+            );
+        }
+    }
+    assert!(adapters >= 1, "no adapter under clients/");
+    let mut docs = vec![root.join("README.md"), root.join("vectors/README.md")];
+    for e in std::fs::read_dir(root.join("vectors/clients")).unwrap() {
+        let p = e.unwrap().path();
+        docs.push(if p.is_dir() { p.join("README.md") } else { p });
+    }
+    for doc in docs
+        .iter()
+        .filter(|d| d.extension().is_some_and(|x| x == "md"))
+    {
+        let text = std::fs::read_to_string(doc).unwrap();
+        for (i, _) in text.match_indices("`clients/") {
+            let name: String = text[i + 9..]
+                .chars()
+                .take_while(|c| *c != '/' && *c != '`')
+                .collect();
+            // `clients/` alone, or vectors/README.md's `clients/README.md` (a file
+            // beside it), names no adapter.
+            if name.is_empty() || name.contains('.') {
+                continue;
+            }
+            assert!(
+                root.join("clients").join(&name).is_dir(),
+                "{} names clients/{name}/, which does not exist",
+                doc.display()
+            );
+        }
+    }
 }
 
 /// README.md's conformance table is what grading the recorded clients

@@ -158,7 +158,7 @@ pub fn grade_results_line(sample: &GradeSample, data: &[u8]) {
                 parser: flag,
                 all: false,
             };
-            let _ = syntax::grade(&sample.syntax, &results, mode);
+            let _ = syntax::grade(&sample.syntax, &results, &bad, mode);
         }
     } else {
         let results: Vec<Line<SemanticResult>> = parse("r.jsonl", bytes, &mut bad);
@@ -168,7 +168,7 @@ pub fn grade_results_line(sample: &GradeSample, data: &[u8]) {
                 profile,
                 all: false,
             };
-            let _ = semantic::grade(&sample.semantic, &results, mode);
+            let _ = semantic::grade(&sample.semantic, &results, &bad, mode);
         }
     }
 }

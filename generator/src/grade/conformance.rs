@@ -10,7 +10,7 @@ use std::path::Path;
 use ptxvec_spec::Spec;
 
 use super::report::Status;
-use super::results::{parse, read_input, Answer, SyntaxResult};
+use super::results::{self, parse, read_input, Answer, SyntaxResult};
 use super::syntax;
 use crate::error::{Error, Result};
 
@@ -52,13 +52,13 @@ pub fn table(spec: &Spec, vectors: &Path, clients: &Path) -> Result<String> {
         let mut bad = Vec::new();
         let results = parse::<SyntaxResult>(&path.display().to_string(), &read_input(&path)?, &mut bad);
         if !bad.is_empty() {
-            return Err(Error::Input(bad.join("\n")));
+            return Err(results::bad_lines_error(&bad));
         }
         let mode = syntax::Mode {
             parser: false,
             all: true,
         };
-        let section = syntax::grade(&cases, &results, mode);
+        let section = syntax::grade(&cases, &results, &bad, mode);
         let mut row = Row {
             client: dir
                 .file_name()

@@ -1,18 +1,30 @@
 //! `--html`: the grading as one static page with no external resources (styles
-//! inline, no scripts, no fonts or images): per section the counts, then a table per
-//! instruction whose rows are its failures, each with its text, inputs, expected and
-//! got, and the citation the expectation rests on.
+//! inline, no scripts, no fonts or images). First the results lines that could not
+//! be read; then per section the counts, what was not graded (folded: the variants or
+//! instructions no result names, and the cases held back, by reason), and a table per
+//! instruction whose rows are its failed cases: each failure (where, expected, got),
+//! the text, the inputs, the citation the expectation rests on and the command that
+//! reproduces it. A bit pattern is never broken across lines, and a warp's inputs
+//! are shown for the lanes whose output failed, not as 32 values in a row.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
 use super::junit::escape;
-use super::report::{Report, Status};
+use super::report::{CaseInputs, Report, Section, Status, TestCase, NOTHING_GRADED};
+use crate::record::{Bits, Inputs, LaneValue, Out, WarpInputs};
 
 const STYLE: &str = "body{font-family:sans-serif;margin:1.5em}\
 table{border-collapse:collapse;margin-bottom:1.5em}\
+td table{margin:2px 0}\
 td,th{border:1px solid #bbb;padding:2px 6px;text-align:left;vertical-align:top}\
-td.code,code{font-family:monospace;white-space:pre-wrap;word-break:break-all}\
-tr.failed td:first-child{border-left:4px solid #c00}\
+caption{caption-side:top;text-align:left;padding:2px 0}\
+table.lanes caption,table.lanes td,table.lanes th{font-size:90%}\
+td.code,code{font-family:monospace;white-space:pre-wrap;overflow-wrap:break-word}\
+.v{font-family:monospace;white-space:nowrap}\
+tr.failed>td:first-child{border-left:4px solid #c00}\
+td.id,td.text{min-width:12em}\
+details{margin:0.5em 0 1em}summary{cursor:pointer}\
 .pass{color:#070}.fail{color:#c00}";
 
 /// An id an element can carry: the section and instruction, other characters `-`.
@@ -30,6 +42,220 @@ pub fn anchor(section: &str, instruction: &str) -> String {
     format!("t-{name}")
 }
 
+/// A bit pattern, kept whole on one line.
+fn value(b: &Bits) -> String {
+    format!("<span class=\"v\">{b}</span>")
+}
+
+/// Text as code: escaped, each bit pattern in it (`0x` and hex digits) kept whole,
+/// and a line allowed to break after a comma (a JSON list has no spaces).
+fn code(text: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while !rest.is_empty() {
+        // A pattern is `0x` and a hex digit, not continuing a word.
+        let start = rest.char_indices().find(|&(i, _)| {
+            rest[i..].starts_with("0x")
+                && rest[i + 2..].starts_with(|c: char| c.is_ascii_hexdigit())
+                && rest[..i]
+                    .chars()
+                    .next_back()
+                    .is_none_or(|c| !c.is_ascii_alphanumeric())
+        });
+        let Some((i, _)) = start else {
+            out.push_str(&escape(rest).replace(',', ",<wbr>"));
+            break;
+        };
+        out.push_str(&escape(&rest[..i]).replace(',', ",<wbr>"));
+        let len = 2 + rest[i + 2..]
+            .find(|c: char| !c.is_ascii_hexdigit())
+            .unwrap_or(rest.len() - i - 2);
+        let _ = write!(
+            out,
+            "<span class=\"v\">{}</span>",
+            escape(&rest[i..i + len])
+        );
+        rest = &rest[i + len..];
+    }
+    out
+}
+
+/// A name or an instruction text (`cp.reduce.async.bulk.shared::cluster...#3`):
+/// escaped, a line allowed to break after each `.`, `/`, `:` and `,`, so that a
+/// long one does not widen its column and a short one does not break mid-word.
+fn breakable(text: &str) -> String {
+    let mut out = String::new();
+    for c in text.chars() {
+        out.push_str(&escape(c.encode_utf8(&mut [0; 4])));
+        if matches!(c, '.' | '/' | ':' | ',') {
+            out.push_str("<wbr>");
+        }
+    }
+    out
+}
+
+/// A command line, to be copied: it breaks only between words and after a `.`, `:`
+/// or `/` in one (never at the hyphen of `emit-ptx` or `--variant`).
+fn command(text: &str) -> String {
+    text.split(' ')
+        .map(|w| {
+            w.split_inclusive(['.', ':', '/'])
+                .map(|piece| format!("<span class=\"v\">{}</span>", escape(piece)))
+                .collect::<Vec<_>>()
+                .join("<wbr>")
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Bit patterns as a list that breaks only between them.
+fn values(list: &[Bits]) -> String {
+    list.iter().map(value).collect::<Vec<_>>().join(", ")
+}
+
+/// A case's inputs as a cell's content.
+fn inputs(t: &TestCase) -> String {
+    match &t.inputs {
+        CaseInputs::Record(Inputs::Memory { mem, operand }) => {
+            format!("mem {}<br>operand {}", values(mem), values(operand))
+        }
+        CaseInputs::Record(Inputs::Contention { mem, operands }) => {
+            let mut h = format!("mem {}", values(mem));
+            for (k, o) in operands.iter().enumerate() {
+                let _ = write!(h, "<br>thread {k}: {}", values(o));
+            }
+            h
+        }
+        CaseInputs::Record(Inputs::Warp(w)) => warp(t, w),
+        i @ (CaseInputs::Module { .. } | CaseInputs::None) => code(&i.to_string()),
+    }
+}
+
+/// Lane `l`'s bit of a mask, as a table cell says it.
+fn bit(mask: u64, l: usize) -> &'static str {
+    if mask >> l & 1 == 1 {
+        "yes"
+    } else {
+        "no"
+    }
+}
+
+/// A warp's inputs: the operands the warp shares, then a table of the lanes whose
+/// output (`d[k]`, `p[k]`) failed, one row each. The other lanes are what the JSON
+/// report is for: 32 values in a cell hide the one that matters.
+fn warp(t: &TestCase, w: &WarpInputs) -> String {
+    let mut shared = Vec::new();
+    if let Some(m) = &w.membermask {
+        shared.push(format!("membermask {}", value(m)));
+    }
+    shared.push(format!("executing {}", value(&w.executing)));
+    if let Some(e) = &w.exited {
+        shared.push(format!("exited {}", value(e)));
+    }
+    if let Some(LaneValue::Warp(b)) = &w.b {
+        shared.push(format!("b {} (every lane)", value(b)));
+    }
+    if let Some(c) = &w.c {
+        shared.push(format!("c {}", value(c)));
+    }
+    let mut h = shared.join("<br>");
+    let lanes: BTreeSet<usize> = t
+        .failures
+        .iter()
+        .filter_map(|f| f.slot)
+        .filter(|s| matches!(s.output, Out::D | Out::P))
+        .map(|s| s.index)
+        .collect();
+    if lanes.is_empty() {
+        h.push_str("<br>(no lane's output failed by itself: every lane's inputs are in <code>--json</code>)");
+        return h;
+    }
+    let per_lane_b = match &w.b {
+        Some(LaneValue::PerLane(v)) => Some(v),
+        _ => None,
+    };
+    let _ = write!(
+        h,
+        "<table class=\"lanes\"><caption>Lanes whose output failed (<code>d[k]</code>, <code>p[k]</code>: lane k); every lane's inputs are in <code>--json</code></caption><tr><th>lane</th>{}<th>executes</th><th>exited</th>{}{}</tr>",
+        if w.membermask.is_some() { "<th>member</th>" } else { "" },
+        if w.a.is_some() { "<th>a</th>" } else { "" },
+        if per_lane_b.is_some() { "<th>b</th>" } else { "" },
+    );
+    let exits = w.exits();
+    for l in lanes {
+        let _ = write!(h, "<tr><td>{l}</td>");
+        if let Some(m) = &w.membermask {
+            let _ = write!(h, "<td>{}</td>", bit(m.value, l));
+        }
+        let _ = write!(
+            h,
+            "<td>{}</td><td>{}</td>",
+            bit(w.executing.value, l),
+            bit(exits, l)
+        );
+        for list in [w.a.as_ref(), per_lane_b].into_iter().flatten() {
+            let _ = write!(h, "<td>{}</td>", list.get(l).map(value).unwrap_or_default());
+        }
+        h.push_str("</tr>");
+    }
+    h.push_str("</table>");
+    h
+}
+
+/// A failed case's failures: where, what was expected, what the result holds.
+fn failures(t: &TestCase) -> String {
+    let mut h =
+        String::from("<table class=\"f\"><tr><th>where</th><th>expected</th><th>got</th></tr>");
+    for f in &t.failures {
+        let _ = write!(
+            h,
+            "<tr><td>{}</td><td class=\"code\">{}</td><td class=\"code\">{}</td></tr>",
+            escape(&f.what),
+            code(&f.expected),
+            code(&f.got)
+        );
+    }
+    h.push_str("</table>");
+    h
+}
+
+/// What a section did not grade, folded: a page's first screen is for failures.
+fn not_graded(h: &mut String, sec: &Section) {
+    if !sec.not_graded.is_empty() {
+        let _ = writeln!(
+            h,
+            "<details class=\"unnamed\"><summary>Not graded: {} with no result (<code>--all</code> requires them)</summary>\n<p>{}</p>\n</details>",
+            sec.not_graded.len(),
+            breakable(&sec.not_graded.join(", "))
+        );
+    }
+    let reasons = sec.not_graded_reasons();
+    if reasons.is_empty() {
+        return;
+    }
+    let mut ids = BTreeMap::<&str, Vec<String>>::new();
+    for t in sec.not_graded_cases() {
+        ids.entry(t.not_graded.as_deref().unwrap_or_default())
+            .or_default()
+            .push(t.name());
+    }
+    let n: usize = reasons.iter().map(|r| r.1).sum();
+    let _ = writeln!(
+        h,
+        "<details class=\"held\"><summary>Not graded: {n} case(s), for {} reason(s)</summary>\n<table>\n<tr><th>reason</th><th>cases</th><th>ids</th></tr>",
+        reasons.len()
+    );
+    for (reason, count, _) in &reasons {
+        let _ = writeln!(
+            h,
+            "<tr><td class=\"text\">{}</td><td>{count}</td><td class=\"code\">{}</td></tr>",
+            escape(reason),
+            breakable(&ids.get(reason).map(|v| v.join(", ")).unwrap_or_default())
+        );
+    }
+    h.push_str("</table>\n</details>\n");
+}
+
 /// The page.
 pub fn render(r: &Report) -> String {
     let mut h = String::new();
@@ -42,6 +268,17 @@ pub fn render(r: &Report) -> String {
         h,
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>ptxvec grade</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<h1>ptxvec grade: {verdict}</h1>"
     );
+    if !r.input_errors.is_empty() {
+        let _ = writeln!(
+            h,
+            "<section id=\"input-errors\">\n<h2 class=\"fail\">Input errors: {} bad line(s) in the results</h2>\n<p>The lines read were graded; each of these was not.</p>\n<ul>",
+            r.input_errors.len()
+        );
+        for b in &r.input_errors {
+            let _ = writeln!(h, "<li><code>{}</code></li>", code(&b.to_string()));
+        }
+        h.push_str("</ul>\n</section>\n");
+    }
     for sec in &r.sections {
         let c = sec.counts();
         let _ = writeln!(
@@ -50,26 +287,23 @@ pub fn render(r: &Report) -> String {
             escape(sec.name),
             escape(sec.name),
             escape(&sec.mode),
-            c.total(),
+            c.graded(),
             c.passed,
             c.failed,
             c.not_graded
         );
-        if !sec.not_graded.is_empty() {
-            let _ = writeln!(
-                h,
-                "<p>Not graded ({} with no result; <code>--all</code> requires them): {}</p>",
-                sec.not_graded.len(),
-                escape(&sec.not_graded.join(", "))
-            );
+        if sec.graded_nothing() {
+            let _ = writeln!(h, "<p class=\"fail\">{}</p>", escape(NOTHING_GRADED));
         }
+        not_graded(&mut h, sec);
         for (instruction, ic) in sec.by_instruction() {
             let _ = writeln!(
                 h,
-                "<h3>{}</h3>\n<table id=\"{}\" class=\"instruction\">\n<caption>{}: {} passed, {} failed, {} not graded</caption>\n<tr><th>id</th><th>failure</th><th>text</th><th>inputs</th><th>expected</th><th>got</th><th>source</th><th>reproduce</th></tr>",
+                "<h3>{}</h3>\n<table id=\"{}\" class=\"instruction\">\n<caption>{}: {} graded: {} passed, {} failed, {} not graded</caption>\n<tr><th>id</th><th>failures</th><th>text</th><th>inputs</th><th>source</th><th>reproduce</th></tr>",
                 escape(&instruction),
                 anchor(sec.name, &instruction),
                 escape(&instruction),
+                ic.graded(),
                 ic.passed,
                 ic.failed,
                 ic.not_graded
@@ -81,25 +315,21 @@ pub fn render(r: &Report) -> String {
             let mut any = false;
             for t in failed {
                 any = true;
-                for f in &t.failures {
-                    let _ = writeln!(
-                        h,
-                        "<tr class=\"failed\"><td class=\"code\">{}</td><td>{}</td><td class=\"code\">{}</td><td class=\"code\">{}</td><td class=\"code\">{}</td><td class=\"code\">{}</td><td>{}</td><td class=\"code\">{}</td></tr>",
-                        escape(&t.name()),
-                        escape(&f.what),
-                        escape(&t.text),
-                        escape(&t.inputs),
-                        escape(&f.expected),
-                        escape(&f.got),
-                        escape(&t.source),
-                        escape(&t.reproduce)
-                    );
-                }
+                let _ = writeln!(
+                    h,
+                    "<tr class=\"failed\"><td class=\"code id\">{}</td><td>{}</td><td class=\"code text\">{}</td><td>{}</td><td>{}</td><td class=\"code\">{}</td></tr>",
+                    breakable(&t.name()),
+                    failures(t),
+                    breakable(&t.text),
+                    inputs(t),
+                    escape(&t.source),
+                    command(&t.reproduce)
+                );
             }
             if !any {
                 let _ = writeln!(
                     h,
-                    "<tr class=\"clean\"><td colspan=\"8\">no failures</td></tr>"
+                    "<tr class=\"clean\"><td colspan=\"6\">no failures</td></tr>"
                 );
             }
             h.push_str("</table>\n");
@@ -108,4 +338,38 @@ pub fn render(r: &Report) -> String {
     }
     h.push_str("</body>\n</html>\n");
     h
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn code_keeps_each_bit_pattern_whole() {
+        let v = |s: &str| format!("<span class=\"v\">{s}</span>");
+        for (text, want) in [
+            ("0x0000dead".to_owned(), v("0x0000dead")),
+            ("null".to_owned(), "null".to_owned()),
+            // In a JSON list: each pattern whole, a break allowed after each comma.
+            (
+                r#"["0x1","0xff"]"#.to_owned(),
+                format!("[&quot;{}&quot;,<wbr>&quot;{}&quot;]", v("0x1"), v("0xff")),
+            ),
+            // `0x` inside a word, or with no digit, is not a pattern.
+            ("ab0x12 0x 0xg".to_owned(), "ab0x12 0x 0xg".to_owned()),
+            ("a<0x1>".to_owned(), format!("a&lt;{}&gt;", v("0x1"))),
+        ] {
+            assert_eq!(code(&text), want, "case: {text}");
+        }
+    }
+
+    #[test]
+    fn a_command_breaks_between_words_and_after_dots_only() {
+        assert_eq!(
+            command("ptxvec emit-ptx --variant red.add.f32"),
+            "<span class=\"v\">ptxvec</span> <span class=\"v\">emit-ptx</span> \
+             <span class=\"v\">--variant</span> <span class=\"v\">red.</span><wbr>\
+             <span class=\"v\">add.</span><wbr><span class=\"v\">f32</span>"
+        );
+    }
 }

@@ -1,11 +1,14 @@
 //! `--junit`: the grading as JUnit XML, the form CI systems read (Jenkins, GitLab,
 //! GitHub actions' test reporters): a `testsuite` per section and instruction, a
 //! `testcase` per case or record, a `failure` with its message, `skipped` for what
-//! is not graded. No timestamps and no times, so that the file is deterministic.
+//! is not graded (a case, or a whole variant or instruction no result names), an
+//! `error` per results line that could not be read. `tests` counts every `testcase`, the skipped ones too (JUnit's
+//! meaning), so the cases graded are `tests` less `skipped`. No timestamps and no
+//! times, so that the file is deterministic.
 
 use std::fmt::Write;
 
-use super::report::{Report, Status};
+use super::report::{Report, Status, NOTHING_GRADED};
 
 /// Escapes text for an XML attribute or element.
 pub fn escape(s: &str) -> String {
@@ -25,12 +28,27 @@ pub fn escape(s: &str) -> String {
     out
 }
 
+/// Why a variant or instruction of the vectors is not graded at all.
+pub const NO_RESULT: &str = "not graded: no result names it (--all requires every one)";
+
 /// The JUnit XML document.
 pub fn render(r: &Report) -> String {
     let mut x = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     let (mut tests, mut failures, mut skipped) = (0, 0, 0);
     let mut body = String::new();
     for sec in &r.sections {
+        if sec.graded_nothing() {
+            // A test that fails, so that a CI reading only this file fails as the
+            // exit status does.
+            tests += 1;
+            failures += 1;
+            let _ = writeln!(
+                body,
+                "  <testsuite name=\"{0}\" tests=\"1\" failures=\"1\" errors=\"0\" skipped=\"0\">\n    <testcase classname=\"ptxvec.{0}\" name=\"results grade something\">\n      <failure message=\"{1}\" type=\"{0}\"/>\n    </testcase>\n  </testsuite>",
+                sec.name,
+                escape(NOTHING_GRADED)
+            );
+        }
         for (instruction, c) in sec.by_instruction() {
             tests += c.total();
             failures += c.failed;
@@ -87,10 +105,52 @@ pub fn render(r: &Report) -> String {
             }
             body.push_str("  </testsuite>\n");
         }
+        // What no result names is no less left out than a case skipped one by one:
+        // a skipped test per variant (instruction, for syntax), so that a CI report
+        // shows it.
+        let n = sec.not_graded.len();
+        if n > 0 {
+            tests += n;
+            skipped += n;
+            let _ = writeln!(
+                body,
+                "  <testsuite name=\"{}\" tests=\"{n}\" failures=\"0\" errors=\"0\" skipped=\"{n}\">",
+                escape(&format!("{}: no result", sec.name))
+            );
+            for name in &sec.not_graded {
+                let _ = writeln!(
+                    body,
+                    "    <testcase classname=\"ptxvec.{}\" name=\"{}\">\n      <skipped message=\"{}\"/>\n    </testcase>",
+                    sec.name,
+                    escape(name),
+                    escape(NO_RESULT)
+                );
+            }
+            body.push_str("  </testsuite>\n");
+        }
+    }
+    // A results line that could not be read is a test in error (JUnit's word for a
+    // test that could not run), one per line.
+    let errors = r.input_errors.len();
+    if errors > 0 {
+        tests += errors;
+        let _ = writeln!(
+            body,
+            "  <testsuite name=\"input errors\" tests=\"{errors}\" failures=\"0\" errors=\"{errors}\" skipped=\"0\">"
+        );
+        for b in &r.input_errors {
+            let _ = writeln!(
+                body,
+                "    <testcase classname=\"ptxvec.input\" name=\"{}\">\n      <error message=\"{}\" type=\"input\"/>\n    </testcase>",
+                escape(&format!("{}:{}", b.file, b.line)),
+                escape(&b.to_string())
+            );
+        }
+        body.push_str("  </testsuite>\n");
     }
     let _ = writeln!(
         x,
-        "<testsuites name=\"ptxvec grade\" tests=\"{tests}\" failures=\"{failures}\" errors=\"0\" skipped=\"{skipped}\">"
+        "<testsuites name=\"ptxvec grade\" tests=\"{tests}\" failures=\"{failures}\" errors=\"{errors}\" skipped=\"{skipped}\">"
     );
     x.push_str(&body);
     x.push_str("</testsuites>\n");

@@ -1,11 +1,14 @@
 //! `ptxvec grade`: grades a consumer's results against the vectors, and holds the
 //! project's one evaluator of what passes an expectation ([`accept`]).
 //!
-//! Results come as syntax results (JSON Lines `{"id", "accepted", "message"?}`),
-//! semantic results (JSON Lines `{"id", "outputs"}`) and raw buffers of the
-//! self-checking modules (`--raw DIR`). Every results file is read in full first; any
-//! bad line is an input error that names each one. Then every case is graded and
-//! reported: a summary on stdout, and on request `--json`, `--junit` and `--html`.
+//! Results come as syntax results (JSON Lines `{"id", "accepted", "message"?}` or
+//! `{"id", "skipped"}`), semantic results (JSON Lines `{"id", "outputs"}` or
+//! `{"id", "skipped"}`) and raw buffers of the self-checking modules (`--raw DIR`).
+//! Every results file is read in full first; each bad line is an input error, named
+//! at its file, line and column. Then every case is graded, from the good lines of a
+//! file with bad ones too, and reported: a summary on stdout, and on request
+//! `--json`, `--junit` and `--html`, the bad lines in each. Bad lines make the exit
+//! status 2 after that.
 
 pub mod accept;
 pub mod conformance;
@@ -58,7 +61,7 @@ pub struct Args {
     pub syntax: Option<PathBuf>,
     /// Semantic results: JSON Lines `{"id": "<variant>#<n>", "outputs": {...}}`,
     /// shaped like the record's `expect`, a slot `null` where the lane did not
-    /// execute (`-` for stdin).
+    /// execute, or `{"id": ..., "skipped": "why"}` (`-` for stdin).
     #[arg(long)]
     pub semantic: Option<PathBuf>,
     /// A folder of raw `ptxvec_raw` buffers: `<stem>.bin` per variant file
@@ -99,27 +102,27 @@ pub fn run(spec: &Spec, args: &Args, out: &mut dyn Write) -> Result<Outcome> {
             "--syntax and --semantic cannot both read stdin (`-`)".to_owned(),
         ));
     }
-    // Every results file is read, and every bad line found, before anything is graded.
-    let mut bad = Vec::new();
+    // Every results file is read, and every bad line found, before anything is
+    // graded. A bad line stops nothing: the good lines are graded, the reports are
+    // written with the bad lines in them, and the exit status is 2.
+    let mut syntax_bad = Vec::new();
     let syntax_results = match &args.syntax {
         Some(p) => Some(parse::<SyntaxResult>(
             &results::display_name(p),
             &read_input(p)?,
-            &mut bad,
+            &mut syntax_bad,
         )),
         None => None,
     };
+    let mut semantic_bad = Vec::new();
     let semantic_results = match &args.semantic {
         Some(p) => Some(parse::<SemanticResult>(
             &results::display_name(p),
             &read_input(p)?,
-            &mut bad,
+            &mut semantic_bad,
         )),
         None => None,
     };
-    if !bad.is_empty() {
-        return Err(results::bad_lines_error(&bad));
-    }
     let mut report = Report::default();
     if let Some(r) = &syntax_results {
         let cases = syntax::load(spec, &args.vectors)?;
@@ -127,7 +130,9 @@ pub fn run(spec: &Spec, args: &Args, out: &mut dyn Write) -> Result<Outcome> {
             parser: args.parser,
             all: args.all,
         };
-        report.sections.push(syntax::grade(&cases, r, mode));
+        report
+            .sections
+            .push(syntax::grade(&cases, r, &syntax_bad, mode));
     }
     if semantic_results.is_some() || args.raw.is_some() {
         let variants = semantic::load(spec, &args.vectors)?;
@@ -136,7 +141,9 @@ pub fn run(spec: &Spec, args: &Args, out: &mut dyn Write) -> Result<Outcome> {
             all: args.all,
         };
         if let Some(r) = &semantic_results {
-            report.sections.push(semantic::grade(&variants, r, mode));
+            report
+                .sections
+                .push(semantic::grade(&variants, r, &semantic_bad, mode));
         }
         if let Some(dir) = &args.raw {
             report
@@ -144,8 +151,13 @@ pub fn run(spec: &Spec, args: &Args, out: &mut dyn Write) -> Result<Outcome> {
                 .push(semantic::grade_raw(&variants, dir, mode)?);
         }
     }
+    report.input_errors = syntax_bad;
+    report.input_errors.append(&mut semantic_bad);
     write_reports(&report, args)?;
     write!(out, "{}", report::summary(&report)).map_err(Error::Stdout)?;
+    if !report.input_errors.is_empty() {
+        return Err(results::bad_lines_error(&report.input_errors));
+    }
     Ok(Outcome::findings_if(report.failed()))
 }
 

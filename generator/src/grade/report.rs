@@ -3,14 +3,21 @@
 //! vector files (deterministic); tallies are sorted maps.
 
 use std::collections::BTreeMap;
+use std::fmt;
 
 use serde::Serialize;
 
-/// The whole grading: one section per kind of results given.
+use super::results::BadLine;
+use crate::record::{Inputs, Out};
+
+/// The whole grading: one section per kind of results given, and the results lines
+/// that could not be read.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Report {
     /// `syntax`, `semantic`, `raw`, in that order, those that were given.
     pub sections: Vec<Section>,
+    /// Every bad line of the results files, in file and line order.
+    pub input_errors: Vec<BadLine>,
 }
 
 /// The grading of one kind of results.
@@ -38,7 +45,7 @@ pub enum Status {
     /// Some expectation is not kept, or the result is missing, unknown or doubled.
     Failed,
     /// Not graded: an `invalid` case a grammar-only consumer accepted (`--parser`),
-    /// or a record silicon does not run.
+    /// a case or record the consumer skipped, or a record silicon does not run.
     NotGraded,
 }
 
@@ -68,15 +75,46 @@ pub struct TestCase {
     pub failures: Vec<Failure>,
     /// The instruction text.
     pub text: String,
-    /// The inputs: the module (`.version` and `.target`) of a syntax case, the
-    /// record's `inputs` as JSON.
-    pub inputs: String,
+    /// What the case runs on: a syntax case's module, a record's inputs.
+    pub inputs: CaseInputs,
     /// Where the expectation comes from: a syntax case's `source` (cite and quote),
     /// a record's semantic note (`spec`).
     pub source: String,
     /// The command that writes what reproduces it: `ptxvec emit-ptx <case id>`, or
-    /// the variant's self-checking module.
+    /// for record `<variant>#<n>` the self-checking module of that record alone
+    /// (`ptxvec emit-ptx --variant <variant> --records <n>`).
     pub reproduce: String,
+}
+
+/// What a case runs on, in the reports: `--json` writes it as JSON (the record's
+/// inputs as the vector files write them), the text reports as its [`Display`].
+///
+/// [`Display`]: fmt::Display
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(untagged)]
+pub enum CaseInputs {
+    /// A syntax case's module: `{"ptx", "target"}`, as the case gives them.
+    Module {
+        /// The PTX ISA version (`.version`).
+        ptx: String,
+        /// The target (`.target`).
+        target: String,
+    },
+    /// A record's inputs.
+    Record(Inputs),
+    /// Nothing (`null`): an id the vectors do not hold.
+    None,
+}
+
+impl fmt::Display for CaseInputs {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CaseInputs::Module { ptx, target } => write!(f, ".version {ptx}, .target {target}"),
+            // Bit patterns, lists and options: serde_json cannot fail on them.
+            CaseInputs::Record(i) => f.write_str(&serde_json::to_string(i).unwrap_or_default()),
+            CaseInputs::None => Ok(()),
+        }
+    }
 }
 
 /// One defect of a result.
@@ -88,6 +126,30 @@ pub struct Failure {
     pub expected: String,
     /// What the result holds there.
     pub got: String,
+    /// The output slot it is at, where it is one slot's (`d[3]` is lane 3 of a
+    /// warp).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub slot: Option<Slot>,
+}
+
+/// One slot of a record's outputs: element `index` of `mem`, or lane `index` of `d`
+/// or `p`. Written `{"output": "d", "index": 3}`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Slot {
+    /// The output.
+    pub output: Out,
+    /// The element or lane.
+    pub index: usize,
+}
+
+impl Serialize for Slot {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut m = s.serialize_struct("Slot", 2)?;
+        m.serialize_field("output", self.output.name())?;
+        m.serialize_field("index", &self.index)?;
+        m.end()
+    }
 }
 
 impl TestCase {
@@ -101,7 +163,7 @@ impl TestCase {
 }
 
 /// Cases by outcome.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Counts {
     /// Passed.
     pub passed: usize,
@@ -123,6 +185,24 @@ impl Counts {
     /// Every case counted.
     pub fn total(&self) -> usize {
         self.passed + self.failed + self.not_graded
+    }
+
+    /// The cases graded: passed or failed (what was not graded is neither).
+    pub fn graded(&self) -> usize {
+        self.passed + self.failed
+    }
+}
+
+/// `{"graded", "passed", "failed", "not_graded"}`.
+impl Serialize for Counts {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut m = s.serialize_struct("Counts", 4)?;
+        m.serialize_field("graded", &self.graded())?;
+        m.serialize_field("passed", &self.passed)?;
+        m.serialize_field("failed", &self.failed)?;
+        m.serialize_field("not_graded", &self.not_graded)?;
+        m.end()
     }
 }
 
@@ -163,20 +243,55 @@ impl Section {
     pub fn failed(&self) -> impl Iterator<Item = &TestCase> {
         self.cases.iter().filter(|t| t.status == Status::Failed)
     }
-}
 
-impl Report {
-    /// Whether any case failed.
-    pub fn failed(&self) -> bool {
-        self.sections.iter().any(|s| s.failed().next().is_some())
+    /// Whether no case was graded: results that name nothing the vectors hold, or
+    /// that skip all they name, pass no test.
+    pub fn graded_nothing(&self) -> bool {
+        self.counts().graded() == 0
+    }
+
+    /// The cases not graded, in order.
+    pub fn not_graded_cases(&self) -> impl Iterator<Item = &TestCase> {
+        self.cases.iter().filter(|t| t.status == Status::NotGraded)
+    }
+
+    /// Why cases were not graded: each reason, how many cases it holds back and the
+    /// first of them; the most frequent first, ties in the reasons' order.
+    pub fn not_graded_reasons(&self) -> Vec<(&str, usize, &TestCase)> {
+        let mut by = BTreeMap::<&str, (usize, &TestCase)>::new();
+        for t in self.not_graded_cases() {
+            let reason = t.not_graded.as_deref().unwrap_or_default();
+            by.entry(reason).or_insert((0, t)).0 += 1;
+        }
+        let mut v: Vec<(&str, usize, &TestCase)> =
+            by.into_iter().map(|(r, (n, t))| (r, n, t)).collect();
+        v.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+        v
     }
 }
 
-/// `--json`'s document: counts, tallies and every failure, one object.
+/// What the reports say of a section that graded nothing.
+pub const NOTHING_GRADED: &str = "0 graded: results that grade nothing do not pass (no result names a case or record of the vectors, or each one it names is not graded)";
+
+impl Report {
+    /// Whether the grade fails: some case failed, some results graded nothing, or
+    /// some results line could not be read.
+    pub fn failed(&self) -> bool {
+        !self.input_errors.is_empty()
+            || self
+                .sections
+                .iter()
+                .any(|s| s.graded_nothing() || s.failed().next().is_some())
+    }
+}
+
+/// `--json`'s document: counts, tallies, every case not graded and every failure,
+/// one object.
 #[derive(Debug, Serialize)]
 struct JsonReport<'a> {
     format: &'static str,
     passed: bool,
+    input_errors: &'a [BadLine],
     sections: Vec<JsonSection<'a>>,
 }
 
@@ -187,17 +302,29 @@ struct JsonSection<'a> {
     counts: Counts,
     tallies: BTreeMap<&'static str, BTreeMap<String, Counts>>,
     not_graded: &'a [String],
+    not_graded_cases: Vec<JsonNotGraded<'a>>,
     failures: Vec<&'a TestCase>,
 }
 
+/// A case not graded, and why.
+#[derive(Debug, Serialize)]
+struct JsonNotGraded<'a> {
+    instruction: &'a str,
+    id: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    window: Option<&'a str>,
+    reason: &'a str,
+}
+
 /// The `--json` report's format name.
-pub const JSON_FORMAT: &str = "ptxvec-grade/1";
+pub const JSON_FORMAT: &str = "ptxvec-grade/2";
 
 /// The `--json` document, pretty-printed, with a final newline.
 pub fn json(r: &Report) -> String {
     let doc = JsonReport {
         format: JSON_FORMAT,
         passed: !r.failed(),
+        input_errors: &r.input_errors,
         sections: r
             .sections
             .iter()
@@ -207,6 +334,15 @@ pub fn json(r: &Report) -> String {
                 counts: s.counts(),
                 tallies: s.tallies(),
                 not_graded: &s.not_graded,
+                not_graded_cases: s
+                    .not_graded_cases()
+                    .map(|t| JsonNotGraded {
+                        instruction: &t.instruction,
+                        id: &t.id,
+                        window: t.window.as_deref(),
+                        reason: t.not_graded.as_deref().unwrap_or_default(),
+                    })
+                    .collect(),
                 failures: s.failed().collect(),
             })
             .collect(),
@@ -220,9 +356,13 @@ pub fn json(r: &Report) -> String {
 /// Failure lines the summary prints before it points to the files with all of them.
 pub const SUMMARY_FAILURES: usize = 50;
 
+/// Reasons for not grading a case that the summary lists, most frequent first.
+pub const SUMMARY_REASONS: usize = 10;
+
 /// The short human summary: per section the counts, per instruction, the groups with
-/// failures, the variants not graded, and the first failures, one line each, each
-/// naming its id and the command that reproduces it.
+/// failures, the variants not graded, why cases were not graded, and the first
+/// failures, one line each, each naming its id and the command that reproduces it;
+/// then the count of bad results lines, and the verdict.
 pub fn summary(r: &Report) -> String {
     use std::fmt::Write;
     let mut s = String::new();
@@ -235,11 +375,14 @@ pub fn summary(r: &Report) -> String {
             "{} ({}): {} graded, {} passed, {} failed, {} not graded",
             sec.name,
             sec.mode,
-            c.total(),
+            c.graded(),
             c.passed,
             c.failed,
             c.not_graded
         );
+        if sec.graded_nothing() {
+            let _ = writeln!(s, "  {NOTHING_GRADED}");
+        }
         for (g, rows) in sec.tallies() {
             // Every instruction and kind; of the finer groups only those that fail.
             let all = matches!(g, "instruction" | "kind");
@@ -263,6 +406,20 @@ pub fn summary(r: &Report) -> String {
                 sec.not_graded.len(),
                 sec.not_graded.join(", ")
             );
+        }
+        let reasons = sec.not_graded_reasons();
+        if !reasons.is_empty() {
+            let _ = writeln!(s, "  not graded, by reason:");
+            for (reason, n, first) in reasons.iter().take(SUMMARY_REASONS) {
+                let _ = writeln!(s, "    {n:>6}  {reason} (first: {})", first.name());
+            }
+            if reasons.len() > SUMMARY_REASONS {
+                let _ = writeln!(
+                    s,
+                    "    ... and {} more reasons (--json lists every case)",
+                    reasons.len() - SUMMARY_REASONS
+                );
+            }
         }
         for t in sec.failed() {
             if shown == SUMMARY_FAILURES {
@@ -295,6 +452,13 @@ pub fn summary(r: &Report) -> String {
         let _ = writeln!(
             s,
             "... and {hidden} more failed cases (--json, --junit or --html list every one)"
+        );
+    }
+    if !r.input_errors.is_empty() {
+        let _ = writeln!(
+            s,
+            "input errors: {} bad line(s) in the results, each on stderr (and in --json, --junit and --html); the lines read were graded",
+            r.input_errors.len()
         );
     }
     let _ = writeln!(s, "grade: {}", if r.failed() { "FAILED" } else { "passed" });

@@ -1,14 +1,19 @@
 //! A consumer's results, as `ptxvec grade` reads them: JSON Lines, one result per
 //! line. Every line is read before anything is graded, and every bad line is
-//! reported (`file:line:column: message`), so that one run shows them all.
+//! reported (`file:line:column: message`, the column counted in characters from 1),
+//! so that one run shows them all.
 
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
 use std::io::Read;
 use std::path::Path;
 
-use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 
+use super::report::Failure;
 use crate::error::{Error, Result};
+use crate::record::position::{char_column, error_column};
 use crate::record::{strip_position, Bits, Outputs};
 
 /// One line of syntax results: what the consumer made of a case of
@@ -27,8 +32,9 @@ pub struct SyntaxResult {
 /// What a consumer did with a case.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Answer {
-    /// It took the text as legal in the case's module.
-    Accepted,
+    /// It took the text as legal in the case's module, saying this if anything (a
+    /// warning; shown in the reports).
+    Accepted(Option<String>),
     /// It refused it, saying this if anything (shown in the reports).
     Rejected(Option<String>),
     /// It could not judge the case, for this reason (a target it does not
@@ -37,7 +43,8 @@ pub enum Answer {
 }
 
 /// A syntax results line as written: `{"id", "accepted": bool, "message"?}` or
-/// `{"id", "skipped": "why"}`.
+/// `{"id", "skipped": "why"}`. A message goes with either answer: an assembler that
+/// accepts may still warn.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct SyntaxLine {
@@ -55,12 +62,9 @@ impl TryFrom<SyntaxLine> for SyntaxResult {
 
     fn try_from(l: SyntaxLine) -> std::result::Result<SyntaxResult, String> {
         let answer = match (l.accepted, l.message, l.skipped) {
-            (Some(true), None, None) => Answer::Accepted,
+            (Some(true), m, None) => Answer::Accepted(m),
             (Some(false), m, None) => Answer::Rejected(m),
             (None, None, Some(why)) => Answer::Skipped(why),
-            (Some(true), Some(_), _) => {
-                return Err("\"message\" goes with \"accepted\": false".to_owned())
-            }
             (Some(_), _, Some(_)) => {
                 return Err("\"accepted\" and \"skipped\" in one line".to_owned())
             }
@@ -68,7 +72,7 @@ impl TryFrom<SyntaxLine> for SyntaxResult {
                 return Err("expected \"accepted\" (true or false) or \"skipped\" (why)".to_owned())
             }
             (None, Some(_), Some(_)) => {
-                return Err("\"message\" goes with \"accepted\": false".to_owned())
+                return Err("\"message\" goes with \"accepted\", not \"skipped\"".to_owned())
             }
         };
         Ok(SyntaxResult { id: l.id, answer })
@@ -82,7 +86,10 @@ impl From<SyntaxResult> for SyntaxLine {
             ..SyntaxLine::default()
         };
         match r.answer {
-            Answer::Accepted => l.accepted = Some(true),
+            Answer::Accepted(m) => {
+                l.accepted = Some(true);
+                l.message = m;
+            }
             Answer::Rejected(m) => {
                 l.accepted = Some(false);
                 l.message = m;
@@ -101,7 +108,7 @@ impl SyntaxResult {
     pub fn accepted(id: &str) -> SyntaxResult {
         SyntaxResult {
             id: id.to_owned(),
-            answer: Answer::Accepted,
+            answer: Answer::Accepted(None),
         }
     }
 
@@ -142,15 +149,136 @@ pub fn write_syntax(path: &Path, results: &[SyntaxResult]) -> Result<()> {
 }
 
 /// One line of semantic results: what the consumer computed for a record of
-/// vectors/semantic, shaped like the record's `expect` (`mem`, or `d` and `p`), each
-/// slot a bit pattern or `null` where the lane did not execute.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields)]
+/// vectors/semantic, or why it did not.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SemanticResult {
     /// The record id (`red.add.f32#2`).
     pub id: String,
-    /// The outputs.
-    pub outputs: Outputs<Option<Bits>>,
+    /// What the consumer did.
+    pub answer: Computed,
+}
+
+/// What a consumer did with a record.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Computed {
+    /// These outputs, shaped like the record's `expect` (`mem`, or `d` and `p`), each
+    /// slot a bit pattern or `None` where the lane did not execute.
+    Outputs(Outputs<Option<Bits>>),
+    /// It could not run the record, for this reason (an instruction or type it does
+    /// not implement): not graded, and counted as such.
+    Skipped(String),
+}
+
+/// A semantic results line as written, `{"id", "outputs"}` or `{"id", "skipped"}`,
+/// each slot kept as the text it is: a slot that is no bit pattern is then reported
+/// at its own column (serde_json would name the character after it).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SemanticLine<'a> {
+    id: String,
+    #[serde(borrow, default)]
+    outputs: Option<Outputs<Option<&'a RawValue>>>,
+    #[serde(default)]
+    skipped: Option<String>,
+}
+
+/// Why a line is not a result: where (a 1-based column of characters) and what.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LineError {
+    /// The column.
+    pub column: usize,
+    /// The message, without a position.
+    pub message: String,
+}
+
+impl LineError {
+    /// serde_json's error `e` reading `line`.
+    fn json(line: &str, e: &serde_json::Error) -> LineError {
+        let message = match e.classify() {
+            serde_json::error::Category::Data => strip_position(e),
+            _ => format!("not JSON: {}", strip_position(e)),
+        };
+        LineError {
+            column: error_column(line, e),
+            message,
+        }
+    }
+}
+
+/// A kind of results line: how one line is read.
+pub trait ResultLine: Sized {
+    /// Reads `line` (one line, no newline).
+    fn read(line: &str) -> std::result::Result<Self, LineError>;
+    /// The case or record id it answers.
+    fn id(&self) -> &str;
+}
+
+impl ResultLine for SyntaxResult {
+    fn read(line: &str) -> std::result::Result<Self, LineError> {
+        serde_json::from_str(line).map_err(|e| LineError::json(line, &e))
+    }
+
+    fn id(&self) -> &str {
+        &self.id
+    }
+}
+
+impl ResultLine for SemanticResult {
+    fn id(&self) -> &str {
+        &self.id
+    }
+
+    fn read(line: &str) -> std::result::Result<Self, LineError> {
+        let l: SemanticLine<'_> =
+            serde_json::from_str(line).map_err(|e| LineError::json(line, &e))?;
+        let slots = |v: Option<Vec<Option<&RawValue>>>| -> std::result::Result<_, LineError> {
+            v.map(|v| {
+                v.into_iter()
+                    .map(|s| s.map(|raw| slot(line, raw)).transpose())
+                    .collect()
+            })
+            .transpose()
+        };
+        // Keys that do not go together are wrong in the line as a whole: its first
+        // character, as serde_json's own `try_from` errors are named.
+        let whole = |message: &str| LineError {
+            column: char_column(
+                line,
+                line.len() - line.trim_start_matches([' ', '\t', '\r']).len(),
+            ),
+            message: message.to_owned(),
+        };
+        let answer = match (l.outputs, l.skipped) {
+            (Some(o), None) => Computed::Outputs(Outputs {
+                d: slots(o.d)?,
+                mem: slots(o.mem)?,
+                p: slots(o.p)?,
+            }),
+            (None, Some(why)) => Computed::Skipped(why),
+            (Some(_), Some(_)) => {
+                return Err(whole("\"outputs\" and \"skipped\" in one line"));
+            }
+            (None, None) => {
+                return Err(whole(
+                    "expected \"outputs\" (what the record computes) or \"skipped\" (why not)",
+                ));
+            }
+        };
+        Ok(SemanticResult { id: l.id, answer })
+    }
+}
+
+/// A slot's bit pattern, read by [`Bits`]' own reader; an error names the column
+/// where the slot's value starts in `line`.
+fn slot(line: &str, raw: &RawValue) -> std::result::Result<Bits, LineError> {
+    serde_json::from_str(raw.get()).map_err(|e| LineError {
+        // `raw` borrows its text from `line`: its offset there is where it starts.
+        column: char_column(
+            line,
+            (raw.get().as_ptr() as usize).saturating_sub(line.as_ptr() as usize),
+        ),
+        message: strip_position(&e),
+    })
 }
 
 /// A result and the line it was read from (1-based).
@@ -164,6 +292,108 @@ pub struct Line<T> {
 
 /// Bad lines reported in the error before the rest are only counted.
 pub const BAD_LINES_SHOWN: usize = 100;
+
+/// A results line that could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct BadLine {
+    /// The results file, as named on the command line (`<stdin>` for `-`).
+    pub file: String,
+    /// The line, from 1.
+    pub line: usize,
+    /// The column, in characters from 1.
+    pub column: usize,
+    /// What is wrong.
+    pub message: String,
+    /// The id the line names, where it is JSON with a string `id`: the case or record
+    /// it meant to answer, which the grade then reports as unreadable rather than
+    /// as having no result.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+}
+
+/// The one key a bad line may still give.
+#[derive(Deserialize)]
+struct IdOnly {
+    id: String,
+}
+
+impl fmt::Display for BadLine {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}:{}:{}: {}",
+            self.file, self.line, self.column, self.message
+        )
+    }
+}
+
+/// One results file's lines by the id they name: those read, and the bad lines
+/// that still name an id (JSON with a string `id`).
+pub struct ById<'a, T> {
+    map: BTreeMap<&'a str, (Vec<&'a Line<T>>, Vec<&'a BadLine>)>,
+}
+
+impl<'a, T: ResultLine> ById<'a, T> {
+    /// `results` and `bad`, the lines of one file, by id.
+    pub fn new(results: &'a [Line<T>], bad: &'a [BadLine]) -> ById<'a, T> {
+        let mut map = BTreeMap::<&str, (Vec<&Line<T>>, Vec<&BadLine>)>::new();
+        for r in results {
+            map.entry(r.value.id()).or_default().0.push(r);
+        }
+        for b in bad {
+            if let Some(id) = &b.id {
+                map.entry(id.as_str()).or_default().1.push(b);
+            }
+        }
+        ById { map }
+    }
+
+    /// Whether some line, read or not, names `id`.
+    pub fn names(&self, id: &str) -> bool {
+        self.map.contains_key(id)
+    }
+
+    /// The result to grade for `id`: the first line read that names it. Each bad
+    /// line that names it is a failure of its own (the input error, where the case
+    /// is), and so is an id that more than one line names.
+    pub fn answer(&self, id: &str, failures: &mut Vec<Failure>) -> Option<&'a Line<T>> {
+        let (good, bad) = self.map.get(id)?;
+        let mut at: Vec<usize> = good
+            .iter()
+            .map(|l| l.line)
+            .chain(bad.iter().map(|b| b.line))
+            .collect();
+        at.sort_unstable();
+        if at.len() > 1 {
+            let at: Vec<String> = at.iter().map(usize::to_string).collect();
+            failures.push(Failure {
+                what: format!("duplicate id: lines {}", at.join(", ")),
+                expected: "one result".to_owned(),
+                got: format!("{} results", at.len()),
+                slot: None,
+            });
+        }
+        for b in bad {
+            failures.push(Failure {
+                what: format!("unreadable result (line {}, an input error)", b.line),
+                expected: "a line as the results format gives it".to_owned(),
+                got: format!("column {}: {}", b.column, b.message),
+                slot: None,
+            });
+        }
+        good.first().copied()
+    }
+
+    /// The ids that no case of `known` holds, each with the lines read that name it
+    /// (a bad line is reported as an input error already).
+    pub fn unknown(&self, known: &BTreeSet<&str>) -> Vec<(&'a str, Vec<String>)> {
+        self.map
+            .iter()
+            .filter(|(id, (good, _))| !good.is_empty() && !known.contains(*id))
+            .map(|(id, (good, _))| (*id, good.iter().map(|l| l.line.to_string()).collect()))
+            .collect()
+    }
+}
 
 /// The bytes of `path`, or of stdin for `-`.
 pub fn read_input(path: &Path) -> Result<Vec<u8>> {
@@ -189,31 +419,38 @@ pub fn display_name(path: &Path) -> String {
 }
 
 /// Reads every line of `bytes` (named `name`) as a `T`; blank lines are skipped.
-/// Each bad line is pushed onto `bad` as `name:line:column: message` (or
-/// `name:line: message` where no column applies).
-pub fn parse<T: DeserializeOwned>(name: &str, bytes: &[u8], bad: &mut Vec<String>) -> Vec<Line<T>> {
+/// Each bad line is pushed onto `bad`.
+pub fn parse<T: ResultLine>(name: &str, bytes: &[u8], bad: &mut Vec<BadLine>) -> Vec<Line<T>> {
     let mut out = Vec::new();
     for (i, raw) in bytes.split(|b| *b == b'\n').enumerate() {
         let line = i + 1;
         let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
+        let mut bad_at = |column, message, id| {
+            bad.push(BadLine {
+                file: name.to_owned(),
+                line,
+                column,
+                message,
+                id,
+            })
+        };
         let text = match std::str::from_utf8(raw) {
             Ok(t) => t,
             Err(e) => {
-                bad.push(format!("{name}:{line}:{}: not UTF-8", e.valid_up_to() + 1));
+                // The bytes before the bad one are UTF-8: count their characters.
+                let good = std::str::from_utf8(&raw[..e.valid_up_to()]).unwrap_or_default();
+                bad_at(good.chars().count() + 1, "not UTF-8".to_owned(), None);
                 continue;
             }
         };
         if text.trim().is_empty() {
             continue;
         }
-        match serde_json::from_str::<T>(text) {
+        match T::read(text) {
             Ok(value) => out.push(Line { line, value }),
             Err(e) => {
-                let message = match e.classify() {
-                    serde_json::error::Category::Data => strip_position(&e),
-                    _ => format!("not JSON: {}", strip_position(&e)),
-                };
-                bad.push(format!("{name}:{line}:{}: {message}", e.column()));
+                let id = serde_json::from_str::<IdOnly>(text).ok().map(|i| i.id);
+                bad_at(e.column, e.message, id)
             }
         }
     }
@@ -222,11 +459,11 @@ pub fn parse<T: DeserializeOwned>(name: &str, bytes: &[u8], bad: &mut Vec<String
 
 /// The error for the bad lines of every results file: each line, up to
 /// [`BAD_LINES_SHOWN`], then a count of the rest.
-pub fn bad_lines_error(bad: &[String]) -> Error {
+pub fn bad_lines_error(bad: &[BadLine]) -> Error {
     let mut msg = format!("{} bad line(s) in the results:", bad.len());
     for b in bad.iter().take(BAD_LINES_SHOWN) {
         msg.push('\n');
-        msg.push_str(b);
+        msg.push_str(&b.to_string());
     }
     if bad.len() > BAD_LINES_SHOWN {
         msg.push_str(&format!("\n... and {} more", bad.len() - BAD_LINES_SHOWN));
@@ -238,6 +475,8 @@ pub fn bad_lines_error(bad: &[String]) -> Error {
 mod tests {
     use super::*;
 
+    /// The positions of the bad lines; lines given whole, their columns counted by
+    /// hand (in characters: `é` is one).
     #[test]
     fn every_bad_line_is_reported_with_its_position() {
         let text = concat!(
@@ -249,50 +488,113 @@ mod tests {
             "{\"id\":\"d\",\"outputs\":{\"d\":[7]}}\n",
             "{\"id\":\"e\",\"outputs\":{},\"extra\":1}\n",
             "{\"id\":\"f\",\"outputs\":{\"d\":[null,\"0x1\"]}}\n",
+            "{\"id\":\"é\",\"outputs\":{\"mem\":[\"0x1\", \"0xzz\"]}}\n",
+            "{\"id\":\"é\",\"outputs\":{\"mem\":\"0x1\"}}\n",
+            "{\"id\":\"é\",\"outputs\":{\"mem\":[]},}\n",
+            "{\"outputs\":{}}\n",
+            "{\"id\":\"g\",\"skipped\":\"no f16\"}\n",
+            " {\"id\":\"h\",\"skipped\":\"no f16\",\"outputs\":{}}\n",
+            "{\"id\":\"i\"}\n",
         );
         let mut bad = Vec::new();
         let got: Vec<Line<SemanticResult>> = parse("r.jsonl", text.as_bytes(), &mut bad);
-        assert_eq!(got.iter().map(|l| l.line).collect::<Vec<_>>(), [1, 8]);
-        let lines: Vec<&str> = bad
-            .iter()
-            .map(|b| b.split(": ").next().unwrap_or_default())
-            .collect();
+        assert_eq!(got.iter().map(|l| l.line).collect::<Vec<_>>(), [1, 8, 13]);
+        assert_eq!(got[2].value.answer, Computed::Skipped("no f16".to_owned()));
+        let at: Vec<(usize, usize)> = bad.iter().map(|b| (b.line, b.column)).collect();
         assert_eq!(
-            lines,
+            at,
             [
-                "r.jsonl:2:2",
-                "r.jsonl:4:34", // the end of the bad value, as serde_json counts
-                "r.jsonl:5:24",
-                "r.jsonl:6:27",
-                "r.jsonl:7:30"
+                (2, 2),   // `o`: "n" began a `null`
+                (4, 29),  // the slot `"0x+1"`
+                (5, 22),  // the key `"q"`
+                (6, 27),  // the slot `7`
+                (7, 24),  // the key `"extra"`
+                (9, 36),  // the second slot, `"0xzz"`
+                (10, 28), // the value `"0x1"`, where a list goes
+                (11, 32), // the `}` after the trailing comma
+                (12, 1),  // the object without `id`
+                (14, 2),  // both answers: the line as a whole
+                (15, 1),  // no answer
             ],
             "{bad:#?}"
         );
-        assert!(bad[0].contains("not JSON"), "{}", bad[0]);
-        assert!(bad[1].contains("is not a bit pattern"), "{}", bad[1]);
-        assert!(bad[2].contains("unknown field `q`"), "{}", bad[2]);
-        assert!(bad[4].contains("unknown field `extra`"), "{}", bad[4]);
+        let messages: Vec<&str> = bad.iter().map(|b| b.message.as_str()).collect();
+        assert!(messages[0].starts_with("not JSON"), "{messages:?}");
+        assert!(messages[1].contains("is not a bit pattern"), "{messages:?}");
+        assert!(messages[2].contains("unknown field `q`"), "{messages:?}");
+        assert!(
+            messages[3].contains("invalid type: integer `7`"),
+            "{messages:?}"
+        );
+        assert!(
+            messages[4].contains("unknown field `extra`"),
+            "{messages:?}"
+        );
+        assert!(
+            messages[5].contains("`0xzz` is not a bit pattern"),
+            "{messages:?}"
+        );
+        assert!(messages[8].contains("missing field `id`"), "{messages:?}");
+        assert_eq!(messages[9], "\"outputs\" and \"skipped\" in one line");
+        assert!(
+            messages[10].starts_with("expected \"outputs\""),
+            "{messages:?}"
+        );
+        assert_eq!(bad[1].to_string(), format!("r.jsonl:4:29: {}", messages[1]));
+        // The id a bad line names, where it is JSON with a string id.
+        let ids: Vec<Option<&str>> = bad.iter().map(|b| b.id.as_deref()).collect();
+        assert_eq!(
+            ids,
+            [
+                None,
+                Some("b"),
+                Some("c"),
+                Some("d"),
+                Some("e"),
+                Some("é"),
+                Some("é"),
+                None, // not JSON: a trailing comma
+                None,
+                Some("h"),
+                Some("i"),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_byte_that_is_not_utf8_is_named_by_its_character_column() {
+        // `{"id":"é` is 8 characters (9 bytes): the bad byte is the 9th character.
+        let mut bad = Vec::new();
+        let _: Vec<Line<SyntaxResult>> = parse("s", b"{\"id\":\"\xc3\xa9\xff\"}\n", &mut bad);
+        assert_eq!(bad[0].to_string(), "s:1:9: not UTF-8");
     }
 
     #[test]
     fn syntax_lines_take_an_optional_message() {
-        let text = b"{\"id\":\"x\",\"accepted\":true}\n{\"id\":\"y\",\"accepted\":false,\"message\":\"no\"}\n{\"id\":\"z\",\"accepted\":\"yes\"}\n\xff\n{\"id\":\"w\",\"skipped\":\"sm_20\"}\n{\"id\":\"v\",\"accepted\":true,\"skipped\":\"sm_20\"}\n{\"id\":\"u\"}\n{\"id\":\"t\",\"accepted\":true,\"message\":\"m\"}\n";
+        let text = b"{\"id\":\"x\",\"accepted\":true}\n{\"id\":\"y\",\"accepted\":false,\"message\":\"no\"}\n{\"id\":\"z\",\"accepted\":\"yes\"}\n\xff\n{\"id\":\"w\",\"skipped\":\"sm_20\"}\n{\"id\":\"v\",\"accepted\":true,\"skipped\":\"sm_20\"}\n{\"id\":\"u\"}\n{\"id\":\"t\",\"accepted\":true,\"message\":\"m\"}\n{\"id\":\"s\",\"skipped\":\"sm_20\",\"message\":\"m\"}\n";
         let mut bad = Vec::new();
         let got: Vec<Line<SyntaxResult>> = parse("s", text, &mut bad);
-        assert_eq!(got.len(), 3);
+        assert_eq!(got.len(), 4);
+        assert_eq!(got[0].value.answer, Answer::Accepted(None));
         assert_eq!(got[1].value.answer, Answer::Rejected(Some("no".to_owned())));
         assert_eq!(got[2].value.answer, Answer::Skipped("sm_20".to_owned()));
-        assert_eq!(bad.len(), 5, "{bad:?}");
-        assert!(bad[0].starts_with("s:3:"), "{}", bad[0]);
-        assert_eq!(bad[1], "s:4:1: not UTF-8");
-        for (k, line) in [(2, 6), (3, 7), (4, 8)] {
-            assert!(bad[k].starts_with(&format!("s:{line}:")), "{}", bad[k]);
-        }
+        // An acceptance may say something too (a warning).
+        assert_eq!(got[3].value.answer, Answer::Accepted(Some("m".to_owned())));
+        let at: Vec<String> = bad
+            .iter()
+            .map(|b| format!("{}:{}", b.line, b.column))
+            .collect();
+        // Line 3: the value `"yes"`; lines 6, 7 and 9: a line whose keys do not go
+        // together is wrong as a whole, from its first character.
+        assert_eq!(at, ["3:22", "4:1", "6:1", "7:1", "9:1"], "{bad:?}");
+        assert!(bad[4].message.contains("not \"skipped\""), "{bad:?}");
+        assert_eq!(bad[1].message, "not UTF-8");
         // What is read is written back as it was.
         for (g, want) in got.iter().zip([
             "{\"id\":\"x\",\"accepted\":true}",
             "{\"id\":\"y\",\"accepted\":false,\"message\":\"no\"}",
             "{\"id\":\"w\",\"skipped\":\"sm_20\"}",
+            "{\"id\":\"t\",\"accepted\":true,\"message\":\"m\"}",
         ]) {
             assert_eq!(g.value.to_line(), want);
         }

@@ -1,5 +1,5 @@
 //! Grading semantic results against vectors/semantic under one profile: the JSON
-//! results (`{"id", "outputs"}` per record) and the raw buffers of the self-checking
+//! results (`{"id", "outputs"}` or `{"id", "skipped"}` per record) and the raw buffers of the self-checking
 //! modules' `ptxvec_raw` entry. Both judge every slot with [`super::accept`].
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -9,12 +9,12 @@ use ptxvec_oracle::profile::Profile;
 use ptxvec_spec::Spec;
 
 use super::accept::accepts;
-use super::report::{Failure, Section, Status, TestCase};
-use super::results::{Line, SemanticResult};
+use super::report::{CaseInputs, Failure, Section, Slot, Status, TestCase};
+use super::results::{BadLine, ById, Computed, Line, SemanticResult};
 use super::syntax::unknown;
 use crate::progress::Progress;
 use crate::error::{Error, Result};
-use crate::record::{Bits, Expectation, Field, Out, OutShape, Record};
+use crate::record::{Bits, Expectation, Field, Out, OutShape, Outputs, Record};
 use crate::selfcheck::{self, raw, Suite, Window};
 
 /// One variant of vectors/semantic, loaded.
@@ -95,17 +95,27 @@ fn case_of(v: &Variant, r: &Record, window: Option<Window>) -> TestCase {
         not_graded: None,
         failures: Vec::new(),
         text: r.text.clone(),
-        // Inputs hold strings and lists only: serde_json cannot fail on them.
-        inputs: serde_json::to_string(&r.inputs).unwrap_or_default(),
+        inputs: CaseInputs::Record(r.inputs.clone()),
         source: format!("spec/instructions: {}", r.spec),
+        // The record alone: the variant's whole module is one record of hundreds.
         reproduce: format!(
-            "ptxvec emit-ptx --variant {}{}",
+            "ptxvec emit-ptx --variant {}{}{}",
             v.suite.id,
+            record_number(&r.id)
+                .map(|n| format!(" --records {n}"))
+                .unwrap_or_default(),
             window
                 .map(|w| format!(" --window {}", w.name()))
                 .unwrap_or_default()
         ),
     }
+}
+
+/// The number `n` of a record id `<variant>#<n>`, as `emit-ptx --records` takes it.
+fn record_number(id: &str) -> Option<&str> {
+    id.rsplit_once('#')
+        .map(|(_, n)| n)
+        .filter(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// An expectation as the files write it, exact bits without their quotes.
@@ -134,6 +144,7 @@ fn grade_output(
             what: format!("{key}: missing output"),
             expected: format!("{} slots", expected.len()),
             got: "no such key".to_owned(),
+            slot: None,
         });
         return;
     };
@@ -142,6 +153,7 @@ fn grade_output(
             what: format!("{key}: wrong element count"),
             expected: format!("{} slots", expected.len()),
             got: format!("{} slots", got.len()),
+            slot: None,
         });
         return;
     }
@@ -166,18 +178,25 @@ fn grade_output(
                 what: format!("{key}[{k}]: {what}"),
                 expected: expectation_text(e),
                 got: got_text(*g),
+                slot: Some(Slot {
+                    output: shape.out,
+                    index: k,
+                }),
             });
         }
     }
 }
 
-/// Grades JSON results: every record of every variant the results name (all of them
-/// under `--all`), then every unknown id.
-pub fn grade(variants: &[Variant], results: &[Line<SemanticResult>], mode: Mode) -> Section {
-    let mut by_id = BTreeMap::<&str, Vec<&Line<SemanticResult>>>::new();
-    for r in results {
-        by_id.entry(r.value.id.as_str()).or_default().push(r);
-    }
+/// Grades JSON results (`results`, and `bad`, the lines of the same file that could
+/// not be read): every record of every variant the results name (all of them under
+/// `--all`), then every unknown id.
+pub fn grade(
+    variants: &[Variant],
+    results: &[Line<SemanticResult>],
+    bad: &[BadLine],
+    mode: Mode,
+) -> Section {
+    let by_id = ById::new(results, bad);
     let mut known = BTreeSet::new();
     let mut cases = Vec::new();
     let mut not_graded = Vec::new();
@@ -187,49 +206,41 @@ pub fn grade(variants: &[Variant], results: &[Line<SemanticResult>], mode: Mode)
         v.suite.records.iter().for_each(|r| {
             known.insert(r.id.as_str());
         });
-        let named = v
-            .suite
-            .records
-            .iter()
-            .any(|r| by_id.contains_key(r.id.as_str()));
+        let named = v.suite.records.iter().any(|r| by_id.names(&r.id));
         if !named && !mode.all {
             not_graded.push(v.suite.id.clone());
             continue;
         }
         for r in &v.suite.records {
             let mut t = case_of(v, r, None);
-            match by_id.get(r.id.as_str()).map(Vec::as_slice) {
-                None | Some([]) => t.failures.push(Failure {
+            if !by_id.names(&r.id) {
+                t.failures.push(Failure {
                     what: "no result (a record of the vectors the results leave out)".to_owned(),
                     expected: "a result".to_owned(),
                     got: "nothing".to_owned(),
-                }),
-                Some([first, rest @ ..]) => {
-                    if !rest.is_empty() {
-                        let at: Vec<String> = std::iter::once(first)
-                            .chain(rest)
-                            .map(|l| l.line.to_string())
-                            .collect();
-                        t.failures.push(Failure {
-                            what: format!("duplicate id: lines {}", at.join(", ")),
-                            expected: "one result".to_owned(),
-                            got: format!("{} results", at.len()),
-                        });
-                    }
-                    grade_outputs(v, r, &first.value, mode.profile, &mut t.failures);
+                    slot: None,
+                });
+            }
+            match by_id
+                .answer(&r.id, &mut t.failures)
+                .map(|l| &l.value.answer)
+            {
+                Some(Computed::Outputs(o)) => grade_outputs(v, r, o, mode.profile, &mut t.failures),
+                Some(Computed::Skipped(why)) => {
+                    t.not_graded = Some(format!("skipped by the consumer: {why}"))
                 }
+                None => {}
             }
             if !t.failures.is_empty() {
                 t.status = Status::Failed;
+            } else if t.not_graded.is_some() {
+                t.status = Status::NotGraded;
             }
             cases.push(t);
         }
     }
-    for (id, lines) in &by_id {
-        if !known.contains(id) {
-            let at: Vec<String> = lines.iter().map(|l| l.line.to_string()).collect();
-            cases.push(unknown(id, &at));
-        }
+    for (id, at) in by_id.unknown(&known) {
+        cases.push(unknown(id, &at));
     }
     Section {
         name: "semantic",
@@ -242,27 +253,23 @@ pub fn grade(variants: &[Variant], results: &[Line<SemanticResult>], mode: Mode)
 fn grade_outputs(
     v: &Variant,
     r: &Record,
-    got: &SemanticResult,
+    got: &Outputs<Option<Bits>>,
     p: Profile,
     failures: &mut Vec<Failure>,
 ) {
     let shapes = v.suite.shape.outputs();
     for o in [Out::D, Out::Mem, Out::P] {
-        if got.outputs.get(o).is_some() && !shapes.iter().any(|s| s.out == o) {
+        if got.get(o).is_some() && !shapes.iter().any(|s| s.out == o) {
             failures.push(Failure {
                 what: format!("{}: an output this instruction does not have", o.name()),
                 expected: "no such key".to_owned(),
                 got: "present".to_owned(),
+                slot: None,
             });
         }
     }
     for s in &shapes {
-        grade_output(
-            s,
-            v.suite.slots(r, p, s.out),
-            got.outputs.get(s.out),
-            failures,
-        );
+        grade_output(s, v.suite.slots(r, p, s.out), got.get(s.out), failures);
     }
 }
 
@@ -315,6 +322,7 @@ pub fn grade_raw(variants: &[Variant], dir: &Path, mode: Mode) -> Result<Section
                         what: "no result (no raw buffer)".to_owned(),
                         expected: raw_name(&v.stem, None),
                         got: "nothing".to_owned(),
+                        slot: None,
                     });
                     cases.push(t);
                 }
@@ -406,6 +414,7 @@ fn grade_buffer(
                     .to_owned(),
                 expected: format!("{want} bytes"),
                 got: format!("{} bytes", bytes.len()),
+                slot: None,
             });
         }
         return cases;
@@ -457,6 +466,10 @@ fn grade_buffer(
                     }
                     _ => format!("{:#x}", s.got),
                 },
+                slot: Some(Slot {
+                    output: s.out,
+                    index: s.slot,
+                }),
             });
         }
         if !t.failures.is_empty() {
@@ -464,4 +477,23 @@ fn grade_buffer(
         }
     }
     cases
+}
+
+#[cfg(test)]
+mod tests {
+    use super::record_number;
+
+    #[test]
+    fn a_record_number_is_what_follows_the_last_hash() {
+        for (id, want) in [
+            ("red.add.f32#0", Some("0")),
+            ("shfl.sync.idx.b32#117", Some("117")),
+            ("a#b#12", Some("12")),
+            ("red.add.f32", None),
+            ("red.add.f32#", None),
+            ("red.add.f32#x1", None),
+        ] {
+            assert_eq!(record_number(id), want, "case: {id}");
+        }
+    }
 }

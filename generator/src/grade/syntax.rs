@@ -8,9 +8,10 @@ use std::path::Path;
 
 use ptxvec_spec::Spec;
 
-use super::report::{Failure, Section, Status, TestCase};
-use super::results::{Answer, Line, SyntaxResult};
+use super::report::{CaseInputs, Failure, Section, Status, TestCase};
+use super::results::{Answer, BadLine, ById, Line, SyntaxResult};
 use crate::error::{Error, Result};
+use crate::record::position::char_column;
 use crate::syntax::case::{Case, Verdict};
 use crate::syntax::judge::Kind;
 
@@ -31,7 +32,8 @@ pub fn load(spec: &Spec, vectors: &Path) -> Result<Vec<(String, Vec<Case>)>> {
                     "{}:{}:{}: {}",
                     path.display(),
                     i + 1,
-                    e.column(),
+                    // serde_json counts bytes; the project's columns count characters.
+                    char_column(line, e.column().saturating_sub(1)),
                     crate::record::strip_position(&e)
                 ))
             })?;
@@ -59,17 +61,16 @@ fn kind_name(c: &Case) -> &'static str {
     }
 }
 
-/// Grades `results` against the cases: one test case per case of every graded
-/// instruction, then one per unknown id.
+/// Grades `results` (and `bad`, the lines of the same file that could not be read)
+/// against the cases: one test case per case of every graded instruction, then one
+/// per unknown id.
 pub fn grade(
     vectors: &[(String, Vec<Case>)],
     results: &[Line<SyntaxResult>],
+    bad: &[BadLine],
     mode: Mode,
 ) -> Section {
-    let mut by_id = BTreeMap::<&str, Vec<&Line<SyntaxResult>>>::new();
-    for r in results {
-        by_id.entry(r.value.id.as_str()).or_default().push(r);
-    }
+    let by_id = ById::new(results, bad);
     let mut known = BTreeSet::new();
     let mut cases = Vec::new();
     let mut not_graded = Vec::new();
@@ -77,20 +78,17 @@ pub fn grade(
         list.iter().for_each(|c| {
             known.insert(c.id.as_str());
         });
-        let named = list.iter().any(|c| by_id.contains_key(c.id.as_str()));
+        let named = list.iter().any(|c| by_id.names(&c.id));
         if !named && !mode.all {
             not_graded.push(instruction.clone());
             continue;
         }
         for c in list {
-            cases.push(grade_case(instruction, c, by_id.get(c.id.as_str()), mode));
+            cases.push(grade_case(instruction, c, &by_id, mode));
         }
     }
-    for (id, lines) in &by_id {
-        if !known.contains(id) {
-            let at: Vec<String> = lines.iter().map(|l| l.line.to_string()).collect();
-            cases.push(unknown(id, &at));
-        }
+    for (id, at) in by_id.unknown(&known) {
+        cases.push(unknown(id, &at));
     }
     Section {
         name: "syntax",
@@ -108,12 +106,7 @@ pub fn grade(
     }
 }
 
-fn grade_case(
-    instruction: &str,
-    c: &Case,
-    got: Option<&Vec<&Line<SyntaxResult>>>,
-    mode: Mode,
-) -> TestCase {
+fn grade_case(instruction: &str, c: &Case, by_id: &ById<'_, SyntaxResult>, mode: Mode) -> TestCase {
     let kind = kind_name(c);
     let mut groups = BTreeMap::new();
     groups.insert("kind", kind.to_owned());
@@ -127,55 +120,39 @@ fn grade_case(
     };
     let mut failures = Vec::new();
     let mut not_graded = None;
-    match got.map(Vec::as_slice) {
-        None | Some([]) => failures.push(Failure {
+    if !by_id.names(&c.id) {
+        failures.push(Failure {
             what: "no result".to_owned(),
-            expected,
+            expected: expected.clone(),
             got: "nothing".to_owned(),
-        }),
-        Some([first, rest @ ..]) => {
-            let r = &first.value;
-            let (accepted, got) = match &r.answer {
-                Answer::Accepted => (true, "accepted".to_owned()),
-                Answer::Rejected(m) => (
-                    false,
-                    format!(
-                        "rejected{}",
-                        m.as_ref().map(|m| format!(": {m}")).unwrap_or_default()
-                    ),
-                ),
-                Answer::Skipped(why) => {
-                    not_graded = Some(format!("skipped by the consumer: {why}"));
-                    (c.verdict == Verdict::Legal, String::new())
-                }
-            };
-            let wanted = c.verdict == Verdict::Legal;
-            if !rest.is_empty() {
-                let at: Vec<String> = std::iter::once(first)
-                    .chain(rest)
-                    .map(|l| l.line.to_string())
-                    .collect();
-                failures.push(Failure {
-                    what: format!("duplicate id: lines {}", at.join(", ")),
-                    expected: "one result".to_owned(),
-                    got: format!("{} results", at.len()),
-                });
+            slot: None,
+        });
+    }
+    if let Some(first) = by_id.answer(&c.id, &mut failures) {
+        let (accepted, got) = match &first.value.answer {
+            Answer::Accepted(m) => (true, said("accepted", m)),
+            Answer::Rejected(m) => (false, said("rejected", m)),
+            Answer::Skipped(why) => {
+                not_graded = Some(format!("skipped by the consumer: {why}"));
+                (c.verdict == Verdict::Legal, String::new())
             }
-            if accepted != wanted {
-                if mode.parser && kind == "invalid" {
-                    not_graded = Some("invalid, accepted: a grammar-only consumer is not asked to reject it (--parser)".to_owned());
+        };
+        let wanted = c.verdict == Verdict::Legal;
+        if accepted != wanted {
+            if mode.parser && kind == "invalid" {
+                not_graded = Some("invalid, accepted: a grammar-only consumer is not asked to reject it (--parser)".to_owned());
+            } else {
+                let what = if wanted {
+                    "legal case rejected"
                 } else {
-                    let what = if wanted {
-                        "legal case rejected"
-                    } else {
-                        "illegal case accepted"
-                    };
-                    failures.push(Failure {
-                        what: format!("{what} (line {})", first.line),
-                        expected,
-                        got,
-                    });
-                }
+                    "illegal case accepted"
+                };
+                failures.push(Failure {
+                    what: format!("{what} (line {})", first.line),
+                    expected,
+                    got,
+                    slot: None,
+                });
             }
         }
     }
@@ -193,12 +170,24 @@ fn grade_case(
         not_graded,
         failures,
         text: c.text.clone(),
-        inputs: format!(".version {}, .target {}", c.ptx, c.target),
+        inputs: CaseInputs::Module {
+            ptx: c.ptx.to_string(),
+            target: c.target.to_string(),
+        },
         source: match &c.source.quote {
             Some(q) => format!("{}: \"{q}\"", c.source.cite),
             None => c.source.cite.clone(),
         },
         reproduce: format!("ptxvec emit-ptx '{}'", c.id),
+    }
+}
+
+/// An answer as the reports show it: `accepted` or `rejected`, and what the
+/// consumer said with it.
+fn said(answer: &str, message: &Option<String>) -> String {
+    match message {
+        Some(m) => format!("{answer}: {m}"),
+        None => answer.to_owned(),
     }
 }
 
@@ -215,9 +204,10 @@ pub fn unknown(id: &str, lines: &[String]) -> TestCase {
             what: format!("unknown id (line {})", lines.join(", ")),
             expected: "an id of the vectors".to_owned(),
             got: id.to_owned(),
+            slot: None,
         }],
         text: String::new(),
-        inputs: String::new(),
+        inputs: CaseInputs::None,
         source: String::new(),
         reproduce: "ptxvec grade --vectors DIR: is DIR the vectors the results answer?".to_owned(),
     }

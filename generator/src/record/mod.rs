@@ -8,6 +8,7 @@
 pub mod bits;
 pub mod expectation;
 mod line;
+pub mod position;
 mod scan;
 pub mod shape;
 
@@ -628,7 +629,8 @@ pub fn read_text(name: &str, text: &str) -> Result<Vec<Record>, ReadError> {
             Record::from_line(l).map_err(|e| ReadError::Line {
                 path: name.to_owned(),
                 line: n + 1,
-                column: e.column(),
+                // serde_json counts bytes; the project's columns count characters.
+                column: position::char_column(l, e.column().saturating_sub(1)),
                 message: strip_position(&e),
             })
         })
