@@ -224,3 +224,41 @@ fn raw_buffers_may_be_gzipped() {
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("not a gzip stream"), "{}", String::from_utf8_lossy(&o.stderr));
 }
+
+/// `grade --clients vectors/clients --html FILE`: one page, clients × instructions
+/// for syntax and semantics with silicon as the reference row, every linked cell's
+/// failures on the same page, no external resource; exit 0.
+#[test]
+fn the_dashboard_covers_every_client_and_links_each_failing_cell() {
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("dashboard.html");
+    let o = Command::new(env!("CARGO_BIN_EXE_ptxvec"))
+        .current_dir(repo())
+        .args(["grade", "--clients", "vectors/clients", "--html"])
+        .arg(&page)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{stdout}");
+    let html = std::fs::read_to_string(&page).unwrap();
+    for client in ["ptxas-13.5-12.9", "ptx-syntax-0.5.0", "zluda-ptx-parser-8a7931b", "gpgpu-sim-667834c", "sm_90 silicon"] {
+        assert!(html.contains(client) && stdout.contains(client), "{client} missing");
+    }
+    assert!(html.contains("Syntax: parsers and assemblers") && html.contains("Semantics: silicon and engines"));
+    // Every link goes to an element of the page.
+    let mut links = 0;
+    for part in html.split("href=\"#").skip(1) {
+        let target = &part[..part.find('"').unwrap()];
+        assert!(html.contains(&format!("id=\"{target}\"")), "a link to nothing: #{target}");
+        links += 1;
+    }
+    assert!(links >= 10, "{links} links");
+    assert!(html.contains("id=\"t-semantic-gpgpu-sim-667834c-shfl-sync\""));
+    assert!(!html.contains("http://") && !html.contains("https://") && !html.contains("<script"));
+    let o = Command::new(env!("CARGO_BIN_EXE_ptxvec"))
+        .current_dir(repo())
+        .args(["grade", "--clients", "vectors/clients", "--syntax", "-"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+}

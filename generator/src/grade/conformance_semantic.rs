@@ -126,7 +126,7 @@ pub fn table(spec: &Spec, vectors: &Path, clients: &Path) -> Result<String> {
 }
 
 /// The client's explanations, by `<instruction>: <group>`.
-fn explanations(dir: &Path) -> Result<BTreeMap<String, String>> {
+pub fn explanations(dir: &Path) -> Result<BTreeMap<String, String>> {
     let path = dir.join(EXPLANATIONS);
     match std::fs::read_to_string(&path) {
         Ok(text) => serde_json::from_str(&text).map_err(|e| {

@@ -13,6 +13,7 @@
 pub mod accept;
 pub mod conformance;
 pub mod conformance_semantic;
+pub mod dashboard;
 pub mod html;
 pub mod junit;
 pub mod report;
@@ -53,7 +54,7 @@ impl GradeProfile {
 
 /// Arguments of `ptxvec grade`.
 #[derive(Debug, clap::Args)]
-#[command(group(clap::ArgGroup::new("results").required(true).multiple(true).args(["syntax", "semantic", "raw"])))]
+#[command(group(clap::ArgGroup::new("results").required(true).multiple(true).args(["syntax", "semantic", "raw", "clients"])))]
 pub struct Args {
     /// Syntax results: JSON Lines `{"id": <case id>, "accepted": true|false,
     /// "message": "..."}` (`-` for stdin).
@@ -68,6 +69,12 @@ pub struct Args {
     /// vectors/semantic/<stem>.jsonl, `<stem>.<window>.bin` for a generic `red`.
     #[arg(long)]
     pub raw: Option<PathBuf>,
+    /// Grade every recorded client in this folder (vectors/clients) and, with
+    /// --html, write the conformance dashboard: clients × instructions, syntax and
+    /// semantics, silicon as the reference, each cell linked to its failures.
+    /// Exit 0: the clients' failures are what the page reports.
+    #[arg(long, conflicts_with_all = ["syntax", "semantic", "raw", "parser", "json", "junit"])]
+    pub clients: Option<PathBuf>,
     /// Grade a grammar-only syntax consumer: legal and malformed cases; accepting an
     /// invalid case is not graded.
     #[arg(long)]
@@ -95,6 +102,14 @@ pub struct Args {
 
 /// Runs `ptxvec grade`: findings when any case fails.
 pub fn run(spec: &Spec, args: &Args, out: &mut dyn Write) -> Result<Outcome> {
+    if let Some(clients) = &args.clients {
+        let d = dashboard::build(spec, &args.vectors, clients)?;
+        if let Some(path) = &args.html {
+            crate::files::write_atomic(path, d.html.as_bytes()).map_err(|e| Error::io(path, e))?;
+        }
+        write!(out, "{}", d.summary).map_err(Error::Stdout)?;
+        return Ok(Outcome::Pass);
+    }
     if args.syntax.as_deref() == Some(Path::new("-"))
         && args.semantic.as_deref() == Some(Path::new("-"))
     {

@@ -351,6 +351,7 @@ pub fn grade_raw(variants: &[Variant], dir: &Path, mode: Mode) -> Result<Section
                         what: "the record crashed the engine (alone in its module)".to_owned(),
                         expected: "a result".to_owned(),
                         got: c.reason.clone(),
+                        slot: None,
                     }];
                 }
             }
@@ -451,6 +452,10 @@ fn grade_buffer(
                 },
                 expected: expectation_text(e),
                 got: format!("{:#x}", s.got),
+                slot: Some(Slot {
+                    output: s.out,
+                    index: s.slot,
+                }),
             });
         }
         let reported = |s: &raw::SlotBits| left.iter().any(|(l, _)| (l.out, l.slot) == (s.out, s.slot));
