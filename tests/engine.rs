@@ -262,3 +262,47 @@ fn the_dashboard_covers_every_client_and_links_each_failing_cell() {
         .unwrap();
     assert_eq!(o.status.code(), Some(2));
 }
+
+/// index.json's `launches` are what the modules need: for every run, the grid,
+/// block and buffer sizes of the module `emit-ptx` writes (its header comment
+/// states the same), the raw buffer's name that `grade --raw` reads, and the
+/// records it skips, as a record list.
+#[test]
+fn index_launches_match_the_modules() {
+    let index: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(repo().join("vectors/index.json")).unwrap()).unwrap();
+    let files = index["files"].as_array().unwrap();
+    let mut runs = 0;
+    for f in files.iter().filter(|f| {
+        let v = f["variant"].as_str().unwrap();
+        ["activemask.b32", "red.add.f32", "vote.sync.all.pred", "shfl.sync.idx.b32-d"].contains(&v)
+            || v.starts_with("cp.reduce.async.bulk.shared::cluster")
+    }) {
+        let variant = f["variant"].as_str().unwrap();
+        for l in f["launches"].as_array().unwrap() {
+            let mut c = Command::new(env!("CARGO_BIN_EXE_ptxvec"));
+            c.current_dir(repo()).args(["emit-ptx", "--variant", variant, "--raw"]);
+            if let Some(w) = l["window"].as_str() {
+                c.args(["--window", w]);
+            }
+            let m = String::from_utf8(c.output().unwrap().stdout).unwrap();
+            let header = format!(
+                "launch: grid ({}, 1, 1), block ({}, 1, 1)",
+                l["grid"], l["block"]
+            );
+            assert!(m.contains(&header), "{variant}: {header}");
+            assert!(m.contains(&format!("writes {} bytes at out", l["raw_bytes"])), "{variant}");
+            assert_eq!(m.contains(".reqnctapercluster 2, 1, 1"), l["cluster"] == serde_json::json!([2, 1, 1]), "{variant}");
+            assert!(m.contains(&format!(".version {}", l["ptx"].as_str().unwrap())), "{variant}");
+            assert_eq!(l["poison"], "0xa5");
+            let raw = l["raw_file"].as_str().unwrap();
+            assert!(raw.ends_with(".bin") && raw.starts_with(variant.replace("::", "__").as_str()), "{raw}");
+            runs += 1;
+        }
+    }
+    assert!(runs >= 8, "{runs} runs");
+    // vote's records where a lane outside the membermask executes are skipped.
+    let vote = files.iter().find(|f| f["variant"] == "vote.sync.all.pred").unwrap();
+    let skipped = vote["launches"][0]["skipped"].as_str().unwrap();
+    assert!(skipped.starts_with("24-31,"), "{skipped}");
+}

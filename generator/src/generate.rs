@@ -133,7 +133,7 @@ pub fn generate(spec: &Spec, out: &Path, req: &Request<'_>) -> Result<Written> {
             illegal: cases.len() - legal,
         });
     }
-    for (row, text) in export::files(&variants, req.seed, req.count)? {
+    for (row, text) in export::files(spec, &variants, req.seed, req.count)? {
         writes.push((row.file.clone(), text.into_bytes()));
         written.semantic.push(row);
     }

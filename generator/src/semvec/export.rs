@@ -31,6 +31,77 @@ pub struct IndexEntry {
     /// What a runner must choose that the records leave open.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub choices: Vec<String>,
+    /// How to launch the variant's self-checking module (`emit-ptx --variant`),
+    /// once per run (a `red` stated with generic addressing runs in each window):
+    /// what a runner needs, so that none reads the module's header comment.
+    pub launches: Vec<LaunchEntry>,
+}
+
+/// One run of a variant's self-checking module: its launch and buffers
+/// (vectors/silicon/README.md gives the calling convention).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LaunchEntry {
+    /// The window, for a `red` stated with generic addressing (`emit-ptx --window`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window: Option<String>,
+    /// The module's `.version` and `.target` as `emit-ptx --variant` writes them.
+    pub ptx: String,
+    /// See `ptx`.
+    pub target: String,
+    /// Blocks, in x (y and z are 1).
+    pub grid: u32,
+    /// Threads per block, in x.
+    pub block: u32,
+    /// The cluster shape the module states itself (`.reqnctapercluster`): a plain
+    /// launch still; absent where it states none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cluster: Option<[u32; 3]>,
+    /// Bytes `ptxvec_raw` writes from its `out` pointer, which a runner fills with
+    /// the poison byte first.
+    pub raw_bytes: usize,
+    /// Bytes `ptxvec_check` writes from its `result` pointer (zeroed first).
+    pub check_bytes: usize,
+    /// The poison byte (`0xa5`).
+    pub poison: String,
+    /// The raw buffer's file name, as `grade --raw` reads it.
+    pub raw_file: String,
+    /// Records the module skips (a lane outside the membermask executes), as a
+    /// record list (`24-31,40-47`, as `emit-ptx --records` reads it).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub skipped: String,
+}
+
+/// The launches of a variant's records (as [`files`] writes them).
+pub fn launches(spec: &Spec, id: &str, records: Vec<crate::record::Record>) -> Result<Vec<LaunchEntry>> {
+    let suite = crate::selfcheck::Suite::parse(spec, id, records)?;
+    let stem = file_name(id);
+    let stem = stem.strip_suffix(".jsonl").unwrap_or(&stem);
+    Ok(suite
+        .runs()
+        .iter()
+        .map(|s| {
+            let (ptx, target) = s.default_module();
+            let l = s.launch();
+            LaunchEntry {
+                window: s.window().map(str::to_owned),
+                ptx,
+                target,
+                grid: l.grid,
+                block: l.block,
+                cluster: s.cluster_dims(),
+                raw_bytes: l.out_bytes,
+                check_bytes: l.result_bytes,
+                poison: format!("{:#04x}", crate::selfcheck::raw::POISON),
+                raw_file: crate::engine::raw_file(stem, s),
+                skipped: crate::selfcheck::subset::records_list(
+                    &(0..s.records.len())
+                        .filter(|&r| crate::selfcheck::skipped(&s.records[r]))
+                        .collect::<Vec<_>>(),
+                ),
+            }
+        })
+        .collect())
 }
 
 /// The manifest.
@@ -54,14 +125,13 @@ pub fn file_name(id: &str) -> String {
 }
 
 /// A variant's file, as text.
-pub fn jsonl(v: &Variant<'_>, seed: u64, count: usize) -> Result<(String, usize)> {
-    let recs = records::records(v, seed, count)?;
+fn jsonl(recs: &[crate::record::Record]) -> String {
     let mut text = String::new();
-    for r in &recs {
+    for r in recs {
         text.push_str(&r.to_line());
         text.push('\n');
     }
-    Ok((text, recs.len()))
+    text
 }
 
 /// Which variants to write: all, or those whose id or instruction is named.
@@ -78,11 +148,13 @@ pub fn selected<'s>(spec: &'s Spec, only: &[String]) -> Vec<Variant<'s>> {
 }
 
 /// The index row and the text of each of `chosen`'s files.
-pub fn files(chosen: &[Variant<'_>], seed: u64, count: usize) -> Result<Vec<(IndexEntry, String)>> {
+pub fn files(spec: &Spec, chosen: &[Variant<'_>], seed: u64, count: usize) -> Result<Vec<(IndexEntry, String)>> {
     chosen
         .iter()
         .map(|v| {
-            let (text, n) = jsonl(v, seed, count)?;
+            let recs = records::records(v, seed, count)?;
+            let (text, n) = (jsonl(&recs), recs.len());
+            let launches = launches(spec, &v.id, recs)?;
             let row = IndexEntry {
                 file: format!("semantic/{}", file_name(&v.id)),
                 variant: v.id.clone(),
@@ -91,6 +163,7 @@ pub fn files(chosen: &[Variant<'_>], seed: u64, count: usize) -> Result<Vec<(Ind
                 sha256: format!("{:x}", Sha256::digest(text.as_bytes())),
                 operands: super::binding::operands(v),
                 choices: super::binding::choices(v),
+                launches,
             };
             Ok((row, text))
         })

@@ -98,6 +98,19 @@ pub struct Launch {
 }
 
 impl Suite {
+    /// The cluster shape the self-checking module states (`.reqnctapercluster`):
+    /// the `.shared::cluster` bulk form's pairs of CTAs; `None` for every other.
+    pub fn cluster_dims(&self) -> Option<[u32; 3]> {
+        matches!(
+            self.exec,
+            Execution::Memory {
+                space: MemSpace::BulkCluster,
+                ..
+            }
+        )
+        .then_some([CLUSTER, 1, 1])
+    }
+
     /// Bytes of one memory record (elements × width).
     pub fn stride(&self) -> usize {
         match self.exec {
