@@ -122,7 +122,8 @@ pub struct Slot {
     pub optional: bool,
     /// What the position takes, once its line's group has resolved it
     /// ([`crate::model::Instruction::resolve_slots`]); `None` until then, when
-    /// [`crate::model::SyntaxGroup::takes`] asks the group's sets.
+    /// [`crate::model::SyntaxGroup::takes`] asks the group's sets. A cache: code
+    /// that changes a loaded group's sets (the coverage mutants) resolves again.
     pub takes: Option<QualMask>,
 }
 

@@ -320,6 +320,8 @@ pub fn run(spec: &Spec, cases: &[Case]) -> Result<Adequacy> {
             total += 1;
             let mut ms = light.clone();
             ms.instructions[fi].instruction = m.instruction;
+            // A mutant's sets differ from those its slots were resolved against.
+            ms.instructions[fi].instruction.resolve_slots();
             let judged = mine
                 .iter()
                 .any(|c| verdict(&ms, c) != Some((c.verdict == Verdict::Legal, c.rule.clone())));
