@@ -97,12 +97,13 @@ fn a_module_the_engine_cannot_load_is_not_run_with_the_reason() {
 fn bad_runner_arguments_are_usage_errors() {
     let dir = tempfile::tempdir().unwrap();
     for (args, says) in [
-        (&["--cc", "nine"][..], "expected a compute capability"),
-        (&["--variant", "no.such"], "unknown variant"),
+        (&["--runner", "/bin/false", "--cc", "nine"][..], "expected a compute capability"),
+        (&["--runner", "/bin/false", "--variant", "no.such"], "unknown variant"),
+        (&["--runner", "/nonexistent/runner"], "no such program"),
     ] {
         let o = Command::new(env!("CARGO_BIN_EXE_ptxvec"))
             .current_dir(repo())
-            .args(["run-engine", "--engine", "x", "--runner", "/bin/false", "--out"])
+            .args(["run-engine", "--engine", "x", "--out"])
             .arg(dir.path())
             .args(args)
             .output()
@@ -305,4 +306,21 @@ fn index_launches_match_the_modules() {
     let vote = files.iter().find(|f| f["variant"] == "vote.sync.all.pred").unwrap();
     let skipped = vote["launches"][0]["skipped"].as_str().unwrap();
     assert!(skipped.starts_with("24-31,"), "{skipped}");
+}
+
+/// A corrupt runs.json beside raw buffers is bad input: exit 2, naming the file,
+/// its line and column; nothing is graded from it.
+#[test]
+fn a_corrupt_runs_file_is_an_input_error() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("runs.json"), "{\"format\":\"ptxvec-engine-runs/1\",\n \"engine\": 3}").unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_ptxvec"))
+        .current_dir(repo())
+        .args(["grade", "--raw"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("runs.json:2:"), "{err}");
 }

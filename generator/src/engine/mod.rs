@@ -66,6 +66,14 @@ const REFUSED: &str = "the module fails whole and record by record";
 /// or a run failed.
 pub fn run(args: &Args, spec: &Spec, out: &mut dyn std::io::Write) -> Result<Outcome> {
     let cc = parse_cc(&args.cc)?;
+    // A runner that is not there would fail every call, and every variant would
+    // read as one the engine cannot load.
+    if !args.runner.is_file() {
+        return Err(Error::Usage(format!(
+            "--runner {}: no such program (build runner/ptxvec-runner.c: runner/README.md)",
+            args.runner.display()
+        )));
+    }
     let mut idx = selfcheck::index(&args.vectors)?;
     for v in &args.variants {
         if !idx.iter().any(|e| e.variant == *v) {
