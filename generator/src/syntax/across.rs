@@ -70,8 +70,13 @@ pub fn only_across(instruction: &Instruction, table: &Table) -> bool {
 /// take the table's whole columns, when the table has no entry for it. Forms are tried
 /// in the table's order; the first that reads the qualifiers exactly wins.
 pub fn table_refusal<'s>(instruction: &'s Instruction, quals: &[Qualifier]) -> Option<(&'s Table, Spelling<'s>)> {
-    for table in instruction.tables.iter().filter(|t| t.kind == TableKind::Combinations && only_across(instruction, t)) {
+    for table in instruction.tables.iter().filter(|t| t.kind == TableKind::Combinations) {
         let cols = columns(table);
+        // Whether the table is read across lines depends on the spec alone, and
+        // costs more than the placements: asked only once one of them reads the
+        // qualifiers and the table refuses the reading (the batch judge reads tens
+        // of thousands of chains that no table's columns place).
+        let mut across = None;
         for (group, form) in instruction.forms().filter(|(_, f)| table.forms.contains(&f.id)) {
             let placement = fit(group, form, quals, &cols);
             if placement.cost(form) != 0 {
@@ -79,7 +84,9 @@ pub fn table_refusal<'s>(instruction: &'s Instruction, quals: &[Qualifier]) -> O
             }
             let slots = placement.placed.iter().map(|p| p.map(|i| quals[i])).collect();
             let spelling = Spelling { instruction, group, form, slots };
-            if spelling.refusal() == Some(Refusal::Table(&table.id)) {
+            if spelling.refusal() == Some(Refusal::Table(&table.id))
+                && *across.get_or_insert_with(|| only_across(instruction, table))
+            {
                 return Some((table, spelling));
             }
         }
