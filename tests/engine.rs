@@ -35,15 +35,16 @@ fn run(env: &[(&str, &str)], out: &Path) -> (Output, RunsFile, Option<Vec<u8>>) 
     (o, runs, bin)
 }
 
-fn python() -> bool {
-    Command::new("python3").arg("--version").output().is_ok_and(|o| o.status.success())
+/// The stand-in runner is a Python script: without python3 the tests fail, and
+/// say why.
+fn need_python() {
+    let here = Command::new("python3").arg("--version").output().is_ok_and(|o| o.status.success());
+    assert!(here, "tests/engine.rs needs python3 for its stand-in runner");
 }
 
 #[test]
 fn a_crashing_record_is_found_alone_and_the_rest_keep_their_results() {
-    if !python() {
-        panic!("tests/engine.rs needs python3 for its stand-in runner");
-    }
+    need_python();
     let dir = tempfile::tempdir().unwrap();
     let (o, runs, bin) = run(&[("STANDIN_CRASH", "5,20")], dir.path());
     let stdout = String::from_utf8_lossy(&o.stdout);
@@ -71,9 +72,7 @@ fn a_crashing_record_is_found_alone_and_the_rest_keep_their_results() {
 
 #[test]
 fn a_module_the_engine_cannot_load_is_not_run_with_the_reason() {
-    if !python() {
-        panic!("tests/engine.rs needs python3 for its stand-in runner");
-    }
+    need_python();
     let dir = tempfile::tempdir().unwrap();
     let (o, runs, bin) = run(&[("STANDIN_REFUSE", "1")], dir.path());
     assert_eq!(o.status.code(), Some(1));

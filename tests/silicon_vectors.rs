@@ -472,6 +472,7 @@ fn raw_grading_reads_the_poison() {
 fn modules_lower_to_their_records_requirement() {
     let new = ptxvec_generator::ptxas::from_env("PTXVEC_PTXAS").unwrap_or_else(|e| panic!("{e}"));
     let old = ptxvec_generator::ptxas::from_env("PTXVEC_PTXAS_CU12").unwrap_or_else(|e| panic!("{e}"));
+    let model = ptxvec_spec::Spec::load(&spec_root()).unwrap().targets;
     let dir = tempfile::tempdir().unwrap();
     let (mut n, mut failures) = (0, Vec::new());
     for s in suites().iter().flat_map(Suite::runs) {
@@ -480,7 +481,7 @@ fn modules_lower_to_their_records_requirement() {
             if arch < 50 {
                 continue;
             }
-            assert!(s.allows(p, t), "{}: its own requirement {t} {p}", s.id);
+            assert!(s.allows(&model, p, t), "{}: its own requirement {t} {p}", s.id);
             let ptxas = if arch >= 75 { &new } else { &old };
             let m = module(&s, p, t, Entries::Both);
             if let Err(e) = ptxvec_generator::ptxas::assemble_module(ptxas, t, &m, dir.path(), &n.to_string()) {
@@ -498,6 +499,7 @@ fn modules_lower_to_their_records_requirement() {
 /// forms sm_100a with PTX 8.6 or the sm_100f family with PTX 8.8.
 #[test]
 fn lowering_stops_at_the_requirement() {
+    let model = ptxvec_spec::Spec::load(&spec_root()).unwrap().targets;
     let all = suites();
     let int = all.iter().find(|s| s.id == "redux.sync.add.u32").unwrap();
     for (ptx, target, ok) in [
@@ -508,7 +510,7 @@ fn lowering_stops_at_the_requirement() {
         ("x", "sm_80", false),
         ("7.0", "gfx90", false),
     ] {
-        assert_eq!(int.allows(ptx, target), ok, "redux.sync.add.u32 at {target} {ptx}");
+        assert_eq!(int.allows(&model, ptx, target), ok, "redux.sync.add.u32 at {target} {ptx}");
     }
     let f32 = all.iter().find(|s| s.id == "redux.sync.min.f32").unwrap();
     for (ptx, target, ok) in [
@@ -521,7 +523,7 @@ fn lowering_stops_at_the_requirement() {
         ("8.6", "sm_100f", false),
         ("8.8", "sm_120f", false),
     ] {
-        assert_eq!(f32.allows(ptx, target), ok, "redux.sync.min.f32 at {target} {ptx}");
+        assert_eq!(f32.allows(&model, ptx, target), ok, "redux.sync.min.f32 at {target} {ptx}");
     }
     let o = std::process::Command::new(env!("CARGO_BIN_EXE_ptxvec"))
         .current_dir(spec_root().join(".."))

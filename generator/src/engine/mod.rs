@@ -94,7 +94,7 @@ pub fn run(args: &Args, spec: &Spec, out: &mut dyn std::io::Write) -> Result<Out
     let mut findings = false;
     for entry in &idx {
         let suite = selfcheck::load(spec, entry, &args.vectors)?;
-        let stem = stem_of(&entry.file);
+        let stem = crate::semvec::export::stem(&entry.variant);
         for s in suite.runs() {
             let name = raw_file(&stem, &s);
             let r = match s.module_for(cc) {
@@ -135,12 +135,6 @@ fn parse_cc(text: &str) -> Result<(i32, i32)> {
     let bad = || Error::Usage(format!("--cc {text:?}: expected a compute capability such as 9.0"));
     let (a, b) = text.split_once('.').ok_or_else(bad)?;
     Ok((a.parse().map_err(|_| bad())?, b.parse().map_err(|_| bad())?))
-}
-
-/// `semantic/red.add.f32.jsonl` → `red.add.f32`.
-fn stem_of(file: &str) -> String {
-    let name = file.rsplit('/').next().unwrap_or(file);
-    name.strip_suffix(".jsonl").unwrap_or(name).to_owned()
 }
 
 /// The raw buffer's name, as `grade --raw` reads it.

@@ -40,14 +40,8 @@ struct Row {
 /// (folders in name order).
 pub fn table(spec: &Spec, vectors: &Path, clients: &Path) -> Result<String> {
     let cases = syntax::load(spec, vectors)?;
-    let mut dirs: Vec<_> = std::fs::read_dir(clients)
-        .map_err(|e| Error::io(clients, e))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.join("syntax.jsonl").is_file())
-        .collect();
-    dirs.sort();
     let mut rows = Vec::new();
-    for dir in dirs {
+    for dir in client_folders(clients)?.into_iter().filter(|p| p.join("syntax.jsonl").is_file()) {
         let path = dir.join("syntax.jsonl");
         let mut bad = Vec::new();
         let results = parse::<SyntaxResult>(&path.display().to_string(), &read_input(&path)?, &mut bad);
@@ -98,6 +92,17 @@ pub fn table(spec: &Spec, vectors: &Path, clients: &Path) -> Result<String> {
         rows.push(row);
     }
     Ok(render(&rows))
+}
+
+/// The folders of the recorded clients under `clients`, in name order.
+pub fn client_folders(clients: &Path) -> Result<Vec<std::path::PathBuf>> {
+    let mut dirs: Vec<_> = std::fs::read_dir(clients)
+        .map_err(|e| Error::io(clients, e))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_dir())
+        .collect();
+    dirs.sort();
+    Ok(dirs)
 }
 
 fn render(rows: &[Row]) -> String {

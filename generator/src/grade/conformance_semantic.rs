@@ -65,12 +65,7 @@ fn strip_slots(what: &str) -> String {
 /// (folders in name order).
 pub fn table(spec: &Spec, vectors: &Path, clients: &Path) -> Result<String> {
     let variants = semantic::load(spec, vectors)?;
-    let mut dirs: Vec<_> = std::fs::read_dir(clients)
-        .map_err(|e| Error::io(clients, e))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.join(FILE).is_file())
-        .collect();
-    dirs.sort();
+    let dirs = super::conformance::client_folders(clients)?.into_iter().filter(|p| p.join(FILE).is_file());
     let mut t = String::from(
         "| engine | instruction | passed | failed | not run |\n| --- | --- | --- | --- | --- |\n",
     );
@@ -96,13 +91,8 @@ pub fn table(spec: &Spec, vectors: &Path, clients: &Path) -> Result<String> {
                 Status::NotGraded => {}
             }
         }
-        // Records of the variants the engine could not run.
-        for r in runs.runs.iter().filter(|r| r.not_run.is_some()) {
-            let instruction = variants
-                .iter()
-                .find(|v| v.suite.id == r.variant)
-                .map_or_else(String::new, |v| v.instruction.clone());
-            counts.entry(instruction).or_default().not_run += r.records;
+        for (instruction, n) in not_run_records(&runs, &variants) {
+            counts.entry(instruction).or_default().not_run += n;
         }
         for (instruction, n) in &counts {
             let _ = writeln!(t, "| `{name}` | {instruction} | {} | {} | {} |", n.passed, n.failed, n.not_run);
@@ -123,6 +113,18 @@ pub fn table(spec: &Spec, vectors: &Path, clients: &Path) -> Result<String> {
         }
     }
     Ok(t + &notes)
+}
+
+/// The records of each variant an engine could not run, by its instruction.
+pub fn not_run_records(runs: &RunsFile, variants: &[semantic::Variant]) -> Vec<(String, usize)> {
+    runs.runs
+        .iter()
+        .filter(|r| r.not_run.is_some())
+        .filter_map(|r| {
+            let v = variants.iter().find(|v| v.suite.id == r.variant)?;
+            Some((v.instruction.clone(), r.records))
+        })
+        .collect()
 }
 
 /// The client's explanations, by `<instruction>: <group>`.

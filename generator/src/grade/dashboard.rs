@@ -8,7 +8,7 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use ptxvec_oracle::profile::Profile;
 use ptxvec_spec::Spec;
@@ -54,7 +54,7 @@ pub struct Dashboard {
 
 /// Grades every client folder under `clients` and renders the page.
 pub fn build(spec: &Spec, vectors: &Path, clients: &Path) -> Result<Dashboard> {
-    let dirs = folders(clients)?;
+    let dirs = super::conformance::client_folders(clients)?;
     let instructions: Vec<String> = spec
         .instructions
         .iter()
@@ -85,15 +85,7 @@ pub fn build(spec: &Spec, vectors: &Path, clients: &Path) -> Result<Dashboard> {
         };
         let section = semantic::grade_raw(&variants, dir, mode)?;
         let runs = crate::engine::RunsFile::read(dir)?.unwrap_or_else(|| crate::engine::RunsFile::new(""));
-        let not_run: Vec<(String, usize)> = runs
-            .runs
-            .iter()
-            .filter(|r| r.not_run.is_some())
-            .filter_map(|r| {
-                let v = variants.iter().find(|v| v.suite.id == r.variant)?;
-                Some((v.instruction.clone(), r.records))
-            })
-            .collect();
+        let not_run = super::conformance_semantic::not_run_records(&runs, &variants);
         let mut r = row(name(dir), "engine", &section.cases, &not_run);
         r.explained = super::conformance_semantic::explanations(dir)?;
         semantic_rows.push(r);
@@ -128,16 +120,6 @@ td.cell small{display:block;color:#333}\
 .v{font-family:monospace;white-space:nowrap}code{font-family:monospace}\
 td.msg{font-family:monospace;font-size:90%;max-width:40em;overflow-wrap:anywhere}\
 h3{margin-top:1.5em}";
-
-fn folders(clients: &Path) -> Result<Vec<PathBuf>> {
-    let mut dirs: Vec<PathBuf> = std::fs::read_dir(clients)
-        .map_err(|e| Error::io(clients, e))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.is_dir())
-        .collect();
-    dirs.sort();
-    Ok(dirs)
-}
 
 fn name(dir: &Path) -> String {
     dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()

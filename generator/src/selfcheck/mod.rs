@@ -18,7 +18,7 @@ use std::path::Path;
 use ptxvec_oracle::float::Format;
 use ptxvec_oracle::memory::Engine;
 use ptxvec_oracle::profile::Profile;
-use ptxvec_spec::{QualKind, Qualifier, Spec};
+use ptxvec_spec::{PtxVersion, QualKind, Qualifier, Spec, Target, TargetModel};
 
 use sha2::Digest;
 
@@ -402,33 +402,19 @@ impl Suite {
     }
 
     /// Whether a module of `.version ptx` and `.target target` meets one of the
-    /// records' requirements: the version at least the requirement's, and the
-    /// target its own (`sm_90a` only for `sm_90a`), one of its family (`sm_100f`
-    /// for `sm_10xa` and `sm_10xf` from it on) or a plain one at least as high.
-    /// What `emit-ptx --variant --ptx --target` may lower a module to.
-    pub fn allows(&self, ptx: &str, target: &str) -> bool {
-        let version = |v: &str| -> Option<(u32, u32)> {
-            let (a, b) = v.split_once('.')?;
-            Some((a.parse().ok()?, b.parse().ok()?))
-        };
-        let arch = |t: &str| -> Option<(u32, String)> {
-            let rest = t.strip_prefix("sm_")?;
-            let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
-            Some((digits.parse().ok()?, rest[digits.len()..].to_owned()))
-        };
-        let (Some(v), Some((n, suffix))) = (version(ptx), arch(target)) else {
+    /// records' requirements, as the target model reads a requirement
+    /// ([`TargetModel::satisfies`]: `sm_90a` only for `sm_90a`, an `f` target for
+    /// its family from it on, a plain one for any later architecture). What
+    /// `emit-ptx --variant --ptx --target` may lower a module to.
+    pub fn allows(&self, model: &TargetModel, ptx: &str, target: &str) -> bool {
+        let (Ok(v), Ok(have)) = (ptx.parse::<PtxVersion>(), target.parse::<Target>()) else {
             return false;
         };
         self.requires.iter().any(|(p, t)| {
-            let (Some(pv), Some((tn, ts))) = (version(p), arch(t)) else {
-                return false;
-            };
-            let target_ok = match ts.as_str() {
-                "a" => target == t,
-                "f" => n / 10 == tn / 10 && n >= tn && matches!(suffix.as_str(), "a" | "f"),
-                _ => n >= tn,
-            };
-            v >= pv && target_ok
+            match (p.parse::<PtxVersion>(), t.parse::<Target>()) {
+                (Ok(pv), Ok(need)) => v >= pv && model.satisfies(have, need),
+                _ => false,
+            }
         })
     }
 

@@ -10,8 +10,7 @@
 
 use std::ops::Range;
 
-use super::ptx::LANE_BYTES;
-use super::{Execution, Suite, WARP};
+use super::Suite;
 use crate::error::{Error, Result};
 
 /// The most records a `--records` list may name (a variant has a few hundred).
@@ -113,10 +112,7 @@ impl Suite {
     /// The bytes record `k` (its position in this suite) owns in the `ptxvec_raw`
     /// buffer: its elements for a memory variant, its warp's lanes for a warp one.
     pub fn record_bytes(&self, k: usize) -> Range<usize> {
-        let stride = match self.exec {
-            Execution::Memory { .. } => self.stride(),
-            Execution::Warp { .. } => WARP * LANE_BYTES,
-        };
+        let stride = self.stride();
         k * stride..(k + 1) * stride
     }
 

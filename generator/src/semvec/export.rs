@@ -75,8 +75,7 @@ pub struct LaunchEntry {
 /// The launches of a variant's records (as [`files`] writes them).
 pub fn launches(spec: &Spec, id: &str, records: Vec<crate::record::Record>) -> Result<Vec<LaunchEntry>> {
     let suite = crate::selfcheck::Suite::parse(spec, id, records)?;
-    let stem = file_name(id);
-    let stem = stem.strip_suffix(".jsonl").unwrap_or(&stem);
+    let stem = stem(id);
     Ok(suite
         .runs()
         .iter()
@@ -93,7 +92,7 @@ pub fn launches(spec: &Spec, id: &str, records: Vec<crate::record::Record>) -> R
                 raw_bytes: l.out_bytes,
                 check_bytes: l.result_bytes,
                 poison: format!("{:#04x}", crate::selfcheck::raw::POISON),
-                raw_file: crate::engine::raw_file(stem, s),
+                raw_file: crate::engine::raw_file(&stem, s),
                 skipped: crate::selfcheck::subset::records_list(
                     &(0..s.records.len())
                         .filter(|&r| crate::selfcheck::skipped(&s.records[r]))
@@ -121,7 +120,13 @@ pub struct Index {
 /// A variant's file name: its id with `::` spelled `__`, so that every file system
 /// takes it.
 pub fn file_name(id: &str) -> String {
-    format!("{}.jsonl", id.replace("::", "__"))
+    format!("{}.jsonl", stem(id))
+}
+
+/// A variant's file stem (its file name without `.jsonl`), which names its raw
+/// buffers too.
+pub fn stem(id: &str) -> String {
+    id.replace("::", "__")
 }
 
 /// A variant's file, as text.

@@ -111,7 +111,7 @@ pub fn emit(spec: &Spec, req: VariantModule<'_>) -> Result<String> {
     // records' requirement, which ptxas holds every variant's module to
     // (tests/silicon_vectors.rs).
     let (p, t) = (ptx.map_or(p, str::to_owned), target.map_or(t, str::to_owned));
-    if !s.allows(&p, &t) {
+    if !s.allows(&spec.targets, &p, &t) {
         let need: Vec<String> = s.requires.iter().map(|(p, t)| format!("{t} with PTX {p}")).collect();
         return Err(Error::Usage(format!(
             "{id}: `.version {p}` `.target {t}` is below what its records require ({}): the module would not assemble",
@@ -201,8 +201,7 @@ pub fn run(args: &Args, spec: &Spec, spec_dir: &Path, out: &mut dyn Write) -> Re
                 }
             };
             if let Some(dir) = &args.raw_out {
-                let stem = entry.file.rsplit('/').next().unwrap_or(&entry.file);
-                let name = crate::engine::raw_file(stem.strip_suffix(".jsonl").unwrap_or(stem), &sw);
+                let name = crate::engine::raw_file(&crate::semvec::export::stem(id), &sw);
                 crate::files::write_atomic(&dir.join(&name), &raw_bytes).map_err(|e| Error::io(&dir.join(&name), e))?;
             }
             let e = evaluate(&sw, &p, &t, &raw_bytes, &check);
