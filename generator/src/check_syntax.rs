@@ -93,6 +93,14 @@ fn prediction(spec: &Spec, text: &str, ptx: PtxVersion, target: Target, j: &Judg
     departure::predict(spec, text, crate::syntax::context::Module { ptx, target }, CHECK_PTXAS, j)
 }
 
+/// [`prediction`], its rewritten texts judged through the batch's index.
+fn index_prediction(index: &Index<'_>, text: &str, ptx: PtxVersion, target: Target, j: &Judgement) -> Option<Prediction> {
+    let module = crate::syntax::context::Module { ptx, target };
+    departure::predict_by(index.spec(), text, module, CHECK_PTXAS, j, |t| {
+        index.judge(t, &Tokens::of(t), ptx, target, Order::Lenient)
+    })
+}
+
 /// The human line's note on a prediction: `(ptxas 13.5 accepts this: E019)`.
 pub fn prediction_note(p: &Prediction) -> String {
     let does = if p.fails { "fails on" } else if p.accepts { "accepts" } else { "rejects" };
@@ -312,7 +320,7 @@ pub fn answer_lines(
             } => {
                 let tokens = Tokens::of(&text);
                 let j = index.judge(&text, &tokens, ptx, target, order);
-                let predicted = prediction(spec, &text, ptx, target, &j);
+                let predicted = index_prediction(index, &text, ptx, target, &j);
                 serde_json::to_string(&answer(&j, req.id, predicted.as_ref()))
                     .map_err(|e| format!("<stdin>:{}: {e}", l.no))
             }
@@ -324,7 +332,7 @@ pub fn answer_lines(
                 tokens,
             } => {
                 let j = index.judge(req.text, &tokens, ptx, target, order);
-                let predicted = prediction(spec, req.text, ptx, target, &j);
+                let predicted = index_prediction(index, req.text, ptx, target, &j);
                 // Room for most answers at once.
                 let mut line = Vec::with_capacity(256);
                 serde_json::to_writer(&mut line, &answer(&j, req.id, predicted.as_ref()))

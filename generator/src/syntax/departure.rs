@@ -214,6 +214,19 @@ fn render(t: &InstrText) -> String {
 /// from the verdict, for ptxas `release` (`13.5`); `None` where the verdict is the
 /// prediction. The departures are tried in ledger order, each alone.
 pub fn predict(spec: &Spec, text: &str, module: Module, release: &str, j: &Judgement) -> Option<Prediction> {
+    predict_by(spec, text, module, release, j, |t| judge(spec, t, module.ptx, module.target, Order::Lenient))
+}
+
+/// [`predict`], with `judge` judging a rewritten text in `module` (leniently) as
+/// [`judge`] does: the batch judge's index answers it there.
+pub fn predict_by(
+    spec: &Spec,
+    text: &str,
+    module: Module,
+    release: &str,
+    j: &Judgement,
+    judge: impl Fn(&str) -> Judgement,
+) -> Option<Prediction> {
     // Every departure reads a statement of the general grammar: a malformed text
     // has none.
     let defect = j.defect.as_ref()?;
@@ -233,12 +246,10 @@ pub fn predict(spec: &Spec, text: &str, module: Module, release: &str, j: &Judge
             None => tokens.insert(text::tokenize(text).ok()?),
         };
         let read = rewrite(d, t, module)?;
-        judge(spec, &render(&read), module.ptx, module.target, Order::Lenient)
-            .legal()
-            .then(|| Prediction {
-                accepts: !d.fails(),
-                fails: d.fails(),
-                erratum: e.id.clone(),
-            })
+        judge(&render(&read)).legal().then(|| Prediction {
+            accepts: !d.fails(),
+            fails: d.fails(),
+            erratum: e.id.clone(),
+        })
     })
 }

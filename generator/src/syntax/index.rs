@@ -36,7 +36,7 @@ use super::text::{self, InstrText, LexError, RegClass};
 
 /// The most chains the index keeps; past it, it starts over (a stream of
 /// distinct chains must not grow memory without bound).
-pub const MAX_CHAINS: usize = 8192;
+pub const MAX_CHAINS: usize = 1 << 15;
 /// Longer chains are read for each line, never kept.
 pub const MAX_CHAIN_BYTES: usize = 256;
 
@@ -146,6 +146,10 @@ pub struct Tokens<'t> {
     /// The words before the operands, joined by dots (empty when it does not
     /// tokenize).
     pub chain: &'t str,
+    /// Whether `parsed` is the definition's own tokenizing of the text: false for a
+    /// text with a comment or whitespace inside its chain, which the definition
+    /// reads after making its comments whitespace.
+    exact: bool,
 }
 
 impl<'t> Tokens<'t> {
@@ -153,30 +157,30 @@ impl<'t> Tokens<'t> {
     /// (`redux.sync .add.u32`), has no tokens here: its chain is no slice of it, and
     /// the definition ([`judge::judge`]) reads it.
     pub fn of(text: &'t str) -> Tokens<'t> {
-        let definition = || text::LexError {
-            message: "read by the definition".to_owned(),
-            offset: 0,
+        let definition = || Tokens {
+            parsed: Err(text::LexError {
+                message: "read by the definition".to_owned(),
+                offset: 0,
+            }),
+            chain: "",
+            exact: false,
         };
         if text.contains('/') {
-            return Tokens {
-                parsed: Err(definition()),
-                chain: "",
-            };
+            return definition();
         }
         let parsed = text::tokenize_borrowed(text);
         let chain = match &parsed {
             Ok(p) => match chain_of(text, &p.words) {
                 Some(c) => c,
-                None => {
-                    return Tokens {
-                        parsed: Err(definition()),
-                        chain: "",
-                    }
-                }
+                None => return definition(),
             },
             Err(_) => "",
         };
-        Tokens { parsed, chain }
+        Tokens {
+            parsed,
+            chain,
+            exact: true,
+        }
     }
 
     /// The chain the index is asked about, if the text tokenizes.
@@ -334,18 +338,25 @@ impl<'s> Index<'s> {
         if self.spec.targets.check_version(ptx, target).is_err() || !text.trim_end().ends_with(';') {
             return definition();
         }
-        let Ok(parsed) = &tokens.parsed else {
-            return definition();
+        let parsed = match &tokens.parsed {
+            Ok(parsed) => parsed,
+            // A comment-free text that does not tokenize: the definition's first
+            // defect, from the same tokenizer.
+            Err(e) if tokens.exact => {
+                return Judgement {
+                    defect: Some(judge::fail(Kind::Malformed, "syntax.parse", e.to_string())),
+                    ..j
+                }
+            }
+            Err(_) => return definition(),
         };
         self.with_chain(tokens.chain, |chain| {
             self.judge_chain(j, chain, parsed, ptx, target, order)
         })
-        .unwrap_or_else(|| judge::judge(self.spec, text, ptx, target, order))
     }
 
     /// [`judge::judge`]'s steps from the chain's words on, with the chain's reading
-    /// kept; `None` where the definition must answer (a guard that is no
-    /// predicate, which it names).
+    /// kept.
     fn judge_chain(
         &self,
         mut j: Judgement,
@@ -354,11 +365,15 @@ impl<'s> Index<'s> {
         ptx: PtxVersion,
         target: Target,
         order: Order,
-    ) -> Option<Judgement> {
-        let guard_is_no_predicate = || {
-            parsed.guard.as_ref().is_some_and(|g| {
+    ) -> Judgement {
+        // The definition's defect for a guard that is no predicate, named once the
+        // chain names its instruction.
+        let guard_defect = || {
+            parsed.guard.as_ref().and_then(|g| {
                 let name = g.trim_start_matches('@').trim_start_matches('!');
-                RegClass::of_name(name).is_some_and(|c| c != RegClass::Pred)
+                RegClass::of_name(name)
+                    .is_some_and(|c| c != RegClass::Pred)
+                    .then(|| judge::fail(Kind::Invalid, "operand.guard", format!("guard `{g}` must be a predicate")))
             })
         };
         let (instruction, quals, qualifiers) = match chain {
@@ -367,18 +382,15 @@ impl<'s> Index<'s> {
                 defect,
             } => {
                 j.defect = Some(defect.clone());
-                return Some(j);
+                return j;
             }
             Chain::Unplaced {
                 instruction: Some(instruction),
                 defect,
             } => {
-                if guard_is_no_predicate() {
-                    return None;
-                }
                 j.instruction = Some(instruction.instruction.clone());
-                j.defect = Some(defect.clone());
-                return Some(j);
+                j.defect = Some(guard_defect().unwrap_or_else(|| defect.clone()));
+                return j;
             }
             Chain::Instruction {
                 instruction,
@@ -387,8 +399,9 @@ impl<'s> Index<'s> {
             } => (instruction, quals, qualifiers),
         };
         j.instruction = Some(instruction.instruction.clone());
-        if guard_is_no_predicate() {
-            return None;
+        if let Some(d) = guard_defect() {
+            j.defect = Some(d);
+            return j;
         }
         let candidates = match qualifiers {
             Ok(c) => c,
@@ -396,7 +409,7 @@ impl<'s> Index<'s> {
                 let (defect, form) = unread.defect(instruction, quals, &parsed.operands);
                 j.form = form;
                 j.defect = Some(defect);
-                return Some(j);
+                return j;
             }
         };
         let mut first_defect = None;
@@ -411,12 +424,12 @@ impl<'s> Index<'s> {
                         let msg = format!("qualifiers not in the document's order `{}`", c.chain);
                         if order == Order::Strict {
                             j.defect = Some(judge::fail(Kind::Invalid, "qualifier.order", msg));
-                            return Some(j);
+                            return j;
                         }
                         j.warnings.push(msg);
                     }
                     j.defect = self.allowed(c, ptx, target);
-                    return Some(j);
+                    return j;
                 }
             }
         }
@@ -424,7 +437,7 @@ impl<'s> Index<'s> {
             j.form = Some(c.spelling.form.id.clone());
             j.defect = Some(judge::fail(Kind::Invalid, d.rule, d.message));
         }
-        Some(j)
+        j
     }
 
     /// [`judge::allowed`] from what the candidate keeps.
@@ -473,6 +486,17 @@ mod tests {
             // Not the document's order, and a table's refusal.
             "red.sys.global.add.u32 [%rd1], %r1;",
             "red.global.add.v2.u32 [%rd1], {%r1, %r2};",
+            // A guard that is no predicate, before and after the chain's own defects.
+            "@%r1 redux.sync.add.u32 %r1, %r2, 0xffffffff;",
+            "@!%rd1 redux.add.u32 %r1, %r2, 0xffffffff;",
+            "@%r1 redux.sync.add.add.u32 %r1, %r2, 0xffffffff;",
+            "@%f1 foo.b32 %r1;",
+            "@%r1 redux.sync.add.q %r1, %r2, 0xffffffff;",
+            // Texts that do not tokenize, with and without a comment.
+            "red.global.add.u32 [%rd1, %r1;",
+            "red.global.add.u32 [%rd1], %r1 /* c;",
+            "red.global.add.u32 [%rd1], {%r1;",
+            "red.global..add.u32 [%rd1], %r1;",
         ];
         let mut index = Index::new(&spec);
         for fill in [false, true] {

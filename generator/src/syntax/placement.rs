@@ -46,21 +46,15 @@ pub fn fit(
     // Whether position k takes written qualifier i, asked once per pair rather than
     // at every step of the search (the batch judge reads thousands of chains); a
     // position tests a bit of its mask.
-    let admit = slots
-        .iter()
-        .map(|slot| {
-            let takes = |q: Qualifier| group.takes(slot, q);
-            quals
-                .iter()
-                .map(|&q| {
-                    takes(q)
-                        || widen
-                            .iter()
-                            .any(|col| col.contains(&q) && col.iter().any(|&c| takes(c)))
-                })
-                .collect()
-        })
-        .collect();
+    // One allocation for the whole matrix: `fit` runs once per syntax line of
+    // every chain the batch judge reads.
+    let mut admit = Vec::with_capacity(slots.len() * quals.len());
+    for slot in slots {
+        let takes = |q: Qualifier| group.takes(slot, q);
+        admit.extend(quals.iter().map(|&q| {
+            takes(q) || widen.iter().any(|col| col.contains(&q) && col.iter().any(|&c| takes(c)))
+        }));
+    }
     let mut search = Search {
         quals,
         admit,
@@ -79,8 +73,9 @@ pub fn fit(
 /// position that takes it, or stays unplaced.
 struct Search<'a> {
     quals: &'a [Qualifier],
-    /// Per position, per written qualifier: whether the position takes it.
-    admit: Vec<Vec<bool>>,
+    /// Per position, per written qualifier: whether the position takes it (row
+    /// `k` is position `k`'s, `quals.len()` long).
+    admit: Vec<bool>,
     placed: Vec<Option<usize>>,
     /// (qualifiers placed, in written order, placement)
     best: Option<(usize, bool, Vec<Option<usize>>)>,
@@ -118,7 +113,7 @@ impl Search<'_> {
             return;
         }
         for k in 0..self.placed.len() {
-            if self.placed[k].is_none() && self.admit[k][i] {
+            if self.placed[k].is_none() && self.admit[k * self.quals.len() + i] {
                 self.placed[k] = Some(i);
                 self.from(i + 1, count + 1);
                 self.placed[k] = None;
