@@ -56,11 +56,13 @@ fn every_legal_spelling_has_an_oracle_entry() {
             Semantics::ReduxInt(_) | Semantics::ReduxF32(_) => "redux",
             Semantics::Vote(_) | Semantics::Ballot => "vote",
             Semantics::Shfl(_) => "shfl",
+            Semantics::VoteActive(_) | Semantics::BallotActive => "vote (non-sync)",
+            Semantics::ShflActive(_) => "shfl (non-sync)",
             Semantics::Match { .. } => "match",
             Semantics::Activemask => "activemask",
         })
         .collect();
-    assert_eq!(kinds.len(), 6, "{kinds:?}");
+    assert_eq!(kinds.len(), 8, "{kinds:?}");
     println!(
         "{spellings} legal spellings, {} executable variants",
         variants.len()

@@ -151,7 +151,7 @@ pub fn example_checks(spec: &Spec, newest: &str) -> Vec<Check> {
             };
             let j = judge(spec, &ex.text, module.ptx, module.target, Order::Lenient);
             out.push(Check {
-                case: format!("example:{}:{}", ex.seed, ex.text),
+                case: format!("example:{}:{}", ex.printed.name(), ex.text),
                 instruction: ins.instruction.clone(),
                 boundary: "example",
                 text: ex.text.clone(),
@@ -195,7 +195,7 @@ pub fn run(
     let mut batches: BTreeMap<(usize, Module, usize), Vec<usize>> = BTreeMap::new();
     let mut findings: Vec<Option<Finding>> = vec![None; checks.len()];
     for (i, c) in checks.iter().enumerate() {
-        match tools.iter().position(|t| t.can(c.module)) {
+        match Ptxas::pick(tools, c.module) {
             Some(t) => {
                 // A text whose verdict depends on the module around it (an
                 // example's symbols, a narrow address: E033) runs alone.

@@ -47,9 +47,44 @@ impl Ptxas {
         })
     }
 
-    /// Whether this ptxas can assemble a module.
+    /// Whether this ptxas can assemble a module: one of a target it knows, or of a
+    /// plain target older than all it knows, which it assembles for its oldest
+    /// ([`Ptxas::arch_for`]).
     pub fn can(&self, m: Module) -> bool {
-        m.ptx <= self.max_ptx && self.targets.contains(&m.target)
+        m.ptx <= self.max_ptx && (self.targets.contains(&m.target) || self.arch_for(m.target) != m.target)
+    }
+
+    /// Of `tools`, the one to assemble a module with: the first that knows its
+    /// target, else the one whose oldest architecture is nearest below it.
+    pub fn pick(tools: &[Ptxas], m: Module) -> Option<usize> {
+        tools
+            .iter()
+            .position(|t| m.ptx <= t.max_ptx && t.targets.contains(&m.target))
+            .or_else(|| {
+                (0..tools.len())
+                    .filter(|&i| tools[i].can(m))
+                    .min_by_key(|&i| tools[i].arch_for(m.target).arch)
+            })
+    }
+
+    /// The architecture a module of `.target target` is assembled for (`-arch`):
+    /// the target itself, or for a plain target older than every target this
+    /// ptxas knows, its oldest plain one. ptxas judges the instructions by the
+    /// module's `.target` whatever `-arch` says (ptxas 12.9 at `-arch=sm_50`:
+    /// `.target sm_12` refuses `vote.ballot.b32` with "Instruction 'vote.ballot'
+    /// requires .target sm_20 or higher", and `.version 9.5 .target sm_60` at
+    /// ptxas 13.5 `-arch=sm_90` keeps the non-sync `vote` that sm_70 loses at
+    /// 6.4), so the verdicts are the old target's.
+    pub fn arch_for(&self, target: Target) -> Target {
+        let oldest = self
+            .targets
+            .iter()
+            .filter(|t| t.variant == ptxvec_spec::Variant::Plain)
+            .min_by_key(|t| t.arch);
+        match oldest {
+            Some(&o) if target.variant == ptxvec_spec::Variant::Plain && target.arch < o.arch => o,
+            _ => target,
+        }
     }
 }
 
@@ -192,7 +227,7 @@ pub fn run(ptxas: &Ptxas, spec: &Spec, module: Module, texts: &[&str], dir: &Pat
     if let Err(e) = std::fs::write(&file, &m.text) {
         return vec![Outcome::Unverifiable(format!("{}: {e}", file.display())); texts.len()];
     }
-    let result = assemble(&ptxas.path, &module.target.to_string(), &file);
+    let result = assemble(&ptxas.path, &ptxas.arch_for(module.target).to_string(), &file);
     let _ = std::fs::remove_file(&file);
     let output = match result {
         Ran::Exited(o) => o,

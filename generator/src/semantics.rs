@@ -37,6 +37,30 @@ pub enum Semantics {
     },
     /// `activemask.b32`.
     Activemask,
+    /// The non-sync `vote.{all,any,uni}.pred`: over the warp's active threads,
+    /// with no membermask (PTX ISA 9.1, 9.7.13.8).
+    VoteActive(VoteMode),
+    /// The non-sync `vote.ballot.b32`: inactive threads contribute 0.
+    BallotActive,
+    /// The non-sync `shfl`: shfl.sync's lanes, its active threads for the
+    /// membermask (PTX ISA 9.1, 9.7.9.5).
+    ShflActive(ShflMode),
+}
+
+impl Semantics {
+    /// Whether the instruction names the threads taking part (a membermask
+    /// operand), rather than taking the warp's active ones (activemask, the non-sync
+    /// `vote` and `shfl`) or being no collective.
+    pub fn has_membermask(self) -> bool {
+        !matches!(
+            self,
+            Semantics::Memory(_)
+                | Semantics::Activemask
+                | Semantics::VoteActive(_)
+                | Semantics::BallotActive
+                | Semantics::ShflActive(_)
+        )
+    }
 }
 
 /// A spelling the oracle computes nothing for.
@@ -154,6 +178,20 @@ pub fn of(s: &Spelling<'_>) -> Result<Semantics, NotComputed> {
             wide: has(Qualifier::B64),
         }),
         Mnemonic::Activemask => Ok(Semantics::Activemask),
+        Mnemonic::Vote => match first_of(ptxvec_spec::QualKind::Mode) {
+            Some(Qualifier::All) => Ok(Semantics::VoteActive(VoteMode::All)),
+            Some(Qualifier::Any) => Ok(Semantics::VoteActive(VoteMode::Any)),
+            Some(Qualifier::Uni) => Ok(Semantics::VoteActive(VoteMode::Uni)),
+            Some(Qualifier::Ballot) => Ok(Semantics::BallotActive),
+            _ => Err(missing("vote mode")),
+        },
+        Mnemonic::Shfl => match first_of(ptxvec_spec::QualKind::Mode) {
+            Some(Qualifier::Up) => Ok(Semantics::ShflActive(ShflMode::Up)),
+            Some(Qualifier::Down) => Ok(Semantics::ShflActive(ShflMode::Down)),
+            Some(Qualifier::Bfly) => Ok(Semantics::ShflActive(ShflMode::Bfly)),
+            Some(Qualifier::Idx) => Ok(Semantics::ShflActive(ShflMode::Idx)),
+            _ => Err(missing("shfl mode")),
+        },
     }
 }
 

@@ -112,14 +112,82 @@ pub struct Form {
     pub errata: Vec<String>,
 }
 
-/// A line quoted from a seed.
+/// A line quoted from a seed, or from the full PTX ISA where the seeds print none
+/// (the non-sync `vote` and `shfl`).
 #[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(try_from = "RawPrinted")]
 pub struct DocLine {
-    /// The seed number.
-    pub seed: String,
+    /// Where it is printed.
+    pub printed: Printed,
     /// The text, verbatim.
     pub text: String,
+}
+
+/// Where a quoted line is printed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Printed {
+    /// A seed document, by its number ("004").
+    Seed(String),
+    /// The full PTX ISA, by its version ("PTX ISA 9.1").
+    Doc(String),
+}
+
+impl Printed {
+    /// The seed number, for a seed.
+    pub fn seed(&self) -> Option<&str> {
+        match self {
+            Printed::Seed(s) => Some(s),
+            Printed::Doc(_) => None,
+        }
+    }
+
+    /// How ids and citations name it: the seed's number, or the document.
+    pub fn name(&self) -> &str {
+        match self {
+            Printed::Seed(s) | Printed::Doc(s) => s,
+        }
+    }
+}
+
+/// The on-disk shape of a quoted line: exactly one of `seed` and `doc`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawPrinted {
+    #[serde(default)]
+    seed: Option<String>,
+    #[serde(default)]
+    doc: Option<String>,
+    text: String,
+    #[serde(default)]
+    form: Option<String>,
+    #[serde(default)]
+    context: Option<bool>,
+    #[serde(default)]
+    errata: Option<Vec<String>>,
+}
+
+impl RawPrinted {
+    fn printed(&self) -> Result<Printed, String> {
+        match (&self.seed, &self.doc) {
+            (Some(s), None) => Ok(Printed::Seed(s.clone())),
+            (None, Some(d)) => Ok(Printed::Doc(d.clone())),
+            _ => Err("a quoted line names exactly one of `seed` (\"004\") or `doc` (\"PTX ISA 9.1\")".to_owned()),
+        }
+    }
+}
+
+impl TryFrom<RawPrinted> for DocLine {
+    type Error = String;
+
+    fn try_from(raw: RawPrinted) -> Result<Self, String> {
+        if raw.form.is_some() || raw.context.is_some() || raw.errata.is_some() {
+            return Err("a syntax line's quote has only `seed` or `doc`, and `text`".to_owned());
+        }
+        Ok(DocLine {
+            printed: raw.printed()?,
+            text: raw.text,
+        })
+    }
 }
 
 /// What kind of register or address an operand is.
@@ -288,6 +356,18 @@ pub enum Effect {
     Requires(Vec<Requirement>),
     /// Not allowed, for this reason.
     Forbid(String),
+    /// Withdrawn from every module that meets this (its `.version` or later, on its
+    /// target or later): non-sync `vote` and `shfl` from PTX ISA 6.4 on sm_70 and
+    /// later. Available below it, as the other rules say.
+    Removed(Requirement),
+}
+
+impl Effect {
+    /// Whether the rule depends on the module (`requires`, `removed`), rather than
+    /// refusing its spellings everywhere (`forbid`).
+    pub fn is_module_rule(&self) -> bool {
+        !matches!(self, Effect::Forbid(_))
+    }
 }
 
 impl Rule {
@@ -315,6 +395,8 @@ struct RawRule {
     requires: Vec<Requirement>,
     #[serde(default)]
     forbid: Option<String>,
+    #[serde(default)]
+    removed: Option<Requirement>,
     source: Source,
     #[serde(default)]
     errata: Vec<String>,
@@ -324,17 +406,25 @@ impl TryFrom<RawRule> for Rule {
     type Error = String;
 
     fn try_from(r: RawRule) -> Result<Self, String> {
-        let effect = match (r.requires.is_empty(), r.forbid) {
-            (false, None) => {
+        let effect = match (r.requires.is_empty(), r.forbid, r.removed) {
+            (false, None, None) => {
                 if r.requires.iter().any(|q| q.ptx.is_none() && q.target.is_none()) {
                     return Err(format!("rule `{}`: each requirement names a `ptx` version, a `target`, or both", r.id));
                 }
                 Effect::Requires(r.requires)
             }
-            (true, Some(reason)) => Effect::Forbid(reason),
+            (true, Some(reason), None) => Effect::Forbid(reason),
+            (true, None, Some(at)) => {
+                // A removal names the module it starts in: both halves, so that the
+                // modules below it on either count keep the spelling.
+                if at.ptx.is_none() || at.target.is_none() {
+                    return Err(format!("rule `{}`: `removed` names both a `ptx` version and a `target`", r.id));
+                }
+                Effect::Removed(at)
+            }
             _ => {
                 return Err(format!(
-                    "rule `{}`: expected exactly one of `requires` (a list of {{ptx, target}}) or `forbid` (a reason)",
+                    "rule `{}`: expected exactly one of `requires` (a list of {{ptx, target}}), `forbid` (a reason) or `removed` ({{ptx, target}})",
                     r.id
                 ))
             }
@@ -491,21 +581,32 @@ impl SemanticNote {
 
 /// One line of the doc's Examples block.
 #[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(try_from = "RawPrinted")]
 pub struct Example {
     /// The line, verbatim (continuation lines joined with a single space).
     pub text: String,
-    /// The seed it is printed in.
-    pub seed: String,
+    /// Where it is printed.
+    pub printed: Printed,
     /// The form it claims to instantiate; absent for context lines.
-    #[serde(default)]
     pub form: Option<String>,
     /// A line of another instruction that the example needs (a declaration, `createpolicy`).
-    #[serde(default)]
     pub context: bool,
     /// Ledger entries about this example.
-    #[serde(default)]
     pub errata: Vec<String>,
+}
+
+impl TryFrom<RawPrinted> for Example {
+    type Error = String;
+
+    fn try_from(raw: RawPrinted) -> Result<Self, String> {
+        Ok(Example {
+            printed: raw.printed()?,
+            text: raw.text,
+            form: raw.form,
+            context: raw.context.unwrap_or(false),
+            errata: raw.errata.unwrap_or_default(),
+        })
+    }
 }
 
 impl Form {

@@ -27,6 +27,11 @@ pub enum Mnemonic {
     Activemask,
     /// `cp.reduce.async.bulk`
     CpReduceAsyncBulk,
+    /// `vote` without `.sync` (deprecated at PTX ISA 6.0, removed for sm_70 and
+    /// later at 6.4)
+    Vote,
+    /// `shfl` without `.sync` (as `vote`)
+    Shfl,
 }
 
 impl Mnemonic {
@@ -39,6 +44,8 @@ impl Mnemonic {
         Mnemonic::Match,
         Mnemonic::Activemask,
         Mnemonic::CpReduceAsyncBulk,
+        Mnemonic::Vote,
+        Mnemonic::Shfl,
     ];
 
     /// The PTX spelling.
@@ -51,6 +58,8 @@ impl Mnemonic {
             Mnemonic::Match => "match",
             Mnemonic::Activemask => "activemask",
             Mnemonic::CpReduceAsyncBulk => "cp.reduce.async.bulk",
+            Mnemonic::Vote => "vote",
+            Mnemonic::Shfl => "shfl",
         }
     }
 
@@ -98,7 +107,7 @@ impl<'de> serde::Deserialize<'de> for Mnemonic {
         let s = String::deserialize(d)?;
         Mnemonic::ALL.iter().copied().find(|m| m.spelling() == s).ok_or_else(|| {
             serde::de::Error::custom(format_args!(
-                "unknown mnemonic `{s}` (expected one of red, redux.sync, vote.sync, shfl.sync, match, activemask, cp.reduce.async.bulk)"
+                "unknown mnemonic `{s}` (expected one of red, redux.sync, vote.sync, shfl.sync, match, activemask, cp.reduce.async.bulk, vote, shfl)"
             ))
         })
     }
@@ -207,7 +216,7 @@ impl Template {
         };
         let mnemonic = Mnemonic::prefix_of(text).ok_or_else(|| {
             err(
-                "expected one of the seven mnemonics (red, redux.sync, ...)".into(),
+                "expected one of the covered mnemonics (red, redux.sync, ..., vote, shfl)".into(),
                 0,
             )
         })?;

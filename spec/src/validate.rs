@@ -173,15 +173,19 @@ pub(crate) fn instruction(ins: &Instruction, cx: &Context<'_>) -> Vec<Problem> {
             &r.unless,
             &possible(r.forms.as_deref()),
         );
-        if let crate::model::Effect::Requires(reqs) = &r.effect {
-            for (j, req) in reqs.iter().enumerate() {
-                if let Some(t) = req.target {
-                    if cx.targets.info(t).is_none() {
-                        p.push(
-                            format!("{path}.requires[{j}].target"),
-                            format!("{t} is not in spec/targets.yaml"),
-                        );
-                    }
+        let named: Vec<(String, &crate::model::Requirement)> = match &r.effect {
+            crate::model::Effect::Requires(reqs) => reqs
+                .iter()
+                .enumerate()
+                .map(|(j, req)| (format!("{path}.requires[{j}].target"), req))
+                .collect(),
+            crate::model::Effect::Removed(req) => vec![(format!("{path}.removed.target"), req)],
+            crate::model::Effect::Forbid(_) => Vec::new(),
+        };
+        for (at, req) in named {
+            if let Some(t) = req.target {
+                if cx.targets.info(t).is_none() {
+                    p.push(at, format!("{t} is not in spec/targets.yaml"));
                 }
             }
         }
@@ -299,7 +303,9 @@ pub(crate) fn instruction(ins: &Instruction, cx: &Context<'_>) -> Vec<Problem> {
 
     for (i, e) in ins.examples.iter().enumerate() {
         let path = format!("examples[{i}]");
-        p.seed(cx, format!("{path}.seed"), &e.seed);
+        if let Some(seed) = e.printed.seed() {
+            p.seed(cx, format!("{path}.seed"), seed);
+        }
         match (&e.form, e.context) {
             (Some(_), true) => p.push(
                 format!("{path}.form"),
@@ -349,7 +355,9 @@ fn syntax_groups(ins: &Instruction, cx: &Context<'_>, p: &mut Problems) {
                 }
             }
             for (d, line) in form.doc_syntax.iter().enumerate() {
-                p.seed(cx, format!("{fp}.doc_syntax[{d}].seed"), &line.seed);
+                if let Some(seed) = line.printed.seed() {
+                    p.seed(cx, format!("{fp}.doc_syntax[{d}].seed"), seed);
+                }
                 let squash = |s: &str| s.split_whitespace().collect::<String>();
                 if form.errata.is_empty() && squash(&line.text) != squash(&form.syntax.text) {
                     p.push(

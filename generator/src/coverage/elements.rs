@@ -358,7 +358,7 @@ fn instruction_elements(spec: &Spec, i: &Instruction, out: &mut Vec<Element>) {
     }
     for (index, rule) in i.rules.iter().enumerate() {
         let needs = match rule.effect {
-            Effect::Requires(_) => vec![WitnessKind::Legal, WitnessKind::Illegal],
+            Effect::Requires(_) | Effect::Removed(_) => vec![WitnessKind::Legal, WitnessKind::Illegal],
             Effect::Forbid(_) => vec![WitnessKind::Illegal],
         };
         push(

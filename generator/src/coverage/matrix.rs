@@ -64,6 +64,8 @@ pub fn class_of(instruction: &Instruction, case: &Case) -> String {
             "version"
         } else if tag.contains(":target:") {
             "target"
+        } else if tag.contains(":removed:") {
+            "removed"
         } else {
             "forbid"
         }
@@ -118,10 +120,12 @@ fn meaningful(spec: &Spec, i: &Instruction, form_id: &str) -> BTreeSet<String> {
             }
             Effect::Forbid(_) => {}
             Effect::Requires(reqs) => {
-                let _ = reqs;
                 if reqs.iter().any(|q| q.target.is_some()) {
                     out.insert("target".to_owned());
                 }
+            }
+            Effect::Removed(_) => {
+                out.insert("removed".to_owned());
             }
         }
     }

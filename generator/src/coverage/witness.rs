@@ -348,8 +348,7 @@ fn syntax_witness(
                 return hit(c.rule() == id);
             }
             let rule = i.rules.get(*index)?;
-            hit(matches!(rule.effect, Effect::Requires(_))
-                && rule.condition().matches(&c.case.form, &c.quals))
+            hit(rule.effect.is_module_rule() && rule.condition().matches(&c.case.form, &c.quals))
         }
         Probe::Operand {
             form,
@@ -567,7 +566,7 @@ fn erratum(
         {
             found.add(
                 WitnessKind::Vector,
-                &format!("example:{}:{}", ex.seed, ex.text),
+                &format!("example:{}:{}", ex.printed.name(), ex.text),
             );
         }
     }

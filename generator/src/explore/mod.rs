@@ -243,7 +243,7 @@ pub fn probes(spec: &Spec, tools: &[Ptxas], n: usize, seed: u64, cache: &Cache) 
         .into_par_iter()
         .map(|(w, instruction, module)| {
             let ours = judge(spec, &w.text, module.ptx, module.target, Order::Lenient);
-            let tool = tools.iter().find(|t| t.can(module));
+            let tool = Ptxas::pick(tools, module).map(|i| &tools[i]);
             let release = tool.map_or(crate::syntax::illegal::CHECK_PTXAS, |t| t.release.as_str());
             let predicted = departure::predict(spec, &w.text, module, release, &ours);
             let ptxas = tool.and_then(|t| {

@@ -144,6 +144,19 @@ impl Shape {
                 membermask: false,
                 ..warp(None, b32, false)
             }),
+            Semantics::VoteActive(_) => Shape::Warp(WarpShape {
+                membermask: false,
+                ..warp(Some(Field::Pred), Field::Pred, false)
+            }),
+            Semantics::BallotActive => Shape::Warp(WarpShape {
+                membermask: false,
+                ..warp(Some(Field::Pred), b32, false)
+            }),
+            Semantics::ShflActive(_) => Shape::Warp(WarpShape {
+                membermask: false,
+                shfl: true,
+                ..warp(Some(b32), b32, true)
+            }),
         }
     }
 

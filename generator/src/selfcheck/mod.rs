@@ -172,9 +172,9 @@ impl Execution {
                 packed: r.packed,
                 vector: quals.iter().any(|q| q.kind() == QualKind::Vector),
             },
-            Semantics::Shfl(_) => Execution::warp(WarpOp::Shfl),
-            Semantics::Vote(_) => Execution::warp(WarpOp::Vote),
-            Semantics::Ballot => Execution::warp(WarpOp::Ballot),
+            Semantics::Shfl(_) | Semantics::ShflActive(_) => Execution::warp(WarpOp::Shfl),
+            Semantics::Vote(_) | Semantics::VoteActive(_) => Execution::warp(WarpOp::Vote),
+            Semantics::Ballot | Semantics::BallotActive => Execution::warp(WarpOp::Ballot),
             Semantics::Match { all, wide } => Execution::Warp {
                 op: if all {
                     WarpOp::MatchAll
@@ -252,6 +252,10 @@ pub struct Suite {
     /// For a module of some records only ([`Suite::subset`]): their numbers in the
     /// variant (`<variant>#<n>`), in order; `None` for the whole variant.
     pub picked: Option<Vec<usize>>,
+    /// For a spelling a rule withdraws (the non-sync `vote` and `shfl`, from PTX ISA
+    /// 6.4 on sm_70): the last module before the withdrawal on its target
+    /// (`("6.3", "sm_70")`), where a device of that architecture or later runs it.
+    pub before_removal: Option<(String, String)>,
 }
 
 impl Suite {
@@ -336,6 +340,10 @@ impl Suite {
             }
         )
         .then_some(Window::Global);
+        let before_removal = reading.spelling.removal().and_then(|(_, at)| {
+            let ptx = spec.targets.version_before(at.ptx?)?;
+            Some((ptx.to_string(), at.target?.to_string()))
+        });
         Ok(Suite {
             id: id.to_owned(),
             opcode,
@@ -346,6 +354,7 @@ impl Suite {
             negated,
             picked: None,
             window,
+            before_removal,
         })
     }
 
@@ -387,6 +396,13 @@ impl Suite {
     /// `None` when no requirement is met by a device of compute capability `cc`.
     pub fn module_for(&self, cc: (i32, i32)) -> Option<(String, String)> {
         let dev = cc.0 * 10 + cc.1;
+        // A withdrawn spelling runs from a module written before its withdrawal:
+        // the driver compiles `.version 6.3 .target sm_70` for the sm_90 it runs on
+        // (ptxas 13.5 takes the non-sync forms there, warning that they "may
+        // produce unpredictable results on sm_70 and later architectures").
+        if let Some((p, t)) = &self.before_removal {
+            return target_runs_on(t, dev).then(|| (p.clone(), t.clone()));
+        }
         self.requires
             .iter()
             .filter(|(_, t)| target_runs_on(t, dev))
@@ -421,7 +437,7 @@ impl Suite {
     /// The module to emit where no device is given: sm_90 when it runs there, else
     /// the first requirement as stated (raised to sm_90's PTX 7.8).
     pub fn default_module(&self) -> (String, String) {
-        self.module_for((9, 0)).unwrap_or_else(|| {
+        self.module_for((9, 0)).or_else(|| self.before_removal.clone()).unwrap_or_else(|| {
             let (p, t) = self.requires.first().cloned().unwrap_or_default();
             (max_version(&p, "7.8"), t)
         })

@@ -49,6 +49,20 @@ pub fn records(v: &Variant<'_>, seed: u64, count: usize) -> crate::error::Result
             .chain(more_shfl_inputs(seed))
             .map(|(i, c)| draft(i, c))
             .collect(),
+        Semantics::ShflActive(mode) => shfl_inputs(mode, seed)
+            .into_iter()
+            .filter_map(|(i, c)| Some((active_only(i)?, c)))
+            .map(|(i, c)| draft(i, c))
+            .collect(),
+        Semantics::VoteActive(_) | Semantics::BallotActive => collective_inputs(v, seed)
+            .into_iter()
+            .filter_map(|d| {
+                Some(Draft {
+                    inputs: active_only(d.inputs)?,
+                    ..d
+                })
+            })
+            .collect(),
         Semantics::Activemask => activemask_inputs(seed)
             .into_iter()
             .map(|(i, c)| draft(i, c))
@@ -373,6 +387,17 @@ fn shfl_inputs(mode: ShflMode, seed: u64) -> Vec<(Inputs, Vec<String>)> {
     out
 }
 
+/// The inputs of a .sync form's record for the non-sync form: its executing
+/// lanes alone, where they are its membermask (every member executes); `None`
+/// for a record where they are not, which the non-sync form cannot state.
+fn active_only(inputs: Inputs) -> Option<Inputs> {
+    let Inputs::Warp(mut w) = inputs else {
+        return None;
+    };
+    let mm = w.membermask.take()?;
+    (mm.value == w.executing.value && w.exited.is_none()).then_some(Inputs::Warp(w))
+}
+
 /// vote, redux and match: membermasks × executing sets × lane values (× `!` for
 /// vote).
 fn collective_inputs(v: &Variant<'_>, seed: u64) -> Vec<Draft> {
@@ -616,14 +641,14 @@ fn more_collective_inputs(v: &Variant<'_>, seed: u64) -> Vec<Draft> {
 
 /// vote's two variants, whose source is a predicate and may be negated.
 fn is_vote(sem: Semantics) -> bool {
-    matches!(sem, Semantics::Vote(_) | Semantics::Ballot)
+    matches!(sem, Semantics::Vote(_) | Semantics::Ballot | Semantics::VoteActive(_) | Semantics::BallotActive)
 }
 
 /// The width `a` is written at: a predicate's one digit, both words of
 /// `match.*.b64`, else 32 bits.
 fn lane_width(sem: Semantics) -> u32 {
     match sem {
-        Semantics::Vote(_) | Semantics::Ballot => 4,
+        Semantics::Vote(_) | Semantics::Ballot | Semantics::VoteActive(_) | Semantics::BallotActive => 4,
         Semantics::Match { wide: true, .. } => 64,
         _ => 32,
     }
@@ -634,7 +659,7 @@ fn lane_width(sem: Semantics) -> u32 {
 /// subnormals meet in one reduction; `match.*.b64` the value in both words.
 fn read_lanes(sem: Semantics, a: [u64; 32]) -> [u64; 32] {
     match sem {
-        Semantics::Vote(_) | Semantics::Ballot => a.map(|x| x & 1),
+        Semantics::Vote(_) | Semantics::Ballot | Semantics::VoteActive(_) | Semantics::BallotActive => a.map(|x| x & 1),
         Semantics::ReduxF32(_) => {
             let f32s = inputs::float_specials(Format::F32);
             std::array::from_fn(|i| f32s[(i + a[i] as usize) % f32s.len()].bits)

@@ -85,6 +85,20 @@ pub fn evaluate(
         Semantics::Shfl(mode) => with_p(warp::shfl::shfl_under(
             profile, mode, mm, ex, &a32, &x.b, &x.c,
         )),
+        // The non-sync forms take the warp's active threads where the .sync forms
+        // take the membermask: the same rules with the executing lanes for it
+        // (PTX ISA 9.1: vote "across all active threads in a warp", an inactive
+        // thread's ballot bit 0; shfl undefined "if an active thread sources a
+        // register from an inactive thread").
+        Semantics::VoteActive(mode) => LaneOutputs {
+            d: warp::vote::vote(mode, negate, ex, ex, &pred).map(|l| l.map(u64::from)),
+            d_width: 4,
+            p: None,
+        },
+        Semantics::BallotActive => d_only(warp::vote::ballot(negate, ex, ex, &pred)),
+        Semantics::ShflActive(mode) => with_p(warp::shfl::shfl_under(
+            profile, mode, ex, ex, &a32, &x.b, &x.c,
+        )),
         Semantics::Memory(_) => {
             return Err(crate::error::Error::Input(
                 "a memory reduction is not a warp collective".to_owned(),

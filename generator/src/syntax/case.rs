@@ -98,6 +98,11 @@ pub struct Case {
     /// Legal case: every way to meet its needs. Illegal case: those of the legal
     /// spelling it was made from.
     pub requires: Vec<NeedRecord>,
+    /// Legal case: where a rule withdraws the spelling, if one does (the non-sync
+    /// `vote` and `shfl`: PTX ISA 6.4 with sm_70): not legal in a module of that
+    /// `.version` or later on that target or later, although it meets `requires`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub removed: Option<NeedRecord>,
     /// The qualifiers are not in the document's order: legal by default, invalid
     /// under `--strict` (rule `qualifier.order`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]

@@ -139,12 +139,14 @@ fn rewrite(d: &Departure, t: &InstrText, module: Module) -> Option<InstrText> {
         }
         Departure::VoteWithoutMode => {
             let modes = [Qualifier::All, Qualifier::Any, Qualifier::Uni, Qualifier::Ballot];
-            // Below sm_90 ptxas 12.9 lowers it to a call it then refuses ("Call to
-            // '__cuda_sm70_votesync' requires call prototype").
+            // Below sm_90 ptxas 12.9 lowers `vote.sync` without a mode to a call it
+            // then refuses ("Call to '__cuda_sm70_votesync' requires call
+            // prototype"); the non-sync `vote` it takes on every target.
+            let sync = t.words.iter().any(|w| w == "sync");
             if t.words.first().map(String::as_str) != Some("vote")
                 || modes.into_iter().any(has)
                 || !has(Qualifier::Pred)
-                || module.target.arch < 90
+                || (sync && module.target.arch < 90)
             {
                 return None;
             }

@@ -11,7 +11,7 @@ use std::collections::BTreeSet;
 
 use ptxvec_spec::model::{Effect, Form, SyntaxGroup};
 use ptxvec_spec::template::SlotToken;
-use ptxvec_spec::{Instruction, Qualifier, Spec};
+use ptxvec_spec::{Instruction, PtxVersion, Qualifier, Spec};
 
 use super::across;
 use super::case::{need_records, Case, SourceRecord, Verdict};
@@ -275,6 +275,7 @@ fn to_case(spec: &Spec, instruction: &Instruction, form: &Form, legal: &[Legal<'
         ptx: module.ptx.to_string(),
         target: module.target.to_string(),
         requires: need_records(&base.needs),
+        removed: None,
         noncanonical: false,
         base: Some(format!("{}/{}/{}/{}", instruction.instruction, form.id, chain_key(&base.spelling), m.from.1.tag())),
         source: m.source,
@@ -415,7 +416,17 @@ fn foreign_mutants(instruction: &Instruction, base: &Legal<'_>, vocabulary: &BTr
     let s = &base.spelling;
     let quals = spelled(s);
     let ops = operands::render(s, Style::Registers);
-    for foreign in Qualifier::ALL.iter().filter(|q| !vocabulary.contains(q)) {
+    // A word that makes the chain another instruction's (`.sync` turns the non-sync
+    // `vote` into `vote.sync`, which ptxas reads it as) is no foreign qualifier.
+    let mnemonic = s.form.syntax.mnemonic;
+    let renames = |q: &Qualifier| {
+        ptxvec_spec::Mnemonic::ALL.iter().any(|&m| {
+            m != mnemonic
+                && m.opcode() == mnemonic.opcode()
+                && m.spelling().split('.').skip(m.opcode().split('.').count()).any(|own| format!(".{own}") == q.spelling())
+        })
+    };
+    for foreign in Qualifier::ALL.iter().filter(|q| !vocabulary.contains(q) && !renames(q)) {
         let mut q = quals.clone();
         let at = q.len().saturating_sub(1);
         q.insert(at, foreign.spelling().to_owned());
@@ -707,6 +718,25 @@ fn requirement_mutants(spec: &Spec, legal: &[Legal<'_>]) -> Vec<Mutant> {
                 );
                 m.module = Some(module);
                 out.push(m);
+            }
+        }
+        // A withdrawal (non-sync `vote` from PTX ISA 6.4 on sm_70): the first
+        // spelling it binds, in the first module of the withdrawal.
+        if let Some((rule, at)) = s.removal() {
+            let need = crate::syntax::needs::Need { ptx: at.ptx.unwrap_or(PtxVersion { major: 1, minor: 0 }), target: at.target };
+            if let Some(module) = context::minimum(model, &need) {
+                if done_version.insert((rule.id.clone(), "removed", module.target.variant)) {
+                    let mut m = mutant(
+                        format!("{}:removed:{}@{}", rule.id, module.target, module.ptx),
+                        spelled(s),
+                        operands::render(s, Style::Registers),
+                        Kind::Invalid,
+                        rule.id.clone(),
+                        SourceRecord::of(&rule.source),
+                    );
+                    m.module = Some(module);
+                    out.push(m);
+                }
             }
         }
     }

@@ -232,7 +232,7 @@ pub fn refusal_defect(s: &Spelling<'_>) -> Option<Defect> {
         Refusal::Forbidden(rule) => {
             let reason = match &rule.effect {
                 Effect::Forbid(r) => r.as_str(),
-                Effect::Requires(_) => "",
+                Effect::Requires(_) | Effect::Removed(_) => "",
             };
             Some(fail(Kind::Invalid, rule.id.clone(), reason.to_owned()))
         }
@@ -242,8 +242,19 @@ pub fn refusal_defect(s: &Spelling<'_>) -> Option<Defect> {
 /// The defect of a requirement rule that a module breaks (`chain`: the spelling's
 /// canonical chain); `None` for a rule that requires nothing.
 pub fn unmet_defect(rule: &Rule, chain: &str, ptx: PtxVersion, target: Target) -> Option<Defect> {
-    let Effect::Requires(reqs) = &rule.effect else {
-        return None;
+    let reqs = match &rule.effect {
+        Effect::Requires(reqs) => reqs,
+        Effect::Removed(at) => {
+            let (Some(v), Some(t)) = (at.ptx, at.target) else {
+                return None;
+            };
+            return Some(fail(
+                Kind::Invalid,
+                rule.id.clone(),
+                format!("`{chain}` is removed from PTX ISA {v} on .target {t} and later; the module has .version {ptx} and .target {target}"),
+            ));
+        }
+        Effect::Forbid(_) => return None,
     };
     let alts: Vec<String> = reqs
         .iter()
@@ -383,7 +394,7 @@ pub(crate) fn read_chain<'s>(
     if let Some(rule) = across::forbidden(instruction, quals) {
         let reason = match &rule.effect {
             Effect::Forbid(r) => r.clone(),
-            Effect::Requires(_) => String::new(),
+            Effect::Requires(_) | Effect::Removed(_) => String::new(),
         };
         return Err(Unread::Fixed((fail(Kind::Invalid, rule.id.clone(), reason), None)));
     }
@@ -448,16 +459,27 @@ pub(crate) fn head_of<'s, S: AsRef<str>>(spec: &'s Spec, words: &[S]) -> Result<
         let n = op.split('.').count();
         words.len() >= n && op.split('.').zip(words).all(|(a, b)| a == b.as_ref())
     };
+    // Where two mnemonics share the opcode (`vote.sync` and `vote`), the one whose
+    // own words (`.sync`) are written anywhere in the chain reads it; a chain
+    // without them is the bare one's (ptxas 13.5 reads `vote.all.pred` as the
+    // non-sync `vote`, and `vote.all.sync.pred` as `vote.sync`).
+    let written = |m: Mnemonic| {
+        let skip = m.opcode().split('.').count();
+        m.spelling()
+            .split('.')
+            .skip(skip)
+            .all(|own| words.iter().skip(skip).any(|w| w.as_ref() == own))
+    };
     let Some(mnemonic) = Mnemonic::ALL
         .iter()
         .copied()
         .filter(|&m| opens(m))
-        .max_by_key(|m| m.opcode().len())
+        .max_by_key(|&m| (m.opcode().len(), written(m), m.spelling().len()))
     else {
         return Err(fail(
             Kind::Malformed,
             "syntax.mnemonic",
-            format!("`{}` is not one of the instructions ptxvec covers (red, redux.sync, vote.sync, shfl.sync, match, activemask, cp.reduce.async.bulk)", words.first().map_or("", AsRef::as_ref)),
+            format!("`{}` is not one of the instructions ptxvec covers (red, redux.sync, vote.sync, shfl.sync, match, activemask, cp.reduce.async.bulk, vote, shfl)", words.first().map_or("", AsRef::as_ref)),
         ));
     };
     let instruction = spec

@@ -1,10 +1,10 @@
 //! Every legal spelling of every form, with its operands written in each style that
 //! applies, and its needs.
 
-use ptxvec_spec::model::Form;
+use ptxvec_spec::model::{Form, Printed};
 use ptxvec_spec::{Instruction, Origin, Qualifier, Spec};
 
-use super::case::{need_records, Case, SourceRecord, Verdict};
+use super::case::{need_records, Case, NeedRecord, SourceRecord, Verdict};
 use super::context;
 use super::needs::Needs;
 use super::operands::{self, Style};
@@ -57,17 +57,26 @@ pub fn compose(chain: &str, operands: &[String]) -> String {
     }
 }
 
-/// The syntax line's own citation: the seed line it is written as.
+/// The syntax line's own citation: the doc line it is written as (a seed's, or
+/// the full PTX ISA's).
 pub fn form_source(instruction: &Instruction, form: &Form) -> SourceRecord {
-    let seed = form.doc_syntax.first().map_or("", |d| d.seed.as_str());
+    let printed = form.doc_syntax.first().map(|d| &d.printed);
     let section = instruction
         .sources
         .iter()
-        .find(|s| s.seed() == Some(seed))
+        .find(|s| match (printed, &s.origin) {
+            (Some(Printed::Seed(p)), Origin::Seed(o)) | (Some(Printed::Doc(p)), Origin::Doc(o)) => p == o,
+            _ => false,
+        })
         .and_then(|s| s.section.clone())
         .unwrap_or_default();
+    let cite = match printed {
+        Some(Printed::Doc(d)) => format!("{d}, {section}, Syntax"),
+        Some(Printed::Seed(s)) => format!("seed {s}, {section}, Syntax"),
+        None => format!("seed , {section}, Syntax"),
+    };
     SourceRecord {
-        cite: format!("seed {seed}, {section}, Syntax"),
+        cite,
         quote: form.doc_syntax.first().map(|d| d.text.clone()),
     }
 }
@@ -76,6 +85,7 @@ pub fn form_source(instruction: &Instruction, form: &Form) -> SourceRecord {
 pub fn legal_cases(spec: &Spec, instruction: &Instruction) -> Vec<Case> {
     let mut out = Vec::new();
     for (_, form) in instruction.forms() {
+        let mut first_removed = true;
         for legal in legal_spellings(spec, instruction, &form.id) {
             let Some(min) = legal
                 .needs
@@ -85,37 +95,75 @@ pub fn legal_cases(spec: &Spec, instruction: &Instruction) -> Vec<Case> {
             else {
                 continue;
             };
-            for style in Style::ALL {
-                if !operands::style_applies(&legal.spelling, *style) {
-                    continue;
+            let removal = legal.spelling.removal();
+            let removed = removal.as_ref().map(|(_, at)| NeedRecord {
+                ptx: at.ptx.map(|v| v.to_string()).unwrap_or_default(),
+                target: at.target.map(|t| t.to_string()),
+            });
+            // The first spelling of a line that a rule withdraws is also legal just
+            // below the withdrawal, on each count: its last version on the
+            // withdrawal's target, and the nearest target outside it at its version.
+            let mut modules = vec![(min, String::new())];
+            if first_removed && removal.is_some() {
+                first_removed = false;
+                modules.extend(below_removal(spec, &legal).into_iter().map(|m| (m, format!("@{}:{}", m.ptx, m.target))));
+            }
+            for (module, at) in &modules {
+                for style in Style::ALL {
+                    if !operands::style_applies(&legal.spelling, *style) {
+                        continue;
+                    }
+                    out.push(Case {
+                        id: format!(
+                            "{}/{}/{}{at}/{}",
+                            instruction.instruction,
+                            form.id,
+                            chain_key(&legal.spelling),
+                            style.tag()
+                        ),
+                        instruction: instruction.instruction.clone(),
+                        form: form.id.clone(),
+                        text: text_of(&legal.spelling, *style),
+                        verdict: Verdict::Legal,
+                        kind: None,
+                        rule: None,
+                        ptx: module.ptx.to_string(),
+                        target: module.target.to_string(),
+                        requires: need_records(&legal.needs),
+                        removed: removed.clone(),
+                        noncanonical: false,
+                        base: None,
+                        source: match operands::sink_source(&legal.spelling) {
+                            Some(src) if *style == Style::Sink => SourceRecord::of(src),
+                            _ if !at.is_empty() => removal.as_ref().map_or_else(|| form_source(instruction, form), |(rule, _)| SourceRecord::of(&rule.source)),
+                            _ => form_source(instruction, form),
+                        },
+                    });
                 }
-                out.push(Case {
-                    id: format!(
-                        "{}/{}/{}/{}",
-                        instruction.instruction,
-                        form.id,
-                        chain_key(&legal.spelling),
-                        style.tag()
-                    ),
-                    instruction: instruction.instruction.clone(),
-                    form: form.id.clone(),
-                    text: text_of(&legal.spelling, *style),
-                    verdict: Verdict::Legal,
-                    kind: None,
-                    rule: None,
-                    ptx: min.ptx.to_string(),
-                    target: min.target.to_string(),
-                    requires: need_records(&legal.needs),
-                    noncanonical: false,
-                    base: None,
-                    source: match operands::sink_source(&legal.spelling) {
-                        Some(src) if *style == Style::Sink => SourceRecord::of(src),
-                        _ => form_source(instruction, form),
-                    },
-                });
             }
         }
     }
+    out
+}
+
+/// The modules just below a spelling's withdrawal ([`Spelling::removal`]) that
+/// meet its needs: the version before the withdrawal's on its target, and the
+/// nearest target outside the withdrawal's at its version.
+pub fn below_removal(spec: &Spec, legal: &Legal<'_>) -> Vec<context::Module> {
+    let model = &spec.targets;
+    let Some((_, at)) = legal.spelling.removal() else {
+        return Vec::new();
+    };
+    let (Some(ptx), Some(target)) = (at.ptx, at.target) else {
+        return Vec::new();
+    };
+    let need = crate::syntax::needs::Need { ptx, target: Some(target) };
+    let mut out = Vec::new();
+    if let Some(first) = context::minimum(model, &need) {
+        out.extend(context::version_below(model, first));
+    }
+    out.extend(context::outside(model, &need));
+    out.retain(|m| legal.needs.met_by(model, m.ptx, m.target));
     out
 }
 
@@ -283,6 +331,10 @@ fn noncanonical(
         ptx: min.ptx.to_string(),
         target: min.target.to_string(),
         requires: need_records(&base.needs),
+        removed: base.spelling.removal().map(|(_, at)| NeedRecord {
+            ptx: at.ptx.map(|v| v.to_string()).unwrap_or_default(),
+            target: at.target.map(|t| t.to_string()),
+        }),
         noncanonical: true,
         base: None,
         source,

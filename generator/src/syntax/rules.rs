@@ -123,6 +123,7 @@ pub fn catalog(spec: &Spec) -> RulesFile {
                         .join(", or ")
                 ),
                 Effect::Forbid(why) => format!("{condition} is not allowed: {why}"),
+                Effect::Removed(at) => format!("{condition} is removed from {}", requirement(at)),
             };
             rules.push(RuleEntry {
                 rule: r.id.clone(),

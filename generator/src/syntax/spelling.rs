@@ -5,7 +5,7 @@
 //! whether the enumerator built it or the judge parsed it from text, so the legal
 //! list and `check-syntax` cannot drift apart.
 
-use ptxvec_spec::model::{Effect, Form, Rule, SyntaxGroup, TableKind};
+use ptxvec_spec::model::{Effect, Form, Requirement, Rule, SyntaxGroup, TableKind};
 use ptxvec_spec::template::SlotToken;
 use ptxvec_spec::{Instruction, PtxVersion, Qualifier, Target, TargetModel};
 
@@ -92,16 +92,14 @@ impl<'s> Spelling<'s> {
         })
     }
 
-    /// The `requires` rules that apply, in file order.
+    /// The rules on the module that apply (`requires` and `removed`), in file
+    /// order.
     pub fn requiring_rules(&self) -> Vec<&'s Rule> {
         let quals = self.qualifiers();
         self.instruction
             .rules
             .iter()
-            .filter(|r| {
-                matches!(r.effect, Effect::Requires(_))
-                    && r.condition().matches(&self.form.id, &quals)
-            })
+            .filter(|r| r.effect.is_module_rule() && r.condition().matches(&self.form.id, &quals))
             .collect()
     }
 
@@ -120,8 +118,20 @@ impl<'s> Spelling<'s> {
             .iter()
             .fold(Needs::none(), |acc, rule| match &rule.effect {
                 Effect::Requires(reqs) => acc.and(model, &Needs::of_rule(reqs)),
-                Effect::Forbid(_) => acc,
+                // A removal takes modules away above the needs, never below them:
+                // the lowest modules that meet the needs keep the spelling, which
+                // `removal` below says where it ends.
+                Effect::Forbid(_) | Effect::Removed(_) => acc,
             })
+    }
+
+    /// Where the spelling is withdrawn, if a rule removes it: the first module of
+    /// the removal (`.version` and `.target`, each the lowest that it takes).
+    pub fn removal(&self) -> Option<(&'s Rule, Requirement)> {
+        self.requiring_rules().into_iter().find_map(|r| match &r.effect {
+            Effect::Removed(at) => Some((r, at.clone())),
+            _ => None,
+        })
     }
 }
 
@@ -138,6 +148,7 @@ pub fn unmet_among<'s>(
         .copied()
         .filter(|r| match &r.effect {
             Effect::Requires(reqs) => !Needs::of_rule(reqs).met_by(model, ptx, target),
+            Effect::Removed(at) => Needs::of_rule(std::slice::from_ref(at)).met_by(model, ptx, target),
             Effect::Forbid(_) => false,
         })
         .max_by_key(|r| (r.when.len(), r.forms.is_some()))

@@ -21,6 +21,12 @@ pub(super) fn body(c: &mut Code, s: &Suite, check: Option<&ExpectData>) {
         return;
     };
     let op_text = &s.opcode;
+    // The membermask operand, where the instruction has one (the non-sync `vote`
+    // and `shfl` take the warp's active threads instead).
+    let mm = match s.shape {
+        crate::record::Shape::Warp(w) if w.membermask => ", %r5",
+        _ => "",
+    };
     c.ins("mul.wide.u32 %rd2, %r1, 4");
     load(c, "u32", "%r4", "ptxvec_flags", "%rd2");
     load(c, "u32", "%r5", "ptxvec_membermask", "%rd2");
@@ -55,18 +61,18 @@ pub(super) fn body(c: &mut Code, s: &Suite, check: Option<&ExpectData>) {
         c.ins("setp.ne.u32 %p5, %r20, 0");
         c.ins("and.b32 %r7, %r4, 2");
         c.branch_if("ne.u32", "%p3", "%r7", 0, "NEGATED");
-        ins!(c, "{op_text} {dst}, %p5, %r5");
+        ins!(c, "{op_text} {dst}, %p5{mm}");
         c.jump("JOINED");
         c.label("NEGATED");
-        ins!(c, "{op_text} {dst}, !%p5, %r5");
+        ins!(c, "{op_text} {dst}, !%p5{mm}");
         c.label("JOINED");
     };
     // A variant that writes `d` alone leaves p's word 0.
     let writes_p = s.outputs().iter().any(|(o, _)| *o == Out::P);
     match op {
-        WarpOp::Shfl if !writes_p => ins!(c, "{op_text} %r30, %r20, %r21, %r22, %r5"),
+        WarpOp::Shfl if !writes_p => ins!(c, "{op_text} %r30, %r20, %r21, %r22{mm}"),
         WarpOp::Shfl => {
-            ins!(c, "{op_text} %r30|%p6, %r20, %r21, %r22, %r5");
+            ins!(c, "{op_text} %r30|%p6, %r20, %r21, %r22{mm}");
             c.ins("selp.u32 %r31, 1, 0, %p6");
         }
         WarpOp::Vote => {
