@@ -94,7 +94,7 @@ fn prediction(spec: &Spec, text: &str, ptx: PtxVersion, target: Target, j: &Judg
 }
 
 /// [`prediction`], its rewritten texts judged through the batch's index.
-fn index_prediction(index: &Index<'_>, text: &str, ptx: PtxVersion, target: Target, j: &Judgement) -> Option<Prediction> {
+pub(crate) fn index_prediction(index: &Index<'_>, text: &str, ptx: PtxVersion, target: Target, j: &Judgement) -> Option<Prediction> {
     let module = crate::syntax::context::Module { ptx, target };
     departure::predict_by(index.spec(), text, module, CHECK_PTXAS, j, |t| {
         index.judge(t, &Tokens::of(t), ptx, target, Order::Lenient)
@@ -110,7 +110,7 @@ pub fn prediction_note(p: &Prediction) -> String {
 /// Parses the module's `.version` and `.target`, and holds them to what the target
 /// model knows: a version or target it does not list cannot be judged, so it is a
 /// usage error, never a verdict.
-fn module(spec: &Spec, ptx: Option<&str>, target: Option<&str>) -> Result<(PtxVersion, Target)> {
+pub(crate) fn module(spec: &Spec, ptx: Option<&str>, target: Option<&str>) -> Result<(PtxVersion, Target)> {
     let usage = |m: &str| Error::Usage(m.to_owned());
     let ptx = ptx
         .ok_or_else(|| usage("missing the PTX ISA version (--ptx 8.6, or \"ptx\" in the line)"))?;

@@ -8,6 +8,7 @@ pub mod output;
 pub mod spec_summary;
 pub mod syntax;
 pub mod check_syntax;
+pub mod lint;
 pub mod generate;
 pub mod ptx;
 pub mod ptx_module;
