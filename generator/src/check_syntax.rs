@@ -116,8 +116,12 @@ pub(crate) fn module(spec: &Spec, ptx: Option<&str>, target: Option<&str>) -> Re
         .ok_or_else(|| usage("missing the PTX ISA version (--ptx 8.6, or \"ptx\" in the line)"))?;
     let target = target
         .ok_or_else(|| usage("missing the target (--target sm_90, or \"target\" in the line)"))?;
+    Ok((known_version(spec, ptx)?, known_target(spec, target)?))
+}
+
+/// `.version`'s word, if the target model lists it.
+pub(crate) fn known_version(spec: &Spec, ptx: &str) -> Result<PtxVersion> {
     let v: PtxVersion = ptx.parse().map_err(|e| Error::Usage(format!("{e}")))?;
-    let t: Target = target.parse().map_err(|e| Error::Usage(format!("{e}")))?;
     let versions = &spec.targets.ptx_versions.values;
     if !versions.contains(&v) {
         let range = match (versions.first(), versions.last()) {
@@ -128,12 +132,18 @@ pub(crate) fn module(spec: &Spec, ptx: Option<&str>, target: Option<&str>) -> Re
             "unknown PTX ISA version {v}: spec/targets.yaml does not list it{range}"
         )));
     }
+    Ok(v)
+}
+
+/// `.target`'s architecture, if the target model lists it.
+pub(crate) fn known_target(spec: &Spec, target: &str) -> Result<Target> {
+    let t: Target = target.parse().map_err(|e| Error::Usage(format!("{e}")))?;
     if spec.targets.info(t).is_none() {
         return Err(Error::Usage(format!(
             "unknown target {t}: spec/targets.yaml does not list it"
         )));
     }
-    Ok((v, t))
+    Ok(t)
 }
 
 fn answer<'a, I: Serialize + ?Sized>(

@@ -24,6 +24,7 @@ pub mod semvec;
 pub mod selfcheck;
 pub mod bench;
 pub mod bench_batch;
+pub mod bench_lint;
 pub mod record;
 pub mod files;
 pub mod lines;

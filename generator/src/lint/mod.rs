@@ -52,6 +52,10 @@ pub struct Args {
 /// once. A larger one is an input error.
 pub const MAX_FILE_BYTES: u64 = 4 << 30;
 
+/// Covered statements judged at once: enough to keep both cores busy, few enough
+/// that their tokens take a few megabytes.
+const JUDGE_CHUNK: usize = 1 << 14;
+
 /// Target words that are no architecture (PTX ISA 11.1.2, `.target`: "texmode_unified,
 /// texmode_independent, debug, map_f64_to_f32").
 pub const TARGET_SPECIFIERS: &[&str] = &["texmode_unified", "texmode_independent", "debug", "map_f64_to_f32"];
@@ -102,7 +106,11 @@ impl<'s> Linter<'s> {
             }
         }
         counts.covered = found.len();
-        let verdicts = verdicts::judge_all(&mut self.index, &found, ptx, target, self.order);
+        // In chunks, so that the tokens waiting on the index's readings stay few
+        // however large the module.
+        let verdicts = found
+            .chunks(JUDGE_CHUNK)
+            .flat_map(|chunk| verdicts::judge_all(&mut self.index, chunk, ptx, target, self.order));
         let mut positions = Positions::new(text);
         let mut diagnostics = Vec::new();
         for (f, v) in found.iter().zip(verdicts) {
@@ -159,11 +167,9 @@ impl<'s> Linter<'s> {
                 return Err(error(at(second), format!("expected one architecture in `.target`, found `{words}`")))
             }
         };
-        let (ptx, target) = crate::check_syntax::module(self.spec, Some(h.version.0), Some(arch)).map_err(|e| {
-            // Whichever word it names is where the message points.
-            let offset = if e.to_string().contains("target") { at(arch) } else { h.version.1 };
-            error(offset, e.to_string())
-        })?;
+        let ptx = crate::check_syntax::known_version(self.spec, h.version.0)
+            .map_err(|e| error(h.version.1, e.to_string()))?;
+        let target = crate::check_syntax::known_target(self.spec, arch).map_err(|e| error(at(arch), e.to_string()))?;
         self.spec
             .targets
             .check_version(ptx, target)
