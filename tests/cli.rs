@@ -115,8 +115,14 @@ fn bench_reports_every_stage_with_its_item_count_and_cleans_up() {
     let text = String::from_utf8(out.stdout).unwrap();
     // One header and three stages; the full generate counts syntax cases and records.
     // Then the batch stages: a blank line, a header, check-syntax on the vectors and
-    // on the explorer's walks, and eval.
-    assert_eq!(text.lines().count(), 4 + 5, "{text}");
+    // on the explorer's walks, and eval; then lint's: a blank line, a header, one
+    // stage.
+    assert_eq!(text.lines().count(), 4 + 5 + 3, "{text}");
+    let lint = text.lines().find(|l| l.starts_with("lint (")).unwrap_or_else(|| panic!("no lint stage in\n{text}"));
+    let megabytes: f64 = lint[46..].split_whitespace().next().unwrap().parse().unwrap();
+    assert!(megabytes >= 100.0, "{lint}");
+    // nvcc's modules are legal at sm_90a: nothing illegal.
+    assert!(lint.ends_with(" 0"), "{lint}");
     let items = |prefix: &str| -> usize {
         let line = text
             .lines()

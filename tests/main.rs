@@ -12,6 +12,7 @@ pub fn spec_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../spec")
 }
 mod cli;
+mod lint;
 mod syntax_cases;
 mod syntax_check;
 mod syntax_ptxas;

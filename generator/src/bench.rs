@@ -2,7 +2,7 @@
 //! process, minimum and median reported. The speed bounds of the project (syntax
 //! cases under 2 s, a full `generate` under 10 s on 2 cores, a 16-bit sweep at the
 //! digest's floor: `crate::sweep::bench`) are shown here, not by timed tests. The
-//! batch commands' stages are in `bench_batch`.
+//! batch commands' stages are in `bench_batch`, lint's in `bench_lint`.
 
 use std::io::Write;
 use std::path::Path;
@@ -71,5 +71,6 @@ pub fn run(
         .map_err(crate::output::write_error)?;
     }
     crate::bench_batch::run(spec, runs, table)?;
+    crate::bench_lint::run(spec, runs, table)?;
     crate::sweep::bench::run(sweep_runs, &sweep_levels, table)
 }

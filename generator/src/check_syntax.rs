@@ -94,7 +94,7 @@ fn prediction(spec: &Spec, text: &str, ptx: PtxVersion, target: Target, j: &Judg
 }
 
 /// [`prediction`], its rewritten texts judged through the batch's index.
-fn index_prediction(index: &Index<'_>, text: &str, ptx: PtxVersion, target: Target, j: &Judgement) -> Option<Prediction> {
+pub(crate) fn index_prediction(index: &Index<'_>, text: &str, ptx: PtxVersion, target: Target, j: &Judgement) -> Option<Prediction> {
     let module = crate::syntax::context::Module { ptx, target };
     departure::predict_by(index.spec(), text, module, CHECK_PTXAS, j, |t| {
         index.judge(t, &Tokens::of(t), ptx, target, Order::Lenient)
@@ -110,14 +110,18 @@ pub fn prediction_note(p: &Prediction) -> String {
 /// Parses the module's `.version` and `.target`, and holds them to what the target
 /// model knows: a version or target it does not list cannot be judged, so it is a
 /// usage error, never a verdict.
-fn module(spec: &Spec, ptx: Option<&str>, target: Option<&str>) -> Result<(PtxVersion, Target)> {
+pub(crate) fn module(spec: &Spec, ptx: Option<&str>, target: Option<&str>) -> Result<(PtxVersion, Target)> {
     let usage = |m: &str| Error::Usage(m.to_owned());
     let ptx = ptx
         .ok_or_else(|| usage("missing the PTX ISA version (--ptx 8.6, or \"ptx\" in the line)"))?;
     let target = target
         .ok_or_else(|| usage("missing the target (--target sm_90, or \"target\" in the line)"))?;
+    Ok((known_version(spec, ptx)?, known_target(spec, target)?))
+}
+
+/// `.version`'s word, if the target model lists it.
+pub(crate) fn known_version(spec: &Spec, ptx: &str) -> Result<PtxVersion> {
     let v: PtxVersion = ptx.parse().map_err(|e| Error::Usage(format!("{e}")))?;
-    let t: Target = target.parse().map_err(|e| Error::Usage(format!("{e}")))?;
     let versions = &spec.targets.ptx_versions.values;
     if !versions.contains(&v) {
         let range = match (versions.first(), versions.last()) {
@@ -128,12 +132,18 @@ fn module(spec: &Spec, ptx: Option<&str>, target: Option<&str>) -> Result<(PtxVe
             "unknown PTX ISA version {v}: spec/targets.yaml does not list it{range}"
         )));
     }
+    Ok(v)
+}
+
+/// `.target`'s architecture, if the target model lists it.
+pub(crate) fn known_target(spec: &Spec, target: &str) -> Result<Target> {
+    let t: Target = target.parse().map_err(|e| Error::Usage(format!("{e}")))?;
     if spec.targets.info(t).is_none() {
         return Err(Error::Usage(format!(
             "unknown target {t}: spec/targets.yaml does not list it"
         )));
     }
-    Ok((v, t))
+    Ok(t)
 }
 
 fn answer<'a, I: Serialize + ?Sized>(

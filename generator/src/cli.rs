@@ -67,6 +67,11 @@ pub enum Command {
     /// With `-`, read JSON Lines `{"text", "ptx", "target"}` from stdin and answer one
     /// JSON line each.
     CheckSyntax(crate::check_syntax::Args),
+    /// Judge every covered instruction of whole PTX modules at each module's own
+    /// `.version` and `.target`: one line per illegal one (`file:line:col: illegal:
+    /// rule: message`), or one JSON document with --json. Exit 0 all legal, 1 an
+    /// illegal one, 2 a file that is not a PTX module.
+    Lint(crate::lint::Args),
     /// Wrap an instruction text in a minimal complete PTX module and print it; with
     /// `--variant`, write the self-checking module of a semantic variant instead.
     EmitPtx {
@@ -237,6 +242,7 @@ fn run(cli: &Cli, stdout: &mut crate::output::Stdout) -> Result<Outcome> {
             }
         }
         Command::CheckSyntax(args) => crate::check_syntax::run(&spec, args, stdout),
+        Command::Lint(args) => crate::lint::run(&spec, args, stdout),
         Command::EmitPtx { variant: Some(id), raw, window, records, out, vectors, ptx, target, .. } => {
             let req = crate::silicon::vectors::VariantModule {
                 vectors,

@@ -1,0 +1,203 @@
+//! Which instruction statements `lint` judges: those whose opcode words are a
+//! covered instruction's ([`ptxvec_spec::Mnemonic::opcode`], for every instruction
+//! the spec holds), except the neighbours that share those words and are other
+//! instructions ([`NEIGHBOURS`]). Everything else is counted by its opcode.
+
+use ptxvec_spec::{Mnemonic, Spec};
+
+/// A PTX instruction that is not one ptxvec covers, though its words start like
+/// one's (or like a covered instruction's first word): a statement whose chain
+/// starts with `words` is counted under `name`, never judged.
+#[derive(Debug, Clone, Copy)]
+pub struct Neighbour {
+    /// Its name, the key it is counted under.
+    pub name: &'static str,
+    /// The words its chain starts with.
+    pub words: &'static [&'static str],
+    /// A spelling ptxas 13.5 assembles (`-arch=sm_90a`, PTX ISA 8.6, in a module
+    /// that declares its operands): the evidence that it is a real instruction.
+    pub example: &'static str,
+}
+
+/// The covered instructions' neighbours. Longer word lists are tried first, so
+/// their order does not matter. Sections are named by title (the seeds' numbering
+/// puts `red` at 9.7.13.6 and `cp.reduce.async.bulk` at 9.7.9.25.4.2; PTX ISA 8.x
+/// numbered `red.async` 9.7.12.7), with their anchors in
+/// <https://docs.nvidia.com/cuda/parallel-thread-execution/>.
+pub const NEIGHBOURS: &[Neighbour] = &[
+    // PTX ISA, "Parallel Synchronization and Communication Instructions: red.async"
+    // (#parallel-synchronization-and-communication-instructions-red-async): an
+    // asynchronous reduction completing on an mbarrier, not `red`.
+    Neighbour {
+        name: "red.async",
+        words: &["red", "async"],
+        example: "red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.add.u32 [%r2], %r3, [%r1];",
+    },
+    // PTX ISA, "Data Movement and Conversion Instructions:
+    // cp.reduce.async.bulk.tensor" (#data-movement-and-conversion-instructions-cp-reduce-async-bulk-tensor):
+    // the tensor form, whose operands are a tensor map and coordinates.
+    Neighbour {
+        name: "cp.reduce.async.bulk.tensor",
+        words: &["cp", "reduce", "async", "bulk", "tensor"],
+        example: "cp.reduce.async.bulk.tensor.1d.global.shared::cta.add.tile.bulk_group [%rd1, {%r3}], [%r2];",
+    },
+    // PTX ISA, "Data Movement and Conversion Instructions: cp.async.bulk"
+    // (#data-movement-and-conversion-instructions-cp-async-bulk): a bulk copy,
+    // no reduction.
+    Neighbour {
+        name: "cp.async.bulk",
+        words: &["cp", "async", "bulk"],
+        example: "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r2], [%rd1], 16, [%r1];",
+    },
+    // PTX ISA, "Data Movement and Conversion Instructions: cp.async"
+    // (#data-movement-and-conversion-instructions-cp-async): the non-bulk copy.
+    Neighbour {
+        name: "cp.async",
+        words: &["cp", "async"],
+        example: "cp.async.ca.shared.global [%r2], [%rd1], 4;",
+    },
+];
+
+/// What a statement is to `lint`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Class<'t> {
+    /// A covered instruction: judged.
+    Covered,
+    /// Counted under this key: a neighbour's name, or the opcode's first word.
+    Counted(&'t str),
+}
+
+/// The covered instructions' opcode words, as the spec holds them.
+pub struct Covered {
+    opcodes: Vec<Vec<&'static str>>,
+}
+
+impl Covered {
+    /// The opcodes of every instruction of `spec` ([`Mnemonic::opcode`]: the words
+    /// ptxas reads as the opcode, so `vote.any.sync.pred` is `vote`'s).
+    pub fn of(spec: &Spec) -> Covered {
+        let opcodes = Mnemonic::ALL
+            .iter()
+            .filter(|m| spec.instructions.iter().any(|f| f.instruction.mnemonic == **m))
+            .map(|m| m.opcode().split('.').collect())
+            .collect();
+        Covered { opcodes }
+    }
+
+    /// The class of the instruction whose opcode starts `text` (after its label
+    /// and guard).
+    pub fn class<'t>(&self, text: &'t str) -> Class<'t> {
+        let chain = chain(text);
+        let first = chain.split('.').next().unwrap_or_default();
+        // Most statements share no first word with a covered opcode: decided here.
+        if !self.opcodes.iter().any(|o| o[0] == first) {
+            return Class::Counted(first);
+        }
+        let starts = |words: &[&str]| {
+            let mut it = chain.split('.').map(str::trim);
+            words.iter().all(|w| it.next() == Some(w))
+        };
+        if let Some(n) = NEIGHBOURS
+            .iter()
+            .filter(|n| starts(n.words))
+            .max_by_key(|n| n.words.len())
+        {
+            return Class::Counted(n.name);
+        }
+        if self.opcodes.iter().any(|o| starts(o)) {
+            Class::Covered
+        } else {
+            Class::Counted(first)
+        }
+    }
+}
+
+/// The dotted chain at the start of `text`: up to the first whitespace that no `.`
+/// follows (ptxas reads `redux.sync .add.u32` as one chain; `syntax::text`'s
+/// `chain_end`), or a `;`, `{`, `[`, `(` or comment. Whitespace stays inside it.
+fn chain(text: &str) -> &str {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b';' | b'{' | b'[' | b'(' | b'/' | b',' => break,
+            b if b.is_ascii_whitespace() => {
+                let next = i + bytes[i..].iter().take_while(|b| b.is_ascii_whitespace()).count();
+                if bytes.get(next) != Some(&b'.') {
+                    break;
+                }
+                i = next;
+            }
+            _ => i += 1,
+        }
+    }
+    &text[..i]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn covered_neighbours_and_others() {
+        let spec = crate::repo_spec();
+        let covered = Covered::of(&spec);
+        // (text from the opcode, class)
+        let rows = [
+            ("red.global.add.u32 [a], 1;", Class::Covered),
+            ("red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.add.u32 [a], b, [m];", Class::Counted("red.async")),
+            ("redux.sync.add.u32 %r1, %r2, 0xffffffff;", Class::Covered),
+            // ptxas's opcode is `redux`: `.sync` may stand anywhere, or be missing.
+            ("redux.add.sync.u32 %r1, %r2, 0xffffffff;", Class::Covered),
+            ("redux.add.u32 %r1, %r2, 0xffffffff;", Class::Covered),
+            ("vote.sync.ballot.b32 %r1, %p1, -1;", Class::Covered),
+            ("shfl.sync.bfly.b32 %r1, %r2, 1, 31, -1;", Class::Covered),
+            ("match.any.sync.b32 %r1, %r2, -1;", Class::Covered),
+            ("activemask.b32 %r1;", Class::Covered),
+            ("cp.reduce.async.bulk.global.shared::cta.bulk_group.add.u32 [a], [b], 16;", Class::Covered),
+            ("cp.reduce.async.bulk .global.shared::cta.bulk_group.add.u32 [a], [b], 16;", Class::Covered),
+            ("cp.reduce.async.bulk.tensor.1d.global.shared::cta.add.tile.bulk_group [a, {b}], [c];", Class::Counted("cp.reduce.async.bulk.tensor")),
+            ("cp.reduce.async.bulk .tensor.1d.global.shared::cta.add.tile.bulk_group [a, {b}], [c];", Class::Counted("cp.reduce.async.bulk.tensor")),
+            ("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [a], [b], 16, [m];", Class::Counted("cp.async.bulk")),
+            ("cp.async.ca.shared.global [a], [b], 4;", Class::Counted("cp.async")),
+            ("cp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [a], [b, {c}], [m];", Class::Counted("cp.async.bulk")),
+            ("mov.u32 %r1, 1;", Class::Counted("mov")),
+            ("ret;", Class::Counted("ret")),
+            ("atom.global.add.u32 %r1, [a], 1;", Class::Counted("atom")),
+            ("reduce.add.u32 %r1;", Class::Counted("reduce")),
+            ("matches %r1;", Class::Counted("matches")),
+        ];
+        for (text, want) in rows {
+            assert_eq!(covered.class(text), want, "{text}");
+        }
+    }
+
+    /// Each neighbour is a real instruction: ptxas assembles its example, in a
+    /// module that declares what it names.
+    #[test]
+    #[cfg_attr(
+        not(ptxas),
+        ignore = "needs ptxas: set PTXVEC_PTXAS (bash .ci/run does)"
+    )]
+    fn every_neighbour_assembles() {
+        let ptxas = crate::ptxas::from_env("PTXVEC_PTXAS").unwrap_or_else(|e| panic!("{e}"));
+        let dir = tempfile::tempdir().unwrap();
+        for n in NEIGHBOURS {
+            let module = format!(
+                ".version 8.6\n.target sm_90a\n.address_size 64\n.visible .entry f()\n{{\n\
+                 .reg .b32 %r<4>;\n.reg .b64 %rd<2>;\n{}\nret;\n}}\n",
+                n.example
+            );
+            let file = dir.path().join(format!("{}.ptx", n.name));
+            std::fs::write(&file, module).unwrap();
+            let out = std::process::Command::new(&ptxas)
+                .args(["-arch=sm_90a", "-o", "/dev/null"])
+                .arg(&file)
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "{}: {}", n.name, String::from_utf8_lossy(&out.stderr));
+            let spec = crate::repo_spec();
+            assert_eq!(Covered::of(&spec).class(n.example), Class::Counted(n.name));
+        }
+    }
+}

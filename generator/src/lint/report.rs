@@ -1,0 +1,135 @@
+//! What `lint` says about each file: one typed record, written as compiler-style
+//! lines or as one JSON document (`--json`), and a summary line for stderr.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use serde::Serialize;
+
+use crate::syntax::judge::Kind;
+
+/// The JSON document: every file named, in the order given.
+#[derive(Debug, Serialize)]
+pub struct Document {
+    /// One entry a file.
+    pub files: Vec<FileEntry>,
+}
+
+/// A file linted, or one that could not be read as PTX.
+#[derive(Debug, Serialize)]
+#[serde(untagged)]
+pub enum FileEntry {
+    /// Linted.
+    Linted(FileReport),
+    /// Not read: `error` says where and why (exit 2).
+    Unread {
+        /// The file as named.
+        file: String,
+        /// `file:line:column: what was expected`.
+        error: String,
+    },
+}
+
+/// One linted module.
+#[derive(Debug, Serialize)]
+pub struct FileReport {
+    /// The file as named (`<stdin>` for `-`).
+    pub file: String,
+    /// Its `.version`.
+    pub ptx: String,
+    /// Its `.target` architecture.
+    pub target: String,
+    /// How many statements of each kind.
+    pub counts: Counts,
+    /// Instructions not judged, by opcode (a neighbour by its name): sorted.
+    pub not_covered: BTreeMap<String, usize>,
+    /// One a covered instruction that is illegal or warns, in file order.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// A module's counts.
+#[derive(Debug, Default, Clone, Copy, Serialize)]
+pub struct Counts {
+    /// Instruction statements.
+    pub instructions: usize,
+    /// Those judged (covered instructions).
+    pub covered: usize,
+    /// Those judged illegal.
+    pub illegal: usize,
+}
+
+/// A covered instruction that is illegal or legal with a warning.
+#[derive(Debug, Serialize)]
+pub struct Diagnostic {
+    /// 1-based line of its first character.
+    pub line: usize,
+    /// 1-based column, in characters.
+    pub column: usize,
+    /// The statement, label and guard to `;`.
+    pub text: String,
+    /// The instruction it was read as.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub instruction: Option<String>,
+    /// The syntax line it was read as.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub form: Option<String>,
+    /// Whether it is legal.
+    pub legal: bool,
+    /// Malformed or invalid, when illegal.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kind: Option<Kind>,
+    /// The rule it breaks, when illegal.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rule: Option<String>,
+    /// What is wrong, or `legal`.
+    pub message: String,
+    /// Legal but worth saying: a qualifier order not the document's.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+    /// The ledger's prediction, where ptxas departs from the verdict.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ptxas: Option<PtxasNote>,
+    /// The same, as the human line says it (`check_syntax::prediction_note`).
+    #[serde(skip)]
+    pub note: String,
+}
+
+/// check-syntax's `ptxas` field: what the ledger predicts ptxas does.
+#[derive(Debug, Clone, Serialize)]
+pub struct PtxasNote {
+    /// Whether ptxas accepts the text.
+    pub accepts: bool,
+    /// Whether ptxas fails on it (a signal) instead of answering.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub fails: bool,
+    /// The ledger's finding.
+    pub erratum: String,
+}
+
+impl FileReport {
+    /// The compiler-style lines: `file:line:col: illegal: rule: message` (with the
+    /// ledger's note on ptxas), and `file:line:col: warning: ...` for each warning.
+    pub fn lines(&self) -> String {
+        let mut out = String::new();
+        for d in &self.diagnostics {
+            let place = format!("{}:{}:{}", self.file, d.line, d.column);
+            if let Some(rule) = &d.rule {
+                // Writing to a String cannot fail.
+                let _ = writeln!(out, "{place}: illegal: {rule}: {}{}", d.message, d.note);
+            }
+            for w in &d.warnings {
+                let _ = writeln!(out, "{place}: warning: {w}");
+            }
+        }
+        out
+    }
+
+    /// The summary line: `file: N instructions, C covered judged, I illegal`.
+    pub fn summary(&self) -> String {
+        let c = self.counts;
+        format!(
+            "{}: {} instructions, {} covered judged, {} illegal (.version {}, .target {})",
+            self.file, c.instructions, c.covered, c.illegal, self.ptx, self.target
+        )
+    }
+}
