@@ -319,5 +319,5 @@ fn a_progress_bar_is_drawn_on_a_terminal_only() {
         .unwrap();
     let seen = String::from_utf8_lossy(&std::fs::read(&log).unwrap()).into_owned();
     assert!(seen.contains("variants ["), "no bar on a terminal: {seen} {status:?}");
-    assert!(seen.contains("/126"), "{seen}");
+    assert!(seen.contains("/138"), "{seen}");
 }

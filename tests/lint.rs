@@ -267,3 +267,69 @@ fn lint_agrees_with_ptxas_on_whole_modules() {
     // Both verdicts are exercised.
     assert!(seen.0 >= 5 && seen.1 >= 4, "{seen:?}");
 }
+
+/// The recorded compilers' folders (vectors/clients/*/manifest.json), in name order.
+fn compiler_folders() -> Vec<PathBuf> {
+    let clients = repo_root().join("vectors/clients");
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&clients)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|d| d.join("manifest.json").is_file())
+        .collect();
+    dirs.sort();
+    assert!(dirs.len() >= 3, "LLVM 19, LLVM 22 and nvcc 13.5: {dirs:?}");
+    dirs
+}
+
+/// Each compiler's `lint.json` is what `ptxvec lint --json` says of its modules
+/// now (the README's command: `LC_ALL=C`, modules in byte order).
+#[test]
+fn the_recorded_lint_results_are_current() {
+    for dir in compiler_folders() {
+        let mut modules: Vec<String> = std::fs::read_dir(dir.join("modules"))
+            .unwrap()
+            .map(|e| format!("modules/{}", e.unwrap().file_name().to_string_lossy()))
+            .collect();
+        modules.sort();
+        let o = Command::new(env!("CARGO_BIN_EXE_ptxvec"))
+            .args(["lint", "--json", "--spec"])
+            .arg(repo_root().join("spec"))
+            .args(&modules)
+            .current_dir(&dir)
+            .output()
+            .unwrap();
+        assert!(matches!(o.status.code(), Some(0 | 1)), "{}: {}", dir.display(), text(&o.stderr));
+        let want = std::fs::read_to_string(dir.join("lint.json")).unwrap();
+        assert!(
+            text(&o.stdout) == want,
+            "{}/lint.json is stale: rerun the command in vectors/clients/README.md",
+            dir.display()
+        );
+    }
+}
+
+/// README.md's compiler conformance table is what linting the recorded modules
+/// and comparing with their recorded ptxas verdicts gives now; lint agrees with
+/// ptxas on every module ptxas judged line by line.
+#[test]
+fn the_readme_compiler_conformance_table_is_current() {
+    let spec = ptxvec_spec::Spec::load(&crate::spec_root()).unwrap();
+    let clients = repo_root().join("vectors/clients");
+    for dir in compiler_folders() {
+        for c in ptxvec_generator::grade::conformance_compiler::check(&spec, &dir).unwrap() {
+            assert!(
+                !matches!(c.ptxas, ptxvec_generator::grade::conformance_compiler::Agreement::Differs(_)),
+                "{}/{}: lint and ptxas differ: {:?}",
+                dir.display(),
+                c.module,
+                c.ptxas
+            );
+        }
+    }
+    let want = ptxvec_generator::grade::conformance_compiler::table(&spec, &clients).unwrap();
+    let readme = std::fs::read_to_string(repo_root().join("README.md")).unwrap();
+    let (begin, end) = ("<!-- conformance-compiler -->\n", "<!-- /conformance-compiler -->");
+    let start = readme.find(begin).expect("a compiler conformance table in README.md") + begin.len();
+    let stop = readme[start..].find(end).expect("its end marker") + start;
+    assert_eq!(&readme[start..stop], want, "README.md's compiler conformance table is stale; it is now:\n{want}");
+}

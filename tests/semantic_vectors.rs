@@ -351,7 +351,7 @@ fn variant_class(instruction: &str, stem: &str, r: &Value) -> String {
             };
             format!("{input}, {lanes}")
         }
-        "shfl.sync" => first[1].to_owned(),
+        "shfl.sync" | "shfl" => first[1].to_owned(),
         "activemask" => "membermask".to_owned(),
         _ => class[1].to_owned(),
     };
@@ -403,6 +403,9 @@ fn snapshots_of_one_record_per_variant_class() {
             "shfl.sync",
             "match",
             "activemask",
+            // The non-sync forms, after the .sync ones that share their first word.
+            "vote",
+            "shfl",
         ]
         .into_iter()
         .find(|i| stem.starts_with(&format!("{i}.")))

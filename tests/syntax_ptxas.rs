@@ -42,8 +42,8 @@ fn every_verdict_agrees_with_ptxas_or_is_in_the_ledger() {
     let path = spec_root()
         .join("../vectors/clients")
         .join(ptxvec_generator::audit::RESULTS_DIR)
-        .join("syntax.jsonl");
-    let committed = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        .join("syntax.jsonl.gz");
+    let committed = String::from_utf8(ptxvec_generator::grade::results::read_input(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))).unwrap();
     let now: String = rows.iter().map(|r| r.to_line() + "\n").collect();
     assert!(
         committed == now,

@@ -27,7 +27,7 @@ pub struct Args {
     #[arg(long, default_value_t = 2)]
     pub jobs: usize,
     /// Also write what each ptxas release made of every case at the case's own
-    /// module: `DIR/ptxas-<release>/syntax.jsonl` (format: vectors/clients/README.md).
+    /// module: `DIR/ptxas-<release>/syntax.jsonl.gz` (format: vectors/clients/README.md).
     #[arg(long, value_name = "DIR")]
     pub results: Option<PathBuf>,
     /// The explorer: texts the generator never made.
@@ -199,11 +199,12 @@ fn result_of(id: &str, outcome: &Outcome) -> SyntaxResult {
 /// The folder of the recorded ptxas results under the clients folder.
 pub const RESULTS_DIR: &str = "ptxas-13.5-12.9";
 
-/// Writes [`results`] to `dir/ptxas-13.5-12.9/syntax.jsonl`; returns the file and
-/// its count of cases.
+/// Writes [`results`] to `dir/ptxas-13.5-12.9/syntax.jsonl.gz` (gzipped: vectors/
+/// keeps its recorded clients so, under its size cap); returns the file and its
+/// count of cases.
 pub fn write_results(spec: &Spec, findings: &[Finding], dir: &Path) -> crate::error::Result<(PathBuf, usize)> {
     let rows = results(spec, findings);
-    let path = dir.join(RESULTS_DIR).join("syntax.jsonl");
+    let path = dir.join(RESULTS_DIR).join("syntax.jsonl.gz");
     write_syntax(&path, &rows)?;
     Ok((path, rows.len()))
 }

@@ -97,7 +97,21 @@ pub fn case_checks(spec: &Spec, cases: &[Case], newest: &str) -> Vec<Check> {
             Verdict::Legal => {
                 let needs: Vec<Need> = c.requires.iter().filter_map(|r| need_of(spec, r)).collect();
                 let all = crate::syntax::needs::Needs(needs.clone());
+                // Legal where the needs are met, unless a rule has withdrawn it there
+                // (the non-sync `vote` from PTX ISA 6.4 on sm_70).
+                let removed = c.removed.as_ref().and_then(|r| need_of(spec, r));
+                let legal_in = |m: Module| {
+                    all.met_by(model, m.ptx, m.target) && !removed.is_some_and(|r| r.met_by(model, m.ptx, m.target))
+                };
                 let mut seen = Vec::new();
+                // The case's own module, where it is not its needs' minimum (the
+                // legal witnesses just below a withdrawal).
+                if let Some(own) = c.module() {
+                    if !needs.iter().any(|n| context::minimum(model, n) == Some(own)) {
+                        seen.push(own);
+                        out.push(mk("own", own, legal_in(own)));
+                    }
+                }
                 for need in &needs {
                     let mut probes = Vec::new();
                     if let Some(min) = context::minimum(model, need) {
@@ -117,7 +131,7 @@ pub fn case_checks(spec: &Spec, cases: &[Case], newest: &str) -> Vec<Check> {
                             continue;
                         }
                         seen.push(m);
-                        out.push(mk(b, m, all.met_by(model, m.ptx, m.target)));
+                        out.push(mk(b, m, legal_in(m)));
                     }
                 }
             }
@@ -264,6 +278,29 @@ fn on_threads<T: Sync, R: Send>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A legal case a rule withdraws is held to ptxas on both sides of the
+    /// withdrawal: legal in its own module just below it (`own`), illegal in the
+    /// withdrawal's first module, wherever a probe lands there. PTX ISA 9.1, 9.7.13.8:
+    /// "Support for `vote` instruction without a `.sync` qualifier is removed in PTX
+    /// ISA version 6.4 for `.target` `sm_70` or higher."
+    #[test]
+    fn a_withdrawn_spelling_is_checked_on_both_sides() {
+        let spec = crate::repo_spec();
+        let cases = crate::syntax::vectors::cases(&spec, spec.instruction("vote").unwrap());
+        let below: Vec<&Case> = cases.iter().filter(|c| c.id.contains("@6.3:sm_70")).collect();
+        assert!(!below.is_empty());
+        for c in &below {
+            let checks = case_checks(&spec, std::slice::from_ref(*c), "13.5");
+            let own = checks.iter().find(|k| k.boundary == "own").expect("a check at its own module");
+            assert_eq!((own.module.ptx.to_string(), own.module.target.to_string()), ("6.3".to_owned(), "sm_70".to_owned()));
+            assert!(own.ours_legal);
+            for k in &checks {
+                let withdrawn = k.module.ptx >= "6.4".parse().unwrap() && k.module.target.arch >= 70;
+                assert_eq!(k.ours_legal, !withdrawn && k.boundary != "version_below" && k.boundary != "target_outside", "{k:?}");
+            }
+        }
+    }
 
     #[test]
     fn threads_keep_the_input_order() {

@@ -27,6 +27,7 @@ pub mod bench_batch;
 pub mod bench_lint;
 pub mod record;
 pub mod files;
+pub mod gz;
 pub mod lines;
 pub mod batch;
 pub mod staging;

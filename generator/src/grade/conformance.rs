@@ -41,8 +41,7 @@ struct Row {
 pub fn table(spec: &Spec, vectors: &Path, clients: &Path) -> Result<String> {
     let cases = syntax::load(spec, vectors)?;
     let mut rows = Vec::new();
-    for dir in client_folders(clients)?.into_iter().filter(|p| p.join("syntax.jsonl").is_file()) {
-        let path = dir.join("syntax.jsonl");
+    for (dir, path) in client_folders(clients)?.into_iter().filter_map(|d| results::syntax_file(&d).map(|p| (d, p))) {
         let mut bad = Vec::new();
         let results = parse::<SyntaxResult>(&path.display().to_string(), &read_input(&path)?, &mut bad);
         if !bad.is_empty() {

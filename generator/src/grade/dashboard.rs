@@ -62,8 +62,7 @@ pub fn build(spec: &Spec, vectors: &Path, clients: &Path) -> Result<Dashboard> {
         .collect();
     let cases = syntax::load(spec, vectors)?;
     let mut syntax_rows = Vec::new();
-    for dir in dirs.iter().filter(|d| d.join("syntax.jsonl").is_file()) {
-        let path = dir.join("syntax.jsonl");
+    for (dir, path) in dirs.iter().filter_map(|d| super::results::syntax_file(d).map(|p| (d, p))) {
         let mut bad = Vec::new();
         let results = parse::<SyntaxResult>(&path.display().to_string(), &read_input(&path)?, &mut bad);
         if !bad.is_empty() {

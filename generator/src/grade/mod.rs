@@ -12,6 +12,7 @@
 
 pub mod accept;
 pub mod conformance;
+pub mod conformance_compiler;
 pub mod conformance_semantic;
 pub mod dashboard;
 pub mod html;

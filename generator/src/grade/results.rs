@@ -145,7 +145,12 @@ pub fn write_syntax(path: &Path, results: &[SyntaxResult]) -> Result<()> {
         out.push_str(&r.to_line());
         out.push('\n');
     }
-    crate::files::write_atomic(path, out.as_bytes()).map_err(|e| Error::io(path, e))
+    let bytes = if crate::gz::is_gz(path) {
+        crate::gz::compress(out.as_bytes())
+    } else {
+        out.into_bytes()
+    };
+    crate::files::write_atomic(path, &bytes).map_err(|e| Error::io(path, e))
 }
 
 /// One line of semantic results: what the consumer computed for a record of
@@ -395,7 +400,10 @@ impl<'a, T: ResultLine> ById<'a, T> {
     }
 }
 
-/// The bytes of `path`, or of stdin for `-`.
+/// The most bytes a gzipped results file may hold once decompressed.
+pub const MAX_GZ_BYTES: u64 = 1 << 30;
+
+/// The bytes of `path`, or of stdin for `-`; a `*.gz` file decompressed.
 pub fn read_input(path: &Path) -> Result<Vec<u8>> {
     let mut bytes = Vec::new();
     if path.as_os_str() == "-" {
@@ -405,8 +413,17 @@ pub fn read_input(path: &Path) -> Result<Vec<u8>> {
             .map_err(|e| Error::io(path, e))?;
     } else {
         bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+        if crate::gz::is_gz(path) {
+            bytes = crate::gz::decompress(&path.display().to_string(), &bytes, MAX_GZ_BYTES)?;
+        }
     }
     Ok(bytes)
+}
+
+/// A client folder's syntax results: `syntax.jsonl`, or as recorded clients keep
+/// it, `syntax.jsonl.gz`.
+pub fn syntax_file(dir: &Path) -> Option<std::path::PathBuf> {
+    ["syntax.jsonl", "syntax.jsonl.gz"].iter().map(|n| dir.join(n)).find(|p| p.is_file())
 }
 
 /// The name `path` has in messages (`<stdin>` for `-`).

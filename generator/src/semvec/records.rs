@@ -51,7 +51,7 @@ pub fn records(v: &Variant<'_>, seed: u64, count: usize) -> crate::error::Result
             .collect(),
         Semantics::ShflActive(mode) => shfl_inputs(mode, seed)
             .into_iter()
-            .filter_map(|(i, c)| Some((active_only(i)?, c)))
+            .filter_map(|(i, c)| Some((active_only(i)?, active_classes(c))))
             .map(|(i, c)| draft(i, c))
             .collect(),
         Semantics::VoteActive(_) | Semantics::BallotActive => collective_inputs(v, seed)
@@ -59,6 +59,7 @@ pub fn records(v: &Variant<'_>, seed: u64, count: usize) -> crate::error::Result
             .filter_map(|d| {
                 Some(Draft {
                     inputs: active_only(d.inputs)?,
+                    class: active_classes(d.class),
                     ..d
                 })
             })
@@ -396,6 +397,12 @@ fn active_only(inputs: Inputs) -> Option<Inputs> {
     };
     let mm = w.membermask.take()?;
     (mm.value == w.executing.value && w.exited.is_none()).then_some(Inputs::Warp(w))
+}
+
+/// A .sync record's classes as the non-sync form's: its membermask's class names
+/// the active lanes, which all execute (`members_execute` becomes `active`).
+fn active_classes(classes: Vec<String>) -> Vec<String> {
+    classes.into_iter().map(|c| c.replace("members_execute", "active")).collect()
 }
 
 /// vote, redux and match: membermasks × executing sets × lane values (× `!` for

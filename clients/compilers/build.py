@@ -1,0 +1,296 @@
+#!/usr/bin/env python3
+"""Compile clients/compilers/{llvm,cuda} over the matrix below and record the results.
+
+Run through build.sh (which locates the tools), from the repository root:
+
+    python3 clients/compilers/build.py [llvm19] [llvm22] [nvcc]
+
+For each compiler it rewrites vectors/clients/<compiler>-<version>/modules/ and
+manifest.json (the README beside them is written by hand). A matrix point is one
+source at one target and one requested PTX ISA version. Each emitted module is kept
+byte for byte; points that emit identical bytes share one file. Every module is then
+given to ptxas (CUDA 13.5 from sm_75 on, CUDA 12.9 below) and its verdict recorded.
+A point that fails to compile records the compiler's error instead.
+"""
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SRC = "clients/compilers"
+OUTBASE = "vectors/clients"
+
+LLC19 = os.environ.get("LLC19", "llc-19")
+PYTHON = os.environ.get("PYTHON", "python3")
+NVCC = os.environ["NVCC"] if "NVCC" in os.environ else None
+PTXAS13 = os.environ.get("PTXAS13")
+PTXAS12 = os.environ.get("PTXAS12")
+
+# ---------------------------------------------------------------------------- matrix
+# (target, requested PTX ISA as llc's feature digits, or None for the compiler's default,
+# which is the lowest version LLVM allows for that target).
+ATOMIC_LL = {"atomics.ll", "atomics_order_scope.ll", "nvvm_atomic.ll"}
+
+LLVM19 = {
+    "sources": ["warp_sync.ll", "warp_nosync.ll", "match_sync.ll", "redux_sync.ll",
+                "atomics.ll", "atomics_order_scope.ll", "nvvm_atomic.ll"],
+    "targets": ["sm_50", "sm_60", "sm_70", "sm_75", "sm_80", "sm_86", "sm_90", "sm_90a"],
+    "ptx": [None, "85"],                       # LLVM 19's highest: PTX ISA 8.5
+    # the atomics modules are the big ones: fewer points, where the lowering can change
+    "atomic_points": {("sm_50", None), ("sm_60", None), ("sm_70", None), ("sm_70", "85"),
+                      ("sm_80", None), ("sm_90", None), ("sm_90", "85")},
+}
+LLVM22 = {
+    "sources": LLVM19["sources"] + ["redux_sync_f32.ll", "bulk_reduce_tensor.ll"],
+    "targets": ["sm_50", "sm_60", "sm_70", "sm_75", "sm_80", "sm_86", "sm_90", "sm_90a",
+                "sm_100", "sm_100a", "sm_100f", "sm_120", "sm_120a"],
+    "ptx": [None, "90"],                       # LLVM 22's highest: PTX ISA 9.0
+    "atomic_points": {("sm_50", None), ("sm_60", None), ("sm_70", None), ("sm_70", "90"),
+                      ("sm_80", None), ("sm_90", None), ("sm_90", "90"), ("sm_100", None),
+                      ("sm_120", "90")},
+}
+NVCC_M = {
+    "sources": ["warp.cu", "warp_nosync.cu", "redux.cu", "redux_f32.cu", "atomics.cu",
+                "atomics_scoped.cu", "nv_atomic.cu", "atomic_ref.cu", "ptx_bulk.cu"],
+    "targets": ["compute_75", "compute_80", "compute_86", "compute_90", "compute_90a",
+                "compute_100", "compute_100a", "compute_100f", "compute_110", "compute_120",
+                "compute_120a"],
+    # nvcc emits one PTX ISA version (its own); big sources on fewer targets
+    "limited": {"atomics.cu": {"compute_75", "compute_80", "compute_90", "compute_100",
+                               "compute_120"},
+                "ptx_bulk.cu": {"compute_80", "compute_90", "compute_90a", "compute_100a",
+                                "compute_120"},
+                "atomic_ref.cu": {"compute_75", "compute_90", "compute_100"}},
+}
+
+
+def tnum(target):
+    """sm_90a / compute_100f -> (90, 'a')"""
+    m = re.match(r"(?:sm|compute)_(\d+)([a-z]?)$", target)
+    return int(m.group(1)), m.group(2)
+
+
+def llvm_points(m):
+    pts = []
+    for src in m["sources"]:
+        for t in m["targets"]:
+            for p in m["ptx"]:
+                if src in ATOMIC_LL and (t, p) not in m["atomic_points"]:
+                    continue
+                pts.append((src, t, p))
+    return pts
+
+
+def nvcc_points():
+    pts = []
+    for src in NVCC_M["sources"]:
+        for t in NVCC_M["targets"]:
+            lim = NVCC_M["limited"].get(src)
+            if lim is not None and t not in lim:
+                continue
+            pts.append((src, t, None))
+    return pts
+
+
+# --------------------------------------------------------------------------- helpers
+def run(cmd, cwd=ROOT):
+    p = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
+    return p.returncode, p.stdout, p.stderr
+
+
+def clean_lines(text, tmp):
+    """Compiler messages without machine-specific paths and crash dumps."""
+    out = []
+    for line in text.splitlines():
+        if line.startswith("PLEASE submit") or line.startswith("Stack dump"):
+            break
+        line = line.replace(tmp + "/", "").replace(ROOT + "/", "").rstrip()
+        line = re.sub(r"/\S*/site-packages/nvidia/", "<nvidia>/", line)
+        if line.strip():
+            out.append(line[:400])
+    return out
+
+
+def trim_error(lines):
+    """The error lines (at most 6) or, failing that, the first 6 lines."""
+    errs = [l for l in lines if re.search(r"\berror\b|LLVM ERROR", l)]
+    keep = errs if errs else lines
+    return keep[:6] + ([f"... ({len(keep) - 6} more)"] if len(keep) > 6 else [])
+
+
+def group_ptxas(lines):
+    """ptxas prints `ptxas FILE, line N; KIND : TEXT` once per line and message; keep each
+    distinct `KIND : TEXT` once, in order of first appearance, with all its line numbers
+    (lines without a location, such as the closing `ptxas fatal : ...`, get no lines)."""
+    groups = {}
+    for l in lines:
+        m = re.match(r"ptxas \S+, line (\d+); (.*)$", l)
+        text, line = (m.group(2), int(m.group(1))) if m else (re.sub(r"^ptxas ", "", l), None)
+        g = groups.setdefault(text, {"text": text, "lines": []})
+        if line is not None:
+            g["lines"].append(line)
+    return list(groups.values())
+
+
+def ptx_header(text):
+    v = re.search(r"^\.version\s+(\d+)\.(\d+)", text, re.M)
+    t = re.search(r"^\.target\s+(\w+)", text, re.M)
+    return (v.group(1) + v.group(2) if v else None, t.group(1) if t else None)
+
+
+def ptxas_for(target, version):
+    """The ptxas that judges a module, and the -arch it assembles for: 13.5 from sm_75
+    on; 12.9 below, up to the .version 8.8 it knows; past that 13.5 for its oldest
+    architecture, sm_75 (ptxas judges by the module's .target whatever -arch says, as
+    ptxvec's differential does: generator/src/ptxas.rs, Ptxas::arch_for)."""
+    n, _ = tnum(target)
+    if n >= 75:
+        return ("13.5", PTXAS13, target)
+    if version is not None and int(version) <= 88:
+        return ("12.9", PTXAS12, target)
+    return ("13.5", PTXAS13, "sm_75")
+
+
+# --------------------------------------------------------------------------- compile
+def compile_point(kind, src, target, ptx, tmp):
+    """-> (display command, exit status, output path, stderr)"""
+    stem = src.rsplit(".", 1)[0]
+    out = os.path.join(tmp, f"{stem}.{target}.{ptx or 'default'}.ptx")
+    disp_out = "OUT.ptx"
+    if kind == "llvm19":
+        path = f"{SRC}/llvm/{src}"
+        args = ["-march=nvptx64", f"-mcpu={target}"] + ([f"-mattr=+ptx{ptx}"] if ptx else [])
+        cmd = [LLC19] + args + [path, "-o", out]
+        disp = " ".join(["llc-19"] + args + [path, "-o", disp_out])
+    elif kind == "llvm22":
+        path = f"{SRC}/llvm/{src}"
+        args = ["--cpu", target] + (["--features", f"+ptx{ptx}"] if ptx else [])
+        cmd = [PYTHON, f"{SRC}/llvmlite_llc.py"] + args + [path, "-o", out]
+        disp = " ".join(["python3", f"{SRC}/llvmlite_llc.py"] + args + [path, "-o", disp_out])
+    else:
+        path = f"{SRC}/cuda/{src}"
+        args = ["-ptx", f"-arch={target}", "-std=c++17"]
+        cmd = [NVCC] + args + [path, "-o", out]
+        disp = " ".join(["nvcc"] + args + [path, "-o", disp_out])
+    rc, so, se = run(cmd)
+    if rc != 0 or not os.path.exists(out):
+        return disp, rc, None, se + so
+    return disp, rc, out, se + so
+
+
+def build(kind, version, points):
+    outdir = os.path.join(ROOT, OUTBASE, version)
+    moddir = os.path.join(outdir, "modules")
+    if os.path.isdir(moddir):
+        shutil.rmtree(moddir)
+    os.makedirs(moddir)
+    tmp = tempfile.mkdtemp(prefix="ptxvec-compilers-")
+    entries = []
+    by_hash = {}     # sha256 -> module file name
+    names = {}       # module file name -> sha256
+    verdicts = {}    # module file name -> ptxas record
+    for src, target, ptx in points:
+        disp, rc, out, msgs = compile_point(kind, src, target, ptx, tmp)
+        lines = clean_lines(msgs, tmp)
+        e = {"source": f"{SRC}/{'llvm' if kind != 'nvcc' else 'cuda'}/{src}",
+             "target": target,
+             "ptx_requested": (f"{ptx[0]}.{ptx[1:]}" if ptx else "default"),
+             "command": disp,
+             "exit": rc}
+        if out is None:
+            e["error"] = trim_error(lines) or [f"exit status {rc}, no output"]
+            entries.append(e)
+            continue
+        # on success keep only the diagnostic lines (nvcc repeats the source line and a caret)
+        diags = sorted(set(l for l in lines if re.search(r"warning|error|remark", l, re.I)))
+        if diags:
+            e["messages"] = diags
+        data = open(out, "rb").read()
+        h = hashlib.sha256(data).hexdigest()
+        ver, tgt = ptx_header(data.decode())
+        e["ptx_version"] = f"{ver[0]}.{ver[1:]}" if ver else None
+        e["ptx_target"] = tgt
+        if h in by_hash:
+            name = by_hash[h]
+        else:
+            stem = src.rsplit(".", 1)[0]
+            name = f"{stem}.{tgt}.ptx{ver}.ptx"
+            k = 2
+            while name in names:
+                name = f"{stem}.{tgt}.ptx{ver}-{k}.ptx"
+                k += 1
+            names[name] = h
+            by_hash[h] = name
+            with open(os.path.join(moddir, name), "wb") as f:
+                f.write(data)
+            rel, exe, arch = ptxas_for(tgt, ver)
+            acmd = ["ptxas", f"-arch={arch}", "-o", "/dev/null", f"modules/{name}"]
+            arc, aso, ase = run([exe] + acmd[1:], cwd=outdir)
+            verdicts[name] = {"release": rel, "command": " ".join(acmd), "exit": arc,
+                              "messages": group_ptxas(clean_lines(ase + aso, tmp))}
+            # Kept gzipped (vectors/ stays under 20 MB); `ptxvec lint` reads *.ptx.gz.
+            run(["gzip", "-9n", "-f", os.path.join(moddir, name)])
+        e["module"] = f"modules/{name}.gz"
+        e["ptxas"] = verdicts[name]
+        entries.append(e)
+    shutil.rmtree(tmp)
+
+    def key(e):
+        n, suf = tnum(e["target"])
+        p = e["ptx_requested"]
+        return (e["source"], n, suf, "" if p == "default" else p)
+    entries.sort(key=key)
+    return outdir, entries
+
+
+def write_manifest(outdir, compiler, version_string, entries):
+    doc = {"compiler": compiler,
+           "version": version_string,
+           "date": "2026-11-26",
+           "build": f"{SRC}/build.sh",
+           "entries": entries}
+    # one entry a line (keys sorted), so the file stays small and diffs stay readable
+    head = json.dumps({k: v for k, v in doc.items() if k != "entries"}, indent=1, sort_keys=True)
+    body = ",\n".join("  " + json.dumps(e, sort_keys=True) for e in entries)
+    with open(os.path.join(outdir, "manifest.json"), "w") as f:
+        f.write(head[:-2] + ',\n "entries": [\n' + body + "\n ]\n}\n")
+
+
+def main():
+    which = sys.argv[1:] or ["llvm19", "llvm22", "nvcc"]
+    for kind in which:
+        if kind == "llvm19":
+            vs = run([LLC19, "--version"])[1]
+            ver = re.search(r"LLVM version (\S+)", vs).group(1)
+            outdir, entries = build(kind, f"llvm-{ver}", llvm_points(LLVM19))
+            write_manifest(outdir, "llc (LLVM NVPTX back end)",
+                           re.search(r".*LLVM version.*", vs).group(0).strip(), entries)
+        elif kind == "llvm22":
+            ver = run([PYTHON, "-c", "import llvmlite, llvmlite.binding as b;"
+                       "print('.'.join(map(str, b.llvm_version_info)), llvmlite.__version__)"])[1].split()
+            outdir, entries = build(kind, f"llvm-{ver[0]}", llvm_points(LLVM22))
+            write_manifest(outdir, "LLVM NVPTX back end via llvmlite",
+                           f"LLVM {ver[0]} (llvmlite {ver[1]})", entries)
+        elif kind == "nvcc":
+            vs = run([NVCC, "--version"])[1]
+            ver = re.search(r"V(\d+\.\d+\.\d+)", vs).group(1)
+            outdir, entries = build(kind, f"nvcc-{ver}", nvcc_points())
+            write_manifest(outdir, "nvcc",
+                           re.search(r"Cuda compilation tools.*", vs).group(0).strip(), entries)
+        else:
+            sys.exit(f"unknown compiler {kind!r}: llvm19, llvm22 or nvcc")
+        total = sum(os.path.getsize(os.path.join(outdir, "modules", n))
+                    for n in os.listdir(os.path.join(outdir, "modules")))
+        fails = sum(1 for e in entries if "error" in e)
+        rej = sum(1 for e in entries if e.get("ptxas", {}).get("exit", 0) != 0)
+        print(f"{os.path.relpath(outdir, ROOT)}: {len(entries)} points, {fails} compile "
+              f"errors, {rej} rejected by ptxas, modules {total} bytes")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,54 @@
+//! Gzip for the recorded files that vectors/ keeps compressed (its 20 MB cap): the
+//! clients' syntax results and the compilers' modules. A file named `*.gz` is read
+//! through the decoder wherever a results file or a module is read, up to a cap
+//! against decompression bombs; what ptxvec writes gzipped carries no name and no
+//! time, so the same content gives the same bytes on any machine.
+
+use std::io::{Read, Write};
+use std::path::Path;
+
+use crate::error::{Error, Result};
+
+/// Whether `path` names a gzipped file.
+pub fn is_gz(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "gz")
+}
+
+/// The decompressed bytes of `compressed` (read from `name`), at most `cap` of
+/// them: more is an input error, as is a stream that is not gzip.
+pub fn decompress(name: &str, compressed: &[u8], cap: u64) -> Result<Vec<u8>> {
+    let mut out = Vec::new();
+    flate2::read::GzDecoder::new(compressed)
+        .take(cap + 1)
+        .read_to_end(&mut out)
+        .map_err(|e| Error::Input(format!("{name}: not a gzip stream: {e}")))?;
+    if out.len() as u64 > cap {
+        return Err(Error::Input(format!("{name}: decompresses to more than {cap} bytes")));
+    }
+    Ok(out)
+}
+
+/// `bytes` gzipped at the best compression, with no file name and time 0.
+pub fn compress(bytes: &[u8]) -> Vec<u8> {
+    let mut e = flate2::GzBuilder::new().mtime(0).write(Vec::new(), flate2::Compression::best());
+    // Writing into a Vec cannot fail.
+    e.write_all(bytes).expect("writing into memory");
+    e.finish().expect("writing into memory")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trip_is_byte_stable_and_the_cap_holds() {
+        let text = b"{\"id\":\"a\",\"accepted\":true}\n".repeat(100);
+        let z = compress(&text);
+        assert_eq!(z, compress(&text), "the same bytes every time");
+        assert_eq!(decompress("t", &z, 10_000).unwrap(), text);
+        let e = decompress("t", &z, 100).unwrap_err().to_string();
+        assert!(e.contains("more than 100 bytes"), "{e}");
+        let e = decompress("t", b"plain text", 100).unwrap_err().to_string();
+        assert!(e.contains("not a gzip stream"), "{e}");
+    }
+}
