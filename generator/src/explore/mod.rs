@@ -198,15 +198,19 @@ fn modules(spec: &Spec, tools: &[Ptxas]) -> Vec<Module> {
 }
 
 /// The module a walk is judged at: three in five the lowest module ptxas knows that
-/// meets its start's needs (where the text is most likely legal), else any module.
+/// meets its start's needs (where the text is most likely legal), one in five the
+/// newest version on that target (where what later PTX ISA versions added is met:
+/// E034's `.noftz` on `.f32` from 9.4), else any module.
 fn module_for(spec: &Spec, start: &Case, all: &[Module], rng: &mut ChaCha8Rng) -> Option<Module> {
     let checkable = start
         .requires
         .iter()
         .filter_map(|r| differential::need_of(spec, r))
         .find_map(|need| context::checkable(&spec.targets, &need, crate::syntax::illegal::CHECK_PTXAS));
-    match checkable {
-        Some(m) if rng.random_range(0..5) < 3 => Some(m),
+    let newest = |m: Module| all.iter().copied().filter(|n| n.target == m.target).max();
+    match (checkable, rng.random_range(0..5)) {
+        (Some(m), 0..=2) => Some(m),
+        (Some(m), 3) => newest(m).or(Some(m)),
         _ if all.is_empty() => None,
         _ => Some(all[rng.random_range(0..all.len())]),
     }

@@ -247,6 +247,15 @@ impl<'t> Reader<'t> {
         }
     }
 
+    /// Where the string literal or the comment starting at `i` ends, if one starts
+    /// there: what a statement's end is sought past.
+    fn quoted_or_comment_end(&self, i: usize) -> Result<Option<usize>, ReadError> {
+        match self.bytes.get(i) {
+            Some(b'"') => self.string_end(i).map(Some),
+            _ => self.comment_end(i),
+        }
+    }
+
     /// Where the string literal whose `"` is at `i` ends (after its closing `"`).
     fn string_end(&self, i: usize) -> Result<usize, ReadError> {
         let mut j = i + 1;
@@ -308,12 +317,8 @@ impl<'t> Reader<'t> {
                     return error(at, "expected `;` to end this instruction before the `}`")
                 }
                 b'}' => depth -= 1,
-                b'"' => {
-                    i = self.string_end(i)?;
-                    continue;
-                }
-                b'/' => {
-                    if let Some(end) = self.comment_end(i)? {
+                b'"' | b'/' => {
+                    if let Some(end) = self.quoted_or_comment_end(i)? {
                         i = end;
                         continue;
                     }
@@ -388,12 +393,8 @@ impl<'t> Reader<'t> {
                     self.pos = i + 1;
                     return Ok(Statement::Directive { at, name, args: section });
                 }
-                b'"' => {
-                    i = self.string_end(i)?;
-                    continue;
-                }
-                b'/' => {
-                    if let Some(end) = self.comment_end(i)? {
+                b'"' | b'/' => {
+                    if let Some(end) = self.quoted_or_comment_end(i)? {
                         i = end;
                         continue;
                     }

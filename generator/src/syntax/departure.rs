@@ -155,9 +155,10 @@ fn rewrite(d: &Departure, t: &InstrText, module: Module) -> Option<InstrText> {
             out
         }
         // ptxas 13.5: "Feature 'red with .noftz and .f32' requires PTX ISA .version
-        // 9.4 or later" below it.
+        // 9.4 or later" below it, and "... requires .target sm_90 or higher" below
+        // that target.
         Departure::NoftzF32 => {
-            if !has(Qualifier::F32) || module.ptx < "9.4".parse().ok()? {
+            if !has(Qualifier::F32) || module.ptx < "9.4".parse().ok()? || module.target.arch < 90 {
                 return None;
             }
             let mut out = t.clone();

@@ -680,6 +680,21 @@ fn reduce<'s>(s: &Spelling<'s>, refusal: &Refusal<'s>) -> Spelling<'s> {
     cur
 }
 
+/// Spelling `s` in `module`, which rule `rule` refuses it in (`what`: `version`,
+/// `target`, `removed`).
+fn module_mutant(s: &Spelling<'_>, rule: &ptxvec_spec::model::Rule, what: &str, module: Module) -> Mutant {
+    let mut m = mutant(
+        format!("{}:{what}:{}@{}", rule.id, module.target, module.ptx),
+        spelled(s),
+        operands::render(s, Style::Registers),
+        Kind::Invalid,
+        rule.id.clone(),
+        SourceRecord::of(&rule.source),
+    );
+    m.module = Some(module);
+    m
+}
+
 /// For each version-and-target rule, the first legal spelling it binds, judged one
 /// version below and on the nearest targets outside.
 fn requirement_mutants(spec: &Spec, legal: &[Legal<'_>]) -> Vec<Mutant> {
@@ -708,16 +723,7 @@ fn requirement_mutants(spec: &Spec, legal: &[Legal<'_>]) -> Vec<Mutant> {
                 if !done.insert(key) {
                     continue;
                 }
-                let mut m = mutant(
-                    format!("{}:{what}:{}@{}", rule.id, module.target, module.ptx),
-                    spelled(s),
-                    operands::render(s, Style::Registers),
-                    Kind::Invalid,
-                    rule.id.clone(),
-                    SourceRecord::of(&rule.source),
-                );
-                m.module = Some(module);
-                out.push(m);
+                out.push(module_mutant(s, rule, what, module));
             }
         }
         // A withdrawal (non-sync `vote` from PTX ISA 6.4 on sm_70): the first
@@ -726,16 +732,7 @@ fn requirement_mutants(spec: &Spec, legal: &[Legal<'_>]) -> Vec<Mutant> {
             let need = crate::syntax::needs::Need { ptx: at.ptx.unwrap_or(PtxVersion { major: 1, minor: 0 }), target: at.target };
             if let Some(module) = context::minimum(model, &need) {
                 if done_version.insert((rule.id.clone(), "removed", module.target.variant)) {
-                    let mut m = mutant(
-                        format!("{}:removed:{}@{}", rule.id, module.target, module.ptx),
-                        spelled(s),
-                        operands::render(s, Style::Registers),
-                        Kind::Invalid,
-                        rule.id.clone(),
-                        SourceRecord::of(&rule.source),
-                    );
-                    m.module = Some(module);
-                    out.push(m);
+                    out.push(module_mutant(s, rule, "removed", module));
                 }
             }
         }
