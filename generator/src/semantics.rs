@@ -159,39 +159,50 @@ pub fn of(s: &Spelling<'_>) -> Result<Semantics, NotComputed> {
                 .map(Semantics::ReduxInt)
                 .ok_or_else(|| missing("redux form"))
         }
-        Mnemonic::VoteSync => match first_of(ptxvec_spec::QualKind::Mode) {
-            Some(Qualifier::All) => Ok(Semantics::Vote(VoteMode::All)),
-            Some(Qualifier::Any) => Ok(Semantics::Vote(VoteMode::Any)),
-            Some(Qualifier::Uni) => Ok(Semantics::Vote(VoteMode::Uni)),
-            Some(Qualifier::Ballot) => Ok(Semantics::Ballot),
-            _ => Err(missing("vote mode")),
+        Mnemonic::VoteSync => match vote_mode(first_of(ptxvec_spec::QualKind::Mode)) {
+            Some(Some(mode)) => Ok(Semantics::Vote(mode)),
+            Some(None) => Ok(Semantics::Ballot),
+            None => Err(missing("vote mode")),
         },
-        Mnemonic::ShflSync => match first_of(ptxvec_spec::QualKind::Mode) {
-            Some(Qualifier::Up) => Ok(Semantics::Shfl(ShflMode::Up)),
-            Some(Qualifier::Down) => Ok(Semantics::Shfl(ShflMode::Down)),
-            Some(Qualifier::Bfly) => Ok(Semantics::Shfl(ShflMode::Bfly)),
-            Some(Qualifier::Idx) => Ok(Semantics::Shfl(ShflMode::Idx)),
-            _ => Err(missing("shfl mode")),
-        },
+        Mnemonic::ShflSync => shfl_mode(first_of(ptxvec_spec::QualKind::Mode))
+            .map(Semantics::Shfl)
+            .ok_or_else(|| missing("shfl mode")),
         Mnemonic::Match => Ok(Semantics::Match {
             all: has(Qualifier::All),
             wide: has(Qualifier::B64),
         }),
         Mnemonic::Activemask => Ok(Semantics::Activemask),
-        Mnemonic::Vote => match first_of(ptxvec_spec::QualKind::Mode) {
-            Some(Qualifier::All) => Ok(Semantics::VoteActive(VoteMode::All)),
-            Some(Qualifier::Any) => Ok(Semantics::VoteActive(VoteMode::Any)),
-            Some(Qualifier::Uni) => Ok(Semantics::VoteActive(VoteMode::Uni)),
-            Some(Qualifier::Ballot) => Ok(Semantics::BallotActive),
-            _ => Err(missing("vote mode")),
+        Mnemonic::Vote => match vote_mode(first_of(ptxvec_spec::QualKind::Mode)) {
+            Some(Some(mode)) => Ok(Semantics::VoteActive(mode)),
+            Some(None) => Ok(Semantics::BallotActive),
+            None => Err(missing("vote mode")),
         },
-        Mnemonic::Shfl => match first_of(ptxvec_spec::QualKind::Mode) {
-            Some(Qualifier::Up) => Ok(Semantics::ShflActive(ShflMode::Up)),
-            Some(Qualifier::Down) => Ok(Semantics::ShflActive(ShflMode::Down)),
-            Some(Qualifier::Bfly) => Ok(Semantics::ShflActive(ShflMode::Bfly)),
-            Some(Qualifier::Idx) => Ok(Semantics::ShflActive(ShflMode::Idx)),
-            _ => Err(missing("shfl mode")),
-        },
+        Mnemonic::Shfl => shfl_mode(first_of(ptxvec_spec::QualKind::Mode))
+            .map(Semantics::ShflActive)
+            .ok_or_else(|| missing("shfl mode")),
+    }
+}
+
+/// vote's mode qualifier: `Some(Some(mode))` for `.all`, `.any`, `.uni`,
+/// `Some(None)` for `.ballot`, `None` for anything else.
+fn vote_mode(q: Option<Qualifier>) -> Option<Option<VoteMode>> {
+    match q? {
+        Qualifier::All => Some(Some(VoteMode::All)),
+        Qualifier::Any => Some(Some(VoteMode::Any)),
+        Qualifier::Uni => Some(Some(VoteMode::Uni)),
+        Qualifier::Ballot => Some(None),
+        _ => None,
+    }
+}
+
+/// shfl's mode qualifier.
+fn shfl_mode(q: Option<Qualifier>) -> Option<ShflMode> {
+    match q? {
+        Qualifier::Up => Some(ShflMode::Up),
+        Qualifier::Down => Some(ShflMode::Down),
+        Qualifier::Bfly => Some(ShflMode::Bfly),
+        Qualifier::Idx => Some(ShflMode::Idx),
+        _ => None,
     }
 }
 
