@@ -535,4 +535,27 @@ fn lowering_stops_at_the_requirement() {
         .unwrap();
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("is below what its records require (sm_80 with PTX 7.0)"));
+    // The non-sync vote: PTX ISA 1.2 with sm_12, until "removed in PTX ISA version
+    // 6.4 for `.target` `sm_70` or higher" (PTX ISA 9.1, 9.7.13.8).
+    let vote = all.iter().find(|s| s.id == "vote.all.pred").unwrap();
+    for (ptx, target, ok) in [
+        ("6.3", "sm_70", true),
+        ("6.3", "sm_75", true),
+        ("9.5", "sm_60", true),
+        ("1.2", "sm_12", true),
+        ("1.1", "sm_12", false),
+        ("6.4", "sm_70", false),
+        ("7.8", "sm_90", false),
+        ("8.0", "sm_90a", false),
+    ] {
+        assert_eq!(vote.allows(&model, ptx, target), ok, "vote.all.pred at {target} {ptx}");
+    }
+    assert_eq!(vote.module_for((9, 0)), Some(("6.3".to_owned(), "sm_70".to_owned())));
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_ptxvec"))
+        .current_dir(spec_root().join(".."))
+        .args(["emit-ptx", "--variant", "vote.all.pred", "--raw", "--target", "sm_90", "--ptx", "7.8"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("is past its withdrawal (PTX ISA 6.4 on .target sm_70 and later)"));
 }

@@ -256,6 +256,9 @@ pub struct Suite {
     /// 6.4 on sm_70): the last module before the withdrawal on its target
     /// (`("6.3", "sm_70")`), where a device of that architecture or later runs it.
     pub before_removal: Option<(String, String)>,
+    /// The withdrawal itself: its first `.version` and its target; no module of that
+    /// version or later on a target meeting it may hold the variant.
+    pub removal: Option<(PtxVersion, Target)>,
 }
 
 impl Suite {
@@ -340,9 +343,9 @@ impl Suite {
             }
         )
         .then_some(Window::Global);
-        let before_removal = reading.spelling.removal().and_then(|(_, at)| {
-            let ptx = spec.targets.version_before(at.ptx?)?;
-            Some((ptx.to_string(), at.target?.to_string()))
+        let removal = reading.spelling.removal().and_then(|(_, at)| Some((at.ptx?, at.target?)));
+        let before_removal = removal.and_then(|(ptx, target)| {
+            Some((spec.targets.version_before(ptx)?.to_string(), target.to_string()))
         });
         Ok(Suite {
             id: id.to_owned(),
@@ -355,6 +358,7 @@ impl Suite {
             picked: None,
             window,
             before_removal,
+            removal,
         })
     }
 
@@ -420,18 +424,21 @@ impl Suite {
     /// Whether a module of `.version ptx` and `.target target` meets one of the
     /// records' requirements, as the target model reads a requirement
     /// ([`TargetModel::satisfies`]: `sm_90a` only for `sm_90a`, an `f` target for
-    /// its family from it on, a plain one for any later architecture). What
-    /// `emit-ptx --variant --ptx --target` may lower a module to.
+    /// its family from it on, a plain one for any later architecture), outside the
+    /// variant's withdrawal, if a rule withdraws it. What `emit-ptx --variant --ptx
+    /// --target` may lower a module to.
     pub fn allows(&self, model: &TargetModel, ptx: &str, target: &str) -> bool {
         let (Ok(v), Ok(have)) = (ptx.parse::<PtxVersion>(), target.parse::<Target>()) else {
             return false;
         };
-        self.requires.iter().any(|(p, t)| {
-            match (p.parse::<PtxVersion>(), t.parse::<Target>()) {
-                (Ok(pv), Ok(need)) => v >= pv && model.satisfies(have, need),
-                _ => false,
-            }
-        })
+        let withdrawn = self.removal.is_some_and(|(rv, rt)| v >= rv && model.satisfies(have, rt));
+        !withdrawn
+            && self.requires.iter().any(|(p, t)| {
+                match (p.parse::<PtxVersion>(), t.parse::<Target>()) {
+                    (Ok(pv), Ok(need)) => v >= pv && model.satisfies(have, need),
+                    _ => false,
+                }
+            })
     }
 
     /// The module to emit where no device is given: sm_90 when it runs there, else

@@ -112,6 +112,18 @@ pub fn emit(spec: &Spec, req: VariantModule<'_>) -> Result<String> {
     // (tests/silicon_vectors.rs).
     let (p, t) = (ptx.map_or(p, str::to_owned), target.map_or(t, str::to_owned));
     if !s.allows(&spec.targets, &p, &t) {
+        if let Some((rv, rt)) = s.removal {
+            let in_withdrawal = match (p.parse::<ptxvec_spec::PtxVersion>(), t.parse::<ptxvec_spec::Target>()) {
+                (Ok(v), Ok(have)) => v >= rv && spec.targets.satisfies(have, rt),
+                _ => false,
+            };
+            if in_withdrawal {
+                let last = s.before_removal.as_ref().map_or(String::new(), |(bp, bt)| format!("; `.version {bp}` `.target {bt}` is its last module on that target"));
+                return Err(Error::Usage(format!(
+                    "{id}: `.version {p}` `.target {t}` is past its withdrawal (PTX ISA {rv} on .target {rt} and later): the module would not assemble{last}"
+                )));
+            }
+        }
         let need: Vec<String> = s.requires.iter().map(|(p, t)| format!("{t} with PTX {p}")).collect();
         return Err(Error::Usage(format!(
             "{id}: `.version {p}` `.target {t}` is below what its records require ({}): the module would not assemble",
