@@ -206,7 +206,9 @@ fn chain_of<'t>(text: &'t str, words: &[&'t str]) -> Option<&'t str> {
 /// The readings of the chains met so far.
 pub struct Index<'s> {
     spec: &'s Spec,
-    chains: HashMap<Box<str>, Chain<'s>>,
+    /// Looked up twice per line: a fast hasher, randomly seeded (no input can choose
+    /// its collisions); nothing iterates it into an answer.
+    chains: HashMap<Box<str>, Chain<'s>, foldhash::fast::RandomState>,
 }
 
 impl<'s> Index<'s> {
@@ -214,7 +216,7 @@ impl<'s> Index<'s> {
     pub fn new(spec: &'s Spec) -> Index<'s> {
         Index {
             spec,
-            chains: HashMap::new(),
+            chains: HashMap::default(),
         }
     }
 
@@ -229,7 +231,7 @@ impl<'s> Index<'s> {
     pub fn fill<'a>(&mut self, chains: impl Iterator<Item = &'a str>) {
         let mut missing: Vec<&str> = chains
             .filter(|c| c.len() <= MAX_CHAIN_BYTES && !self.chains.contains_key(*c))
-            .collect::<HashSet<&str>>()
+            .collect::<HashSet<&str, foldhash::fast::RandomState>>()
             .into_iter()
             .collect();
         if missing.is_empty() {
