@@ -245,6 +245,13 @@ fn the_dashboard_covers_every_client_and_links_each_failing_cell() {
         assert!(html.contains(client) && stdout.contains(client), "{client} missing");
     }
     assert!(html.contains("Syntax: parsers and assemblers") && html.contains("Semantics: silicon and engines"));
+    // The compilers: each recorded one, lint against ptxas on every module, and
+    // nvcc's illegal sm_80 module listed line by line.
+    assert!(html.contains("Compilers: their modules linted, against ptxas"));
+    for compiler in ["llvm-19.1.7", "llvm-22.1.0", "nvcc-13.5.37"] {
+        assert!(html.contains(compiler) && stdout.contains(compiler), "{compiler} missing");
+    }
+    assert!(html.contains("ptx_bulk.sm_80.ptx95.ptx.gz"));
     // Every link goes to an element of the page.
     let mut links = 0;
     for part in html.split("href=\"#").skip(1) {

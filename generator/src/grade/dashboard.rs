@@ -2,9 +2,10 @@
 //! client (vectors/clients): a matrix of clients × instructions for syntax (the
 //! parsers and ptxas, each `syntax.jsonl` graded with every case required) and one
 //! for semantics (silicon's evidence as the reference row, then each engine's raw
-//! buffers graded under the document's profile). Each cell is a pass rate and links
-//! to the failures behind it, further down the same page. No scripts, no external
-//! resources; the same files give the same bytes.
+//! buffers graded under the document's profile), then the compilers (each recorded
+//! compiler's modules linted, lint against ptxas's verdict, and every illegal line).
+//! Each cell is a pass rate and links to the failures behind it, further down the
+//! same page. No scripts, no external resources; the same files give the same bytes.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -98,6 +99,7 @@ pub fn build(spec: &Spec, vectors: &Path, clients: &Path) -> Result<Dashboard> {
     let mut summary = String::new();
     matrix(&mut html, &mut summary, "syntax", "Syntax: parsers and assemblers", &syntax_rows, &instructions);
     matrix(&mut html, &mut summary, "semantic", "Semantics: silicon and engines", &semantic_rows, &instructions);
+    compilers(&mut html, &mut summary, spec, &dirs)?;
     html.push_str("<h2>Failures</h2>\n");
     for (section, rows) in [("syntax", &syntax_rows), ("semantic", &semantic_rows)] {
         for r in rows {
@@ -108,6 +110,47 @@ pub fn build(spec: &Spec, vectors: &Path, clients: &Path) -> Result<Dashboard> {
     }
     html.push_str("</body>\n</html>\n");
     Ok(Dashboard { html, summary })
+}
+
+/// The compilers' section: each recorded compiler's modules linted now, their
+/// illegal lines, and lint against ptxas's recorded verdict, module by module
+/// (`conformance_compiler`, as the README's table).
+fn compilers(h: &mut String, summary: &mut String, spec: &Spec, dirs: &[std::path::PathBuf]) -> Result<()> {
+    use super::conformance_compiler::{check, Agreement};
+    let dirs: Vec<&std::path::PathBuf> = dirs.iter().filter(|d| d.join("manifest.json").is_file()).collect();
+    if dirs.is_empty() {
+        return Ok(());
+    }
+    h.push_str("<h2>Compilers: their modules linted, against ptxas</h2>\n<table>\n<tr><th>compiler</th><th>modules</th><th>covered instructions</th><th>illegal at the module's .version and .target</th><th>lint agrees with ptxas</th></tr>\n");
+    let mut findings = String::new();
+    summary.push_str("Compilers: modules linted, against ptxas:\n");
+    for dir in dirs {
+        let checks = check(spec, dir)?;
+        let covered: usize = checks.iter().map(|c| c.covered).sum();
+        let illegal: usize = checks.iter().map(|c| c.illegal.len()).sum();
+        let checked = checks.iter().filter(|c| !matches!(c.ptxas, Agreement::NotChecked(_))).count();
+        let agree = checks.iter().filter(|c| c.ptxas == Agreement::Agrees).count();
+        let class = if agree == checked { "r100" } else { "r0" };
+        let n = name(dir);
+        // Writing to a String cannot fail.
+        let _ = writeln!(
+            h,
+            "<tr><td>{}</td><td>{}</td><td>{covered}</td><td>{illegal}</td><td class=\"cell {class}\">{agree} / {checked}</td></tr>",
+            escape(&n),
+            checks.len()
+        );
+        let _ = writeln!(summary, "  {n:<42} {} modules, {covered} covered, {illegal} illegal, lint agrees with ptxas on {agree}/{checked}", checks.len());
+        for c in checks.iter().filter(|c| !c.illegal.is_empty()) {
+            let _ = writeln!(findings, "<h3>{} <code>{}</code>: {} illegal</h3>\n<table>\n<tr><th>line</th><th>rule</th><th>text</th></tr>", escape(&n), escape(&c.module), c.illegal.len());
+            for (line, rule, text) in &c.illegal {
+                let _ = writeln!(findings, "<tr><td>{line}</td><td>{}</td><td class=\"msg\">{}</td></tr>", escape(rule), escape(text));
+            }
+            findings.push_str("</table>\n");
+        }
+    }
+    h.push_str("</table>\n");
+    h.push_str(&findings);
+    Ok(())
 }
 
 const STYLE: &str = "body{font-family:sans-serif;margin:1.5em}\
