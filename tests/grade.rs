@@ -59,6 +59,16 @@ fn failures(json: &Path) -> Vec<(String, String, String)> {
 
 // ---------------------------------------------------------------- bad input
 
+/// `ptxvec grade FLAGS PATH` writing all three reports into `dir` (`g.json`,
+/// `g.xml`, `g.html`): its output and the reports' paths.
+fn grade_with_reports(dir: &Path, flags: &[&str], path: &str) -> (Output, PathBuf, PathBuf, PathBuf) {
+    let (j, x, h) = (dir.join("g.json"), dir.join("g.xml"), dir.join("g.html"));
+    let mut args = vec!["grade"];
+    args.extend_from_slice(flags);
+    args.extend([path, "--json", j.to_str().unwrap(), "--junit", x.to_str().unwrap(), "--html", h.to_str().unwrap()]);
+    (ptxvec(&args, None), j, x, h)
+}
+
 #[test]
 fn every_bad_results_line_is_an_error_naming_file_and_line() {
     let dir = tempfile::tempdir().unwrap();
@@ -165,25 +175,7 @@ fn a_bad_line_is_reported_with_every_other_finding() {
     wrong.d.as_mut().unwrap()[0] = Some(Bits::new(d.value ^ 1, d.width));
     results[3] = serde_json::json!({"id": ballot[3].0, "outputs": wrong}).to_string();
     let path = write(dir.path(), "r.jsonl", &results);
-    let (j, x, h) = (
-        dir.path().join("g.json"),
-        dir.path().join("g.xml"),
-        dir.path().join("g.html"),
-    );
-    let out = ptxvec(
-        &[
-            "grade",
-            "--semantic",
-            &path,
-            "--json",
-            j.to_str().unwrap(),
-            "--junit",
-            x.to_str().unwrap(),
-            "--html",
-            h.to_str().unwrap(),
-        ],
-        None,
-    );
+    let (out, j, x, h) = grade_with_reports(dir.path(), &["--semantic"], &path);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
     let (summary, err) = (text(&out.stdout), text(&out.stderr));
     assert!(err.contains(&format!("{path}:2:2: not JSON")), "{err}");
@@ -656,26 +648,7 @@ fn parser_mode_grades_legal_and_malformed_cases_only() {
     assert!(invalid.len() > 100);
     invalid.iter().for_each(|i| syntax[*i].1 = true);
     let path = write(dir.path(), "s.jsonl", &syntax_lines(&syntax));
-    let (j, x, h) = (
-        dir.path().join("g.json"),
-        dir.path().join("g.xml"),
-        dir.path().join("g.html"),
-    );
-    let out = ptxvec(
-        &[
-            "grade",
-            "--parser",
-            "--syntax",
-            &path,
-            "--json",
-            j.to_str().unwrap(),
-            "--junit",
-            x.to_str().unwrap(),
-            "--html",
-            h.to_str().unwrap(),
-        ],
-        None,
-    );
+    let (out, j, x, h) = grade_with_reports(dir.path(), &["--parser", "--syntax"], &path);
     let summary = text(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{summary}");
     // Graded: every case but the invalid ones it accepted, which are neither passed
@@ -726,25 +699,7 @@ fn results_for_some_variants_grade_those_and_name_the_rest() {
         .filter(|(id, _)| id.starts_with("vote.sync.ballot.b32#"))
         .collect();
     let path = write(dir.path(), "r.jsonl", &lines(&results));
-    let (j, x, h) = (
-        dir.path().join("g.json"),
-        dir.path().join("g.xml"),
-        dir.path().join("g.html"),
-    );
-    let out = ptxvec(
-        &[
-            "grade",
-            "--semantic",
-            &path,
-            "--json",
-            j.to_str().unwrap(),
-            "--junit",
-            x.to_str().unwrap(),
-            "--html",
-            h.to_str().unwrap(),
-        ],
-        None,
-    );
+    let (out, j, x, h) = grade_with_reports(dir.path(), &["--semantic"], &path);
     let summary = text(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{summary}");
     assert!(summary.contains("not graded ("), "{summary}");

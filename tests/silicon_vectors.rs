@@ -497,6 +497,12 @@ fn modules_lower_to_their_records_requirement() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// That `suite` allows a module of `.version ptx` and `.target target` exactly when
+/// `ok` says.
+fn assert_allows(suite: &Suite, model: &ptxvec_spec::TargetModel, ptx: &str, target: &str, ok: bool) {
+    assert_eq!(suite.allows(model, ptx, target), ok, "{} at {target} {ptx}", suite.id);
+}
+
 /// What a lowered module must meet (PTX ISA, "Target ISA notes" of each
 /// instruction): redux.sync's integer forms need sm_80 and PTX 7.0; its `.f32`
 /// forms sm_100a with PTX 8.6 or the sm_100f family with PTX 8.8.
@@ -513,7 +519,7 @@ fn lowering_stops_at_the_requirement() {
         ("x", "sm_80", false),
         ("7.0", "gfx90", false),
     ] {
-        assert_eq!(int.allows(&model, ptx, target), ok, "redux.sync.add.u32 at {target} {ptx}");
+        assert_allows(int, &model, ptx, target, ok);
     }
     let f32 = all.iter().find(|s| s.id == "redux.sync.min.f32").unwrap();
     for (ptx, target, ok) in [
@@ -526,7 +532,7 @@ fn lowering_stops_at_the_requirement() {
         ("8.6", "sm_100f", false),
         ("8.8", "sm_120f", false),
     ] {
-        assert_eq!(f32.allows(&model, ptx, target), ok, "redux.sync.min.f32 at {target} {ptx}");
+        assert_allows(f32, &model, ptx, target, ok);
     }
     let o = std::process::Command::new(env!("CARGO_BIN_EXE_ptxvec"))
         .current_dir(spec_root().join(".."))
@@ -548,7 +554,7 @@ fn lowering_stops_at_the_requirement() {
         ("7.8", "sm_90", false),
         ("8.0", "sm_90a", false),
     ] {
-        assert_eq!(vote.allows(&model, ptx, target), ok, "vote.all.pred at {target} {ptx}");
+        assert_allows(vote, &model, ptx, target, ok);
     }
     assert_eq!(vote.module_for((9, 0)), Some(("6.3".to_owned(), "sm_70".to_owned())));
     let o = std::process::Command::new(env!("CARGO_BIN_EXE_ptxvec"))

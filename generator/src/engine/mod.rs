@@ -43,12 +43,9 @@ pub struct Args {
     /// The folder the raw buffers and runs.json go to.
     #[arg(long)]
     pub out: PathBuf,
-    /// The vectors folder (index.json, semantic/).
-    #[arg(long, default_value = "vectors")]
-    pub vectors: PathBuf,
-    /// Only these variants (by id).
-    #[arg(long = "variant")]
-    pub variants: Vec<String>,
+    /// The variants run.
+    #[command(flatten)]
+    pub select: selfcheck::Selection,
     /// The compute capability the engine runs as: variants that need more are not
     /// run (`9.0`).
     #[arg(long, default_value = "9.0")]
@@ -74,15 +71,7 @@ pub fn run(args: &Args, spec: &Spec, out: &mut dyn std::io::Write) -> Result<Out
             args.runner.display()
         )));
     }
-    let mut idx = selfcheck::index(&args.vectors)?;
-    for v in &args.variants {
-        if !idx.iter().any(|e| e.variant == *v) {
-            return Err(Error::Usage(format!("unknown variant {v:?}")));
-        }
-    }
-    if !args.variants.is_empty() {
-        idx.retain(|e| args.variants.contains(&e.variant));
-    }
+    let idx = args.select.entries()?;
     let runner = Runner {
         program: args.runner.clone(),
         args: args.runner_args.iter().map(Into::into).collect(),
@@ -93,7 +82,7 @@ pub fn run(args: &Args, spec: &Spec, out: &mut dyn std::io::Write) -> Result<Out
     let mut file = RunsFile::new(&args.engine);
     let mut findings = false;
     for entry in &idx {
-        let suite = selfcheck::load(spec, entry, &args.vectors)?;
+        let suite = selfcheck::load(spec, entry, &args.select.vectors)?;
         let stem = crate::semvec::export::stem(&entry.variant);
         for s in suite.runs() {
             let name = raw_file(&stem, &s);
@@ -115,7 +104,7 @@ pub fn run(args: &Args, spec: &Spec, out: &mut dyn std::io::Write) -> Result<Out
             file.runs.push(r);
         }
     }
-    let evidence = args.vectors.join("silicon/sm_90").join(crate::silicon::evidence::FILE);
+    let evidence = args.select.vectors.join("silicon/sm_90").join(crate::silicon::evidence::FILE);
     if let Ok(text) = std::fs::read_to_string(&evidence) {
         let e = crate::silicon::evidence::parse(&text)
             .map_err(|e| Error::Input(format!("{}: {e}", evidence.display())))?;

@@ -92,6 +92,37 @@ pub struct ModuleCheck {
     pub ptxas: Agreement,
 }
 
+/// A compiler's modules counted: what its table row and dashboard row say.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Totals {
+    /// Modules.
+    pub modules: usize,
+    /// Covered instructions in them.
+    pub covered: usize,
+    /// Of those, illegal at their module's `.version` and `.target`.
+    pub illegal: usize,
+    /// Modules with an illegal instruction.
+    pub with_illegal: usize,
+    /// Modules ptxas judged line by line.
+    pub checked: usize,
+    /// Of those, the ones lint agrees with ptxas on.
+    pub agree: usize,
+}
+
+impl Totals {
+    /// The totals of one compiler's checked modules.
+    pub fn of(checks: &[ModuleCheck]) -> Totals {
+        Totals {
+            modules: checks.len(),
+            covered: checks.iter().map(|c| c.covered).sum(),
+            illegal: checks.iter().map(|c| c.illegal.len()).sum(),
+            with_illegal: checks.iter().filter(|c| !c.illegal.is_empty()).count(),
+            checked: checks.iter().filter(|c| !matches!(c.ptxas, Agreement::NotChecked(_))).count(),
+            agree: checks.iter().filter(|c| c.ptxas == Agreement::Agrees).count(),
+        }
+    }
+}
+
 /// Reads a compiler folder's manifest.
 pub fn manifest(dir: &Path) -> Result<Manifest> {
     let path = dir.join("manifest.json");
@@ -192,16 +223,12 @@ pub fn table(spec: &Spec, clients: &Path) -> Result<String> {
     for dir in super::conformance::client_folders(clients)?.into_iter().filter(|d| d.join("manifest.json").is_file()) {
         let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         let checks = check(spec, &dir)?;
-        let covered: usize = checks.iter().map(|c| c.covered).sum();
-        let illegal: usize = checks.iter().map(|c| c.illegal.len()).sum();
-        let with_illegal = checks.iter().filter(|c| !c.illegal.is_empty()).count();
-        let checked = checks.iter().filter(|c| !matches!(c.ptxas, Agreement::NotChecked(_))).count();
-        let agree = checks.iter().filter(|c| c.ptxas == Agreement::Agrees).count();
+        let t = Totals::of(&checks);
         // Writing to a String cannot fail.
         let _ = writeln!(
             rows,
-            "| {name} | {} | {covered} | {illegal} in {with_illegal} | {agree} of {checked} |",
-            checks.len()
+            "| {name} | {} | {} | {} in {} | {} of {} |",
+            t.modules, t.covered, t.illegal, t.with_illegal, t.agree, t.checked
         );
         for c in checks.iter().filter(|c| !c.illegal.is_empty()) {
             let shown: Vec<String> = c

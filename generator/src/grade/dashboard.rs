@@ -116,7 +116,7 @@ pub fn build(spec: &Spec, vectors: &Path, clients: &Path) -> Result<Dashboard> {
 /// illegal lines, and lint against ptxas's recorded verdict, module by module
 /// (`conformance_compiler`, as the README's table).
 fn compilers(h: &mut String, summary: &mut String, spec: &Spec, dirs: &[std::path::PathBuf]) -> Result<()> {
-    use super::conformance_compiler::{check, Agreement};
+    use super::conformance_compiler::{check, Totals};
     let dirs: Vec<&std::path::PathBuf> = dirs.iter().filter(|d| d.join("manifest.json").is_file()).collect();
     if dirs.is_empty() {
         return Ok(());
@@ -126,20 +126,25 @@ fn compilers(h: &mut String, summary: &mut String, spec: &Spec, dirs: &[std::pat
     summary.push_str("Compilers: modules linted, against ptxas:\n");
     for dir in dirs {
         let checks = check(spec, dir)?;
-        let covered: usize = checks.iter().map(|c| c.covered).sum();
-        let illegal: usize = checks.iter().map(|c| c.illegal.len()).sum();
-        let checked = checks.iter().filter(|c| !matches!(c.ptxas, Agreement::NotChecked(_))).count();
-        let agree = checks.iter().filter(|c| c.ptxas == Agreement::Agrees).count();
-        let class = if agree == checked { "r100" } else { "r0" };
+        let t = Totals::of(&checks);
+        let class = if t.agree == t.checked { "r100" } else { "r0" };
         let n = name(dir);
         // Writing to a String cannot fail.
         let _ = writeln!(
             h,
-            "<tr><td>{}</td><td>{}</td><td>{covered}</td><td>{illegal}</td><td class=\"cell {class}\">{agree} / {checked}</td></tr>",
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"cell {class}\">{} / {}</td></tr>",
             escape(&n),
-            checks.len()
+            t.modules,
+            t.covered,
+            t.illegal,
+            t.agree,
+            t.checked
         );
-        let _ = writeln!(summary, "  {n:<42} {} modules, {covered} covered, {illegal} illegal, lint agrees with ptxas on {agree}/{checked}", checks.len());
+        let _ = writeln!(
+            summary,
+            "  {n:<42} {} modules, {} covered, {} illegal, lint agrees with ptxas on {}/{}",
+            t.modules, t.covered, t.illegal, t.agree, t.checked
+        );
         for c in checks.iter().filter(|c| !c.illegal.is_empty()) {
             let _ = writeln!(findings, "<h3>{} <code>{}</code>: {} illegal</h3>\n<table>\n<tr><th>line</th><th>rule</th><th>text</th></tr>", escape(&n), escape(&c.module), c.illegal.len());
             for (line, rule, text) in &c.illegal {

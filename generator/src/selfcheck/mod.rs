@@ -13,7 +13,7 @@ pub mod raw;
 pub mod subset;
 
 use std::collections::BTreeSet;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use ptxvec_oracle::float::Format;
 use ptxvec_oracle::memory::Engine;
@@ -560,6 +560,33 @@ pub fn load(spec: &Spec, entry: &IndexEntry, vectors: &Path) -> Result<Suite> {
     let records = record::read_text(&path.display().to_string(), &text)
         .map_err(|e| Error::Input(e.to_string()))?;
     Suite::parse(spec, &entry.variant, records)
+}
+
+/// Which variants a command over the self-checking modules runs (`silicon`,
+/// `run-engine`): those of a vectors folder, all or the ones named.
+#[derive(Debug, Clone, clap::Args)]
+pub struct Selection {
+    /// The vectors folder (index.json, semantic/).
+    #[arg(long, default_value = "vectors")]
+    pub vectors: PathBuf,
+    /// Only these variants (by id).
+    #[arg(long = "variant")]
+    pub variants: Vec<String>,
+}
+
+impl Selection {
+    /// The index entries selected, in index order; a name no entry has is a usage
+    /// error.
+    pub fn entries(&self) -> Result<Vec<IndexEntry>> {
+        let mut idx = index(&self.vectors)?;
+        if let Some(v) = self.variants.iter().find(|v| !idx.iter().any(|e| e.variant == **v)) {
+            return Err(Error::Usage(format!("unknown variant {v:?}")));
+        }
+        if !self.variants.is_empty() {
+            idx.retain(|e| self.variants.contains(&e.variant));
+        }
+        Ok(idx)
+    }
 }
 
 /// The variants `vectors/index.json` lists, in its order.

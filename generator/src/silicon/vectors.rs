@@ -37,12 +37,9 @@ pub struct Args {
     /// The folder the evidence goes to (`vectors.json`).
     #[arg(long)]
     pub out: PathBuf,
-    /// The vectors folder (index.json, semantic/).
-    #[arg(long, default_value = "vectors")]
-    pub vectors: PathBuf,
-    /// Only these variants (by id).
-    #[arg(long = "variant")]
-    pub variants: Vec<String>,
+    /// The variants run.
+    #[command(flatten)]
+    pub select: selfcheck::Selection,
     /// Also write each run's raw buffer here, named as `grade --raw` reads them
     /// (what `run-engine` on the same device must reproduce byte for byte).
     #[arg(long)]
@@ -148,15 +145,7 @@ pub fn run(args: &Args, spec: &Spec, spec_dir: &Path, out: &mut dyn Write) -> Re
     let info = dev.info()?;
     drop(dev);
     note(format_args!("silicon: {info}"));
-    let mut idx = selfcheck::index(&args.vectors)?;
-    for v in &args.variants {
-        if !idx.iter().any(|e| e.variant == *v) {
-            return Err(Error::Usage(format!("unknown variant {v:?}")));
-        }
-    }
-    if !args.variants.is_empty() {
-        idx.retain(|e| args.variants.contains(&e.variant));
-    }
+    let idx = args.select.entries()?;
     let mut entries = Vec::new();
     let mut failed = false;
     writeln!(
@@ -167,7 +156,7 @@ pub fn run(args: &Args, spec: &Spec, spec_dir: &Path, out: &mut dyn Write) -> Re
     .map_err(Error::Stdout)?;
     for entry in &idx {
         let id = &entry.variant;
-        let s = selfcheck::load(spec, entry, &args.vectors)?;
+        let s = selfcheck::load(spec, entry, &args.select.vectors)?;
         let Some((p, t)) = s.module_for(info.cc) else {
             let need: Vec<String> = s
                 .requires
@@ -278,7 +267,7 @@ struct Buffers {
 
 fn child(args: &Args, spec: &Spec, id: &str, out: &mut dyn Write) -> Result<Outcome> {
     let buffers = (|| -> Result<Buffers> {
-        let s = find(spec, &args.vectors, id)?.in_window(args.window)?;
+        let s = find(spec, &args.select.vectors, id)?.in_window(args.window)?;
         let dev = Device::open()?;
         let info = dev.info()?;
         let (p, t) = s
@@ -310,7 +299,7 @@ fn spawn(args: &Args, spec_dir: &Path, id: &str, window: Window) -> Result<Buffe
         spec_dir,
         "silicon",
         &args.out,
-        &args.vectors,
+        &args.select.vectors,
         id,
         ("--window", window.name()),
     );

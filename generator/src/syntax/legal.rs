@@ -96,10 +96,7 @@ pub fn legal_cases(spec: &Spec, instruction: &Instruction) -> Vec<Case> {
                 continue;
             };
             let removal = legal.spelling.removal();
-            let removed = removal.as_ref().map(|(_, at)| NeedRecord {
-                ptx: at.ptx.map(|v| v.to_string()).unwrap_or_default(),
-                target: at.target.map(|t| t.to_string()),
-            });
+            let removed = removed_record(&legal.spelling);
             // The first spelling of a line that a rule withdraws is also legal just
             // below the withdrawal, on each count: its last version on the
             // withdrawal's target, and the nearest target outside it at its version.
@@ -144,6 +141,14 @@ pub fn legal_cases(spec: &Spec, instruction: &Instruction) -> Vec<Case> {
         }
     }
     out
+}
+
+/// Where a rule withdraws the spelling, as a case records it (`removed`).
+fn removed_record(s: &Spelling<'_>) -> Option<NeedRecord> {
+    s.removal().map(|(_, at)| NeedRecord {
+        ptx: at.ptx.map(|v| v.to_string()).unwrap_or_default(),
+        target: at.target.map(|t| t.to_string()),
+    })
 }
 
 /// The modules just below a spelling's withdrawal ([`Spelling::removal`]) that
@@ -331,10 +336,7 @@ fn noncanonical(
         ptx: min.ptx.to_string(),
         target: min.target.to_string(),
         requires: need_records(&base.needs),
-        removed: base.spelling.removal().map(|(_, at)| NeedRecord {
-            ptx: at.ptx.map(|v| v.to_string()).unwrap_or_default(),
-            target: at.target.map(|t| t.to_string()),
-        }),
+        removed: removed_record(&base.spelling),
         noncanonical: true,
         base: None,
         source,
