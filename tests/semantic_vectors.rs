@@ -6,7 +6,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use ptxvec_generator::generate;
-use ptxvec_generator::semvec::{self, eval, inputs};
+use ptxvec_generator::family::catalog as inputs;
+use ptxvec_generator::semvec::{self, eval};
 use ptxvec_oracle::float::Format;
 use ptxvec_oracle::int::IntType;
 use ptxvec_oracle::profile::Profile;

@@ -4,7 +4,8 @@
 
 use std::collections::BTreeSet;
 
-use ptxvec_generator::semantics::{self, Semantics};
+use ptxvec_generator::family::collective::Members;
+use ptxvec_generator::family::{self, Semantics};
 use ptxvec_generator::syntax::legal::legal_spellings;
 use ptxvec_oracle::float::Expect;
 use ptxvec_oracle::profile::Profile;
@@ -23,7 +24,7 @@ fn every_legal_spelling_has_an_oracle_entry() {
         for (_, form) in i.forms() {
             for l in legal_spellings(&spec, i, &form.id) {
                 spellings += 1;
-                match semantics::of(&l.spelling) {
+                match family::of(&l.spelling) {
                     Ok(s) => {
                         variants.insert(s);
                     }
@@ -53,13 +54,13 @@ fn every_legal_spelling_has_an_oracle_entry() {
         .iter()
         .map(|v| match v {
             Semantics::Memory(_) => "memory",
-            Semantics::ReduxInt(_) | Semantics::ReduxF32(_) => "redux",
-            Semantics::Vote(_) | Semantics::Ballot => "vote",
-            Semantics::Shfl(_) => "shfl",
-            Semantics::VoteActive(_) | Semantics::BallotActive => "vote (non-sync)",
-            Semantics::ShflActive(_) => "shfl (non-sync)",
-            Semantics::Match { .. } => "match",
-            Semantics::Activemask => "activemask",
+            Semantics::Redux(_) => "redux",
+            Semantics::Vote(v) if v.members == Members::Membermask => "vote",
+            Semantics::Shfl(s) if s.members == Members::Membermask => "shfl",
+            Semantics::Vote(_) => "vote (non-sync)",
+            Semantics::Shfl(_) => "shfl (non-sync)",
+            Semantics::Match(_) => "match",
+            Semantics::Activemask(_) => "activemask",
         })
         .collect();
     assert_eq!(kinds.len(), 8, "{kinds:?}");

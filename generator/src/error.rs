@@ -38,7 +38,7 @@ pub enum Error {
     },
     /// No GPU, or the driver failed.
     #[error("{0}")]
-    Device(#[from] crate::silicon::device::DeviceError),
+    Device(Leaf),
     /// A run on the device gave no result (its child process failed or timed out).
     #[error("{0}")]
     Run(String),
@@ -47,13 +47,13 @@ pub enum Error {
     Ptxas(String),
     /// The oracle gives no exact bits where a sweep needs them.
     #[error("{0}")]
-    Inexact(#[from] crate::sweep::Inexact),
-    /// A wide sweep's oracle cannot answer (`crate::sweep::wide`).
+    Inexact(Leaf),
+    /// A wide sweep's oracle cannot answer.
     #[error("{0}")]
-    Wide(#[from] crate::sweep::wide::WideError),
+    Wide(Leaf),
     /// A fast sweep kernel cannot run here, or disagrees with the oracle.
     #[error("{0}")]
-    Fast(#[from] crate::sweep::fast::FastError),
+    Fast(Leaf),
     /// A worker pool could not start.
     #[error("starting the worker threads: {0}")]
     Threads(#[from] rayon::ThreadPoolBuildError),
@@ -66,6 +66,11 @@ pub enum Error {
         source: Box<Error>,
     },
 }
+
+/// A module's own error, carried as it is. This file names no module's error
+/// type, so that no module above it is a dependency of every module: each such
+/// module converts its own (`impl From<DeviceError> for Error` beside the type).
+pub type Leaf = Box<dyn std::error::Error + Send + Sync>;
 
 /// The crate's result.
 pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -19,7 +19,7 @@ pub mod ptxas;
 pub mod silicon;
 pub mod engine;
 pub mod sweep;
-pub mod semantics;
+pub mod family;
 pub mod semvec;
 pub mod selfcheck;
 pub mod bench;

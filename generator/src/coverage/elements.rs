@@ -3,7 +3,7 @@
 
 use std::collections::BTreeSet;
 
-use ptxvec_spec::model::{Effect, SemanticKind, TableKind};
+use ptxvec_spec::model::{Effect, Form, SemanticKind, SyntaxGroup, TableKind};
 use ptxvec_spec::template::SlotToken;
 use ptxvec_spec::{ErratumKind, Instruction, PtxVersion, Qualifier, Spec, Target};
 
@@ -236,101 +236,134 @@ pub fn elements(spec: &Spec) -> Vec<Element> {
     out
 }
 
-fn instruction_elements(spec: &Spec, i: &Instruction, out: &mut Vec<Element>) {
-    let name = &i.instruction;
-    let vocabulary: BTreeSet<Qualifier> = i
-        .forms()
-        .flat_map(|(g, f)| f.possible_qualifiers(g))
-        .collect();
-    let mut push = |id: String, kind, needs: Vec<WitnessKind>, probe| {
-        out.push(Element {
+/// Where an instruction's elements go: each is pushed with the instruction's name.
+struct Elements<'a> {
+    instruction: &'a str,
+    out: &'a mut Vec<Element>,
+}
+
+impl Elements<'_> {
+    fn push(&mut self, id: String, kind: ElementKind, needs: Vec<WitnessKind>, probe: Probe) {
+        self.out.push(Element {
             id,
-            instruction: name.clone(),
+            instruction: self.instruction.to_owned(),
             kind,
             needs,
             probe,
         });
+    }
+}
+
+fn instruction_elements(spec: &Spec, i: &Instruction, out: &mut Vec<Element>) {
+    let vocabulary: BTreeSet<Qualifier> = i
+        .forms()
+        .flat_map(|(g, f)| f.possible_qualifiers(g))
+        .collect();
+    let mut elements = Elements {
+        instruction: &i.instruction,
+        out,
     };
     for (group, form) in i.forms() {
-        let fid = &form.id;
-        let legal = legal_spellings(spec, i, fid);
-        push(
-            format!("{name}/{fid}"),
-            ElementKind::SyntaxLine,
-            vec![WitnessKind::Legal, WitnessKind::Illegal],
-            Probe::Form { form: fid.clone() },
+        form_elements(spec, i, (group, form), &vocabulary, &mut elements);
+        operand_elements(spec, i, &form.id, &mut elements);
+    }
+    table_elements(i, &mut elements);
+    rule_elements(spec, i, &mut elements);
+    note_elements(i, &mut elements);
+}
+
+/// A syntax line, its qualifier positions and their values. `vocabulary`: every
+/// qualifier the instruction knows.
+fn form_elements(
+    spec: &Spec,
+    i: &Instruction,
+    (group, form): (&SyntaxGroup, &Form),
+    vocabulary: &BTreeSet<Qualifier>,
+    elements: &mut Elements<'_>,
+) {
+    let name = &i.instruction;
+    let fid = &form.id;
+    let legal = legal_spellings(spec, i, fid);
+    elements.push(
+        format!("{name}/{fid}"),
+        ElementKind::SyntaxLine,
+        vec![WitnessKind::Legal, WitnessKind::Illegal],
+        Probe::Form { form: fid.clone() },
+    );
+    for (k, slot) in form.syntax.slots.iter().enumerate() {
+        let (placeholder, values) = match &slot.token {
+            SlotToken::Fixed(q) => (None, vec![*q]),
+            SlotToken::Placeholder(p) => (
+                Some(p.clone()),
+                group
+                    .sets
+                    .get(p)
+                    .map(|s| s.values.clone())
+                    .unwrap_or_default(),
+            ),
+        };
+        let label = placeholder.clone().unwrap_or_else(|| {
+            values
+                .first()
+                .map(|q| q.spelling()[1..].to_owned())
+                .unwrap_or_default()
+        });
+        // A defect exists at the position when it must be filled, or when the
+        // instruction knows a qualifier of the same kind its set leaves out.
+        let outsiders = placeholder.is_some()
+            && vocabulary
+                .iter()
+                .any(|o| !values.contains(o) && values.iter().any(|v| v.kind() == o.kind()));
+        let needs = if !slot.optional || outsiders {
+            vec![WitnessKind::Illegal]
+        } else {
+            Vec::new()
+        };
+        elements.push(
+            format!("{name}/{fid}/.{label}"),
+            ElementKind::QualifierPosition,
+            needs,
+            Probe::Position {
+                form: fid.clone(),
+                slot: k,
+                placeholder: placeholder.clone(),
+                values: values.clone(),
+            },
         );
-        for (k, slot) in form.syntax.slots.iter().enumerate() {
-            let (placeholder, values) = match &slot.token {
-                SlotToken::Fixed(q) => (None, vec![*q]),
-                SlotToken::Placeholder(p) => (
-                    Some(p.clone()),
-                    group
-                        .sets
-                        .get(p)
-                        .map(|s| s.values.clone())
-                        .unwrap_or_default(),
-                ),
-            };
-            let label = placeholder.clone().unwrap_or_else(|| {
-                values
-                    .first()
-                    .map(|q| q.spelling()[1..].to_owned())
-                    .unwrap_or_default()
-            });
-            // A defect exists at the position when it must be filled, or when the
-            // instruction knows a qualifier of the same kind its set leaves out.
-            let outsiders = placeholder.is_some()
-                && vocabulary
-                    .iter()
-                    .any(|o| !values.contains(o) && values.iter().any(|v| v.kind() == o.kind()));
-            let needs = if !slot.optional || outsiders {
-                vec![WitnessKind::Illegal]
+        for v in &values {
+            // A value that no legal spelling holds (a table refuses every
+            // combination with it) needs the refusal instead.
+            let held = legal
+                .iter()
+                .any(|l| l.spelling.slots.get(k) == Some(&Some(*v)));
+            let needs = vec![if held {
+                WitnessKind::Legal
             } else {
-                Vec::new()
-            };
-            push(
-                format!("{name}/{fid}/.{label}"),
-                ElementKind::QualifierPosition,
+                WitnessKind::Illegal
+            }];
+            elements.push(
+                format!("{name}/{fid}/.{label}={v}"),
+                ElementKind::QualifierValue,
                 needs,
-                Probe::Position {
+                Probe::Value {
                     form: fid.clone(),
                     slot: k,
-                    placeholder: placeholder.clone(),
-                    values: values.clone(),
+                    value: *v,
                 },
             );
-            for v in &values {
-                // A value that no legal spelling holds (a table refuses every
-                // combination with it) needs the refusal instead.
-                let held = legal
-                    .iter()
-                    .any(|l| l.spelling.slots.get(k) == Some(&Some(*v)));
-                let needs = vec![if held {
-                    WitnessKind::Legal
-                } else {
-                    WitnessKind::Illegal
-                }];
-                push(
-                    format!("{name}/{fid}/.{label}={v}"),
-                    ElementKind::QualifierValue,
-                    needs,
-                    Probe::Value {
-                        form: fid.clone(),
-                        slot: k,
-                        value: *v,
-                    },
-                );
-            }
         }
-        operand_elements(spec, i, fid, &mut push);
     }
+}
+
+/// The rows of the instruction's tables, and each combinations table as a whole.
+fn table_elements(i: &Instruction, elements: &mut Elements<'_>) {
+    let name = &i.instruction;
     for table in &i.tables {
         for (n, row) in table.rows.iter().enumerate() {
             // A row with no entries records a misprint (its note): nothing to witness.
             let empty = table.kind == TableKind::Combinations && row.entries.is_empty()
                 || table.kind == TableKind::Descriptive && row.keys.is_empty();
-            push(
+            elements.push(
                 format!("{name}/table.{}#{}", table.id, n + 1),
                 ElementKind::TableRow,
                 if empty {
@@ -346,7 +379,7 @@ fn instruction_elements(spec: &Spec, i: &Instruction, out: &mut Vec<Element>) {
             );
         }
         if table.kind == TableKind::Combinations {
-            push(
+            elements.push(
                 format!("{name}/table.{}", table.id),
                 ElementKind::Table,
                 vec![WitnessKind::Illegal],
@@ -356,12 +389,17 @@ fn instruction_elements(spec: &Spec, i: &Instruction, out: &mut Vec<Element>) {
             );
         }
     }
+}
+
+/// The rules, and each requirement alternative at its version and its target.
+fn rule_elements(spec: &Spec, i: &Instruction, elements: &mut Elements<'_>) {
+    let name = &i.instruction;
     for (index, rule) in i.rules.iter().enumerate() {
         let needs = match rule.effect {
             Effect::Requires(_) | Effect::Removed(_) => vec![WitnessKind::Legal, WitnessKind::Illegal],
             Effect::Forbid(_) => vec![WitnessKind::Illegal],
         };
-        push(
+        elements.push(
             format!("{name}/rule.{}", rule.id),
             ElementKind::Rule,
             needs,
@@ -390,7 +428,7 @@ fn instruction_elements(spec: &Spec, i: &Instruction, out: &mut Vec<Element>) {
                 } else {
                     Vec::new()
                 };
-                push(
+                elements.push(
                     format!(
                         "{name}/rule.{}/{alt}/{}",
                         rule.id,
@@ -408,6 +446,11 @@ fn instruction_elements(spec: &Spec, i: &Instruction, out: &mut Vec<Element>) {
             }
         }
     }
+}
+
+/// The semantic notes.
+fn note_elements(i: &Instruction, elements: &mut Elements<'_>) {
+    let name = &i.instruction;
     for (index, note) in i.semantics.iter().enumerate() {
         // Notes on memory order, atomicity, convergence, encoding and deprecation
         // change no value: no record states them.
@@ -428,7 +471,7 @@ fn instruction_elements(spec: &Spec, i: &Instruction, out: &mut Vec<Element>) {
                 WitnessKind::Silicon,
             ]
         };
-        push(
+        elements.push(
             format!("{name}#{}", note.id),
             ElementKind::SemanticNote,
             needs,
@@ -444,7 +487,7 @@ fn operand_elements(
     spec: &Spec,
     i: &Instruction,
     fid: &str,
-    push: &mut impl FnMut(String, ElementKind, Vec<WitnessKind>, Probe),
+    elements: &mut Elements<'_>,
 ) {
     // The operands as the form's first legal spelling has them: classes and
     // vector lengths come from its qualifiers.
@@ -472,7 +515,7 @@ fn operand_elements(
                 Respect::Shape | Respect::Class => vec![WitnessKind::Legal, WitnessKind::Illegal],
                 Respect::Writing(_) => vec![WitnessKind::Legal],
             };
-            push(
+            elements.push(
                 format!("{}/{fid}/operand.{opname}/{label}", i.instruction),
                 ElementKind::Operand,
                 needs,

@@ -251,180 +251,222 @@ pub fn find(
         .collect()
 }
 
-/// The kind of witness a syntax case is of an element, if any.
+/// The kind of witness a syntax case is of an element, if any: legal or illegal
+/// as the case is, where it witnesses the element at all.
 fn syntax_witness(
     spec: &Spec,
     i: &Instruction,
     probe: &Probe,
     c: &CaseInfo<'_>,
 ) -> Option<WitnessKind> {
-    let form_is = |f: &str| c.case.form == f;
     let legal = c.legal();
-    let hit = |b: bool| {
-        b.then_some(if legal {
-            WitnessKind::Legal
-        } else {
-            WitnessKind::Illegal
-        })
-    };
-    match probe {
+    let witnesses = match probe {
         Probe::Form { form } => {
             let structural = ["syntax.", "qualifier.", "operand."]
                 .iter()
                 .any(|p| c.rule().starts_with(p));
-            hit(form_is(form) && (legal || structural))
+            c.case.form == *form && (legal || structural)
         }
         Probe::Position {
             form,
-            slot,
             placeholder,
             values,
-        } => {
-            if legal || !form_is(form) {
-                return None;
-            }
-            let set_rule = placeholder
-                .as_ref()
-                .is_some_and(|p| c.rule() == format!("set.{p}"));
-            // `qualifier.missing:.add`, `qualifier.required:.sync`: the value this
-            // position held, taken away; `operand.shape:without:.v2`: taken away,
-            // and the rest read exactly as another line, whose defect it names.
-            let missing = ["qualifier.missing:", "qualifier.required:"]
-                .iter()
-                .any(|p| {
-                    c.tag
-                        .strip_prefix(p)
-                        .is_some_and(|v| values.iter().any(|q| q.spelling() == v))
-                })
-                || c.tag
-                    .split_once(":without:")
-                    .is_some_and(|(_, v)| values.iter().any(|q| q.spelling() == v));
-            // A value of the position's kind outside its set that a table refuses
-            // (`.v8` with `.f32`: "Not supported"), named by the table.
-            let refused_outsider = c.rule().starts_with("table.")
-                && c.quals.iter().any(|q| {
-                    !values.contains(q) && values.iter().any(|v| v.kind() == q.kind())
-                });
-            let _ = slot;
-            hit(set_rule || missing || refused_outsider)
-        }
-        Probe::Value { form, slot, value } => {
-            if legal {
-                return hit(form_is(form)
-                    && c.slots
-                        .as_ref()
-                        .is_some_and(|s| s.get(*slot) == Some(&Some(*value))));
-            }
-            // A value no legal spelling holds is witnessed by the refusal of it.
-            let refused = c.rule().starts_with("table.")
-                || i.rules
-                    .iter()
-                    .any(|r| r.id == c.rule() && matches!(r.effect, Effect::Forbid(_)));
-            hit(form_is(form) && refused && c.quals.contains(value))
-        }
+            ..
+        } => position_witness(c, form, placeholder.as_deref(), values),
+        Probe::Value { form, slot, value } => value_witness(i, c, form, *slot, *value),
         Probe::Row {
             forms,
             entries,
             keys,
-        } => {
-            // A table that names no forms is about every form.
-            if !legal || !(forms.is_empty() || forms.contains(&c.case.form)) {
-                return None;
-            }
-            let q = &c.quals;
-            let matches = if entries.is_empty() {
-                // A descriptive row is about its keys: a legal case holding one.
-                keys.iter().any(|k| q.contains(k))
-            } else {
-                entries
-                    .iter()
-                    .any(|entry| entry.iter().all(|g| g.0.iter().any(|x| q.contains(x))))
-            };
-            hit(matches)
-        }
-        Probe::Table { id } => hit(!legal && c.rule() == format!("table.{id}")),
+        } => row_witness(c, forms, entries, keys),
+        Probe::Table { id } => !legal && c.rule() == format!("table.{id}"),
         Probe::Rule { id, index } => {
-            if !legal {
-                return hit(c.rule() == id);
+            if legal {
+                i.rules.get(*index).is_some_and(|rule| {
+                    rule.effect.is_module_rule() && rule.condition().matches(&c.case.form, &c.quals)
+                })
+            } else {
+                c.rule() == id
             }
-            let rule = i.rules.get(*index)?;
-            hit(rule.effect.is_module_rule() && rule.condition().matches(&c.case.form, &c.quals))
         }
         Probe::Operand {
             form,
             name,
             respect,
             requires,
-        } => {
-            if !form_is(form) {
-                return None;
-            }
-            if legal {
-                let written = requires.is_none_or(|q| c.quals.contains(&q));
-                let style = match respect {
-                    Respect::Shape | Respect::Class => true,
-                    Respect::Writing(Writing::Register) => c.style == "reg",
-                    Respect::Writing(Writing::Immediate) => c.style == "imm",
-                    Respect::Writing(Writing::Sink) => c.style == "sink",
-                    Respect::Writing(Writing::Negated) => c.style == "not",
-                    Respect::Writing(Writing::Pair) => c.style == "pair",
-                };
-                return hit(written && style && !c.case.noncanonical);
-            }
-            let about = c.tag.split(':').any(|part| part == name);
-            let rule = c.rule();
-            let kind = match respect {
-                Respect::Shape => {
-                    rule == "operand.shape"
-                        || rule == "operand.address"
-                        || rule == "operand.register_required"
-                        || rule == "operand.sink"
-                }
-                Respect::Class => {
-                    rule == "operand.class"
-                        || rule == "operand.address_size"
-                        || rule == "operand.multiple_of"
-                }
-                Respect::Writing(_) => false,
-            };
-            hit(about && kind)
-        }
+        } => operand_witness(c, form, name, *respect, *requires),
         Probe::Boundary {
             index,
             ptx,
             target,
             version,
-        } => {
-            let rule = i.rules.get(*index)?;
-            if legal {
-                let bound = rule.condition().matches(&c.case.form, &c.quals);
-                let at = c.case.requires.iter().any(|r| {
-                    if *version {
-                        ptx.is_some_and(|p| r.ptx == p.to_string())
-                    } else {
-                        target.is_some_and(|t| r.target.as_deref() == Some(t.to_string().as_str()))
-                    }
-                });
-                return hit(bound && at);
-            }
-            if c.rule() != rule.id {
-                return None;
-            }
-            let (have_ptx, have_target) = c.module?;
-            let version_ok = ptx.is_none_or(|p| have_ptx >= p);
-            let target_ok = target.is_none_or(|t| spec.targets.satisfies(have_target, t));
-            // The module misses exactly this alternative's version, or its target.
-            hit(if *version {
-                !version_ok && target_ok
+        } => i.rules.get(*index).is_some_and(|rule| {
+            boundary_witness(spec, rule, c, (*ptx, *target), *version)
+        }),
+        Probe::Note { index, .. } => i
+            .semantics
+            .get(*index)
+            .is_some_and(|note| legal && note.condition().matches(&c.case.form, &c.quals)),
+        Probe::Erratum { .. } => false,
+    };
+    witnesses.then_some(if legal {
+        WitnessKind::Legal
+    } else {
+        WitnessKind::Illegal
+    })
+}
+
+/// An illegal case of the line whose defect is at the position: a value outside
+/// its set, its value taken away, or an outsider of its kind a table refuses.
+fn position_witness(
+    c: &CaseInfo<'_>,
+    form: &str,
+    placeholder: Option<&str>,
+    values: &[Qualifier],
+) -> bool {
+    if c.legal() || c.case.form != form {
+        return false;
+    }
+    let set_rule = placeholder.is_some_and(|p| c.rule() == format!("set.{p}"));
+    // `qualifier.missing:.add`, `qualifier.required:.sync`: the value this
+    // position held, taken away; `operand.shape:without:.v2`: taken away,
+    // and the rest read exactly as another line, whose defect it names.
+    let missing = ["qualifier.missing:", "qualifier.required:"]
+        .iter()
+        .any(|p| {
+            c.tag
+                .strip_prefix(p)
+                .is_some_and(|v| values.iter().any(|q| q.spelling() == v))
+        })
+        || c.tag
+            .split_once(":without:")
+            .is_some_and(|(_, v)| values.iter().any(|q| q.spelling() == v));
+    // A value of the position's kind outside its set that a table refuses
+    // (`.v8` with `.f32`: "Not supported"), named by the table.
+    let refused_outsider = c.rule().starts_with("table.")
+        && c.quals.iter().any(|q| {
+            !values.contains(q) && values.iter().any(|v| v.kind() == q.kind())
+        });
+    set_rule || missing || refused_outsider
+}
+
+/// A legal case holding the value at the position; or, for a value no legal
+/// spelling holds, the refusal of it.
+fn value_witness(i: &Instruction, c: &CaseInfo<'_>, form: &str, slot: usize, value: Qualifier) -> bool {
+    if c.case.form != form {
+        return false;
+    }
+    if c.legal() {
+        return c
+            .slots
+            .as_ref()
+            .is_some_and(|s| s.get(slot) == Some(&Some(value)));
+    }
+    let refused = c.rule().starts_with("table.")
+        || i.rules
+            .iter()
+            .any(|r| r.id == c.rule() && matches!(r.effect, Effect::Forbid(_)));
+    refused && c.quals.contains(&value)
+}
+
+/// A legal case of one of the table's forms (every form where it names none)
+/// holding one of the row's entries (or, for a descriptive row, one of its keys).
+fn row_witness(
+    c: &CaseInfo<'_>,
+    forms: &[String],
+    entries: &[Vec<ptxvec_spec::model::AnyOf>],
+    keys: &[Qualifier],
+) -> bool {
+    if !c.legal() || !(forms.is_empty() || forms.contains(&c.case.form)) {
+        return false;
+    }
+    let q = &c.quals;
+    if entries.is_empty() {
+        keys.iter().any(|k| q.contains(k))
+    } else {
+        entries
+            .iter()
+            .any(|entry| entry.iter().all(|g| g.0.iter().any(|x| q.contains(x))))
+    }
+}
+
+/// A legal case writing the operand in the respect's way (canonical, with the
+/// operand present), or an illegal one whose defect is the operand's shape or
+/// class.
+fn operand_witness(
+    c: &CaseInfo<'_>,
+    form: &str,
+    name: &str,
+    respect: Respect,
+    requires: Option<Qualifier>,
+) -> bool {
+    if c.case.form != form {
+        return false;
+    }
+    if c.legal() {
+        let written = requires.is_none_or(|q| c.quals.contains(&q));
+        let style = match respect {
+            Respect::Shape | Respect::Class => true,
+            Respect::Writing(Writing::Register) => c.style == "reg",
+            Respect::Writing(Writing::Immediate) => c.style == "imm",
+            Respect::Writing(Writing::Sink) => c.style == "sink",
+            Respect::Writing(Writing::Negated) => c.style == "not",
+            Respect::Writing(Writing::Pair) => c.style == "pair",
+        };
+        return written && style && !c.case.noncanonical;
+    }
+    let about = c.tag.split(':').any(|part| part == name);
+    let rule = c.rule();
+    let kind = match respect {
+        Respect::Shape => {
+            rule == "operand.shape"
+                || rule == "operand.address"
+                || rule == "operand.register_required"
+                || rule == "operand.sink"
+        }
+        Respect::Class => {
+            rule == "operand.class"
+                || rule == "operand.address_size"
+                || rule == "operand.multiple_of"
+        }
+        Respect::Writing(_) => false,
+    };
+    about && kind
+}
+
+/// A legal case the rule bears on, at the alternative's version (`version`) or
+/// target; or an illegal case of the rule whose module misses exactly that.
+fn boundary_witness(
+    spec: &Spec,
+    rule: &ptxvec_spec::model::Rule,
+    c: &CaseInfo<'_>,
+    (ptx, target): (Option<PtxVersion>, Option<Target>),
+    version: bool,
+) -> bool {
+    if c.legal() {
+        let bound = rule.condition().matches(&c.case.form, &c.quals);
+        let at = c.case.requires.iter().any(|r| {
+            if version {
+                ptx.is_some_and(|p| r.ptx == p.to_string())
             } else {
-                version_ok && !target_ok
-            })
-        }
-        Probe::Note { index, .. } => {
-            let note = i.semantics.get(*index)?;
-            hit(legal && note.condition().matches(&c.case.form, &c.quals))
-        }
-        Probe::Erratum { .. } => None,
+                target.is_some_and(|t| r.target.as_deref() == Some(t.to_string().as_str()))
+            }
+        });
+        return bound && at;
+    }
+    if c.rule() != rule.id {
+        return false;
+    }
+    let Some((have_ptx, have_target)) = c.module else {
+        return false;
+    };
+    let version_ok = ptx.is_none_or(|p| have_ptx >= p);
+    let target_ok = target.is_none_or(|t| spec.targets.satisfies(have_target, t));
+    // The module misses exactly this alternative's version, or its target.
+    if version {
+        !version_ok && target_ok
+    } else {
+        version_ok && !target_ok
     }
 }
 

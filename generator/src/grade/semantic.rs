@@ -38,7 +38,7 @@ pub fn load(spec: &Spec, vectors: &Path) -> Result<Vec<Variant>> {
             .first()
             .map(|r| r.text.as_str())
             .unwrap_or_default();
-        let instruction = crate::semantics::read(spec, first)?
+        let instruction = crate::family::read(spec, first)?
             .spelling
             .instruction
             .instruction

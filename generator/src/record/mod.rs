@@ -738,9 +738,8 @@ mod tests {
 
     #[test]
     fn inputs_fit_their_shape() {
-        let vote = Shape::of(crate::semantics::Semantics::Vote(
-            ptxvec_oracle::warp::vote::VoteMode::All,
-        ));
+        // vote.sync.all.pred: a predicate per lane, a membermask.
+        let vote = Shape::Warp(shape::WarpShape::collective(Some(Field::Pred), Field::Pred));
         let lanes = |v: &str| format!("[{}]", vec![format!("\"{v}\""); 32].join(","));
         let read = |s: &str| -> Inputs { serde_json::from_str(s).unwrap() };
         let ok = read(&format!(

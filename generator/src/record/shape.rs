@@ -1,11 +1,8 @@
 //! What a variant's records hold: which inputs and outputs, how many slots and how
-//! wide, and which hold floats. Derived from the [`Semantics`], never written.
+//! wide, and which hold floats. Each family states its own (`crate::family`).
 
 use ptxvec_oracle::float::Format;
-use ptxvec_oracle::memory::Element;
 use ptxvec_oracle::warp::WARP_SIZE;
-
-use crate::semantics::Semantics;
 
 /// A field's values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -94,69 +91,27 @@ pub struct WarpShape {
     pub float: Option<Format>,
 }
 
-impl Shape {
-    /// The shape of what `sem` computes as a text writes it: without `p` where the
-    /// destination is written alone (`pair` false).
-    pub fn written(sem: Semantics, pair: bool) -> Shape {
-        match Shape::of(sem) {
-            Shape::Warp(w) => Shape::Warp(WarpShape { p: w.p && pair, ..w }),
-            s => s,
-        }
-    }
-
-    /// The shape of what `sem` computes.
-    pub fn of(sem: Semantics) -> Shape {
-        let warp = |a: Option<Field>, d: Field, p: bool| WarpShape {
+impl WarpShape {
+    /// A collective with a membermask, source `a` and destination `d` alone.
+    pub fn collective(a: Option<Field>, d: Field) -> WarpShape {
+        WarpShape {
             membermask: true,
             a,
             shfl: false,
             d,
-            p,
+            p: false,
             float: None,
-        };
-        let b32 = Field::Bits(32);
-        match sem {
-            Semantics::Memory(r) => Shape::Memory {
-                width: r.element.bits(),
-                elements: usize::from(r.lanes.max(1)),
-                float: match r.element {
-                    Element::Float(f) => Some(f),
-                    Element::Int(_) => None,
-                },
-            },
-            Semantics::Vote(_) => Shape::Warp(warp(Some(Field::Pred), Field::Pred, false)),
-            Semantics::Ballot => Shape::Warp(warp(Some(Field::Pred), b32, false)),
-            Semantics::ReduxInt(_) => Shape::Warp(warp(Some(b32), b32, false)),
-            Semantics::ReduxF32(_) => Shape::Warp(WarpShape {
-                float: Some(Format::F32),
-                ..warp(Some(b32), b32, false)
-            }),
-            Semantics::Match { all, wide } => Shape::Warp(warp(
-                Some(Field::Bits(if wide { 64 } else { 32 })),
-                b32,
-                all,
-            )),
-            Semantics::Shfl(_) => Shape::Warp(WarpShape {
-                shfl: true,
-                ..warp(Some(b32), b32, true)
-            }),
-            Semantics::Activemask => Shape::Warp(WarpShape {
-                membermask: false,
-                ..warp(None, b32, false)
-            }),
-            Semantics::VoteActive(_) => Shape::Warp(WarpShape {
-                membermask: false,
-                ..warp(Some(Field::Pred), Field::Pred, false)
-            }),
-            Semantics::BallotActive => Shape::Warp(WarpShape {
-                membermask: false,
-                ..warp(Some(Field::Pred), b32, false)
-            }),
-            Semantics::ShflActive(_) => Shape::Warp(WarpShape {
-                membermask: false,
-                shfl: true,
-                ..warp(Some(b32), b32, true)
-            }),
+        }
+    }
+}
+
+impl Shape {
+    /// The shape as a text writes it: without `p` where the destination is
+    /// written alone (`pair` false).
+    pub fn written(self, pair: bool) -> Shape {
+        match self {
+            Shape::Warp(w) => Shape::Warp(WarpShape { p: w.p && pair, ..w }),
+            s => s,
         }
     }
 

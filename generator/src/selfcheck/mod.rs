@@ -16,15 +16,17 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use ptxvec_oracle::float::Format;
-use ptxvec_oracle::memory::Engine;
 use ptxvec_oracle::profile::Profile;
-use ptxvec_spec::{PtxVersion, QualKind, Qualifier, Spec, Target, TargetModel};
+use ptxvec_spec::{PtxVersion, Spec, Target, TargetModel};
 
 use sha2::Digest;
 
+pub use crate::family::{Execution, MemSpace};
+
 use crate::error::{Error, Result};
+use crate::family;
 use crate::record::{self, Bits, Expectation, Inputs, Out, Record, Shape};
-use crate::semantics::{self, Semantics};
+use crate::semvec::binding::{self, Bound};
 use crate::semvec::export::{Index, IndexEntry};
 
 /// Lanes in a warp.
@@ -33,27 +35,6 @@ pub const WARP: usize = 32;
 pub const BLOCK: u32 = 128;
 /// Record indices kept per profile in `ptxvec_check`'s result.
 pub const FIRST_FAILS: usize = 16;
-
-/// Where a memory variant's instruction reduces.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum MemSpace {
-    /// `red.global`: global memory through a global address.
-    Global,
-    /// `red` without a space: global memory through a generic address.
-    Generic,
-    /// `red` without a space, run with the generic address of the CTA's shared
-    /// memory (`Window::Shared` of a generic variant, [`Suite::in_window`]).
-    GenericShared,
-    /// `red.shared` / `.shared::cta`: the word is copied into shared memory and back.
-    SharedCta,
-    /// `red.shared::cluster`: as `SharedCta`, through the CTA's own window.
-    SharedCluster,
-    /// `cp.reduce.async.bulk.global.shared::cta.bulk_group`: one bulk op per block.
-    BulkGlobal,
-    /// `cp.reduce.async.bulk.shared::cluster.shared::cta.mbarrier…`: into the CTA's
-    /// own shared memory, completion through an mbarrier.
-    BulkCluster,
-}
 
 /// How a variant stated with generic addressing (`red` without a state space) runs:
 /// its generic address into either memory, or spelled with a state space instead.
@@ -104,96 +85,6 @@ impl Window {
     }
 }
 
-/// A warp collective.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum WarpOp {
-    /// `shfl.sync`: d and p.
-    Shfl,
-    /// `vote.sync.{all,any,uni}.pred`.
-    Vote,
-    /// `vote.sync.ballot.b32`.
-    Ballot,
-    /// `match.any.sync`.
-    MatchAny,
-    /// `match.all.sync`: d and p.
-    MatchAll,
-    /// `redux.sync` on integers.
-    ReduxInt,
-    /// `redux.sync` on `.f32`.
-    ReduxF32,
-    /// `activemask.b32`: no membermask.
-    Activemask,
-}
-
-/// What a variant runs, read from its spelling.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Execution {
-    /// One thread per record, each on its own memory.
-    Memory {
-        /// Where it reduces.
-        space: MemSpace,
-        /// Element width in bits.
-        width: u32,
-        /// Elements per record (vector length × 2 for packed).
-        lanes: u32,
-        /// Two elements per 32-bit register (`.f16x2`).
-        packed: bool,
-        /// A `.vN` form (operand in braces).
-        vector: bool,
-    },
-    /// One warp per record.
-    Warp {
-        /// Which collective.
-        op: WarpOp,
-        /// `a` is 64 bits (`match.*.b64`).
-        wide: bool,
-    },
-}
-
-impl Execution {
-    /// What a spelling that computes `sem` runs.
-    fn of(reading: &semantics::Reading<'_>) -> Execution {
-        let quals = reading.spelling.qualifiers();
-        let space = quals.iter().copied().find(|q| q.kind() == QualKind::Space);
-        match reading.semantics {
-            Semantics::Memory(r) => Execution::Memory {
-                // cp.reduce.async.bulk writes `.dst` before `.src`: the first space
-                // is where it reduces.
-                space: match (r.engine, space) {
-                    (Engine::BulkReduce, Some(Qualifier::Global)) => MemSpace::BulkGlobal,
-                    (Engine::BulkReduce, _) => MemSpace::BulkCluster,
-                    (Engine::Red, None) => MemSpace::Generic,
-                    (Engine::Red, Some(Qualifier::Global)) => MemSpace::Global,
-                    (Engine::Red, Some(Qualifier::SharedCluster)) => MemSpace::SharedCluster,
-                    (Engine::Red, Some(_)) => MemSpace::SharedCta,
-                },
-                width: r.element.bits(),
-                lanes: u32::from(r.lanes.max(1)),
-                packed: r.packed,
-                vector: quals.iter().any(|q| q.kind() == QualKind::Vector),
-            },
-            Semantics::Shfl(_) | Semantics::ShflActive(_) => Execution::warp(WarpOp::Shfl),
-            Semantics::Vote(_) | Semantics::VoteActive(_) => Execution::warp(WarpOp::Vote),
-            Semantics::Ballot | Semantics::BallotActive => Execution::warp(WarpOp::Ballot),
-            Semantics::Match { all, wide } => Execution::Warp {
-                op: if all {
-                    WarpOp::MatchAll
-                } else {
-                    WarpOp::MatchAny
-                },
-                wide,
-            },
-            Semantics::ReduxInt(_) => Execution::warp(WarpOp::ReduxInt),
-            Semantics::ReduxF32(_) => Execution::warp(WarpOp::ReduxF32),
-            Semantics::Activemask => Execution::warp(WarpOp::Activemask),
-        }
-    }
-
-    fn warp(op: WarpOp) -> Execution {
-        Execution::Warp { op, wide: false }
-    }
-}
-
 /// The device encoding of an expectation: (kind bits, a, b). Kind bit 0: `a` or
 /// `b` is accepted; bit 1: any NaN is; bit 2: anything is.
 pub fn code(e: &Expectation) -> (u8, u64, u64) {
@@ -236,6 +127,10 @@ pub struct Suite {
     pub id: String,
     /// The opcode with every qualifier, from the records' text.
     pub opcode: String,
+    /// Its mnemonic (`red`), which the opcode begins with.
+    pub mnemonic: &'static str,
+    /// Its operands, as the self-checking module binds them to registers.
+    pub operands: Vec<Bound>,
     /// What it runs.
     pub exec: Execution,
     /// Its records' inputs and outputs.
@@ -271,12 +166,14 @@ impl Suite {
         let at = |n: usize, e: &dyn std::fmt::Display| {
             Error::Input(format!("{id}: line {}: {e}", n + 1))
         };
-        let reading = semantics::read(spec, &first.text).map_err(|e| at(0, &e))?;
+        let reading = family::read(spec, &first.text).map_err(|e| at(0, &e))?;
         let (sem, exec, shape) = (
             reading.semantics,
-            Execution::of(&reading),
-            Shape::written(reading.semantics, reading.pair),
+            reading.semantics.execution(&reading.spelling),
+            reading.semantics.shape().written(reading.pair),
         );
+        let operands = binding::bind(&reading.spelling, sem, reading.pair);
+        let mnemonic = reading.spelling.form.syntax.mnemonic.spelling();
         let opcode = first
             .text
             .split_whitespace()
@@ -293,7 +190,7 @@ impl Suite {
         let mut fitted = Vec::with_capacity(records.len());
         for (n, mut r) in records.into_iter().enumerate() {
             if checked.insert(r.text.clone()) {
-                let other = semantics::read(spec, &r.text).map_err(|e| at(n, &e))?;
+                let other = family::read(spec, &r.text).map_err(|e| at(n, &e))?;
                 if other.semantics != sem {
                     return Err(at(
                         n,
@@ -350,6 +247,8 @@ impl Suite {
         Ok(Suite {
             id: id.to_owned(),
             opcode,
+            mnemonic,
+            operands,
             exec,
             shape,
             requires,
@@ -492,8 +391,9 @@ impl Suite {
         if let Execution::Memory { space, .. } = &mut s.exec {
             *space = to;
         }
-        if let (Some(name), Some(rest)) = (named, self.opcode.strip_prefix("red.")) {
-            s.opcode = format!("red.{name}.{rest}");
+        let rest = self.opcode.strip_prefix(self.mnemonic).and_then(|r| r.strip_prefix('.'));
+        if let (Some(name), Some(rest)) = (named, rest) {
+            s.opcode = format!("{}.{name}.{rest}", self.mnemonic);
         }
         s.window = Some(window);
         Ok(s)

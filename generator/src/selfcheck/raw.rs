@@ -33,7 +33,7 @@ pub const fn poison_word(bytes: usize) -> u64 {
 pub fn slot_bytes(s: &Suite, o: Out) -> usize {
     match (s.exec, o) {
         (Execution::Memory { width, .. }, _) => (width / 8) as usize,
-        (Execution::Warp { .. }, _) => 4,
+        (Execution::Warp, _) => 4,
     }
 }
 
@@ -104,7 +104,7 @@ pub fn decode(s: &Suite, out: &[u8]) -> Vec<Option<Values>> {
                         .map(|k| le(out, r * stride + k * wb, wb))
                         .collect()]
                 }
-                Execution::Warp { .. } => s
+                Execution::Warp => s
                     .outputs()
                     .iter()
                     .map(|(o, _)| {
@@ -274,7 +274,7 @@ pub fn encode(s: &Suite, vals: &[Option<Values>]) -> Vec<u8> {
                     out[at..at + wb].copy_from_slice(&x.to_le_bytes()[..wb]);
                 }
             }
-            Execution::Warp { .. } => {
+            Execution::Warp => {
                 for (oi, (o, _)) in s.outputs().iter().enumerate() {
                     let off = if *o == Out::P { 4 } else { 0 };
                     for (l, x) in v[oi].iter().enumerate().filter(|(l, _)| writes(*o, *l)) {

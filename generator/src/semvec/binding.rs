@@ -5,12 +5,14 @@
 
 use serde::{Deserialize, Serialize};
 
-use ptxvec_oracle::memory::Engine;
-use ptxvec_spec::{QualKind, Qualifier};
+use ptxvec_spec::Qualifier;
 
 use super::Variant;
-use crate::semantics::Semantics;
-use crate::syntax::operands::positions;
+use crate::family::Semantics;
+use crate::record::Shape;
+use crate::syntax::legal::compose;
+use crate::syntax::operands::{positions, render, Style};
+use crate::syntax::spelling::Spelling;
 use crate::syntax::text::{tokenize, Operand};
 
 /// One operand of the text and what it holds.
@@ -26,14 +28,37 @@ pub struct Binding {
     pub holds: String,
 }
 
-/// What a record's text binds: its operands in order.
+/// An operand as the device emits it: its binding, the register type the
+/// syntax gives it (`None` for an address), and whether it may be written `!`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Bound {
+    /// What it holds, and how the text writes it.
+    pub binding: Binding,
+    /// Its register type.
+    pub class: Option<Qualifier>,
+    /// `{!}a`.
+    pub negatable: bool,
+}
+
+/// What a variant's text binds: its operands in order.
 pub fn operands(v: &Variant<'_>) -> Vec<Binding> {
-    let text = v.text();
+    bind(&v.spelling, v.semantics, v.pair)
+        .into_iter()
+        .map(|b| b.binding)
+        .collect()
+}
+
+/// What the text of `spelling` computing `semantics` binds, written with the
+/// predicate destination where `pair` (`d|p`): its operands in order.
+pub fn bind(spelling: &Spelling<'_>, semantics: Semantics, pair: bool) -> Vec<Bound> {
+    let style = if pair { Style::WithPair } else { Style::Registers };
+    let text = compose(&spelling.chain(), &render(spelling, style));
     let written = tokenize(&text).map(|t| t.operands).unwrap_or_default();
-    let memory = matches!(v.semantics, Semantics::Memory(_));
+    // A memory record's keys are `mem` and `operand`, a warp's the doc's names.
+    let memory = matches!(semantics.shape(), Shape::Memory { .. });
     written
         .iter()
-        .zip(positions(&v.spelling))
+        .zip(positions(spelling))
         .map(|(op, pos)| {
             // A pair position written with its destination alone binds `d`.
             let name = match (&pos.pair, op) {
@@ -51,9 +76,13 @@ pub fn operands(v: &Variant<'_>) -> Vec<Binding> {
                 (false, "src") => "a".to_owned(),
                 _ => name,
             };
-            Binding {
-                operand: op.to_string(),
-                holds,
+            Bound {
+                binding: Binding {
+                    operand: op.to_string(),
+                    holds,
+                },
+                class: pos.class,
+                negatable: pos.negatable,
             }
         })
         .collect()
@@ -61,39 +90,13 @@ pub fn operands(v: &Variant<'_>) -> Vec<Binding> {
 
 /// What a runner must choose for a variant that its records leave open.
 pub fn choices(v: &Variant<'_>) -> Vec<String> {
-    let Semantics::Memory(r) = v.semantics else {
-        return Vec::new();
-    };
-    let mut out = Vec::new();
-    let quals = v.spelling.qualifiers();
-    let named_space = quals.iter().any(|q| q.kind() == QualKind::Space);
-    if r.engine == Engine::Red && !named_space {
-        let vector = quals.iter().any(|q| q.kind() == QualKind::Vector);
-        out.push(if vector {
-            "window: the generic address points into global memory (PTX ISA 9.7.13.6: a vector red \"may be used only with .global space and with generic addressing where the address points to .global space\")".to_owned()
-        } else {
-            "window: the generic address points into global or into the CTA's shared memory; a record holds in either (ptxvec emit-ptx --window global|shared)".to_owned()
-        });
-    }
-    if r.engine == Engine::BulkReduce {
-        out.push("size: the bytes of `mem` (elements × element width / 8), which the document requires to be a multiple of 16, with both addresses 16-byte aligned".to_owned());
-        out.push("&operand: a buffer in the CTA's shared memory holding `inputs.operand`, written by generic stores and made visible with fence.proxy.async before the instruction".to_owned());
-        if quals.contains(&Qualifier::MbarrierCompleteTxBytes) {
-            out.push("mbar: an mbarrier in the destination CTA's shared memory, initialized and armed with `expect_tx` for `size` bytes; the reduction completes on it".to_owned());
-        } else {
-            out.push(
-                "completion: cp.async.bulk.commit_group, then cp.async.bulk.wait_group 0"
-                    .to_owned(),
-            );
-        }
-    }
-    out
+    v.semantics.choices(&v.spelling)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::{Out, Shape};
+    use crate::record::Out;
     use crate::semvec::variants;
 
     /// Every operand binds a key the variant's records have (or an address, the
@@ -111,7 +114,7 @@ mod tests {
                 .iter()
                 .flat_map(|b| b.holds.split('|').map(str::to_owned).collect::<Vec<_>>())
                 .collect();
-            let shape = Shape::written(v.semantics, v.pair);
+            let shape = v.semantics.shape().written(v.pair);
             let mut keys: Vec<&str> = shape.outputs().iter().map(|o| o.out.name()).collect();
             match shape {
                 Shape::Memory { .. } => keys.extend(["operand"]),

@@ -16,11 +16,10 @@ use std::io::{Read, Write};
 use ptxvec_oracle::profile::Profile;
 use ptxvec_spec::Spec;
 
-use super::expect::outputs;
 use crate::batch::{self, InputLine};
 use crate::error::{Error, Outcome, Result};
-use crate::record::{strip_position, Inputs, Record, Requirement, Shape};
-use crate::semantics::{self, Semantics};
+use crate::record::{strip_position, Inputs, Record, Requirement};
+use crate::family::{self, Semantics};
 use crate::syntax::context::{minimum, Module};
 use crate::syntax::index::{Index, Tokens};
 use crate::syntax::judge::{judge, reading, Defect, Order};
@@ -61,7 +60,7 @@ pub fn eval_record(
     if !force {
         refusal(spec, &rec).map_err(EvalError::Record)?;
     }
-    let reading = semantics::read(spec, &rec.text).map_err(|e| EvalError::Record(e.to_string()))?;
+    let reading = family::read(spec, &rec.text).map_err(|e| EvalError::Record(e.to_string()))?;
     let mut rec = rec;
     expect(&mut rec, reading.semantics, (reading.negate, reading.pair), profiles)?;
     Ok(rec)
@@ -76,7 +75,7 @@ fn expect<S>(
     (negate, pair): (bool, bool),
     profiles: &[Profile],
 ) -> std::result::Result<(), EvalError> {
-    let shape = Shape::written(semantics, pair);
+    let shape = semantics.shape().written(pair);
     let none = Inputs::Memory {
         mem: Vec::new(),
         operand: Vec::new(),
@@ -86,7 +85,7 @@ fn expect<S>(
         .map_err(|e| EvalError::Record(e.to_string()))?;
     let mut expect = BTreeMap::new();
     for &p in profiles {
-        let mut out = outputs(semantics, negate, &rec.inputs, p)
+        let mut out = semantics.outputs(negate, &rec.inputs, p)
             .map_err(|e| EvalError::Record(e.to_string()))?;
         // A text that writes `d` alone has no `p`.
         if !pair {
@@ -359,7 +358,7 @@ fn reading_of(index: &Index<'_>, text: &str, requires: &[Requirement<&str>], for
             )
             .ok()?;
         }
-        semantics::of(&chain.reading()?.spelling).ok()
+        family::of(&chain.reading()?.spelling).ok()
     })?;
     let negate = parsed.operands.iter().any(|o| matches!(o, Operand::Not(_)));
     let pair = matches!(parsed.operands.first(), Some(Operand::Pair(..)));

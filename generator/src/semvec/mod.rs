@@ -4,18 +4,15 @@
 
 pub mod binding;
 pub mod eval;
-pub mod expect;
 pub mod export;
-pub mod inputs;
 pub mod records;
-pub mod warp;
 
 use std::collections::BTreeMap;
 
 use ptxvec_spec::model::SemanticKind;
 use ptxvec_spec::Spec;
 
-use crate::semantics::{self, Semantics};
+use crate::family::{self, Semantics};
 use crate::syntax::case::{need_records, NeedRecord};
 use crate::syntax::legal::legal_spellings;
 use crate::syntax::operands::{self, Style};
@@ -60,7 +57,7 @@ pub fn variants(spec: &Spec) -> Vec<Variant<'_>> {
         let i = &f.instruction;
         for (_, form) in i.forms() {
             for l in legal_spellings(spec, i, &form.id) {
-                let Ok(sem) = semantics::of(&l.spelling) else {
+                let Ok(sem) = family::of(&l.spelling) else {
                     continue;
                 };
                 if seen.insert(sem, ()).is_some() {

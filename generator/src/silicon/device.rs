@@ -37,6 +37,12 @@ pub enum DeviceError {
     },
 }
 
+impl From<DeviceError> for crate::error::Error {
+    fn from(e: DeviceError) -> Self {
+        crate::error::Error::Device(Box::new(e))
+    }
+}
+
 impl DeviceError {
     /// Where the driver refused: its error's name (`CUDA_ERROR_ILLEGAL_INSTRUCTION`)
     /// and the step that got it (`running the kernel`); `None` for an error of ours.

@@ -41,6 +41,12 @@ pub struct Inexact {
     pub expect: Expect,
 }
 
+impl From<Inexact> for crate::error::Error {
+    fn from(e: Inexact) -> Self {
+        crate::error::Error::Inexact(Box::new(e))
+    }
+}
+
 impl Sweep {
     /// The result for pair `p` under the sm_90 profile, which must be exact.
     pub fn result(&self, p: u32) -> Result<u32, Inexact> {

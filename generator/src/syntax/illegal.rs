@@ -485,8 +485,8 @@ fn operand_mutants(base: &Legal<'_>, out: &mut Vec<Mutant>) {
                 out.push(m(&tag("operand.shape"), with("%rd9"), Kind::Invalid, "operand.shape", src.clone()));
                 out.push(m(&tag("operand.class"), with("[%f9]"), Kind::Invalid, "operand.class", ptxas_says("Illegal to use symbol '%f9' of type .f32 as address operand. Use integer or bit only.")));
                 out.push(m(&tag("operand.address"), with("[256]"), Kind::Invalid, "operand.address", ptxas_says("Immediate addresses allowed only for .local state space")));
-                if s.form.syntax.mnemonic == ptxvec_spec::Mnemonic::Red && !s.qualifiers().iter().any(|q| matches!(q, Qualifier::Shared | Qualifier::SharedCta | Qualifier::SharedCluster)) {
-                    out.push(m(&tag("operand.address_size"), with("[%r9]"), Kind::Invalid, "operand.address_size", ptxas_says("32-Bit ABI (--machine 32 or 32-Bit addressing) is not supported on sm_90 or higher architectures.")));
+                if operands::narrow_address_refused(s) {
+                    out.push(m(&tag("operand.address_size"), with("[%r9]"), Kind::Invalid, "operand.address_size", ptxas_says(operands::NARROW_ADDRESS_PTXAS)));
                 }
             }
             Some(class) => {

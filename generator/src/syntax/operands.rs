@@ -482,16 +482,7 @@ fn check_address<S: AsRef<str>>(
             "operand.class",
             format!("register `{}` cannot hold the address `{}`", name.as_ref(), p.name),
         )),
-        // ptxas 13.5 under `.address_size 64`: a 32-bit register address is fatal
-        // for `red.global` and generic `red` ("32-Bit ABI ... is not supported"),
-        // accepted for `red.shared` and every cp.reduce.async.bulk address; a 16-bit
-        // one is accepted everywhere, with "warning : Program uses 16-bit address".
-        Atom::Reg(RegClass::B32, name)
-            if s.form.syntax.mnemonic == Mnemonic::Red
-                && !s.qualifiers().iter().any(|q| {
-                    matches!(q, Qualifier::Shared | Qualifier::SharedCta | Qualifier::SharedCluster)
-                }) =>
-        {
+        Atom::Reg(RegClass::B32, name) if narrow_address_refused(s) => {
             Err(defect(
             "operand.address_size",
             format!("register `{}` is narrower than the 64-bit address of a global or generic `{}`", name.as_ref(), p.name),
@@ -511,6 +502,24 @@ fn check_address<S: AsRef<str>>(
         Atom::Reg(..) | Atom::Symbol(_) => Ok(()),
     }
 }
+
+/// Whether ptxas refuses a 32-bit register as the address of `s`, and the words
+/// it refuses it with. ptxas 13.5 under `.address_size 64`: a 32-bit register
+/// address is fatal for `red.global` and generic `red`, accepted for `red.shared`
+/// and every cp.reduce.async.bulk address; a 16-bit one is accepted everywhere,
+/// with "warning : Program uses 16-bit address". The judge refuses by it, and the
+/// illegal vectors write the refused address by it.
+pub fn narrow_address_refused(s: &Spelling<'_>) -> bool {
+    s.form.syntax.mnemonic == Mnemonic::Red
+        && !s.qualifiers().iter().any(|q| {
+            matches!(q, Qualifier::Shared | Qualifier::SharedCta | Qualifier::SharedCluster)
+        })
+}
+
+/// What ptxas 13.5 says of a 32-bit register address it refuses
+/// ([`narrow_address_refused`]).
+pub const NARROW_ADDRESS_PTXAS: &str =
+    "32-Bit ABI (--machine 32 or 32-Bit addressing) is not supported on sm_90 or higher architectures.";
 
 /// The value of an integer literal, for the multiple-of check.
 fn int_value(text: &str) -> Option<i128> {

@@ -69,7 +69,7 @@ pub(super) fn tally(c: &mut Code, s: &Suite) {
     // Threads that arrive: all but the members that exit.
     let total: u64 = match s.exec {
         Execution::Memory { .. } => u64::from(l.grid) * u64::from(l.block),
-        Execution::Warp { .. } => s
+        Execution::Warp => s
             .records
             .iter()
             .map(|r| match &r.inputs {
@@ -100,7 +100,7 @@ pub(super) fn tally(c: &mut Code, s: &Suite) {
     }
     c.label("TALLY");
     c.ins("mul.wide.u32 %rd24, %r61, 4");
-    if matches!(s.exec, Execution::Warp { .. }) {
+    if matches!(s.exec, Execution::Warp) {
         // Skipped records count neither way.
         c.symbol_plus("%rd25", "%rd23", "ptxvec_flags", "%rd24");
         c.ins("ld.global.u32 %r66, [%rd25]");

@@ -5,10 +5,10 @@ use std::collections::BTreeSet;
 
 use ptxvec_oracle::profile::Profile;
 
-use super::super::{code, contention as contention_of, skipped, Execution, Suite, WarpOp, WARP};
+use super::super::{code, contention as contention_of, skipped, Execution, Suite, WARP};
 use super::store_bits;
 use crate::ptx::Module;
-use crate::record::{Bits, Expectation, Inputs};
+use crate::record::{Bits, Expectation, Inputs, Shape};
 
 /// The expectation arrays' symbols: per profile, per output, the prefix of its
 /// arrays (profiles whose arrays equal an earlier profile's share them).
@@ -74,7 +74,7 @@ pub(super) fn expectations(m: &mut Module, s: &Suite) -> ExpectData {
 pub(super) fn inputs(m: &mut Module, s: &Suite) {
     match s.exec {
         Execution::Memory { width, .. } => memory_inputs(m, s, width),
-        Execution::Warp { op, wide } => warp_inputs(m, s, op, wide),
+        Execution::Warp => warp_inputs(m, s),
     }
 }
 
@@ -121,7 +121,10 @@ fn memory_inputs(m: &mut Module, s: &Suite, width: u32) {
     m.array("ptxvec_operands", width, &ops);
 }
 
-fn warp_inputs(m: &mut Module, s: &Suite, op: WarpOp, wide: bool) {
+fn warp_inputs(m: &mut Module, s: &Suite) {
+    let Shape::Warp(shape) = s.shape else {
+        return;
+    };
     let (mut flags, mut mm, mut ex, mut exits, mut a, mut b, mut c) =
         (vec![], vec![], vec![], vec![], vec![], vec![], vec![]);
     for r in &s.records {
@@ -147,11 +150,11 @@ fn warp_inputs(m: &mut Module, s: &Suite, op: WarpOp, wide: bool) {
     m.array("ptxvec_membermask", 32, &mm);
     m.array("ptxvec_executing", 32, &ex);
     m.array("ptxvec_exits", 32, &exits);
-    if op != WarpOp::Activemask {
+    if let Some(field) = shape.a {
         m.comment("Per record and lane: a.");
-        m.array("ptxvec_a", if wide { 64 } else { 32 }, &a);
+        m.array("ptxvec_a", if field.width() == 64 { 64 } else { 32 }, &a);
     }
-    if op == WarpOp::Shfl {
+    if shape.shfl {
         m.comment("Per record and lane: b. Per record: c.");
         m.array("ptxvec_b", 32, &b);
         m.array("ptxvec_c", 32, &c);

@@ -115,7 +115,7 @@ impl Suite {
     pub fn stride(&self) -> usize {
         match self.exec {
             Execution::Memory { width, lanes, .. } => (width / 8 * lanes) as usize,
-            Execution::Warp { .. } => WARP * LANE_BYTES,
+            Execution::Warp => WARP * LANE_BYTES,
         }
     }
 
@@ -158,7 +158,7 @@ impl Suite {
                     result_bytes,
                 }
             }
-            Execution::Warp { .. } => Launch {
+            Execution::Warp => Launch {
                 grid: n as u32,
                 block: WARP as u32,
                 out_bytes: n * WARP * LANE_BYTES,
@@ -416,7 +416,7 @@ fn entry(s: &Suite, check: Option<&ExpectData>, v: Variation) -> Entry {
     }
     match s.exec {
         Execution::Memory { .. } => memory::body(c, s, check, v),
-        Execution::Warp { .. } => warp::body(c, s, check),
+        Execution::Warp => warp::body(c, s, check),
     }
     c.label("DONE");
     if check.is_some() {

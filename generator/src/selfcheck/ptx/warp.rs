@@ -1,12 +1,16 @@
 //! The body of a warp variant: one warp per record. Members that exit first
-//! leave, lanes that do not execute branch around, the rest run the collective.
+//! leave, lanes that do not execute branch around, the rest run the collective,
+//! written from its operand binding: no collective has a body of its own.
 
-use super::super::{Execution, Suite, WarpOp};
+use ptxvec_spec::Qualifier;
+
+use super::super::Suite;
 use super::check::compare;
 use super::data::ExpectData;
 use super::LANE_BYTES;
 use crate::ptx::{ins, Code, Pred};
-use crate::record::Out;
+use crate::record::{Out, Shape};
+use crate::semvec::binding::Bound;
 
 /// `ld.global.{ty} dst, [symbol + offset]`, through `%rd4`.
 fn load(c: &mut Code, ty: &str, dst: &str, symbol: &str, offset: &str) {
@@ -14,18 +18,78 @@ fn load(c: &mut Code, ty: &str, dst: &str, symbol: &str, offset: &str) {
     ins!(c, "ld.global.{ty} {dst}, [%rd4]");
 }
 
+/// A register an operand of the collective reads or writes, and the moves that
+/// carry it from or to the 32-bit words the records load and store.
+struct Register {
+    /// The operand's text (`%r30`, `%r30|%p6`).
+    text: String,
+    /// Before the instruction: into the register from its word.
+    before: Option<&'static str>,
+    /// After the instruction: from the register into its word.
+    after: Option<&'static str>,
+}
+
+impl Register {
+    fn plain(text: &str) -> Register {
+        Register {
+            text: text.to_owned(),
+            before: None,
+            after: None,
+        }
+    }
+}
+
+/// The register of a bound operand. The words: `%r20` (`%rd20` when 64 bits
+/// wide) holds the lane's `a`, `%r21` its `b`, `%r22` the record's `c`, `%r5` the
+/// membermask; the instruction leaves `d` in `%r30` and `p` in `%r31`.
+fn register(b: &Bound) -> Register {
+    let is = |q| b.class == Some(q);
+    let wide = matches!(b.class, Some(Qualifier::B64 | Qualifier::U64 | Qualifier::S64));
+    match b.binding.holds.as_str() {
+        "d|p" => Register {
+            text: "%r30|%p6".to_owned(),
+            before: None,
+            after: Some("selp.u32 %r31, 1, 0, %p6"),
+        },
+        "d" if is(Qualifier::Pred) => Register {
+            text: "%p6".to_owned(),
+            before: None,
+            after: Some("selp.u32 %r30, 1, 0, %p6"),
+        },
+        "d" if is(Qualifier::F32) => Register {
+            text: "%f2".to_owned(),
+            before: None,
+            after: Some("mov.b32 %r30, %f2"),
+        },
+        "a" if is(Qualifier::Pred) => Register {
+            text: "%p5".to_owned(),
+            before: Some("setp.ne.u32 %p5, %r20, 0"),
+            after: None,
+        },
+        "a" if is(Qualifier::F32) => Register {
+            text: "%f1".to_owned(),
+            before: Some("mov.b32 %f1, %r20"),
+            after: None,
+        },
+        "a" if wide => Register::plain("%rd20"),
+        "a" => Register::plain("%r20"),
+        "b" => Register::plain("%r21"),
+        "c" => Register::plain("%r22"),
+        "membermask" => Register::plain("%r5"),
+        "d" => Register::plain("%r30"),
+        // No warp record holds another key: written as the binding writes it, so
+        // that ptxas names the operand rather than the module hiding it.
+        _ => Register::plain(&b.binding.operand),
+    }
+}
+
 /// The warp body of either entry; `check` holds the expectation symbols of
-/// `ptxvec_check`. Ends by branching to, or falling into, `DONE`.
+/// `ptxvec_check`. Ends by branching to, or falling into, `DONE`. What the lanes
+/// load comes from the records' shape; the instruction's operands from its
+/// binding, each in its register.
 pub(super) fn body(c: &mut Code, s: &Suite, check: Option<&ExpectData>) {
-    let Execution::Warp { op, wide } = s.exec else {
+    let Shape::Warp(shape) = s.shape else {
         return;
-    };
-    let op_text = &s.opcode;
-    // The membermask operand, where the instruction has one (the non-sync `vote`
-    // and `shfl` take the warp's active threads instead).
-    let mm = match s.shape {
-        crate::record::Shape::Warp(w) if w.membermask => ", %r5",
-        _ => "",
     };
     c.ins("mul.wide.u32 %rd2, %r1, 4");
     load(c, "u32", "%r4", "ptxvec_flags", "%rd2");
@@ -44,55 +108,55 @@ pub(super) fn body(c: &mut Code, s: &Suite, check: Option<&ExpectData>) {
     );
     c.guarded(Pred::is("%p1"), "exit");
     c.branch(Pred::is("%p2"), "DONE");
-    let a = if wide { "%rd20" } else { "%r20" };
-    if op != WarpOp::Activemask {
-        let bytes = if wide { 8 } else { 4 };
+    if let Some(a) = shape.a {
+        let bytes = if a.width() == 64 { 8 } else { 4 };
+        let dst = if bytes == 8 { "%rd20" } else { "%r20" };
         ins!(c, "mul.wide.u32 %rd3, %r3, {bytes}");
-        load(c, &format!("b{}", bytes * 8), a, "ptxvec_a", "%rd3");
+        load(c, &format!("b{}", bytes * 8), dst, "ptxvec_a", "%rd3");
     }
-    if op == WarpOp::Shfl {
+    if shape.shfl {
         c.ins("mul.wide.u32 %rd3, %r3, 4");
         load(c, "u32", "%r21", "ptxvec_b", "%rd3");
         load(c, "u32", "%r22", "ptxvec_c", "%rd2");
     }
     c.ins("mov.u32 %r31, 0");
-    // The record's flag bit 1 picks the spelling with a negated predicate source.
-    let negatable = |c: &mut Code, dst: &str| {
-        c.ins("setp.ne.u32 %p5, %r20, 0");
+    let registers: Vec<Register> = s.operands.iter().map(register).collect();
+    for r in &registers {
+        if let Some(m) = r.before {
+            c.ins(m);
+        }
+    }
+    let operands = |negated: bool| {
+        let texts: Vec<String> = s
+            .operands
+            .iter()
+            .zip(&registers)
+            .map(|(b, r)| {
+                if negated && b.negatable {
+                    format!("!{}", r.text)
+                } else {
+                    r.text.clone()
+                }
+            })
+            .collect();
+        format!("{} {}", s.opcode, texts.join(", "))
+    };
+    if s.operands.iter().any(|b| b.negatable) {
+        // The record's flag bit 1 picks the spelling with a negated predicate source.
         c.ins("and.b32 %r7, %r4, 2");
         c.branch_if("ne.u32", "%p3", "%r7", 0, "NEGATED");
-        ins!(c, "{op_text} {dst}, %p5{mm}");
+        c.ins(&operands(false));
         c.jump("JOINED");
         c.label("NEGATED");
-        ins!(c, "{op_text} {dst}, !%p5{mm}");
+        c.ins(&operands(true));
         c.label("JOINED");
-    };
-    // A variant that writes `d` alone leaves p's word 0.
-    let writes_p = s.outputs().iter().any(|(o, _)| *o == Out::P);
-    match op {
-        WarpOp::Shfl if !writes_p => ins!(c, "{op_text} %r30, %r20, %r21, %r22{mm}"),
-        WarpOp::Shfl => {
-            ins!(c, "{op_text} %r30|%p6, %r20, %r21, %r22{mm}");
-            c.ins("selp.u32 %r31, 1, 0, %p6");
+    } else {
+        c.ins(&operands(false));
+    }
+    for r in &registers {
+        if let Some(m) = r.after {
+            c.ins(m);
         }
-        WarpOp::Vote => {
-            negatable(c, "%p6");
-            c.ins("selp.u32 %r30, 1, 0, %p6");
-        }
-        WarpOp::Ballot => negatable(c, "%r30"),
-        WarpOp::MatchAny => ins!(c, "{op_text} %r30, {a}, %r5"),
-        WarpOp::MatchAll if !writes_p => ins!(c, "{op_text} %r30, {a}, %r5"),
-        WarpOp::MatchAll => {
-            ins!(c, "{op_text} %r30|%p6, {a}, %r5");
-            c.ins("selp.u32 %r31, 1, 0, %p6");
-        }
-        WarpOp::ReduxInt => ins!(c, "{op_text} %r30, %r20, %r5"),
-        WarpOp::ReduxF32 => {
-            c.ins("mov.b32 %f1, %r20");
-            ins!(c, "{op_text} %f2, %f1, %r5");
-            c.ins("mov.b32 %r30, %f2");
-        }
-        WarpOp::Activemask => ins!(c, "{op_text} %r30"),
     }
     match check {
         None => {

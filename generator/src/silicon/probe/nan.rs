@@ -27,7 +27,7 @@ use crate::error::{Error, Result};
 use crate::output::note;
 use crate::record::{Bits, Inputs, Out, Record};
 use crate::selfcheck::{raw, Suite};
-use crate::semantics::{self, Semantics};
+use crate::family::{self, Semantics};
 use crate::silicon::device::DeviceInfo;
 use crate::silicon::evidence::render_list;
 
@@ -190,7 +190,7 @@ pub fn parse(text: &str) -> std::result::Result<NanFile, serde_json::Error> {
 
 /// What the sm_90 profile gives for `mem + operand` of the variant `text` spells.
 pub fn sm90(spec: &Spec, text: &str, mem: u64, operand: u64) -> Result<u64> {
-    let reading = semantics::read(spec, text)?;
+    let reading = family::read(spec, text)?;
     let Semantics::Memory(r) = reading.semantics else {
         return Err(Error::Usage(format!("`{text}`: not a memory reduction")));
     };

@@ -197,6 +197,12 @@ pub enum FastError {
     Inexact(#[from] Inexact),
 }
 
+impl From<FastError> for crate::error::Error {
+    fn from(e: FastError) -> Self {
+        crate::error::Error::Fast(Box::new(e))
+    }
+}
+
 /// The element operation of a sweep, as the kernels implement it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Op {
@@ -408,7 +414,7 @@ pub fn floor_row_reference(mem: u16) -> u64 {
 /// signalling and canonical NaNs, both signs), and their neighbours one pattern
 /// up and down (the largest subnormal's up is the smallest normal: the carry).
 pub fn boundary_values(fmt: Format) -> Vec<u16> {
-    use crate::semvec::inputs::{float_specials, more_float_specials};
+    use crate::family::catalog::{float_specials, more_float_specials};
     let mut v: Vec<u16> = float_specials(fmt)
         .into_iter()
         .chain(more_float_specials(fmt))

@@ -63,3 +63,9 @@ pub enum WideError {
     #[error("this CPU lacks the instruction-set level {0}")]
     Level(&'static str),
 }
+
+impl From<WideError> for crate::error::Error {
+    fn from(e: WideError) -> Self {
+        crate::error::Error::Wide(Box::new(e))
+    }
+}
