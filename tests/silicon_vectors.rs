@@ -261,7 +261,7 @@ fn sm_90_silicon_evidence_replays() {
 fn generic_adds_compute_as_the_space_their_window_points_into() {
     use ptxvec_oracle::float::Format;
     use ptxvec_oracle::memory::{Element, Engine, Op, Reduction, Space};
-    use ptxvec_oracle::profile::sm90;
+    use ptxvec_oracle::memory::sm90;
     let path = vectors_root().join("silicon/sm_90").join(vectors::FILE);
     let ev = evidence::parse(&std::fs::read_to_string(&path).unwrap()).unwrap();
     let all = suites();

@@ -57,19 +57,6 @@ pub fn tools(spec: &Spec, args: &Args) -> crate::error::Result<Vec<Ptxas>> {
     Ok(out)
 }
 
-/// The assemblers as the target model describes them, without a binary: what an
-/// offline exploration keys its cached verdicts by.
-pub fn offline_tools(spec: &Spec) -> crate::error::Result<Vec<Ptxas>> {
-    [CHECK_PTXAS, "12.9"]
-        .iter()
-        .map(|release| {
-            Ptxas::new(spec, PathBuf::new(), release).ok_or_else(|| {
-                crate::error::Error::Usage(format!("CUDA {release} is not in spec/targets.yaml"))
-            })
-        })
-        .collect()
-}
-
 /// Runs the differential over every syntax case and doc example. `Err` only if the
 /// ptxas threads cannot be started.
 pub fn audit(spec: &Spec, tools: &[Ptxas], jobs: usize) -> crate::error::Result<Audit> {

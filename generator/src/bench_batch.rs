@@ -170,7 +170,7 @@ pub const EXPLORE_TEXTS: usize = 400_000;
 /// The explorer's stream: `n` walks of seed 1, each at its module, as check-syntax
 /// requests (`ptxvec audit-syntax --explore N --seed 1 --requests`).
 pub fn explore_stream(spec: &Spec, n: usize) -> Result<Vec<u8>> {
-    let tools = crate::audit::offline_tools(spec)?;
+    let tools = crate::ptxas::offline_tools(spec)?;
     let mut out = Vec::new();
     crate::explore::requests(spec, &tools, n, 1, &mut out)?;
     Ok(out)

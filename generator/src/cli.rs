@@ -263,7 +263,7 @@ fn run(cli: &Cli, stdout: &mut crate::output::Stdout) -> Result<Outcome> {
         Command::AuditSyntax(args) if args.explore.explore.is_some() => {
             let n = args.explore.explore.unwrap_or(0);
             let tools = if args.explore.offline || args.explore.requests {
-                crate::audit::offline_tools(&spec)?
+                crate::ptxas::offline_tools(&spec)?
             } else {
                 crate::audit::tools(&spec, args)?
             };

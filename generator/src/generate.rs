@@ -21,7 +21,8 @@ use std::path::Path;
 use ptxvec_spec::Spec;
 
 use crate::error::{Error, Result};
-use crate::semvec::export::{self, Index, IndexEntry};
+use crate::record::index::{file_name, Index, IndexEntry};
+use crate::semvec::export;
 use crate::semvec::{self, Variant};
 use crate::staging::Transaction;
 use crate::syntax::vectors;
@@ -95,7 +96,7 @@ fn fixed(spec: &Spec) -> BTreeSet<String> {
     out.extend(
         semvec::variants(spec)
             .iter()
-            .map(|v| format!("semantic/{}", export::file_name(&v.id))),
+            .map(|v| format!("semantic/{}", file_name(&v.id))),
     );
     out
 }

@@ -377,3 +377,18 @@ pub fn locate(path: Option<PathBuf>, how: &str, hint: &str) -> crate::error::Res
         )))
     }
 }
+
+/// The assemblers as the target model describes them, without a binary: what an
+/// offline exploration keys its cached verdicts by.
+pub fn offline_tools(spec: &Spec) -> crate::error::Result<Vec<Ptxas>> {
+    [crate::syntax::illegal::CHECK_PTXAS, "12.9"]
+        .iter()
+        .map(|release| {
+            Ptxas::new(spec, PathBuf::new(), release).ok_or_else(|| {
+                crate::error::Error::Usage(format!("CUDA {release} is not in spec/targets.yaml"))
+            })
+        })
+        .collect()
+}
+
+

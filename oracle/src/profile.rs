@@ -5,9 +5,6 @@
 //! class. `sm_90` is what an H100 does, bit for bit: every choice below is measured,
 //! and the evidence under vectors/silicon/sm_90/ is replayed against it by the tests.
 
-use crate::float::{self, Format, Ftz, MinMaxMode, MinMaxNan, NanOut};
-use crate::memory::{Element, Engine, Reduction, Space};
-
 /// Which promise an expected value keeps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Profile {
@@ -26,78 +23,6 @@ impl Profile {
         match self {
             Profile::PtxIsa => "ptx-isa",
             Profile::Sm90 => "sm_90",
-        }
-    }
-}
-
-/// sm_90's choices, each measured (vectors/silicon/sm_90/, replayed by the tests).
-pub mod sm90 {
-    use super::*;
-
-    /// The NaN sm_90 returns for an f64 add that is invalid (inf + −inf): the sign
-    /// bit set, the quiet bit and nothing else (silicon: red.global.add.f64 and
-    /// red.shared.add.f64 of 0x7ff0… and 0xfff0… give 0xfff8000000000000).
-    pub const F64_DEFAULT_NAN: u64 = 0xfff8_0000_0000_0000;
-
-    /// Whether an f32 add flushes subnormals on sm_90.
-    // Measured: red.global.add.f32 and red.global.v2.f32.add flush inputs and
-    // results, red.shared.add.f32 keeps them, as the document says; but
-    // cp.reduce.async.bulk…add.f32 keeps them too (0 + min subnormal = min
-    // subnormal), against the document's "flushes" (errata E021). A generic
-    // address behaves as the space it points into (measured in every window);
-    // `Reduction::element` asks for each, and `Generic` alone is read as global.
-    pub fn flushes(r: &Reduction) -> bool {
-        if r.element != Element::Float(Format::F32) || r.noftz {
-            return false;
-        }
-        match (r.engine, r.space) {
-            (Engine::BulkReduce, _) => false,
-            (Engine::Red, Space::Global | Space::Generic) => true,
-            (Engine::Red, Space::SharedCta | Space::SharedCluster) => false,
-        }
-    }
-
-    /// `mem + operand` as sm_90 computes it, NaN bits included.
-    // Measured: every f16, bf16 and f32 add whose result is NaN gives the canonical
-    // NaN (0x7fff, 0x7fffffff), signalling inputs included. f64 keeps NaN payloads:
-    // to global memory (red and the bulk reduce) the operand's NaN wins over the
-    // memory's and a signalling NaN stays signalling; to shared memory the memory's
-    // NaN wins and is quieted. An invalid f64 add gives [`F64_DEFAULT_NAN`].
-    pub fn add(r: &Reduction, fmt: Format, mem: u64, operand: u64) -> u64 {
-        let ftz = if flushes(r) {
-            Ftz::Flush
-        } else {
-            Ftz::Preserve
-        };
-        let sum = float::add(fmt, mem, operand, ftz, NanOut::Canonical);
-        if fmt != Format::F64 || !fmt.is_nan(sum) {
-            return sum;
-        }
-        let (m, o) = (fmt.is_nan(mem), fmt.is_nan(operand));
-        match r.space {
-            Space::SharedCta | Space::SharedCluster if r.engine == Engine::Red => match (m, o) {
-                (true, _) => fmt.quiet(mem),
-                (false, true) => fmt.quiet(operand),
-                (false, false) => F64_DEFAULT_NAN,
-            },
-            _ => match (o, m) {
-                (true, _) => operand,
-                (false, true) => mem,
-                (false, false) => F64_DEFAULT_NAN,
-            },
-        }
-    }
-
-    /// How a 16-bit min/max treats NaN and zeros on sm_90.
-    // Measured on red.global.v2.{f16,bf16,f16x2,bf16x2}.{min,max}.noftz and
-    // cp.reduce.async.bulk.{min,max}.{f16,bf16}: a NaN operand, signalling or
-    // quiet, yields the other operand; two NaNs the canonical NaN; −0 < +0 in either
-    // order; subnormals kept.
-    pub fn min_max_mode(_r: &Reduction) -> MinMaxMode {
-        MinMaxMode {
-            ftz: Ftz::Preserve,
-            nan: MinMaxNan::Ignore,
-            abs: false,
         }
     }
 }

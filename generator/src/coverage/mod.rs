@@ -83,7 +83,7 @@ pub fn run(spec: &Spec, args: &Args, stdout: &mut Stdout) -> Result<Outcome> {
     let cases = read_cases(spec, &args.vectors)?;
     let index_path = args.vectors.join("index.json");
     let index_text = std::fs::read_to_string(&index_path).map_err(|e| Error::io(&index_path, e))?;
-    let index: crate::semvec::export::Index = serde_json::from_str(&index_text)
+    let index: crate::record::index::Index = serde_json::from_str(&index_text)
         .map_err(|e| Error::Input(format!("{}: {e}", index_path.display())))?;
     let silicon_path = args.vectors.join("silicon/sm_90/vectors.json");
     let silicon = match std::fs::read_to_string(&silicon_path) {

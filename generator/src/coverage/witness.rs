@@ -7,7 +7,7 @@ use ptxvec_spec::model::Effect;
 use ptxvec_spec::{Instruction, PtxVersion, Qualifier, Spec, Target};
 
 use super::elements::{Element, Probe, Respect, WitnessKind, Writing};
-use crate::semvec::export::Index;
+use crate::record::index::Index;
 use crate::silicon::evidence::VectorsFile;
 use crate::syntax::case::{Case, Verdict};
 

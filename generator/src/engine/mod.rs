@@ -83,9 +83,9 @@ pub fn run(args: &Args, spec: &Spec, out: &mut dyn std::io::Write) -> Result<Out
     let mut findings = false;
     for entry in &idx {
         let suite = selfcheck::load(spec, entry, &args.select.vectors)?;
-        let stem = crate::semvec::export::stem(&entry.variant);
+        let stem = crate::record::index::stem(&entry.variant);
         for s in suite.runs() {
-            let name = raw_file(&stem, &s);
+            let name = s.raw_file(&stem);
             let r = match s.module_for(cc) {
                 None => EngineRun {
                     not_run: Some(format!("needs {}", needs(&s))),
@@ -124,12 +124,6 @@ fn parse_cc(text: &str) -> Result<(i32, i32)> {
     let bad = || Error::Usage(format!("--cc {text:?}: expected a compute capability such as 9.0"));
     let (a, b) = text.split_once('.').ok_or_else(bad)?;
     Ok((a.parse().map_err(|_| bad())?, b.parse().map_err(|_| bad())?))
-}
-
-/// The raw buffer's name, as `grade --raw` reads it.
-pub fn raw_file(stem: &str, s: &Suite) -> String {
-    // A variant stated with generic addressing has a window in every run.
-    crate::grade::semantic::raw_name(stem, s.window)
 }
 
 /// What a suite needs that the engine does not have.

@@ -42,7 +42,7 @@ pub const RECORDED: &[(u64, usize)] = &[(22, 100_000), (2026, 40_000)];
 /// from the verdict as the entry predicts (from the committed cache, no ptxas):
 /// `coverage`'s witnesses of the entries with a `departure`.
 pub fn recorded_departures(spec: &Spec, cache: &std::path::Path) -> Result<BTreeMap<String, Vec<String>>> {
-    let tools = crate::audit::offline_tools(spec)?;
+    let tools = crate::ptxas::offline_tools(spec)?;
     let cache = Cache::read(cache)?;
     let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
     let recorded = RECORDED.iter().flat_map(|&(seed, n)| probes(spec, &tools, n, seed, &cache));

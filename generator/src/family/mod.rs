@@ -11,6 +11,7 @@
 //! here and its line in the table (README, "Adding an instruction").
 
 pub mod activemask;
+pub mod binding;
 pub mod catalog;
 pub mod collective;
 pub mod matching;

@@ -10,11 +10,11 @@
 //! `--json`, `--junit` and `--html`, the bad lines in each. Bad lines make the exit
 //! status 2 after that.
 
-pub mod accept;
 pub mod conformance;
 pub mod conformance_compiler;
 pub mod conformance_semantic;
 pub mod dashboard;
+pub mod failure;
 pub mod html;
 pub mod junit;
 pub mod report;

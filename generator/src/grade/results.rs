@@ -11,7 +11,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
-use super::report::Failure;
+use super::failure::Failure;
 use crate::error::{Error, Result};
 use crate::record::position::{char_column, error_column};
 use crate::record::{strip_position, Bits, Outputs};

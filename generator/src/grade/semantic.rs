@@ -8,8 +8,9 @@ use std::path::Path;
 use ptxvec_oracle::profile::Profile;
 use ptxvec_spec::Spec;
 
-use super::accept::accepts;
-use super::report::{CaseInputs, Failure, Section, Slot, Status, TestCase};
+use crate::record::accept::accepts;
+use super::failure::{Failure, Slot};
+use super::report::{CaseInputs, Section, Status, TestCase};
 use super::results::{BadLine, ById, Computed, Line, SemanticResult};
 use super::syntax::unknown;
 use crate::progress::Progress;
@@ -273,14 +274,6 @@ fn grade_outputs(
     }
 }
 
-/// A raw buffer's file name for variant file `stem`, in `window` where one is named.
-pub fn raw_name(stem: &str, window: Option<Window>) -> String {
-    match window {
-        Some(w) => format!("{stem}.{}.bin", w.name()),
-        None => format!("{stem}.bin"),
-    }
-}
-
 /// Grades the raw buffers in `dir`: `<stem>.bin` (the module `emit-ptx --variant`
 /// writes by default) and, for a variant stated with generic addressing,
 /// `<stem>.<window>.bin`. A file that names no variant (or a window the variant does
@@ -311,7 +304,7 @@ pub fn grade_raw(variants: &[Variant], dir: &Path, mode: Mode) -> Result<Section
     for v in variants {
         let runs: Vec<Option<Window>> = std::iter::once(None)
             .chain(v.suite.windows().into_iter().map(Some))
-            .filter(|w| present.contains(&raw_name(&v.stem, *w)))
+            .filter(|w| present.contains(&selfcheck::raw_name(&v.stem, *w)))
             .collect();
         if runs.is_empty() {
             if mode.all {
@@ -320,7 +313,7 @@ pub fn grade_raw(variants: &[Variant], dir: &Path, mode: Mode) -> Result<Section
                     t.status = Status::Failed;
                     t.failures.push(Failure {
                         what: "no result (no raw buffer)".to_owned(),
-                        expected: raw_name(&v.stem, None),
+                        expected: selfcheck::raw_name(&v.stem, None),
                         got: "nothing".to_owned(),
                         slot: None,
                     });
@@ -329,7 +322,7 @@ pub fn grade_raw(variants: &[Variant], dir: &Path, mode: Mode) -> Result<Section
             } else {
                 let why = std::iter::once(None)
                     .chain(v.suite.windows().into_iter().map(Some))
-                    .find_map(|w| run_of(&raw_name(&v.stem, w))?.not_run.clone());
+                    .find_map(|w| run_of(&selfcheck::raw_name(&v.stem, w))?.not_run.clone());
                 not_graded.push(match why {
                     Some(why) => format!("{} (not run: {why})", v.suite.id),
                     None => v.suite.id.clone(),
@@ -338,7 +331,7 @@ pub fn grade_raw(variants: &[Variant], dir: &Path, mode: Mode) -> Result<Section
             continue;
         }
         for w in runs {
-            let name = raw_name(&v.stem, w);
+            let name = selfcheck::raw_name(&v.stem, w);
             let suite_bytes = v.suite.launch().out_bytes;
             let bytes = read_raw(dir, &name, gzipped.contains(&name), suite_bytes)?;
             claimed.insert(name.clone());

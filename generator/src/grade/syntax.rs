@@ -8,7 +8,8 @@ use std::path::Path;
 
 use ptxvec_spec::Spec;
 
-use super::report::{CaseInputs, Failure, Section, Status, TestCase};
+use super::failure::Failure;
+use super::report::{CaseInputs, Section, Status, TestCase};
 use super::results::{Answer, BadLine, ById, Line, SyntaxResult};
 use crate::error::{Error, Result};
 use crate::record::position::char_column;

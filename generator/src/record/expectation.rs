@@ -1,7 +1,7 @@
 //! What one output slot (a lane, an element) must hold: exact bits, or an accept
 //! class where the document leaves the bits open (vectors/README.md, "Accept
 //! classes"): the type, its reading and writing. Whether a result passes one is
-//! decided in one place, `crate::grade::accept`.
+//! decided in one place, `crate::record::accept`.
 
 use std::fmt;
 

@@ -5,8 +5,10 @@
 //! Fields are declared in the order the files list them (alphabetical), so that
 //! serde writes the committed bytes.
 
+pub mod accept;
 pub mod bits;
 pub mod expectation;
+pub mod index;
 mod line;
 pub mod position;
 mod scan;

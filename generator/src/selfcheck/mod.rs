@@ -26,8 +26,8 @@ pub use crate::family::{Execution, MemSpace};
 use crate::error::{Error, Result};
 use crate::family;
 use crate::record::{self, Bits, Expectation, Inputs, Out, Record, Shape};
-use crate::semvec::binding::{self, Bound};
-use crate::semvec::export::{Index, IndexEntry};
+use crate::family::binding::{self, Bound};
+use crate::record::index::{Index, IndexEntry};
 
 /// Lanes in a warp.
 pub const WARP: usize = 32;
@@ -405,9 +405,23 @@ impl Suite {
         self.window.map(Window::name)
     }
 
+    /// The file its raw buffer is kept in, for variant file `stem`: a variant
+    /// stated with generic addressing has a window in every run.
+    pub fn raw_file(&self, stem: &str) -> String {
+        raw_name(stem, self.window)
+    }
+
     /// Records run on silicon (not skipped).
     pub fn run_count(&self) -> usize {
         self.records.iter().filter(|r| !skipped(r)).count()
+    }
+}
+
+/// A raw buffer's file name for variant file `stem`, in `window` where one is named.
+pub fn raw_name(stem: &str, window: Option<Window>) -> String {
+    match window {
+        Some(w) => format!("{stem}.{}.bin", w.name()),
+        None => format!("{stem}.bin"),
     }
 }
 

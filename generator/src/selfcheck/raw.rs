@@ -13,7 +13,7 @@ use ptxvec_oracle::profile::Profile;
 
 use super::ptx::LANE_BYTES;
 use super::{skipped, Execution, Suite, WARP};
-use crate::grade::accept::accepts;
+use crate::record::accept::accepts;
 use crate::record::{Expectation, Out};
 
 /// The byte a runner fills `ptxvec_raw`'s buffer with before the launch, so that a

@@ -2,7 +2,6 @@
 //! and the expected outputs under each profile, as JSON Lines that any language can
 //! read (format: vectors/README.md, schema: vectors/schema.json).
 
-pub mod binding;
 pub mod eval;
 pub mod export;
 pub mod records;
@@ -12,6 +11,8 @@ use std::collections::BTreeMap;
 use ptxvec_spec::model::SemanticKind;
 use ptxvec_spec::Spec;
 
+use crate::family::binding;
+use crate::record::index::Binding;
 use crate::family::{self, Semantics};
 use crate::syntax::case::{need_records, NeedRecord};
 use crate::syntax::legal::legal_spellings;
@@ -134,6 +135,19 @@ impl Variant<'_> {
     /// Whether this is the twin that writes `d` alone where the syntax allows `d|p`.
     pub fn writes_d_alone(&self) -> bool {
         !self.pair && operands::style_applies(&self.spelling, Style::WithPair)
+    }
+
+    /// What its text binds: its operands in order.
+    pub fn operands(&self) -> Vec<Binding> {
+        binding::bind(&self.spelling, self.semantics, self.pair)
+            .into_iter()
+            .map(|b| b.binding)
+            .collect()
+    }
+
+    /// What a runner must choose that its records leave open.
+    pub fn choices(&self) -> Vec<String> {
+        self.semantics.choices(&self.spelling)
     }
 
     /// The text with vote's predicate source negated (`!%p`), as the syntax vectors

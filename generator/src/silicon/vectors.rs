@@ -202,7 +202,7 @@ pub fn run(args: &Args, spec: &Spec, spec_dir: &Path, out: &mut dyn Write) -> Re
                 }
             };
             if let Some(dir) = &args.raw_out {
-                let name = crate::engine::raw_file(&crate::semvec::export::stem(id), &sw);
+                let name = sw.raw_file(&crate::record::index::stem(id));
                 crate::files::write_atomic(&dir.join(&name), &raw_bytes).map_err(|e| Error::io(&dir.join(&name), e))?;
             }
             let e = evaluate(&sw, &p, &t, &raw_bytes, &check);

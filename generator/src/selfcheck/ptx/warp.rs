@@ -10,7 +10,7 @@ use super::data::ExpectData;
 use super::LANE_BYTES;
 use crate::ptx::{ins, Code, Pred};
 use crate::record::{Out, Shape};
-use crate::semvec::binding::Bound;
+use crate::family::binding::Bound;
 
 /// `ld.global.{ty} dst, [symbol + offset]`, through `%rd4`.
 fn load(c: &mut Code, ty: &str, dst: &str, symbol: &str, offset: &str) {

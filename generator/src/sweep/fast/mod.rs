@@ -45,7 +45,7 @@ use std::ops::Range;
 
 use ptxvec_oracle::float::{Format, MinMax, MinMaxMode};
 use ptxvec_oracle::memory::{Element, Engine, Op as OracleOp, Space};
-use ptxvec_oracle::profile::sm90;
+use ptxvec_oracle::memory::sm90;
 use rayon::prelude::*;
 
 use super::catalog::{Layout, Sweep};

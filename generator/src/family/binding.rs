@@ -1,32 +1,18 @@
 //! Which operand of a variant's text holds which input or output of its records,
 //! and what a runner must choose that the records do not say: what a consumer
 //! needs to turn a record into a run. Written per variant into vectors/index.json
-//! (every record of a variant has the same operands; vote's `!` is in its text).
-
-use serde::{Deserialize, Serialize};
+//! (every record of a variant has the same operands; vote's `!` is in its text),
+//! and what the self-checking modules emit the instruction from.
 
 use ptxvec_spec::Qualifier;
 
-use super::Variant;
-use crate::family::Semantics;
+use super::Semantics;
+use crate::record::index::Binding;
 use crate::record::Shape;
 use crate::syntax::legal::compose;
 use crate::syntax::operands::{positions, render, Style};
 use crate::syntax::spelling::Spelling;
 use crate::syntax::text::{tokenize, Operand};
-
-/// One operand of the text and what it holds.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Binding {
-    /// The operand as the text writes it: `[%rd1]`, `%r1|%p1`, `{%f1, %f2}`.
-    pub operand: String,
-    /// What it holds: an input key, an output key (`d`, `d|p`), `&mem` (the address
-    /// of the memory whose bits are `inputs.mem` before and `expect.mem` after),
-    /// `&operand` (the address of a buffer holding `inputs.operand`), `size` or
-    /// `mbar`.
-    pub holds: String,
-}
 
 /// An operand as the device emits it: its binding, the register type the
 /// syntax gives it (`None` for an address), and whether it may be written `!`.
@@ -38,14 +24,6 @@ pub struct Bound {
     pub class: Option<Qualifier>,
     /// `{!}a`.
     pub negatable: bool,
-}
-
-/// What a variant's text binds: its operands in order.
-pub fn operands(v: &Variant<'_>) -> Vec<Binding> {
-    bind(&v.spelling, v.semantics, v.pair)
-        .into_iter()
-        .map(|b| b.binding)
-        .collect()
 }
 
 /// What the text of `spelling` computing `semantics` binds, written with the
@@ -88,11 +66,6 @@ pub fn bind(spelling: &Spelling<'_>, semantics: Semantics, pair: bool) -> Vec<Bo
         .collect()
 }
 
-/// What a runner must choose for a variant that its records leave open.
-pub fn choices(v: &Variant<'_>) -> Vec<String> {
-    v.semantics.choices(&v.spelling)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -110,7 +83,8 @@ mod tests {
         )))
         .unwrap();
         for v in variants(&spec) {
-            let bound: Vec<String> = operands(&v)
+            let bound: Vec<String> = v
+                .operands()
                 .iter()
                 .flat_map(|b| b.holds.split('|').map(str::to_owned).collect::<Vec<_>>())
                 .collect();

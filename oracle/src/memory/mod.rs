@@ -10,7 +10,9 @@
 
 use crate::float::{self, Expect, Format, Ftz, MinMax, MinMaxMode, MinMaxNan, NanOut};
 use crate::int::{self, IntOp, IntType};
-use crate::profile::{sm90, Profile};
+use crate::profile::Profile;
+
+pub mod sm90;
 
 /// The instruction that performs the reduction.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
