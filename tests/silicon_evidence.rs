@@ -152,3 +152,36 @@ fn ledger_silicon_citations_name_lines_that_hold_their_bits() {
     }
     assert!(checked >= 10, "only {checked} citations");
 }
+
+/// Every evidence file reads its device header and its body strictly: the
+/// committed file with one key added, in the header's place or the body's, is
+/// refused, and the message names the key and where it stands.
+#[test]
+fn an_evidence_file_with_an_unknown_key_is_refused() {
+    use ptxvec_generator::silicon::probe::{cluster, nan};
+    use ptxvec_generator::silicon::{evidence, sweep, wide};
+    let dir = spec_root().join("../vectors/silicon/sm_90");
+    type Reader = fn(&str) -> Result<(), String>;
+    let readers: [(&str, Reader); 5] = [
+        (evidence::FILE, |t| evidence::parse(t).map(drop).map_err(|e| e.to_string())),
+        (cluster::FILE, |t| cluster::parse(t).map(drop).map_err(|e| e.to_string())),
+        (nan::FILE, |t| nan::parse(t).map(drop).map_err(|e| e.to_string())),
+        (sweep::FILE, |t| sweep::parse(t).map(drop).map_err(|e| e.to_string())),
+        (wide::FILE, |t| wide::parse(t).map(drop).map_err(|e| e.to_string())),
+    ];
+    for (file, read) in readers {
+        let text = std::fs::read_to_string(dir.join(file)).unwrap();
+        read(&text).unwrap_or_else(|e| panic!("{file}: the committed file: {e}"));
+        // First among the header's keys, and last, after the body's list.
+        let first = text.replacen('{', "{\"cpu\": \"x\",", 1);
+        let end = text.trim_end().len() - 1;
+        let last = format!("{}, \"cpu\": \"x\"}}\n", &text[..end].trim_end());
+        for (place, bad) in [("first", first), ("last", last)] {
+            let e = read(&bad).expect_err(&format!("{file}: an unknown key {place} was read"));
+            assert!(
+                e.contains("unknown field `cpu`") && e.contains(" at line "),
+                "{file}, key {place}: {e}"
+            );
+        }
+    }
+}

@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 
 use ptxvec_generator::selfcheck::Suite;
-use ptxvec_generator::silicon::evidence::{render_list, Header};
+use ptxvec_generator::silicon::header::render_list;
 use ptxvec_generator::silicon::probe::{cluster, nan, Observed, Shape};
 use ptxvec_generator::silicon::vectors::{replay, AGREES};
 use ptxvec_oracle::float::Format;
@@ -55,24 +55,10 @@ fn erratum(spec: &Spec, id: &str) -> String {
 fn the_probe_files_render_back_byte_for_byte() {
     let text = read(cluster::FILE);
     let c = cluster::parse(&text).unwrap();
-    let header = Header {
-        cc: c.cc.clone(),
-        cuda_driver_api: c.cuda_driver_api,
-        device: c.device.clone(),
-        driver: c.driver.clone(),
-        format: c.format.clone(),
-    };
-    assert_eq!(render_list(&header, "variants", &c.variants), text);
+    assert_eq!(render_list(&c.header, "variants", &c.variants), text);
     let text = read(nan::FILE);
     let n = nan::parse(&text).unwrap();
-    let header = Header {
-        cc: n.cc.clone(),
-        cuda_driver_api: n.cuda_driver_api,
-        device: n.device.clone(),
-        driver: n.driver.clone(),
-        format: n.format.clone(),
-    };
-    assert_eq!(render_list(&header, "rows", &n.rows), text);
+    assert_eq!(render_list(&n.header, "rows", &n.rows), text);
 }
 
 /// E025 as silicon recorded it: every `.shared::cluster` bulk reduce of the
@@ -84,7 +70,7 @@ fn the_probe_files_render_back_byte_for_byte() {
 fn the_cluster_probe_holds_to_e025() {
     let spec = spec();
     let f = cluster::parse(&read(cluster::FILE)).unwrap();
-    assert_eq!((f.format.as_str(), f.cc.as_str()), (cluster::FORMAT, "9.0"));
+    assert_eq!((f.header.format.as_str(), f.header.cc.as_str()), (cluster::FORMAT, "9.0"));
     let suites: Vec<Suite> = cluster::variants(&spec, &vectors()).unwrap();
     let ids: Vec<&str> = f.variants.iter().map(|r| r.variant.as_str()).collect();
     let want: Vec<&str> = suites.iter().map(|s| s.id.as_str()).collect();
@@ -137,7 +123,7 @@ fn hex(s: &str) -> u64 {
 /// silicon's results.
 fn nan_runs(spec: &Spec) -> Vec<(&'static str, Shape, String, Results)> {
     let f = nan::parse(&read(nan::FILE)).unwrap();
-    assert_eq!((f.format.as_str(), f.cc.as_str()), (nan::FORMAT, "9.0"));
+    assert_eq!((f.header.format.as_str(), f.header.cc.as_str()), (nan::FORMAT, "9.0"));
     let mut runs = Vec::new();
     let mut rows = f.rows.iter().peekable();
     for (id, shapes) in nan::plan() {

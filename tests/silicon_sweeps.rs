@@ -53,7 +53,7 @@ fn sweep_of(r: &SweepResult) -> &'static Sweep {
 #[test]
 fn every_sweep_is_recorded_with_its_kernel_text_and_no_mismatch() {
     let e = evidence();
-    assert_eq!(e.cc, "9.0");
+    assert_eq!(e.header.cc, "9.0");
     let names: Vec<&str> = e.sweeps.iter().map(|r| r.name.as_str()).collect();
     let all: Vec<&str> = Sweep::ALL.iter().map(|s| s.name).collect();
     assert_eq!(names, all, "the evidence must cover Sweep::ALL, in order");

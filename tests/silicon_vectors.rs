@@ -179,7 +179,7 @@ fn sm_90_silicon_evidence_replays() {
     let path = vectors_root().join("silicon/sm_90").join(vectors::FILE);
     let text = std::fs::read_to_string(&path).unwrap();
     let ev = evidence::parse(&text).unwrap();
-    assert_eq!(ev.format, vectors::FORMAT);
+    assert_eq!(ev.header.format, vectors::FORMAT);
     let all = suites();
     let mut problems = Vec::new();
     let (mut ran, mut records, mut sm90_mismatches) = (0, 0, 0);

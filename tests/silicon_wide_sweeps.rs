@@ -136,7 +136,7 @@ fn replay_blocks(e: &WideFile, blocks: &[usize], log: bool) -> Vec<String> {
 fn every_wide_sweep_is_recorded_over_todays_sets_with_its_kernel_text_and_no_unledgered_mismatch() {
     let e = evidence();
     let ledger = ledgered();
-    assert_eq!(e.cc, "9.0");
+    assert_eq!(e.header.cc, "9.0");
     let names: Vec<&str> = e.sweeps.iter().map(|r| r.name.as_str()).collect();
     let all: Vec<&str> = WideSweep::ALL.iter().map(|s| s.name).collect();
     assert_eq!(

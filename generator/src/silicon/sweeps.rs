@@ -9,7 +9,8 @@ use std::path::PathBuf;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
-use super::device::{Device, DeviceInfo};
+use super::device::Device;
+use super::header::Header;
 use crate::error::{Error, Outcome, Result};
 use crate::files::write_atomic;
 use crate::output::note;
@@ -67,8 +68,10 @@ pub trait Kind {
     fn one(s: &'static Self::Sweep) -> Result<Self::Result>;
     /// Whether a result differs from the oracle.
     fn differs(r: &Self::Result) -> bool;
+    /// The evidence file's `format`.
+    const FORMAT: &'static str;
     /// The evidence file's text.
-    fn render(info: &DeviceInfo, records: &[Self::Result]) -> String;
+    fn render(header: &Header, records: &[Self::Result]) -> String;
 }
 
 /// Runs a sweep subcommand: findings when a sweep failed or differs from the
@@ -91,6 +94,7 @@ pub fn run<K: Kind>(args: &Args) -> Result<Outcome> {
     let info = dev.info()?;
     drop(dev);
     note(format_args!("{}: {info}", K::COMMAND));
+    let header = Header::of(&info, K::FORMAT);
     let mut records = Vec::new();
     let mut failed = false;
     let path = args.out.join(K::FILE);
@@ -114,7 +118,7 @@ pub fn run<K: Kind>(args: &Args) -> Result<Outcome> {
             }
         }
         // Rewritten after every sweep: a run cut short keeps what it finished.
-        let text = K::render(&info, &records);
+        let text = K::render(&header, &records);
         write_atomic(&path, text.as_bytes()).map_err(|e| Error::io(&path, e))?;
         progress.inc(1);
     }

@@ -232,7 +232,7 @@ pub fn run(args: &Args, spec: &Spec, spec_dir: &Path, out: &mut dyn Write) -> Re
             entries.push(e);
         }
     }
-    let text = super::evidence::render(&Header::of(&info), &entries);
+    let text = super::evidence::render(&Header::of(&info, FORMAT), &entries);
     let path = args.out.join(FILE);
     crate::files::write_atomic(&path, text.as_bytes()).map_err(|e| Error::io(&path, e))?;
     note(format_args!(

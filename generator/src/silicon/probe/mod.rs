@@ -22,8 +22,8 @@ use std::time::Duration;
 use ptxvec_spec::Spec;
 use serde::{Deserialize, Serialize};
 
-use super::device::{Device, DeviceError, DeviceInfo};
-use super::evidence::{Header, Run};
+use super::device::{Device, DeviceError};
+use super::evidence::Run;
 use crate::error::{Error, Outcome, Result};
 use crate::output::note;
 use crate::selfcheck::ptx::{
@@ -191,14 +191,6 @@ pub enum Observed {
     Ran(Box<Run>),
     /// The child gave no answer (it timed out, or crashed): why.
     Failed(String),
-}
-
-/// The header of a probe's evidence file.
-pub fn header(info: &DeviceInfo, format: &str) -> Header {
-    Header {
-        format: format.to_owned(),
-        ..Header::of(info)
-    }
 }
 
 /// Runs the subcommand: each probe asked for, writing its evidence file; findings
