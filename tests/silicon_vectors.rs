@@ -565,3 +565,79 @@ fn lowering_stops_at_the_requirement() {
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("is past its withdrawal (PTX ISA 6.4 on .target sm_70 and later)"));
 }
+
+/// `silicon --emit-ptx` writes each run's module without a GPU: one file for a
+/// variant without windows, one per window for a generic `red`, each the module
+/// `emit-ptx --variant` writes.
+#[test]
+fn silicon_emits_every_run_module_without_a_gpu() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ptxvec"))
+        .args(["silicon", "--out", "unused", "--variant", "red.add.u32", "--variant", "vote.sync.ballot.b32", "--emit-ptx"])
+        .arg(dir.path())
+        .current_dir(spec_root().join(".."))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let mut names: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    let spec = ptxvec_spec::Spec::load(&spec_root()).unwrap();
+    let windows: Vec<&str> = Window::ALL.iter().map(|w| w.name()).collect();
+    let mut want: Vec<String> = windows.iter().map(|w| format!("red.add.u32.{w}.ptx")).collect();
+    want.push("vote.sync.ballot.b32.ptx".into());
+    want.sort();
+    assert_eq!(names, want);
+    let cases = [
+        ("red.add.u32.shared.ptx", "red.add.u32", Window::Shared),
+        ("vote.sync.ballot.b32.ptx", "vote.sync.ballot.b32", Window::Global),
+    ];
+    for (file, id, window) in cases {
+        let req = vectors::VariantModule {
+            vectors: &vectors_root(),
+            id,
+            raw_only: false,
+            window,
+            ptx: None,
+            target: None,
+            records: None,
+        };
+        let text = std::fs::read_to_string(dir.path().join(file)).unwrap();
+        assert_eq!(text, vectors::emit(&spec, req).unwrap(), "{file}");
+    }
+}
+
+/// The runners' command lines as README.md and vectors/silicon/README.md give
+/// them: each parses, and the shared arguments (`silicon::args`) land where the
+/// subcommand reads them.
+#[test]
+fn the_documented_runner_command_lines_parse() {
+    use clap::Parser;
+    use ptxvec_generator::cli::{Cli, Command};
+    let documented = [
+        "ptxvec silicon --out DIR --raw-out DIR2",
+        "ptxvec silicon --out /tmp/x --variant red.add.f32",
+        "ptxvec silicon --out /tmp/x --emit-ptx /tmp/modules",
+        "ptxvec silicon-sweep --out DIR --sweep red.global.add.noftz.f16 --emit-ptx DIR",
+        "ptxvec silicon-sweep-wide --out DIR --sweep red.global.add.f32 --emit-ptx DIR",
+        "ptxvec silicon-probe --out DIR --probe cluster --probe nan --emit-ptx DIR",
+        "ptxvec run-engine --runner PROGRAM --runner-arg=--api --runner-arg runtime --engine NAME --out DIR --variant ID --cc 9.0 --timeout 60",
+    ];
+    for line in documented {
+        let cli = Cli::try_parse_from(line.split(' ')).unwrap_or_else(|e| panic!("{line}: {e}"));
+        let out = match &cli.command {
+            Command::Silicon(a) => &a.runner.out,
+            Command::SiliconSweep(a) | Command::SiliconSweepWide(a) => &a.runner.out,
+            Command::SiliconProbe(a) => &a.runner.out,
+            Command::RunEngine(a) => &a.out,
+            other => panic!("{line}: parsed as {other:?}"),
+        };
+        assert!(line.contains(&format!("--out {}", out.display())), "{line}: --out read as {}", out.display());
+    }
+    // The hidden child flags stay as the runners start their children.
+    let probe = Cli::try_parse_from(["ptxvec", "silicon-probe", "--out", "o", "--child", "v", "--shape", "nan-relaid"]).unwrap();
+    assert!(matches!(probe.command, Command::SiliconProbe(a) if a.runner.child.as_deref() == Some("v")));
+    assert!(Cli::try_parse_from(["ptxvec", "silicon-probe", "--out", "o", "--shape", "nan-relaid"]).is_err(), "--shape without --child");
+}

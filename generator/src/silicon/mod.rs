@@ -13,8 +13,10 @@
 //! - [`header`]: the device header every evidence file opens with, and the reader
 //!   that keeps it beside a file's body.
 //! - [`sweeps`]: the loop and arguments the two sweep subcommands share.
+//! - [`args`]: the arguments every runner takes (`--out`, `--emit-ptx`).
 //! - [`child`]: each run in a child process of its own, with a time limit.
 
+pub mod args;
 pub mod child;
 pub mod device;
 pub mod evidence;

@@ -1,14 +1,14 @@
 //! The parent side that the sweep subcommands share (`silicon-sweep`,
-//! `silicon-sweep-wide`): their arguments, and the one loop that writes the PTX
+//! `silicon-sweep-wide`): their arguments (the runners' [`RunnerArgs`] and
+//! `--sweep`), and the one loop that writes the PTX
 //! modules, answers as a child, or runs each chosen sweep in a child process of its
 //! own and rewrites the evidence file after each. What a sweep is, how it runs on
 //! the device and how its file reads are each subcommand's ([`Kind`]).
 
-use std::path::PathBuf;
-
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
+use super::args::RunnerArgs;
 use super::device::Device;
 use super::header::Header;
 use crate::error::{Error, Outcome, Result};
@@ -27,19 +27,12 @@ pub const MAX_PAIRS: usize = 64;
 /// Arguments of a sweep subcommand.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The folder the evidence file goes to.
-    #[arg(long)]
-    pub out: PathBuf,
+    /// Where the evidence or the modules go; the child's sweep.
+    #[command(flatten)]
+    pub runner: RunnerArgs,
     /// Only these sweeps (by instruction name, e.g. `red.global.add.f32`).
     #[arg(long = "sweep")]
     pub sweeps: Vec<String>,
-    /// Write each sweep's PTX module to this folder and run nothing.
-    #[arg(long)]
-    pub emit_ptx: Option<PathBuf>,
-    /// Run one sweep in this process and print its result as JSON (what each
-    /// child does).
-    #[arg(long, hide = true)]
-    pub child: Option<String>,
 }
 
 /// What a sweep subcommand gives the loop.
@@ -78,14 +71,15 @@ pub trait Kind {
 /// oracle.
 pub fn run<K: Kind>(args: &Args) -> Result<Outcome> {
     let sweeps = select::<K>(&args.sweeps)?;
-    if let Some(dir) = &args.emit_ptx {
+    let runner = &args.runner;
+    if let Some(dir) = &runner.emit_ptx {
         for s in &sweeps {
             let path = dir.join(format!("{}.ptx", K::name(s).replace("::", "_")));
             write_atomic(&path, K::module(s).as_bytes()).map_err(|e| Error::io(&path, e))?;
         }
         return Ok(Outcome::Pass);
     }
-    if let Some(name) = &args.child {
+    if let Some(name) = &runner.child {
         let r = select::<K>(std::slice::from_ref(name)).and_then(|s| K::one(s[0]));
         return super::child::answer(r, &mut std::io::stdout().lock());
     }
@@ -97,16 +91,10 @@ pub fn run<K: Kind>(args: &Args) -> Result<Outcome> {
     let header = Header::of(&info, K::FORMAT);
     let mut records = Vec::new();
     let mut failed = false;
-    let path = args.out.join(K::FILE);
+    let path = runner.out.join(K::FILE);
     let progress = Progress::new(sweeps.len() as u64, "sweeps");
     for s in sweeps {
-        let argv: Vec<std::ffi::OsString> = vec![
-            K::COMMAND.into(),
-            "--out".into(),
-            args.out.clone().into(),
-            "--child".into(),
-            K::name(s).into(),
-        ];
+        let argv = runner.child_argv(K::COMMAND, K::name(s));
         match super::child::run::<K::Result>(&argv, K::CHILD_TIMEOUT) {
             Ok(r) => {
                 failed |= K::differs(&r);

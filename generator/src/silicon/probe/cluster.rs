@@ -159,7 +159,7 @@ pub fn run(
         });
     }
     let text = render_list(&Header::of(info, FORMAT), "variants", &rows);
-    let path = args.out.join(FILE);
+    let path = args.runner.out.join(FILE);
     crate::files::write_atomic(&path, text.as_bytes()).map_err(|e| Error::io(&path, e))?;
     note(format_args!(
         "silicon-probe: {} variants -> {}",

@@ -268,7 +268,7 @@ pub fn run(
         }
     }
     let text = render_list(&Header::of(info, FORMAT), "rows", &rows);
-    let path = args.out.join(FILE);
+    let path = args.runner.out.join(FILE);
     crate::files::write_atomic(&path, text.as_bytes()).map_err(|e| Error::io(&path, e))?;
     note(format_args!(
         "silicon-probe: {} rows -> {}",
