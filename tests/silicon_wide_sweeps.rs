@@ -10,6 +10,7 @@ use ptxvec_generator::silicon::wide::{
     block, evidence_path, parse, text, SetRecord, WideFile, WideResult,
 };
 use ptxvec_generator::sweep::wide::{Plan, Replay, Set, WideSweep, BLOCKS};
+use ptxvec_oracle::shard::Shard;
 
 use crate::spec_root;
 
@@ -258,27 +259,17 @@ fn silicon_sweep_wide_names_its_sweeps_and_emits_every_kernel_without_a_gpu() {
     }
 }
 
-/// `PTXVEC_SHARD=K/N`: the blocks `i % N == K`; unset, every block.
-fn shard() -> (usize, usize) {
-    let Ok(v) = std::env::var("PTXVEC_SHARD") else {
-        return (0, 1);
-    };
-    let parsed = v
-        .split_once('/')
-        .and_then(|(k, n)| Some((k.trim().parse().ok()?, n.trim().parse().ok()?)));
-    match parsed {
-        Some((k, n)) if n > 0 && k < n && n <= BLOCKS => (k, n),
-        _ => panic!("PTXVEC_SHARD={v:?}: expected K/N with 0 <= K < N <= {BLOCKS}"),
-    }
-}
-
 #[test]
 #[ignore = "2^36 pairs per f32 sweep: all blocks, or PTXVEC_SHARD=K/N of them (vectors/silicon/README.md)"]
 fn wide_sweeps_replay_blocks_of_the_shard() {
-    let (k, n) = shard();
-    let blocks: Vec<usize> = (0..BLOCKS).filter(|i| i % n == k).collect();
+    // `PTXVEC_SHARD=K/N`: the blocks `i % N == K`; unset, every block.
+    const VAR: &str = "PTXVEC_SHARD";
+    let shard = Shard::from_var(VAR, std::env::var(VAR).ok().as_deref(), BLOCKS as u64)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let blocks: Vec<usize> = (0..BLOCKS).filter(|&i| shard.contains(i as u64)).collect();
+    let (k, n) = (shard.k, shard.n);
     eprintln!(
-        "wide sweeps: shard {k}/{n}, {} of {BLOCKS} blocks of every sweep (blocks i with i % {n} == {k})",
+        "wide sweeps: shard {shard}, {} of {BLOCKS} blocks of every sweep (blocks i with i % {n} == {k})",
         blocks.len()
     );
     let t = Instant::now();
