@@ -334,20 +334,13 @@ impl Runner {
 pub struct Command;
 
 impl super::sweeps::Kind for Command {
-    type Sweep = Sweep;
+    type Catalog = crate::sweep::Bits16;
     type Result = SweepResult;
     const COMMAND: &'static str = "silicon-sweep";
     const FILE: &'static str = FILE;
     const FORMAT: &'static str = FORMAT;
-    const NOUN: &'static str = "sweep";
     const CHILD_TIMEOUT: std::time::Duration = CHILD_TIMEOUT;
 
-    fn all() -> &'static [Sweep] {
-        Sweep::ALL
-    }
-    fn name(s: &Sweep) -> &'static str {
-        s.name
-    }
     fn module(s: &Sweep) -> String {
         module(s)
     }

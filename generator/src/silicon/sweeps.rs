@@ -11,6 +11,7 @@ use serde::Serialize;
 use super::args::RunnerArgs;
 use super::device::Device;
 use super::header::Header;
+use crate::sweep::{Catalog, Swept};
 use crate::error::{Error, Outcome, Result};
 use crate::files::write_atomic;
 use crate::output::note;
@@ -37,28 +38,22 @@ pub struct Args {
 
 /// What a sweep subcommand gives the loop.
 pub trait Kind {
-    /// One sweep of the subcommand's catalog.
-    type Sweep: 'static;
+    /// The subcommand's catalog of sweeps.
+    type Catalog: Catalog;
     /// What a child reports for one sweep.
     type Result: Serialize + DeserializeOwned;
     /// The subcommand, as the children are started with it.
     const COMMAND: &'static str;
     /// The evidence file, in `--out`.
     const FILE: &'static str;
-    /// What a sweep is called in messages (`sweep`, `wide sweep`).
-    const NOUN: &'static str;
     /// How long one sweep's child may run.
     const CHILD_TIMEOUT: std::time::Duration;
 
-    /// Every sweep, in the catalog's order.
-    fn all() -> &'static [Self::Sweep];
-    /// A sweep's name.
-    fn name(s: &Self::Sweep) -> &'static str;
     /// A sweep's PTX module.
-    fn module(s: &Self::Sweep) -> String;
+    fn module(s: &Swept<Self::Catalog>) -> String;
     /// Runs one sweep on the device and compares it with the oracle (a child's
     /// work).
-    fn one(s: &'static Self::Sweep) -> Result<Self::Result>;
+    fn one(s: &'static Swept<Self::Catalog>) -> Result<Self::Result>;
     /// Whether a result differs from the oracle.
     fn differs(r: &Self::Result) -> bool;
     /// The evidence file's `format`.
@@ -74,7 +69,7 @@ pub fn run<K: Kind>(args: &Args) -> Result<Outcome> {
     let runner = &args.runner;
     if let Some(dir) = &runner.emit_ptx {
         for s in &sweeps {
-            let path = dir.join(format!("{}.ptx", K::name(s).replace("::", "_")));
+            let path = dir.join(format!("{}.ptx", s.name.replace("::", "_")));
             write_atomic(&path, K::module(s).as_bytes()).map_err(|e| Error::io(&path, e))?;
         }
         return Ok(Outcome::Pass);
@@ -94,14 +89,14 @@ pub fn run<K: Kind>(args: &Args) -> Result<Outcome> {
     let path = runner.out.join(K::FILE);
     let progress = Progress::new(sweeps.len() as u64, "sweeps");
     for s in sweeps {
-        let argv = runner.child_argv(K::COMMAND, K::name(s));
+        let argv = runner.child_argv(K::COMMAND, s.name);
         match super::child::run::<K::Result>(&argv, K::CHILD_TIMEOUT) {
             Ok(r) => {
                 failed |= K::differs(&r);
                 records.push(r);
             }
             Err(e) => {
-                progress.suspend(|| note(format_args!("{}: {e}", K::name(s))));
+                progress.suspend(|| note(format_args!("{}: {e}", s.name)));
                 failed = true;
             }
         }
@@ -121,19 +116,19 @@ pub fn run<K: Kind>(args: &Args) -> Result<Outcome> {
 }
 
 /// The sweeps named, or every one when none is.
-fn select<K: Kind>(names: &[String]) -> Result<Vec<&'static K::Sweep>> {
-    let all = K::all();
+fn select<K: Kind>(names: &[String]) -> Result<Vec<&'static Swept<K::Catalog>>> {
+    let all = <K::Catalog as Catalog>::ALL;
     if names.is_empty() {
         return Ok(all.iter().collect());
     }
     names
         .iter()
         .map(|n| {
-            all.iter().find(|s| K::name(s) == n).ok_or_else(|| {
-                let known: Vec<&str> = all.iter().map(K::name).collect();
+            Swept::<K::Catalog>::find(n).ok_or_else(|| {
+                let known: Vec<&str> = all.iter().map(|s| s.name).collect();
                 Error::Usage(format!(
                     "unknown {} {n:?} (known: {})",
-                    K::NOUN,
+                    <K::Catalog as Catalog>::NOUN,
                     known.join(", ")
                 ))
             })

@@ -441,20 +441,13 @@ impl Runner {
 pub struct Command;
 
 impl super::sweeps::Kind for Command {
-    type Sweep = WideSweep;
+    type Catalog = crate::sweep::wide::Wide;
     type Result = WideResult;
     const COMMAND: &'static str = "silicon-sweep-wide";
     const FILE: &'static str = FILE;
     const FORMAT: &'static str = FORMAT;
-    const NOUN: &'static str = "wide sweep";
     const CHILD_TIMEOUT: std::time::Duration = CHILD_TIMEOUT;
 
-    fn all() -> &'static [WideSweep] {
-        WideSweep::ALL
-    }
-    fn name(s: &WideSweep) -> &'static str {
-        s.name
-    }
     fn module(s: &WideSweep) -> String {
         module(s)
     }

@@ -22,7 +22,7 @@ pub mod wide;
 pub mod fast;
 pub mod level;
 
-pub use catalog::{Layout, Sweep};
+pub use catalog::{Bits16, Catalog, Layout, Sweep, Swept};
 pub use digest::{
     blocks_from_rows, mix, mix_after_gamma, term, Inexact, BLOCKS, BLOCK_PAIRS, GAMMA, M1, M2,
     PAIRS, ROWS, ROWS_PER_BLOCK, ROW_PAIRS,

@@ -14,7 +14,7 @@ mod fast;
 mod set;
 mod simd;
 
-pub use catalog::WideSweep;
+pub use catalog::{Wide, WideSweep};
 pub use digest::{blocks_from_rows, term, Replay, BLOCKS, GAMMA};
 pub use fast::{boundary_values, Lane, NanRule, Plan, Rows};
 pub use set::{Pairs, Recipe, Set, EXPONENTS};
