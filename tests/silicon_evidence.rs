@@ -4,10 +4,9 @@
 
 use std::collections::BTreeMap;
 
-use ptxvec_spec::Spec;
 use serde_json::Value;
 
-use crate::spec_root;
+use crate::support::{repo_root, silicon_dir, spec};
 
 /// Every device listed in witnesses.json wrote the same observations as the files
 /// hold: the SHA-256 of each evidence file's body (after its header) is the one
@@ -15,7 +14,7 @@ use crate::spec_root;
 #[test]
 fn every_witness_device_wrote_the_committed_observations() {
     use sha2::{Digest, Sha256};
-    let dir = spec_root().join("../vectors/silicon/sm_90");
+    let dir = silicon_dir();
     let text = std::fs::read_to_string(dir.join("witnesses.json")).unwrap();
     let w: Value = serde_json::from_str(&text).unwrap();
     assert_eq!(w["format"], "ptxvec-silicon-witnesses/2");
@@ -85,8 +84,8 @@ fn every_witness_device_wrote_the_committed_observations() {
 #[test]
 fn ledger_silicon_citations_name_lines_that_hold_their_bits() {
     use ptxvec_spec::source::Origin;
-    let spec = Spec::load(&spec_root()).unwrap();
-    let repo = spec_root().join("..");
+    let spec = spec();
+    let repo = repo_root();
     let evidence = ptxvec_generator::silicon::evidence::parse(
         &std::fs::read_to_string(repo.join("vectors/silicon/sm_90/vectors.json")).unwrap(),
     )
@@ -160,7 +159,7 @@ fn ledger_silicon_citations_name_lines_that_hold_their_bits() {
 fn an_evidence_file_with_an_unknown_key_is_refused() {
     use ptxvec_generator::silicon::probe::{cluster, nan};
     use ptxvec_generator::silicon::{evidence, sweep, wide};
-    let dir = spec_root().join("../vectors/silicon/sm_90");
+    let dir = silicon_dir();
     type Reader = fn(&str) -> Result<(), String>;
     let readers: [(&str, Reader); 5] = [
         (evidence::FILE, |t| evidence::parse(t).map(drop).map_err(|e| e.to_string())),

@@ -3,8 +3,6 @@
 //! without a GPU: the current sm_90 expectations must rebuild the digest of what
 //! silicon wrote, and each profile must match as many records as it did.
 
-use std::path::PathBuf;
-
 use ptxvec_generator::record::{Bits, Expectation, Inputs, Out};
 use ptxvec_generator::selfcheck::ptx::{module, Entries};
 use ptxvec_generator::selfcheck::{self, raw, Suite, Window};
@@ -12,13 +10,10 @@ use ptxvec_generator::silicon::{evidence, vectors};
 use ptxvec_oracle::profile::Profile;
 
 use crate::spec_root;
-
-fn vectors_root() -> PathBuf {
-    spec_root().join("../vectors")
-}
+use crate::support::{assert_exit, file_names, ptxvec, repo_root, spec, stderr, stdout, vectors_root};
 
 fn suites() -> Vec<Suite> {
-    let spec = ptxvec_spec::Spec::load(&spec_root()).unwrap();
+    let spec = spec();
     selfcheck::index(&vectors_root())
         .unwrap()
         .iter()
@@ -233,7 +228,7 @@ fn sm_90_silicon_evidence_replays() {
     assert!(problems.is_empty(), "{}", problems.join("\n"));
     // Where silicon differs from the document (the ptx-isa profile), the errata
     // ledger says so, as for the probe evidence.
-    let spec = ptxvec_spec::Spec::load(&spec_root()).unwrap();
+    let spec = spec();
     let ledgered: Vec<String> = spec
         .errata
         .errata
@@ -442,7 +437,7 @@ fn raw_grading_reads_the_poison() {
     bytes[lane(idle)..lane(idle) + 4].copy_from_slice(&[0; 4]);
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("vote.sync.ballot.b32.bin"), &bytes).unwrap();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ptxvec"))
+    let out = ptxvec()
         .args(["grade", "--profile", "sm_90", "--raw"])
         .arg(dir.path())
         .arg("--vectors")
@@ -451,7 +446,7 @@ fn raw_grading_reads_the_poison() {
         .arg(spec_root())
         .output()
         .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
+    let text = stdout(&out);
     assert_eq!(out.status.code(), Some(1), "{text}");
     let id = &s.records[r].id;
     assert!(
@@ -475,7 +470,7 @@ fn raw_grading_reads_the_poison() {
 fn modules_lower_to_their_records_requirement() {
     let new = ptxvec_generator::ptxas::from_env("PTXVEC_PTXAS").unwrap_or_else(|e| panic!("{e}"));
     let old = ptxvec_generator::ptxas::from_env("PTXVEC_PTXAS_CU12").unwrap_or_else(|e| panic!("{e}"));
-    let model = ptxvec_spec::Spec::load(&spec_root()).unwrap().targets;
+    let model = spec().targets;
     let dir = tempfile::tempdir().unwrap();
     let (mut n, mut failures) = (0, Vec::new());
     for s in suites().iter().flat_map(Suite::runs) {
@@ -508,7 +503,7 @@ fn assert_allows(suite: &Suite, model: &ptxvec_spec::TargetModel, ptx: &str, tar
 /// forms sm_100a with PTX 8.6 or the sm_100f family with PTX 8.8.
 #[test]
 fn lowering_stops_at_the_requirement() {
-    let model = ptxvec_spec::Spec::load(&spec_root()).unwrap().targets;
+    let model = spec().targets;
     let all = suites();
     let int = all.iter().find(|s| s.id == "redux.sync.add.u32").unwrap();
     for (ptx, target, ok) in [
@@ -534,13 +529,13 @@ fn lowering_stops_at_the_requirement() {
     ] {
         assert_allows(f32, &model, ptx, target, ok);
     }
-    let o = std::process::Command::new(env!("CARGO_BIN_EXE_ptxvec"))
-        .current_dir(spec_root().join(".."))
+    let o = ptxvec()
+        .current_dir(repo_root())
         .args(["emit-ptx", "--variant", "redux.sync.add.u32", "--raw", "--target", "sm_75", "--ptx", "7.0"])
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("is below what its records require (sm_80 with PTX 7.0)"));
+    assert!(stderr(&o).contains("is below what its records require (sm_80 with PTX 7.0)"));
     // The non-sync vote: PTX ISA 1.2 with sm_12, until "removed in PTX ISA version
     // 6.4 for `.target` `sm_70` or higher" (PTX ISA 9.1, 9.7.13.8).
     let vote = all.iter().find(|s| s.id == "vote.all.pred").unwrap();
@@ -557,13 +552,13 @@ fn lowering_stops_at_the_requirement() {
         assert_allows(vote, &model, ptx, target, ok);
     }
     assert_eq!(vote.module_for((9, 0)), Some(("6.3".to_owned(), "sm_70".to_owned())));
-    let o = std::process::Command::new(env!("CARGO_BIN_EXE_ptxvec"))
-        .current_dir(spec_root().join(".."))
+    let o = ptxvec()
+        .current_dir(repo_root())
         .args(["emit-ptx", "--variant", "vote.all.pred", "--raw", "--target", "sm_90", "--ptx", "7.8"])
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("is past its withdrawal (PTX ISA 6.4 on .target sm_70 and later)"));
+    assert!(stderr(&o).contains("is past its withdrawal (PTX ISA 6.4 on .target sm_70 and later)"));
 }
 
 /// `silicon --emit-ptx` writes each run's module without a GPU: one file for a
@@ -572,19 +567,15 @@ fn lowering_stops_at_the_requirement() {
 #[test]
 fn silicon_emits_every_run_module_without_a_gpu() {
     let dir = tempfile::tempdir().unwrap();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ptxvec"))
+    let out = ptxvec()
         .args(["silicon", "--out", "unused", "--variant", "red.add.u32", "--variant", "vote.sync.ballot.b32", "--emit-ptx"])
         .arg(dir.path())
-        .current_dir(spec_root().join(".."))
+        .current_dir(repo_root())
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
-    let mut names: Vec<String> = std::fs::read_dir(dir.path())
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    let spec = ptxvec_spec::Spec::load(&spec_root()).unwrap();
+    assert_exit(&out, 0);
+    let names = file_names(dir.path());
+    let spec = spec();
     let windows: Vec<&str> = Window::ALL.iter().map(|w| w.name()).collect();
     let mut want: Vec<String> = windows.iter().map(|w| format!("red.add.u32.{w}.ptx")).collect();
     want.push("vote.sync.ballot.b32.ptx".into());

@@ -7,27 +7,20 @@
 use std::time::Instant;
 
 use ptxvec_generator::silicon::wide::{
-    block, evidence_path, parse, text, SetRecord, WideFile, WideResult,
+    block, parse, FILE, text, SetRecord, WideFile, WideResult,
 };
 use ptxvec_generator::sweep::wide::{Plan, Replay, Set, WideSweep, BLOCKS};
 use ptxvec_oracle::shard::Shard;
 
-use crate::spec_root;
+use crate::support::{assert_exit, ptxvec, read_silicon, spec, stderr};
 
 fn evidence() -> WideFile {
-    let path = evidence_path(&spec_root().join(".."));
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
-        panic!(
-            "{}: {e} (record it on a GPU with `ptxvec silicon-sweep-wide --out DIR`)",
-            path.display()
-        )
-    });
-    let e = parse(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let text = read_silicon(FILE, "silicon-sweep-wide");
+    let e = parse(&text).unwrap_or_else(|e| panic!("{FILE}: {e}"));
     assert_eq!(
         e.sets,
         vec![SetRecord::of(Set::f32()), SetRecord::of(Set::f64())],
-        "{}: recorded over other operand sets than today's: record it again",
-        path.display()
+        "{FILE}: recorded over other operand sets than today's: record it again"
     );
     e
 }
@@ -54,7 +47,7 @@ fn by_plan(e: &WideFile) -> Vec<(Replay, Vec<&WideResult>)> {
 /// The sweeps whose difference from the oracle the errata ledger explains: a
 /// `disagreements` key `silicon:sm_90:wide:<sweep>`.
 fn ledgered() -> Vec<String> {
-    let spec = ptxvec_spec::Spec::load(&spec_root()).unwrap();
+    let spec = spec();
     spec.errata
         .errata
         .iter()
@@ -221,8 +214,7 @@ fn a_changed_wide_digest_is_caught() {
 
 #[test]
 fn silicon_sweep_wide_names_its_sweeps_and_emits_every_kernel_without_a_gpu() {
-    let bin = env!("CARGO_BIN_EXE_ptxvec");
-    let out = std::process::Command::new(bin)
+    let out = ptxvec()
         .args([
             "silicon-sweep-wide",
             "--out",
@@ -233,23 +225,18 @@ fn silicon_sweep_wide_names_its_sweeps_and_emits_every_kernel_without_a_gpu() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = stderr(&out);
     assert!(
         err.contains("unknown wide sweep \"red.global.add.f16\""),
         "{err}"
     );
     let dir = tempfile::tempdir().unwrap();
-    let out = std::process::Command::new(bin)
+    let out = ptxvec()
         .args(["silicon-sweep-wide", "--out", "unused", "--emit-ptx"])
         .arg(dir.path())
         .output()
         .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_exit(&out, 0);
     for s in WideSweep::ALL {
         let path = dir
             .path()

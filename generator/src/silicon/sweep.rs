@@ -13,7 +13,6 @@
 //! generic writes of `init`, the reductions, and the loads of `digest`.
 
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
@@ -543,11 +542,6 @@ pub fn block(r: &SweepResult, i: usize) -> Result<u64> {
         .ok_or_else(|| Error::Input(format!("{}: no block {i}", r.name)))?;
     u64::from_str_radix(h, 16)
         .map_err(|e| Error::Input(format!("{}: block {i}: {h:?}: {e}", r.name)))
-}
-
-/// The path of the recorded evidence, relative to the repository root.
-pub fn evidence_path(root: &Path) -> PathBuf {
-    root.join("vectors/silicon/sm_90").join(FILE)
 }
 
 #[cfg(test)]
