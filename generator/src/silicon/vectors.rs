@@ -55,7 +55,9 @@ pub struct Args {
     pub module_file: Option<PathBuf>,
 }
 
-fn find(spec: &Spec, vectors: &Path, id: &str) -> Result<Suite> {
+/// The variant `id` of the vectors folder, loaded; an id the index does not list is
+/// a usage error.
+pub fn find(spec: &Spec, vectors: &Path, id: &str) -> Result<Suite> {
     let idx = selfcheck::index(vectors)?;
     let entry = idx.iter().find(|e| e.variant == id).ok_or_else(|| {
         Error::Usage(format!(

@@ -32,7 +32,7 @@ use crate::output::note;
 use crate::selfcheck::ptx::{
     module_varied, ClusterLayout, Entries, OperandPath, Variation, CHECK, RAW,
 };
-use crate::selfcheck::{self, Suite};
+use crate::selfcheck::Suite;
 
 /// How long one module's child may run.
 pub const CHILD_TIMEOUT: Duration = Duration::from_secs(60);
@@ -120,15 +120,7 @@ impl Shape {
 
     /// The records it runs: the variant's vectors, or the NaN probe's pairs.
     pub fn suite(self, spec: &Spec, vectors: &Path, id: &str) -> Result<Suite> {
-        let idx = selfcheck::index(vectors)?;
-        let entry = idx.iter().find(|e| e.variant == id).ok_or_else(|| {
-            Error::Usage(format!(
-                "unknown variant {id:?} ({} in {})",
-                idx.len(),
-                vectors.join("index.json").display()
-            ))
-        })?;
-        let s = selfcheck::load(spec, entry, vectors)?;
+        let s = super::vectors::find(spec, vectors, id)?;
         match self {
             Shape::NoClusterDims | Shape::ClusterOfOne => Ok(s),
             Shape::NanLoaded | Shape::NanRelaid => nan::suite(s),
