@@ -4,26 +4,22 @@
 //! reason; and the recorded runs of our own runner on sm_90 silicon give the
 //! silicon evidence's digest for every variant run.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 use ptxvec_generator::engine::RunsFile;
 use ptxvec_generator::selfcheck::raw::POISON;
 use ptxvec_generator::silicon::evidence;
 
-use crate::spec_root;
-
-fn repo() -> PathBuf {
-    spec_root().join("..")
-}
+use crate::support::{ptxvec, repo_root, spec, stderr, stdout};
 
 /// `run-engine` on activemask.b32 (34 records, one warp each) with the stand-in
 /// and `env`; its runs.json and its raw buffer, if written.
 fn run(env: &[(&str, &str)], out: &Path) -> (Output, RunsFile, Option<Vec<u8>>) {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_ptxvec"));
-    c.current_dir(repo())
+    let mut c = ptxvec();
+    c.current_dir(repo_root())
         .args(["run-engine", "--engine", "stand-in", "--variant", "activemask.b32", "--runner"])
-        .arg(repo().join("tests/fixtures/stand-in-runner.py"))
+        .arg(repo_root().join("tests/fixtures/stand-in-runner.py"))
         .arg("--out")
         .arg(out);
     for (k, v) in env {
@@ -47,7 +43,7 @@ fn a_crashing_record_is_found_alone_and_the_rest_keep_their_results() {
     need_python();
     let dir = tempfile::tempdir().unwrap();
     let (o, runs, bin) = run(&[("STANDIN_CRASH", "5,20")], dir.path());
-    let stdout = String::from_utf8_lossy(&o.stdout);
+    let stdout = stdout(&o);
     assert_eq!(o.status.code(), Some(1), "{stdout}");
     let r = &runs.runs[0];
     assert_eq!(r.crashed.iter().map(|c| c.record).collect::<Vec<_>>(), [5, 20]);
@@ -100,15 +96,15 @@ fn bad_runner_arguments_are_usage_errors() {
         (&["--runner", "/bin/false", "--variant", "no.such"], "unknown variant"),
         (&["--runner", "/nonexistent/runner"], "no such program"),
     ] {
-        let o = Command::new(env!("CARGO_BIN_EXE_ptxvec"))
-            .current_dir(repo())
+        let o = ptxvec()
+            .current_dir(repo_root())
             .args(["run-engine", "--engine", "x", "--out"])
             .arg(dir.path())
             .args(args)
             .output()
             .unwrap();
         assert_eq!(o.status.code(), Some(2), "{args:?}");
-        assert!(String::from_utf8_lossy(&o.stderr).contains(says), "{args:?}");
+        assert!(stderr(&o).contains(says), "{args:?}");
     }
 }
 
@@ -117,7 +113,7 @@ fn bad_runner_arguments_are_usage_errors() {
 /// digest of the evidence `ptxvec silicon` wrote, and no record crashed.
 #[test]
 fn the_recorded_runner_runs_reproduce_the_silicon_evidence() {
-    let dir = repo().join("vectors/silicon/sm_90");
+    let dir = repo_root().join("vectors/silicon/sm_90");
     let e = evidence::parse(&std::fs::read_to_string(dir.join(evidence::FILE)).unwrap()).unwrap();
     for api in ["driver", "runtime"] {
         let text = std::fs::read_to_string(dir.join(format!("runner-{api}.json"))).unwrap();
@@ -157,35 +153,35 @@ fn the_runner_builds_from_pip_headers_and_refuses_bad_calls() {
         .arg(format!("-I{inc}"))
         .arg("-o")
         .arg(&exe)
-        .arg(repo().join("runner/ptxvec-runner.c"))
+        .arg(repo_root().join("runner/ptxvec-runner.c"))
         .arg("-ldl")
         .output()
         .unwrap();
-    assert!(cc.status.success(), "{}", String::from_utf8_lossy(&cc.stderr));
+    assert!(cc.status.success(), "{}", stderr(&cc));
     let call = |args: &[&str]| Command::new(&exe).args(args).output().unwrap();
     let o = call(&["m.ptx", "ptxvec_raw", "1"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&o.stderr).starts_with("usage: ptxvec-runner"));
+    assert!(stderr(&o).starts_with("usage: ptxvec-runner"));
     let o = call(&["m.ptx", "ptxvec_raw", "x", "32", "256", "0xa5", "out.bin"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("GRID: not a number: x"));
+    assert!(stderr(&o).contains("GRID: not a number: x"));
     let o = call(&["--lib", "/nonexistent/libcuda.so", "m.ptx", "ptxvec_raw", "1", "32", "256", "0xa5", "out.bin"]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("cannot open the engine's library"));
+    assert!(stderr(&o).contains("cannot open the engine's library"));
 }
 
 /// README.md's semantic conformance table is what grading the recorded engines
 /// (vectors/clients/*/runs.json) gives now, each top failure group explained.
 #[test]
 fn the_readme_semantic_conformance_table_is_current() {
-    let spec = ptxvec_spec::Spec::load(&spec_root()).unwrap();
+    let spec = spec();
     let want = ptxvec_generator::grade::conformance_semantic::table(
         &spec,
-        &repo().join("vectors"),
-        &repo().join("vectors/clients"),
+        &repo_root().join("vectors"),
+        &repo_root().join("vectors/clients"),
     )
     .unwrap_or_else(|e| panic!("{e}"));
-    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
+    let readme = std::fs::read_to_string(repo_root().join("README.md")).unwrap();
     let (begin, end) = ("<!-- conformance-semantic -->\n", "<!-- /conformance-semantic -->");
     let start = readme.find(begin).expect("a semantic conformance table in README.md") + begin.len();
     let stop = readme[start..].find(end).expect("its end marker") + start;
@@ -198,31 +194,31 @@ fn the_readme_semantic_conformance_table_is_current() {
 #[test]
 fn raw_buffers_may_be_gzipped() {
     let grade = |dir: &Path| {
-        Command::new(env!("CARGO_BIN_EXE_ptxvec"))
-            .current_dir(repo())
+        ptxvec()
+            .current_dir(repo_root())
             .args(["grade", "--profile", "sm_90", "--raw"])
             .arg(dir)
             .output()
             .unwrap()
     };
-    let recorded = repo().join("vectors/clients/gpgpu-sim-667834c");
+    let recorded = repo_root().join("vectors/clients/gpgpu-sim-667834c");
     let dir = tempfile::tempdir().unwrap();
     let gz = std::fs::read(recorded.join("vote.sync.ballot.b32.bin.gz")).unwrap();
     std::fs::write(dir.path().join("vote.sync.ballot.b32.bin.gz"), &gz).unwrap();
     let o = grade(dir.path());
-    let text = String::from_utf8_lossy(&o.stdout);
+    let text = stdout(&o);
     // GPGPU-Sim's ballot is silicon's, bit for bit (runs.json: evidence "same").
     assert_eq!(o.status.code(), Some(0), "{text}");
     assert!(text.contains("vote.sync") && text.contains(" 0 failed"), "{text}");
     std::fs::write(dir.path().join("vote.sync.ballot.b32.bin"), b"x").unwrap();
     let o = grade(dir.path());
     assert_eq!(o.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("both vote.sync.ballot.b32.bin and"), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(stderr(&o).contains("both vote.sync.ballot.b32.bin and"), "{}", stderr(&o));
     std::fs::remove_file(dir.path().join("vote.sync.ballot.b32.bin")).unwrap();
     std::fs::write(dir.path().join("vote.sync.ballot.b32.bin.gz"), &gz[..gz.len() / 2]).unwrap();
     let o = grade(dir.path());
     assert_eq!(o.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("not a gzip stream"), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(stderr(&o).contains("not a gzip stream"), "{}", stderr(&o));
 }
 
 /// `grade --clients vectors/clients --html FILE`: one page, clients × instructions
@@ -232,13 +228,13 @@ fn raw_buffers_may_be_gzipped() {
 fn the_dashboard_covers_every_client_and_links_each_failing_cell() {
     let dir = tempfile::tempdir().unwrap();
     let page = dir.path().join("dashboard.html");
-    let o = Command::new(env!("CARGO_BIN_EXE_ptxvec"))
-        .current_dir(repo())
+    let o = ptxvec()
+        .current_dir(repo_root())
         .args(["grade", "--clients", "vectors/clients", "--html"])
         .arg(&page)
         .output()
         .unwrap();
-    let stdout = String::from_utf8_lossy(&o.stdout);
+    let stdout = stdout(&o);
     assert_eq!(o.status.code(), Some(0), "{stdout}");
     let html = std::fs::read_to_string(&page).unwrap();
     for client in ["ptxas-13.5-12.9", "ptx-syntax-0.5.0", "zluda-ptx-parser-8a7931b", "gpgpu-sim-667834c", "sm_90 silicon"] {
@@ -262,8 +258,8 @@ fn the_dashboard_covers_every_client_and_links_each_failing_cell() {
     assert!(links >= 10, "{links} links");
     assert!(html.contains("id=\"t-semantic-gpgpu-sim-667834c-shfl-sync\""));
     assert!(!html.contains("http://") && !html.contains("https://") && !html.contains("<script"));
-    let o = Command::new(env!("CARGO_BIN_EXE_ptxvec"))
-        .current_dir(repo())
+    let o = ptxvec()
+        .current_dir(repo_root())
         .args(["grade", "--clients", "vectors/clients", "--syntax", "-"])
         .output()
         .unwrap();
@@ -277,7 +273,7 @@ fn the_dashboard_covers_every_client_and_links_each_failing_cell() {
 #[test]
 fn index_launches_match_the_modules() {
     let index: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(repo().join("vectors/index.json")).unwrap()).unwrap();
+        serde_json::from_str(&std::fs::read_to_string(repo_root().join("vectors/index.json")).unwrap()).unwrap();
     let files = index["files"].as_array().unwrap();
     let mut runs = 0;
     for f in files.iter().filter(|f| {
@@ -287,8 +283,8 @@ fn index_launches_match_the_modules() {
     }) {
         let variant = f["variant"].as_str().unwrap();
         for l in f["launches"].as_array().unwrap() {
-            let mut c = Command::new(env!("CARGO_BIN_EXE_ptxvec"));
-            c.current_dir(repo()).args(["emit-ptx", "--variant", variant, "--raw"]);
+            let mut c = ptxvec();
+            c.current_dir(repo_root()).args(["emit-ptx", "--variant", variant, "--raw"]);
             if let Some(w) = l["window"].as_str() {
                 c.args(["--window", w]);
             }
@@ -320,13 +316,13 @@ fn index_launches_match_the_modules() {
 fn a_corrupt_runs_file_is_an_input_error() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("runs.json"), "{\"format\":\"ptxvec-engine-runs/1\",\n \"engine\": 3}").unwrap();
-    let o = Command::new(env!("CARGO_BIN_EXE_ptxvec"))
-        .current_dir(repo())
+    let o = ptxvec()
+        .current_dir(repo_root())
         .args(["grade", "--raw"])
         .arg(dir.path())
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&o.stderr);
+    let err = stderr(&o);
     assert!(err.contains("runs.json:2:"), "{err}");
 }

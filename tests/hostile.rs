@@ -3,25 +3,16 @@
 //! snapshots named after the case, with temporary paths shown as `<tmp>`.
 
 use std::io::{Read, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::spec_root;
-
-fn repo_root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-fn bin() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_ptxvec"));
-    c.current_dir(repo_root());
-    c
-}
+use crate::support::{assert_exit, ptxvec, repo_root, stderr, stdout};
 
 /// Runs ptxvec with `args`, stdin from `input`, stdout and stderr captured.
 fn run(args: &[&str], input: &[u8]) -> Output {
-    let mut child = bin()
+    let mut child = ptxvec()
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -45,21 +36,13 @@ fn to_dev_full(args: &[&str]) -> Output {
         .write(true)
         .open("/dev/full")
         .unwrap();
-    bin()
+    ptxvec()
         .args(args)
         .stdin(Stdio::null())
         .stdout(full)
         .stderr(Stdio::piped())
         .output()
         .unwrap()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
 // ---- Output rule: a write error is exit 2 with a message, never a panic (101).
@@ -70,7 +53,7 @@ const DEV_FULL: &str = "error: stdout: No space left on device (os error 28)\n";
 fn stdout_full_spec() {
     // `ptxvec spec >/dev/full` → 2, "error: stdout: No space left on device".
     let o = to_dev_full(&["spec"]);
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_exit(&o, 2);
     assert_eq!(stderr(&o), DEV_FULL);
     insta::assert_snapshot!("stdout_full_spec", stderr(&o));
 }
@@ -86,7 +69,7 @@ fn stdout_full_check_syntax() {
         "--target",
         "sm_90",
     ]);
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_exit(&o, 2);
     assert_eq!(stderr(&o), DEV_FULL);
     insta::assert_snapshot!("stdout_full_check_syntax", stderr(&o));
 }
@@ -102,7 +85,7 @@ fn stdout_full_emit_ptx() {
         "--target",
         "sm_90",
     ]);
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_exit(&o, 2);
     assert_eq!(stderr(&o), DEV_FULL);
     insta::assert_snapshot!("stdout_full_emit_ptx", stderr(&o));
 }
@@ -120,7 +103,7 @@ fn stdout_full_generate() {
         "--out",
         dir.path().to_str().unwrap(),
     ]);
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_exit(&o, 2);
     assert_eq!(stderr(&o), DEV_FULL);
     insta::assert_snapshot!("stdout_full_generate", stderr(&o));
 }
@@ -137,10 +120,10 @@ fn stdout_closed_batch() {
         .stderr(Stdio::piped())
         .output()
         .unwrap();
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_exit(&o, 2);
     insta::assert_snapshot!("stdout_closed_batch", stderr(&o));
     // The same with stdout on /dev/null is fine: there the loss is asked for.
-    let o = bin()
+    let o = ptxvec()
         .args([
             "check-syntax",
             "activemask.b32 %r1;",
@@ -162,7 +145,7 @@ fn stdout_closed_batch() {
             .write(true)
             .open("/dev/null")
             .unwrap();
-        let o = bin()
+        let o = ptxvec()
             .args(args)
             .stdin(Stdio::null())
             .stdout(Stdio::from(devnull))
@@ -234,7 +217,7 @@ fn judge_missing_semicolon() {
     // `activemask.b32 %r1` → 1, malformed, syntax.semicolon. PTX ISA 4.3: statements
     // "end with a semicolon"; ptxas 13.5: "Parsing error near 'ret': syntax error".
     let o = check("activemask.b32 %r1", "8.6", "sm_90");
-    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert_exit(&o, 1);
     assert!(stdout(&o).starts_with("illegal (malformed): syntax.semicolon"));
     insta::assert_snapshot!("judge_missing_semicolon", stdout(&o));
 }
@@ -315,7 +298,7 @@ fn batch_dev_zero_bounded_memory() {
     // stdin = /dev/zero, one endless line: the answer comes at once, and memory stays
     // flat while the rest is skipped.
     let zero = std::fs::File::open("/dev/zero").unwrap();
-    let mut child = bin()
+    let mut child = ptxvec()
         .args(["check-syntax", "-"])
         .stdin(zero)
         .stdout(Stdio::piped())
@@ -377,7 +360,7 @@ fn edit(dir: &Path, file: &str, from: &str, to: &str) {
 /// after checking that the load took less than `secs`.
 fn load_fails(dir: &Path, secs: u64) -> String {
     let t = Instant::now();
-    let o = bin()
+    let o = ptxvec()
         .arg("--spec")
         .arg(dir.join("spec"))
         .arg("spec")
@@ -389,7 +372,7 @@ fn load_fails(dir: &Path, secs: u64) -> String {
         "took {:?}",
         t.elapsed()
     );
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_exit(&o, 2);
     assert!(o.stdout.is_empty());
     stderr(&o).replace(&dir.display().to_string(), "<tmp>")
 }
@@ -709,7 +692,7 @@ fn generate_killed_at_random_moments_leaves_the_old_set_or_the_new() {
         state ^= state << 17;
         let delay = took.mul_f64((state % 1000) as f64 / 1000.0 * 1.5);
         let seed = if now_a { "1" } else { "88323189523779" };
-        let mut child = bin()
+        let mut child = ptxvec()
             .args(["generate", "--out", dir.to_str().unwrap(), "--seed", seed])
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -758,7 +741,7 @@ fn generate_two_runs_at_once() {
     let mut refused = 0;
     for offset_ms in [0u64, 100, 200, 300, 400] {
         let spawn = |seed: &str| {
-            bin()
+            ptxvec()
                 .args(["generate", "--out", dir.to_str().unwrap(), "--seed", seed])
                 .stdout(Stdio::null())
                 .stderr(Stdio::piped())
@@ -807,7 +790,7 @@ fn generate_refused_while_locked() {
     let r = unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
     assert_eq!(r, 0);
     let o = generate(&dir, &["--variant", "activemask.b32"]);
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_exit(&o, 2);
     let msg = stderr(&o).replace(&tmp.path().display().to_string(), "<tmp>");
     assert!(
         msg.contains("<tmp>/v/.ptxvec.lock: locked by another `ptxvec generate` (pid 4242)"),
@@ -818,7 +801,7 @@ fn generate_refused_while_locked() {
     drop(lock);
     // The file is left, as by a killed run: its pid is dead, and it holds no lock.
     let o = generate(&dir, &["--variant", "activemask.b32"]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_exit(&o, 0);
     assert!(!dir.join(".ptxvec.lock").exists());
     assert_eq!(index_mismatches(&dir), Vec::<String>::new());
 }
@@ -834,7 +817,7 @@ fn generate_unknown_names_write_nothing() {
         ("--instruction", "generate_unknown_instruction"),
     ] {
         let o = generate(&dir, &["--instruction", "vote.sync", flag, "nosuch"]);
-        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert_exit(&o, 2);
         assert!(
             stderr(&o).contains(&format!("{flag} nosuch: no such")),
             "{}",
@@ -856,7 +839,7 @@ fn generate_partial_runs_write_only_what_they_name() {
     let changed = |args: &[&str]| -> Vec<String> {
         let before = inodes(&dir);
         let o = generate(&dir, args);
-        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        assert_exit(&o, 0);
         assert_eq!(index_mismatches(&dir), Vec::<String>::new());
         let after = inodes(&dir);
         assert_eq!(
@@ -915,7 +898,7 @@ fn generate_keeps_files_it_did_not_write() {
     std::fs::write(stale.join("semantic/red.add.u32.jsonl"), "half").unwrap();
     std::fs::write(stale.join("semantic/theirs.jsonl"), "theirs\n").unwrap();
     let o = generate(&dir, &["--seed", "1"]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_exit(&o, 0);
     let t = tree(&dir);
     assert_eq!(t["semantic/mine.jsonl"], b"mine\n");
     assert_eq!(t["semantic/theirs.jsonl"], b"theirs\n");
@@ -936,7 +919,7 @@ fn generate_pipe_closed_leaves_the_whole_set() {
     // A pipe whose reader is gone before the child starts: no write can beat it.
     let (reader, writer) = std::io::pipe().unwrap();
     drop(reader);
-    let status = bin()
+    let status = ptxvec()
         .args(["generate", "--out", dir.to_str().unwrap()])
         .stdout(writer)
         .stderr(Stdio::null())
@@ -955,7 +938,7 @@ fn eval_refuses_what_check_syntax_refuses() {
     let input = b"{\"text\": \"red.add.u32\", \"inputs\": {\"mem\": [\"0x1\"], \"operand\": [\"0x2\"]}}\n\
                   {\"text\": \"red.add.u32 %r1, %r1;\", \"inputs\": {\"mem\": [\"0x1\"], \"operand\": [\"0x2\"]}}\n";
     let o = run(&["eval"], input);
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_exit(&o, 2);
     let out = stdout(&o);
     assert!(
         out.contains("syntax.semicolon") && out.contains("operand.shape"),
@@ -966,7 +949,7 @@ fn eval_refuses_what_check_syntax_refuses() {
         format!("{out}{}", stderr(&o))
     );
     let o = run(&["eval", "--force"], input);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_exit(&o, 0);
 }
 
 fn emit(text: &str, extra: &[&str]) -> Output {
@@ -997,7 +980,7 @@ fn emit_ptx_refuses_a_malformed_text_unless_forced() {
     assert!(stderr(&o).contains("syntax.semicolon"));
     insta::assert_snapshot!("emit_ptx_refuses_a_malformed_text", stderr(&o));
     let o = emit("red.add.u32 [%rd1], %r1", &["--force"]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_exit(&o, 0);
     assert!(stdout(&o).contains("    red.add.u32 [%rd1], %r1\n"));
 }
 
@@ -1008,7 +991,7 @@ fn emit_ptx_register_numbers() {
     assert_eq!(o.status.code(), Some(2), "{}", stdout(&o));
     insta::assert_snapshot!("emit_ptx_register_above_cap", stderr(&o));
     let o = emit("red.add.u32 [%rd65535], %r1;", &[]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_exit(&o, 0);
     assert!(
         stdout(&o).contains(".reg .b64 %rd<65536>;"),
         "{}",
@@ -1028,7 +1011,7 @@ fn eval_answers_every_line() {
     ));
     input.extend(b"\n{\"x\":1}\n");
     let o = run(&["eval"], &input);
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_exit(&o, 2);
     let out = stdout(&o);
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines.len(), 5, "{out}");

@@ -5,6 +5,7 @@
 use std::path::PathBuf;
 
 mod seed_text;
+mod support;
 mod spec_presence;
 
 /// The repository's spec/ folder.

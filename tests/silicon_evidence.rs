@@ -4,10 +4,9 @@
 
 use std::collections::BTreeMap;
 
-use ptxvec_spec::Spec;
 use serde_json::Value;
 
-use crate::spec_root;
+use crate::support::{repo_root, silicon_dir, spec};
 
 /// Every device listed in witnesses.json wrote the same observations as the files
 /// hold: the SHA-256 of each evidence file's body (after its header) is the one
@@ -15,7 +14,7 @@ use crate::spec_root;
 #[test]
 fn every_witness_device_wrote_the_committed_observations() {
     use sha2::{Digest, Sha256};
-    let dir = spec_root().join("../vectors/silicon/sm_90");
+    let dir = silicon_dir();
     let text = std::fs::read_to_string(dir.join("witnesses.json")).unwrap();
     let w: Value = serde_json::from_str(&text).unwrap();
     assert_eq!(w["format"], "ptxvec-silicon-witnesses/2");
@@ -85,8 +84,8 @@ fn every_witness_device_wrote_the_committed_observations() {
 #[test]
 fn ledger_silicon_citations_name_lines_that_hold_their_bits() {
     use ptxvec_spec::source::Origin;
-    let spec = Spec::load(&spec_root()).unwrap();
-    let repo = spec_root().join("..");
+    let spec = spec();
+    let repo = repo_root();
     let evidence = ptxvec_generator::silicon::evidence::parse(
         &std::fs::read_to_string(repo.join("vectors/silicon/sm_90/vectors.json")).unwrap(),
     )
@@ -151,4 +150,37 @@ fn ledger_silicon_citations_name_lines_that_hold_their_bits() {
         }
     }
     assert!(checked >= 10, "only {checked} citations");
+}
+
+/// Every evidence file reads its device header and its body strictly: the
+/// committed file with one key added, in the header's place or the body's, is
+/// refused, and the message names the key and where it stands.
+#[test]
+fn an_evidence_file_with_an_unknown_key_is_refused() {
+    use ptxvec_generator::silicon::probe::{cluster, nan};
+    use ptxvec_generator::silicon::{evidence, sweep, wide};
+    let dir = silicon_dir();
+    type Reader = fn(&str) -> Result<(), String>;
+    let readers: [(&str, Reader); 5] = [
+        (evidence::FILE, |t| evidence::parse(t).map(drop).map_err(|e| e.to_string())),
+        (cluster::FILE, |t| cluster::parse(t).map(drop).map_err(|e| e.to_string())),
+        (nan::FILE, |t| nan::parse(t).map(drop).map_err(|e| e.to_string())),
+        (sweep::FILE, |t| sweep::parse(t).map(drop).map_err(|e| e.to_string())),
+        (wide::FILE, |t| wide::parse(t).map(drop).map_err(|e| e.to_string())),
+    ];
+    for (file, read) in readers {
+        let text = std::fs::read_to_string(dir.join(file)).unwrap();
+        read(&text).unwrap_or_else(|e| panic!("{file}: the committed file: {e}"));
+        // First among the header's keys, and last, after the body's list.
+        let first = text.replacen('{', "{\"cpu\": \"x\",", 1);
+        let end = text.trim_end().len() - 1;
+        let last = format!("{}, \"cpu\": \"x\"}}\n", &text[..end].trim_end());
+        for (place, bad) in [("first", first), ("last", last)] {
+            let e = read(&bad).expect_err(&format!("{file}: an unknown key {place} was read"));
+            assert!(
+                e.contains("unknown field `cpu`") && e.contains(" at line "),
+                "{file}, key {place}: {e}"
+            );
+        }
+    }
 }

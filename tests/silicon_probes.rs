@@ -3,39 +3,21 @@
 //! GPU against today's vectors and the oracle's sm_90 profile, and held to what
 //! the errata ledger states (E025, E026).
 
-use std::path::PathBuf;
-
 use ptxvec_generator::selfcheck::Suite;
-use ptxvec_generator::silicon::evidence::{render_list, Header};
+use ptxvec_generator::silicon::header::render_list;
 use ptxvec_generator::silicon::probe::{cluster, nan, Observed, Shape};
 use ptxvec_generator::silicon::vectors::{replay, AGREES};
 use ptxvec_oracle::float::Format;
 use ptxvec_spec::Spec;
 use serde_json::Value;
 
-use crate::spec_root;
+use crate::support::{assert_exit, file_names, ptxvec, read_silicon, repo_root, spec, vectors_root};
 
-fn dir() -> PathBuf {
-    spec_root().join("../vectors/silicon/sm_90")
-}
-
+/// A probe's committed evidence file.
 fn read(name: &str) -> String {
-    let path = dir().join(name);
-    std::fs::read_to_string(&path).unwrap_or_else(|e| {
-        panic!(
-            "{}: {e} (record it on a GPU with `ptxvec silicon-probe --out DIR`)",
-            path.display()
-        )
-    })
+    read_silicon(name, "silicon-probe")
 }
 
-fn spec() -> Spec {
-    Spec::load(&spec_root()).unwrap()
-}
-
-fn vectors() -> PathBuf {
-    spec_root().join("../vectors")
-}
 
 /// The evidence entry `id` of the ledger, as YAML data (its sections and quotes).
 fn erratum(spec: &Spec, id: &str) -> String {
@@ -55,24 +37,10 @@ fn erratum(spec: &Spec, id: &str) -> String {
 fn the_probe_files_render_back_byte_for_byte() {
     let text = read(cluster::FILE);
     let c = cluster::parse(&text).unwrap();
-    let header = Header {
-        cc: c.cc.clone(),
-        cuda_driver_api: c.cuda_driver_api,
-        device: c.device.clone(),
-        driver: c.driver.clone(),
-        format: c.format.clone(),
-    };
-    assert_eq!(render_list(&header, "variants", &c.variants), text);
+    assert_eq!(render_list(&c.header, "variants", &c.variants), text);
     let text = read(nan::FILE);
     let n = nan::parse(&text).unwrap();
-    let header = Header {
-        cc: n.cc.clone(),
-        cuda_driver_api: n.cuda_driver_api,
-        device: n.device.clone(),
-        driver: n.driver.clone(),
-        format: n.format.clone(),
-    };
-    assert_eq!(render_list(&header, "rows", &n.rows), text);
+    assert_eq!(render_list(&n.header, "rows", &n.rows), text);
 }
 
 /// E025 as silicon recorded it: every `.shared::cluster` bulk reduce of the
@@ -84,8 +52,8 @@ fn the_probe_files_render_back_byte_for_byte() {
 fn the_cluster_probe_holds_to_e025() {
     let spec = spec();
     let f = cluster::parse(&read(cluster::FILE)).unwrap();
-    assert_eq!((f.format.as_str(), f.cc.as_str()), (cluster::FORMAT, "9.0"));
-    let suites: Vec<Suite> = cluster::variants(&spec, &vectors()).unwrap();
+    assert_eq!((f.header.format.as_str(), f.header.cc.as_str()), (cluster::FORMAT, "9.0"));
+    let suites: Vec<Suite> = cluster::variants(&spec, &vectors_root()).unwrap();
     let ids: Vec<&str> = f.variants.iter().map(|r| r.variant.as_str()).collect();
     let want: Vec<&str> = suites.iter().map(|s| s.id.as_str()).collect();
     assert_eq!(
@@ -137,12 +105,12 @@ fn hex(s: &str) -> u64 {
 /// silicon's results.
 fn nan_runs(spec: &Spec) -> Vec<(&'static str, Shape, String, Results)> {
     let f = nan::parse(&read(nan::FILE)).unwrap();
-    assert_eq!((f.format.as_str(), f.cc.as_str()), (nan::FORMAT, "9.0"));
+    assert_eq!((f.header.format.as_str(), f.header.cc.as_str()), (nan::FORMAT, "9.0"));
     let mut runs = Vec::new();
     let mut rows = f.rows.iter().peekable();
     for (id, shapes) in nan::plan() {
         for shape in shapes {
-            let s = shape.suite(spec, &vectors(), id).unwrap();
+            let s = shape.suite(spec, &vectors_root(), id).unwrap();
             let mut results = Vec::new();
             while let Some(r) = rows.next_if(|r| r.variant == id && r.shape == shape.name()) {
                 results.extend(
@@ -248,7 +216,7 @@ fn no_rule_of_memory_and_operand_fits_red_shared_add_f64() {
     assert_eq!((probe(&loaded), probe(&relaid)), (m, quiet(o)));
     // The self-checking module: record #478 of the semantic vectors, of a variant
     // whose every record silicon matched.
-    let line = std::fs::read_to_string(vectors().join("semantic/red.shared.add.f64.jsonl"))
+    let line = std::fs::read_to_string(vectors_root().join("semantic/red.shared.add.f64.jsonl"))
         .unwrap()
         .lines()
         .nth(478)
@@ -260,7 +228,7 @@ fn no_rule_of_memory_and_operand_fits_red_shared_add_f64() {
     assert_eq!(rec["inputs"]["operand"][0], format!("{o:#018x}"));
     assert_eq!(rec["expect"]["sm_90"]["mem"][0], format!("{m:#018x}"));
     let evidence = ptxvec_generator::silicon::evidence::parse(
-        &std::fs::read_to_string(dir().join("vectors.json")).unwrap(),
+        &read_silicon("vectors.json", "silicon"),
     )
     .unwrap();
     let run = evidence
@@ -301,7 +269,7 @@ fn the_probe_modules_vary_only_where_they_say() {
     };
     let mut seen = 0;
     for p in Probe::ALL {
-        for (s, shape) in modules(p, &spec, &vectors()).unwrap() {
+        for (s, shape) in modules(p, &spec, &vectors_root()).unwrap() {
             let (ptx, target) = s.default_module();
             let entries = if p == Probe::Cluster {
                 Entries::Both
@@ -388,7 +356,7 @@ fn every_probe_module_assembles_with_ptxas() {
     let dir = tempfile::tempdir().unwrap();
     let mut failures = Vec::new();
     for p in Probe::ALL {
-        for (i, (s, shape)) in modules(p, &spec, &vectors()).unwrap().iter().enumerate() {
+        for (i, (s, shape)) in modules(p, &spec, &vectors_root()).unwrap().iter().enumerate() {
             let (_, target) = s.default_module();
             let name = format!("{p:?}{i}");
             if let Err(e) = ptxvec_generator::ptxas::assemble_module(
@@ -407,10 +375,9 @@ fn every_probe_module_assembles_with_ptxas() {
 
 #[test]
 fn silicon_probe_emits_every_module_without_a_gpu() {
-    let bin = env!("CARGO_BIN_EXE_ptxvec");
     for (probe, modules) in [("cluster", 24), ("nan", 10)] {
         let dir = tempfile::tempdir().unwrap();
-        let out = std::process::Command::new(bin)
+        let out = ptxvec()
             .args([
                 "silicon-probe",
                 "--out",
@@ -420,19 +387,11 @@ fn silicon_probe_emits_every_module_without_a_gpu() {
                 "--emit-ptx",
             ])
             .arg(dir.path())
-            .current_dir(spec_root().join(".."))
+            .current_dir(repo_root())
             .output()
             .unwrap();
-        assert_eq!(
-            out.status.code(),
-            Some(0),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let names: Vec<String> = std::fs::read_dir(dir.path())
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect();
+        assert_exit(&out, 0);
+        let names = file_names(dir.path());
         assert_eq!(names.len(), modules, "{probe}: {names:?}");
         let relaid = dir.path().join("red.shared.add.f64.nan-relaid.ptx");
         if probe == "nan" {

@@ -11,20 +11,19 @@ use std::time::Instant;
 use rayon::prelude::*;
 
 use ptxvec_generator::silicon::sweep::{
-    block, evidence_path, parse, text, SweepResult, SweepsFile,
+    block, parse, FILE, text, SweepResult, SweepsFile,
 };
 use ptxvec_generator::sweep::fast::{boundary_values, Kernel, Level};
 use ptxvec_generator::sweep::{blocks_from_rows, Sweep, BLOCKS, ROWS, ROWS_PER_BLOCK, ROW_PAIRS};
 use ptxvec_oracle::float::{add, Format, Ftz, NanOut};
 
-use crate::spec_root;
+use crate::support::{assert_exit, ptxvec, read_silicon, stderr};
 
 const F16: Format = Format::F16;
 
 fn evidence() -> SweepsFile {
-    let path = evidence_path(&spec_root().join(".."));
-    let text = std::fs::read_to_string(&path).unwrap();
-    parse(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    let text = read_silicon(FILE, "silicon-sweep");
+    parse(&text).unwrap_or_else(|e| panic!("{FILE}: {e}"))
 }
 
 /// The oracle's digest of block `i`, against the record's; `Err` says where.
@@ -53,7 +52,7 @@ fn sweep_of(r: &SweepResult) -> &'static Sweep {
 #[test]
 fn every_sweep_is_recorded_with_its_kernel_text_and_no_mismatch() {
     let e = evidence();
-    assert_eq!(e.cc, "9.0");
+    assert_eq!(e.header.cc, "9.0");
     let names: Vec<&str> = e.sweeps.iter().map(|r| r.name.as_str()).collect();
     let all: Vec<&str> = Sweep::ALL.iter().map(|s| s.name).collect();
     assert_eq!(names, all, "the evidence must cover Sweep::ALL, in order");
@@ -95,8 +94,7 @@ fn sweeps_replay_two_blocks_each() {
 
 #[test]
 fn silicon_sweep_names_its_sweeps_and_emits_kernels_without_a_gpu() {
-    let bin = env!("CARGO_BIN_EXE_ptxvec");
-    let out = std::process::Command::new(bin)
+    let out = ptxvec()
         .args([
             "silicon-sweep",
             "--out",
@@ -107,13 +105,13 @@ fn silicon_sweep_names_its_sweeps_and_emits_kernels_without_a_gpu() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = stderr(&out);
     assert!(
         err.contains("unknown sweep \"red.global.add.f32\""),
         "{err}"
     );
     let dir = tempfile::tempdir().unwrap();
-    let out = std::process::Command::new(bin)
+    let out = ptxvec()
         .args([
             "silicon-sweep",
             "--out",
@@ -125,12 +123,7 @@ fn silicon_sweep_names_its_sweeps_and_emits_kernels_without_a_gpu() {
         .arg(dir.path())
         .output()
         .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_exit(&out, 0);
     let ptx = std::fs::read_to_string(dir.path().join("red.global.v2.f16.min.noftz.ptx")).unwrap();
     assert!(
         ptx.contains("red.global.v2.f16.min.noftz [%rd2], {%h1, %h2};"),

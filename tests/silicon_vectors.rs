@@ -3,8 +3,6 @@
 //! without a GPU: the current sm_90 expectations must rebuild the digest of what
 //! silicon wrote, and each profile must match as many records as it did.
 
-use std::path::PathBuf;
-
 use ptxvec_generator::record::{Bits, Expectation, Inputs, Out};
 use ptxvec_generator::selfcheck::ptx::{module, Entries};
 use ptxvec_generator::selfcheck::{self, raw, Suite, Window};
@@ -12,13 +10,10 @@ use ptxvec_generator::silicon::{evidence, vectors};
 use ptxvec_oracle::profile::Profile;
 
 use crate::spec_root;
-
-fn vectors_root() -> PathBuf {
-    spec_root().join("../vectors")
-}
+use crate::support::{assert_exit, file_names, ptxvec, repo_root, spec, stderr, stdout, vectors_root};
 
 fn suites() -> Vec<Suite> {
-    let spec = ptxvec_spec::Spec::load(&spec_root()).unwrap();
+    let spec = spec();
     selfcheck::index(&vectors_root())
         .unwrap()
         .iter()
@@ -179,7 +174,7 @@ fn sm_90_silicon_evidence_replays() {
     let path = vectors_root().join("silicon/sm_90").join(vectors::FILE);
     let text = std::fs::read_to_string(&path).unwrap();
     let ev = evidence::parse(&text).unwrap();
-    assert_eq!(ev.format, vectors::FORMAT);
+    assert_eq!(ev.header.format, vectors::FORMAT);
     let all = suites();
     let mut problems = Vec::new();
     let (mut ran, mut records, mut sm90_mismatches) = (0, 0, 0);
@@ -233,7 +228,7 @@ fn sm_90_silicon_evidence_replays() {
     assert!(problems.is_empty(), "{}", problems.join("\n"));
     // Where silicon differs from the document (the ptx-isa profile), the errata
     // ledger says so, as for the probe evidence.
-    let spec = ptxvec_spec::Spec::load(&spec_root()).unwrap();
+    let spec = spec();
     let ledgered: Vec<String> = spec
         .errata
         .errata
@@ -442,7 +437,7 @@ fn raw_grading_reads_the_poison() {
     bytes[lane(idle)..lane(idle) + 4].copy_from_slice(&[0; 4]);
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("vote.sync.ballot.b32.bin"), &bytes).unwrap();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ptxvec"))
+    let out = ptxvec()
         .args(["grade", "--profile", "sm_90", "--raw"])
         .arg(dir.path())
         .arg("--vectors")
@@ -451,7 +446,7 @@ fn raw_grading_reads_the_poison() {
         .arg(spec_root())
         .output()
         .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
+    let text = stdout(&out);
     assert_eq!(out.status.code(), Some(1), "{text}");
     let id = &s.records[r].id;
     assert!(
@@ -475,7 +470,7 @@ fn raw_grading_reads_the_poison() {
 fn modules_lower_to_their_records_requirement() {
     let new = ptxvec_generator::ptxas::from_env("PTXVEC_PTXAS").unwrap_or_else(|e| panic!("{e}"));
     let old = ptxvec_generator::ptxas::from_env("PTXVEC_PTXAS_CU12").unwrap_or_else(|e| panic!("{e}"));
-    let model = ptxvec_spec::Spec::load(&spec_root()).unwrap().targets;
+    let model = spec().targets;
     let dir = tempfile::tempdir().unwrap();
     let (mut n, mut failures) = (0, Vec::new());
     for s in suites().iter().flat_map(Suite::runs) {
@@ -508,7 +503,7 @@ fn assert_allows(suite: &Suite, model: &ptxvec_spec::TargetModel, ptx: &str, tar
 /// forms sm_100a with PTX 8.6 or the sm_100f family with PTX 8.8.
 #[test]
 fn lowering_stops_at_the_requirement() {
-    let model = ptxvec_spec::Spec::load(&spec_root()).unwrap().targets;
+    let model = spec().targets;
     let all = suites();
     let int = all.iter().find(|s| s.id == "redux.sync.add.u32").unwrap();
     for (ptx, target, ok) in [
@@ -534,13 +529,13 @@ fn lowering_stops_at_the_requirement() {
     ] {
         assert_allows(f32, &model, ptx, target, ok);
     }
-    let o = std::process::Command::new(env!("CARGO_BIN_EXE_ptxvec"))
-        .current_dir(spec_root().join(".."))
+    let o = ptxvec()
+        .current_dir(repo_root())
         .args(["emit-ptx", "--variant", "redux.sync.add.u32", "--raw", "--target", "sm_75", "--ptx", "7.0"])
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("is below what its records require (sm_80 with PTX 7.0)"));
+    assert!(stderr(&o).contains("is below what its records require (sm_80 with PTX 7.0)"));
     // The non-sync vote: PTX ISA 1.2 with sm_12, until "removed in PTX ISA version
     // 6.4 for `.target` `sm_70` or higher" (PTX ISA 9.1, 9.7.13.8).
     let vote = all.iter().find(|s| s.id == "vote.all.pred").unwrap();
@@ -557,11 +552,83 @@ fn lowering_stops_at_the_requirement() {
         assert_allows(vote, &model, ptx, target, ok);
     }
     assert_eq!(vote.module_for((9, 0)), Some(("6.3".to_owned(), "sm_70".to_owned())));
-    let o = std::process::Command::new(env!("CARGO_BIN_EXE_ptxvec"))
-        .current_dir(spec_root().join(".."))
+    let o = ptxvec()
+        .current_dir(repo_root())
         .args(["emit-ptx", "--variant", "vote.all.pred", "--raw", "--target", "sm_90", "--ptx", "7.8"])
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("is past its withdrawal (PTX ISA 6.4 on .target sm_70 and later)"));
+    assert!(stderr(&o).contains("is past its withdrawal (PTX ISA 6.4 on .target sm_70 and later)"));
+}
+
+/// `silicon --emit-ptx` writes each run's module without a GPU: one file for a
+/// variant without windows, one per window for a generic `red`, each the module
+/// `emit-ptx --variant` writes.
+#[test]
+fn silicon_emits_every_run_module_without_a_gpu() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = ptxvec()
+        .args(["silicon", "--out", "unused", "--variant", "red.add.u32", "--variant", "vote.sync.ballot.b32", "--emit-ptx"])
+        .arg(dir.path())
+        .current_dir(repo_root())
+        .output()
+        .unwrap();
+    assert_exit(&out, 0);
+    let names = file_names(dir.path());
+    let spec = spec();
+    let windows: Vec<&str> = Window::ALL.iter().map(|w| w.name()).collect();
+    let mut want: Vec<String> = windows.iter().map(|w| format!("red.add.u32.{w}.ptx")).collect();
+    want.push("vote.sync.ballot.b32.ptx".into());
+    want.sort();
+    assert_eq!(names, want);
+    let cases = [
+        ("red.add.u32.shared.ptx", "red.add.u32", Window::Shared),
+        ("vote.sync.ballot.b32.ptx", "vote.sync.ballot.b32", Window::Global),
+    ];
+    for (file, id, window) in cases {
+        let req = vectors::VariantModule {
+            vectors: &vectors_root(),
+            id,
+            raw_only: false,
+            window,
+            ptx: None,
+            target: None,
+            records: None,
+        };
+        let text = std::fs::read_to_string(dir.path().join(file)).unwrap();
+        assert_eq!(text, vectors::emit(&spec, req).unwrap(), "{file}");
+    }
+}
+
+/// The runners' command lines as README.md and vectors/silicon/README.md give
+/// them: each parses, and the shared arguments (`silicon::args`) land where the
+/// subcommand reads them.
+#[test]
+fn the_documented_runner_command_lines_parse() {
+    use clap::Parser;
+    use ptxvec_generator::cli::{Cli, Command};
+    let documented = [
+        "ptxvec silicon --out DIR --raw-out DIR2",
+        "ptxvec silicon --out /tmp/x --variant red.add.f32",
+        "ptxvec silicon --out /tmp/x --emit-ptx /tmp/modules",
+        "ptxvec silicon-sweep --out DIR --sweep red.global.add.noftz.f16 --emit-ptx DIR",
+        "ptxvec silicon-sweep-wide --out DIR --sweep red.global.add.f32 --emit-ptx DIR",
+        "ptxvec silicon-probe --out DIR --probe cluster --probe nan --emit-ptx DIR",
+        "ptxvec run-engine --runner PROGRAM --runner-arg=--api --runner-arg runtime --engine NAME --out DIR --variant ID --cc 9.0 --timeout 60",
+    ];
+    for line in documented {
+        let cli = Cli::try_parse_from(line.split(' ')).unwrap_or_else(|e| panic!("{line}: {e}"));
+        let out = match &cli.command {
+            Command::Silicon(a) => &a.runner.out,
+            Command::SiliconSweep(a) | Command::SiliconSweepWide(a) => &a.runner.out,
+            Command::SiliconProbe(a) => &a.runner.out,
+            Command::RunEngine(a) => &a.out,
+            other => panic!("{line}: parsed as {other:?}"),
+        };
+        assert!(line.contains(&format!("--out {}", out.display())), "{line}: --out read as {}", out.display());
+    }
+    // The hidden child flags stay as the runners start their children.
+    let probe = Cli::try_parse_from(["ptxvec", "silicon-probe", "--out", "o", "--child", "v", "--shape", "nan-relaid"]).unwrap();
+    assert!(matches!(probe.command, Command::SiliconProbe(a) if a.runner.child.as_deref() == Some("v")));
+    assert!(Cli::try_parse_from(["ptxvec", "silicon-probe", "--out", "o", "--shape", "nan-relaid"]).is_err(), "--shape without --child");
 }

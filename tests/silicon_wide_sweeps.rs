@@ -7,26 +7,20 @@
 use std::time::Instant;
 
 use ptxvec_generator::silicon::wide::{
-    block, evidence_path, parse, text, SetRecord, WideFile, WideResult,
+    block, parse, FILE, text, SetRecord, WideFile, WideResult,
 };
 use ptxvec_generator::sweep::wide::{Plan, Replay, Set, WideSweep, BLOCKS};
+use ptxvec_oracle::shard::Shard;
 
-use crate::spec_root;
+use crate::support::{assert_exit, ptxvec, read_silicon, spec, stderr};
 
 fn evidence() -> WideFile {
-    let path = evidence_path(&spec_root().join(".."));
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
-        panic!(
-            "{}: {e} (record it on a GPU with `ptxvec silicon-sweep-wide --out DIR`)",
-            path.display()
-        )
-    });
-    let e = parse(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let text = read_silicon(FILE, "silicon-sweep-wide");
+    let e = parse(&text).unwrap_or_else(|e| panic!("{FILE}: {e}"));
     assert_eq!(
         e.sets,
         vec![SetRecord::of(Set::f32()), SetRecord::of(Set::f64())],
-        "{}: recorded over other operand sets than today's: record it again",
-        path.display()
+        "{FILE}: recorded over other operand sets than today's: record it again"
     );
     e
 }
@@ -53,7 +47,7 @@ fn by_plan(e: &WideFile) -> Vec<(Replay, Vec<&WideResult>)> {
 /// The sweeps whose difference from the oracle the errata ledger explains: a
 /// `disagreements` key `silicon:sm_90:wide:<sweep>`.
 fn ledgered() -> Vec<String> {
-    let spec = ptxvec_spec::Spec::load(&spec_root()).unwrap();
+    let spec = spec();
     spec.errata
         .errata
         .iter()
@@ -136,7 +130,7 @@ fn replay_blocks(e: &WideFile, blocks: &[usize], log: bool) -> Vec<String> {
 fn every_wide_sweep_is_recorded_over_todays_sets_with_its_kernel_text_and_no_unledgered_mismatch() {
     let e = evidence();
     let ledger = ledgered();
-    assert_eq!(e.cc, "9.0");
+    assert_eq!(e.header.cc, "9.0");
     let names: Vec<&str> = e.sweeps.iter().map(|r| r.name.as_str()).collect();
     let all: Vec<&str> = WideSweep::ALL.iter().map(|s| s.name).collect();
     assert_eq!(
@@ -220,8 +214,7 @@ fn a_changed_wide_digest_is_caught() {
 
 #[test]
 fn silicon_sweep_wide_names_its_sweeps_and_emits_every_kernel_without_a_gpu() {
-    let bin = env!("CARGO_BIN_EXE_ptxvec");
-    let out = std::process::Command::new(bin)
+    let out = ptxvec()
         .args([
             "silicon-sweep-wide",
             "--out",
@@ -232,23 +225,18 @@ fn silicon_sweep_wide_names_its_sweeps_and_emits_every_kernel_without_a_gpu() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = stderr(&out);
     assert!(
         err.contains("unknown wide sweep \"red.global.add.f16\""),
         "{err}"
     );
     let dir = tempfile::tempdir().unwrap();
-    let out = std::process::Command::new(bin)
+    let out = ptxvec()
         .args(["silicon-sweep-wide", "--out", "unused", "--emit-ptx"])
         .arg(dir.path())
         .output()
         .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_exit(&out, 0);
     for s in WideSweep::ALL {
         let path = dir
             .path()
@@ -258,27 +246,17 @@ fn silicon_sweep_wide_names_its_sweeps_and_emits_every_kernel_without_a_gpu() {
     }
 }
 
-/// `PTXVEC_SHARD=K/N`: the blocks `i % N == K`; unset, every block.
-fn shard() -> (usize, usize) {
-    let Ok(v) = std::env::var("PTXVEC_SHARD") else {
-        return (0, 1);
-    };
-    let parsed = v
-        .split_once('/')
-        .and_then(|(k, n)| Some((k.trim().parse().ok()?, n.trim().parse().ok()?)));
-    match parsed {
-        Some((k, n)) if n > 0 && k < n && n <= BLOCKS => (k, n),
-        _ => panic!("PTXVEC_SHARD={v:?}: expected K/N with 0 <= K < N <= {BLOCKS}"),
-    }
-}
-
 #[test]
 #[ignore = "2^36 pairs per f32 sweep: all blocks, or PTXVEC_SHARD=K/N of them (vectors/silicon/README.md)"]
 fn wide_sweeps_replay_blocks_of_the_shard() {
-    let (k, n) = shard();
-    let blocks: Vec<usize> = (0..BLOCKS).filter(|i| i % n == k).collect();
+    // `PTXVEC_SHARD=K/N`: the blocks `i % N == K`; unset, every block.
+    const VAR: &str = "PTXVEC_SHARD";
+    let shard = Shard::from_var(VAR, std::env::var(VAR).ok().as_deref(), BLOCKS as u64)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let blocks: Vec<usize> = (0..BLOCKS).filter(|&i| shard.contains(i as u64)).collect();
+    let (k, n) = (shard.k, shard.n);
     eprintln!(
-        "wide sweeps: shard {k}/{n}, {} of {BLOCKS} blocks of every sweep (blocks i with i % {n} == {k})",
+        "wide sweeps: shard {shard}, {} of {BLOCKS} blocks of every sweep (blocks i with i % {n} == {k})",
         blocks.len()
     );
     let t = Instant::now();

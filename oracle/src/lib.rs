@@ -9,4 +9,5 @@ pub mod float;
 pub mod int;
 pub mod memory;
 pub mod profile;
+pub mod shard;
 pub mod warp;

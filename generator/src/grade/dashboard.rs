@@ -221,7 +221,7 @@ fn silicon_row(vectors: &Path, variants: &[semantic::Variant]) -> Result<Row> {
     }
     Ok(Row {
         explained: BTreeMap::new(),
-        client: format!("sm_90 silicon ({})", e.device),
+        client: format!("sm_90 silicon ({})", e.header.device),
         kind: "silicon evidence",
         cells,
     })

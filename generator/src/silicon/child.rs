@@ -14,29 +14,45 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 /// The arguments that start a variant's child: `ptxvec --spec DIR COMMAND --out
-/// OUT --vectors VECTORS --child ID FLAG VALUE`, where `FLAG VALUE` says how it
+/// OUT --child ID --vectors VECTORS FLAG VALUE`, where `FLAG VALUE` says how it
 /// runs (`--window global`, `--shape cluster-of-one`).
 pub fn variant_argv(
     spec_dir: &std::path::Path,
+    runner: &super::args::RunnerArgs,
     command: &str,
-    out: &std::path::Path,
     vectors: &std::path::Path,
     id: &str,
     (flag, value): (&str, &str),
 ) -> Vec<OsString> {
-    vec![
-        "--spec".into(),
-        spec_dir.into(),
-        command.into(),
-        "--out".into(),
-        out.into(),
+    let mut argv: Vec<OsString> = vec!["--spec".into(), spec_dir.into()];
+    argv.extend(runner.child_argv(command, id));
+    argv.extend([
         "--vectors".into(),
         vectors.into(),
-        "--child".into(),
-        id.into(),
         flag.into(),
         value.into(),
-    ]
+    ]);
+    argv
+}
+
+/// Bytes as the children's answers carry them: two lowercase hex digits each.
+pub fn hex(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+/// A child's hex buffer as bytes.
+pub fn unhex(s: &str) -> Result<Vec<u8>> {
+    let bad = || Error::Run(format!("child output: not hex: {s:.40}"));
+    if !s.len().is_multiple_of(2) {
+        return Err(bad());
+    }
+    (0..s.len())
+        .step_by(2)
+        .map(|i| {
+            let pair = s.get(i..i + 2).ok_or_else(bad)?;
+            u8::from_str_radix(pair, 16).map_err(|_| bad())
+        })
+        .collect()
 }
 
 /// Runs this binary with `args` and returns the child's answer, or why there is

@@ -9,7 +9,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::device::DeviceInfo;
+pub use super::header::Header;
+use super::header::{render_list, Evidence};
 use crate::record::Expectation;
 
 /// The evidence format's name and version.
@@ -17,49 +18,13 @@ pub const FORMAT: &str = "ptxvec-silicon-vectors/1";
 /// The evidence file's name in the output folder.
 pub const FILE: &str = "vectors.json";
 
-/// The device that wrote the evidence.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Header {
-    /// Compute capability, `9.0`.
-    pub cc: String,
-    /// `cuDriverGetVersion`.
-    pub cuda_driver_api: i32,
-    /// `cuDeviceGetName`.
-    pub device: String,
-    /// The kernel module's version, where readable.
-    pub driver: Option<String>,
-    /// [`FORMAT`].
-    pub format: String,
-}
+/// The whole file: the device, then one entry per run.
+pub type VectorsFile = Evidence<Variants>;
 
-impl Header {
-    /// The header of evidence written on `info`'s device.
-    pub fn of(info: &DeviceInfo) -> Header {
-        Header {
-            cc: info.cc_text(),
-            cuda_driver_api: info.driver_api,
-            device: info.name.clone(),
-            driver: info.driver.clone(),
-            format: FORMAT.to_owned(),
-        }
-    }
-}
-
-/// The whole file.
+/// The file's body.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct VectorsFile {
-    /// Compute capability, `9.0`.
-    pub cc: String,
-    /// `cuDriverGetVersion`.
-    pub cuda_driver_api: i32,
-    /// `cuDeviceGetName`.
-    pub device: String,
-    /// The kernel module's version, where readable.
-    pub driver: Option<String>,
-    /// [`FORMAT`].
-    pub format: String,
+pub struct Variants {
     /// One entry per run.
     pub variants: Vec<Run>,
 }
@@ -180,22 +145,6 @@ pub fn render(header: &Header, runs: &[Run]) -> String {
     render_list(header, "variants", runs)
 }
 
-/// An evidence file's bytes: the header's keys (a struct whose fields serialize in
-/// file order), then the list `key`, one row per line. The probes' files take
-/// this form too (`crate::silicon::probe`).
-pub fn render_list<H: Serialize, R: Serialize>(header: &H, key: &str, rows: &[R]) -> String {
-    // Headers and rows hold strings, numbers, lists and maps with string keys
-    // only: serde_json cannot fail on them.
-    let head = serde_json::to_string(header).unwrap_or_default();
-    let mut s = format!("{},\n\"{key}\": [\n", head.trim_end_matches('}'));
-    for (i, r) in rows.iter().enumerate() {
-        s += &serde_json::to_string(r).unwrap_or_default();
-        s += if i + 1 < rows.len() { ",\n" } else { "\n" };
-    }
-    s += "]}\n";
-    s
-}
-
 /// Reads the file.
 pub fn parse(text: &str) -> Result<VectorsFile, serde_json::Error> {
     serde_json::from_str(text)
@@ -214,13 +163,6 @@ mod tests {
         );
         let text = std::fs::read_to_string(path).unwrap();
         let f = parse(&text).unwrap();
-        let header = Header {
-            cc: f.cc,
-            cuda_driver_api: f.cuda_driver_api,
-            device: f.device,
-            driver: f.driver,
-            format: f.format,
-        };
-        assert_eq!(render(&header, &f.variants), text);
+        assert_eq!(render(&f.header, &f.variants), text);
     }
 }

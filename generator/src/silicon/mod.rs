@@ -10,12 +10,17 @@
 //!   ledger (E025's cluster dimensions, E026's NaN bits).
 //! - [`device`]: the CUDA driver (cudarc), and every `unsafe` of the crate's GPU code.
 //! - [`evidence`]: `vectors.json`, what `ptxvec silicon` wrote, typed.
+//! - [`header`]: the device header every evidence file opens with, and the reader
+//!   that keeps it beside a file's body.
 //! - [`sweeps`]: the loop and arguments the two sweep subcommands share.
+//! - [`args`]: the arguments every runner takes (`--out`, `--emit-ptx`).
 //! - [`child`]: each run in a child process of its own, with a time limit.
 
+pub mod args;
 pub mod child;
 pub mod device;
 pub mod evidence;
+pub mod header;
 pub mod probe;
 pub mod sweep;
 pub mod sweeps;

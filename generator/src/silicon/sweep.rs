@@ -13,12 +13,12 @@
 //! generic writes of `init`, the reductions, and the loads of `digest`.
 
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
-use super::device::{Device, DeviceError, DeviceInfo, SweepEntry, SweepModule, SweepShape};
+use super::device::{Device, DeviceError, SweepEntry, SweepModule, SweepShape};
+use super::header::{expect_format, quote as q, Evidence, Header};
 use super::sweeps::{MAX_PAIRS, MAX_RAW_ROWS, THREADS};
 use crate::error::{Error, Result};
 use crate::output::note;
@@ -47,20 +47,13 @@ pub const DIGEST: &str = "block digest = sum mod 2^64, over the block's pairs p 
 /// oracle's replay of its 2^32 pairs tens of seconds on a few cores.
 pub const CHILD_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(600);
 
-/// The evidence file.
+/// The evidence file: the device ([`FORMAT`]), then the sweeps.
+pub type SweepsFile = Evidence<SweepsBody>;
+
+/// The evidence file's body.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct SweepsFile {
-    /// [`FORMAT`].
-    pub format: String,
-    /// `cuDeviceGetName`.
-    pub device: String,
-    /// Compute capability, `9.0`.
-    pub cc: String,
-    /// The kernel module's version, where readable.
-    pub driver: Option<String>,
-    /// `cuDriverGetVersion`.
-    pub cuda_driver_api: i32,
+pub struct SweepsBody {
     /// The modules' `.version`.
     pub ptx: String,
     /// The modules' `.target`.
@@ -340,19 +333,13 @@ impl Runner {
 pub struct Command;
 
 impl super::sweeps::Kind for Command {
-    type Sweep = Sweep;
+    type Catalog = crate::sweep::Bits16;
     type Result = SweepResult;
     const COMMAND: &'static str = "silicon-sweep";
     const FILE: &'static str = FILE;
-    const NOUN: &'static str = "sweep";
+    const FORMAT: &'static str = FORMAT;
     const CHILD_TIMEOUT: std::time::Duration = CHILD_TIMEOUT;
 
-    fn all() -> &'static [Sweep] {
-        Sweep::ALL
-    }
-    fn name(s: &Sweep) -> &'static str {
-        s.name
-    }
     fn module(s: &Sweep) -> String {
         module(s)
     }
@@ -362,8 +349,8 @@ impl super::sweeps::Kind for Command {
     fn differs(r: &SweepResult) -> bool {
         !r.mismatched_rows.is_empty()
     }
-    fn render(info: &DeviceInfo, records: &[SweepResult]) -> String {
-        render(info, records)
+    fn render(header: &Header, records: &[SweepResult]) -> String {
+        render(header, records)
     }
 }
 
@@ -458,22 +445,12 @@ fn pair_mismatch(s: &Sweep, p: u32, got: u32, want: u32) -> PairMismatch {
 
 // ------------------------------------------------------------------ the file
 
-fn q(s: &str) -> String {
-    // A str always serializes.
-    serde_json::to_string(s).unwrap_or_default()
-}
-
 /// The evidence file's bytes: fixed key order, eight digests a line.
-pub fn render(info: &DeviceInfo, records: &[SweepResult]) -> String {
-    let mut o = String::new();
-    let driver = info.driver.as_deref().map_or("null".to_owned(), q);
+pub fn render(header: &Header, records: &[SweepResult]) -> String {
+    let mut o = format!("{{\n{}", header.pretty());
     let _ = write!(
         o,
-        "{{\n  \"format\": {},\n  \"device\": {},\n  \"cc\": \"{}\",\n  \"driver\": {driver},\n  \"cuda_driver_api\": {},\n  \"ptx\": {},\n  \"target\": {},\n  \"digest\": {},\n  \"block_pairs\": {BLOCK_PAIRS},\n  \"sweeps\": [",
-        q(FORMAT),
-        q(&info.name),
-        info.cc_text(),
-        info.driver_api,
+        "  \"ptx\": {},\n  \"target\": {},\n  \"digest\": {},\n  \"block_pairs\": {BLOCK_PAIRS},\n  \"sweeps\": [",
         q(PTX_VERSION),
         q(TARGET),
         q(DIGEST),
@@ -535,9 +512,7 @@ pub fn render(info: &DeviceInfo, records: &[SweepResult]) -> String {
 pub fn parse(text: &str) -> Result<SweepsFile> {
     let bad = |m: String| Err(Error::Input(m));
     let e: SweepsFile = serde_json::from_str(text).map_err(|e| Error::Input(e.to_string()))?;
-    if e.format != FORMAT {
-        return bad(format!("format {:?}, expected {FORMAT:?}", e.format));
-    }
+    expect_format(&e.header, FORMAT).map_err(Error::Input)?;
     if e.block_pairs != BLOCK_PAIRS {
         return bad(format!(
             "block_pairs {}, expected {BLOCK_PAIRS}",
@@ -569,22 +544,12 @@ pub fn block(r: &SweepResult, i: usize) -> Result<u64> {
         .map_err(|e| Error::Input(format!("{}: block {i}: {h:?}: {e}", r.name)))
 }
 
-/// The path of the recorded evidence, relative to the repository root.
-pub fn evidence_path(root: &Path) -> PathBuf {
-    root.join("vectors/silicon/sm_90").join(FILE)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn info() -> DeviceInfo {
-        DeviceInfo {
-            name: "NVIDIA H100".into(),
-            cc: (9, 0),
-            driver_api: 13000,
-            driver: Some("580.0".into()),
-        }
+    fn header() -> Header {
+        crate::silicon::header::h100(FORMAT)
     }
 
     fn record(s: &Sweep, mismatch: bool) -> SweepResult {
@@ -623,14 +588,13 @@ mod tests {
     #[test]
     fn rendered_evidence_parses_back_whole() {
         let records = vec![record(&Sweep::ALL[0], false), record(&Sweep::ALL[10], true)];
-        let text = render(&info(), &records);
+        let text = render(&header(), &records);
         let e = parse(&text).unwrap();
         assert_eq!(e.sweeps, records);
-        assert_eq!(e.device, "NVIDIA H100");
-        assert_eq!(e.cc, "9.0");
+        assert_eq!(e.header, header());
         assert_eq!(block(&e.sweeps[1], 3).unwrap(), 0x0303);
         // Deterministic: the same inputs, the same bytes.
-        assert_eq!(text, render(&info(), &records));
+        assert_eq!(text, render(&header(), &records));
     }
 
     #[test]

@@ -1,15 +1,17 @@
 //! The parent side that the sweep subcommands share (`silicon-sweep`,
-//! `silicon-sweep-wide`): their arguments, and the one loop that writes the PTX
+//! `silicon-sweep-wide`): their arguments (the runners' [`RunnerArgs`] and
+//! `--sweep`), and the one loop that writes the PTX
 //! modules, answers as a child, or runs each chosen sweep in a child process of its
 //! own and rewrites the evidence file after each. What a sweep is, how it runs on
 //! the device and how its file reads are each subcommand's ([`Kind`]).
 
-use std::path::PathBuf;
-
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
-use super::device::{Device, DeviceInfo};
+use super::args::RunnerArgs;
+use super::device::Device;
+use super::header::Header;
+use crate::sweep::{Catalog, Swept};
 use crate::error::{Error, Outcome, Result};
 use crate::files::write_atomic;
 use crate::output::note;
@@ -26,63 +28,53 @@ pub const MAX_PAIRS: usize = 64;
 /// Arguments of a sweep subcommand.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The folder the evidence file goes to.
-    #[arg(long)]
-    pub out: PathBuf,
+    /// Where the evidence or the modules go; the child's sweep.
+    #[command(flatten)]
+    pub runner: RunnerArgs,
     /// Only these sweeps (by instruction name, e.g. `red.global.add.f32`).
     #[arg(long = "sweep")]
     pub sweeps: Vec<String>,
-    /// Write each sweep's PTX module to this folder and run nothing.
-    #[arg(long)]
-    pub emit_ptx: Option<PathBuf>,
-    /// Run one sweep in this process and print its result as JSON (what each
-    /// child does).
-    #[arg(long, hide = true)]
-    pub child: Option<String>,
 }
 
 /// What a sweep subcommand gives the loop.
 pub trait Kind {
-    /// One sweep of the subcommand's catalog.
-    type Sweep: 'static;
+    /// The subcommand's catalog of sweeps.
+    type Catalog: Catalog;
     /// What a child reports for one sweep.
     type Result: Serialize + DeserializeOwned;
     /// The subcommand, as the children are started with it.
     const COMMAND: &'static str;
     /// The evidence file, in `--out`.
     const FILE: &'static str;
-    /// What a sweep is called in messages (`sweep`, `wide sweep`).
-    const NOUN: &'static str;
     /// How long one sweep's child may run.
     const CHILD_TIMEOUT: std::time::Duration;
 
-    /// Every sweep, in the catalog's order.
-    fn all() -> &'static [Self::Sweep];
-    /// A sweep's name.
-    fn name(s: &Self::Sweep) -> &'static str;
     /// A sweep's PTX module.
-    fn module(s: &Self::Sweep) -> String;
+    fn module(s: &Swept<Self::Catalog>) -> String;
     /// Runs one sweep on the device and compares it with the oracle (a child's
     /// work).
-    fn one(s: &'static Self::Sweep) -> Result<Self::Result>;
+    fn one(s: &'static Swept<Self::Catalog>) -> Result<Self::Result>;
     /// Whether a result differs from the oracle.
     fn differs(r: &Self::Result) -> bool;
+    /// The evidence file's `format`.
+    const FORMAT: &'static str;
     /// The evidence file's text.
-    fn render(info: &DeviceInfo, records: &[Self::Result]) -> String;
+    fn render(header: &Header, records: &[Self::Result]) -> String;
 }
 
 /// Runs a sweep subcommand: findings when a sweep failed or differs from the
 /// oracle.
 pub fn run<K: Kind>(args: &Args) -> Result<Outcome> {
     let sweeps = select::<K>(&args.sweeps)?;
-    if let Some(dir) = &args.emit_ptx {
+    let runner = &args.runner;
+    if let Some(dir) = &runner.emit_ptx {
         for s in &sweeps {
-            let path = dir.join(format!("{}.ptx", K::name(s).replace("::", "_")));
+            let path = dir.join(format!("{}.ptx", s.name.replace("::", "_")));
             write_atomic(&path, K::module(s).as_bytes()).map_err(|e| Error::io(&path, e))?;
         }
         return Ok(Outcome::Pass);
     }
-    if let Some(name) = &args.child {
+    if let Some(name) = &runner.child {
         let r = select::<K>(std::slice::from_ref(name)).and_then(|s| K::one(s[0]));
         return super::child::answer(r, &mut std::io::stdout().lock());
     }
@@ -91,30 +83,25 @@ pub fn run<K: Kind>(args: &Args) -> Result<Outcome> {
     let info = dev.info()?;
     drop(dev);
     note(format_args!("{}: {info}", K::COMMAND));
+    let header = Header::of(&info, K::FORMAT);
     let mut records = Vec::new();
     let mut failed = false;
-    let path = args.out.join(K::FILE);
+    let path = runner.out.join(K::FILE);
     let progress = Progress::new(sweeps.len() as u64, "sweeps");
     for s in sweeps {
-        let argv: Vec<std::ffi::OsString> = vec![
-            K::COMMAND.into(),
-            "--out".into(),
-            args.out.clone().into(),
-            "--child".into(),
-            K::name(s).into(),
-        ];
+        let argv = runner.child_argv(K::COMMAND, s.name);
         match super::child::run::<K::Result>(&argv, K::CHILD_TIMEOUT) {
             Ok(r) => {
                 failed |= K::differs(&r);
                 records.push(r);
             }
             Err(e) => {
-                progress.suspend(|| note(format_args!("{}: {e}", K::name(s))));
+                progress.suspend(|| note(format_args!("{}: {e}", s.name)));
                 failed = true;
             }
         }
         // Rewritten after every sweep: a run cut short keeps what it finished.
-        let text = K::render(&info, &records);
+        let text = K::render(&header, &records);
         write_atomic(&path, text.as_bytes()).map_err(|e| Error::io(&path, e))?;
         progress.inc(1);
     }
@@ -129,19 +116,19 @@ pub fn run<K: Kind>(args: &Args) -> Result<Outcome> {
 }
 
 /// The sweeps named, or every one when none is.
-fn select<K: Kind>(names: &[String]) -> Result<Vec<&'static K::Sweep>> {
-    let all = K::all();
+fn select<K: Kind>(names: &[String]) -> Result<Vec<&'static Swept<K::Catalog>>> {
+    let all = <K::Catalog as Catalog>::ALL;
     if names.is_empty() {
         return Ok(all.iter().collect());
     }
     names
         .iter()
         .map(|n| {
-            all.iter().find(|s| K::name(s) == n).ok_or_else(|| {
-                let known: Vec<&str> = all.iter().map(K::name).collect();
+            Swept::<K::Catalog>::find(n).ok_or_else(|| {
+                let known: Vec<&str> = all.iter().map(|s| s.name).collect();
                 Error::Usage(format!(
                     "unknown {} {n:?} (known: {})",
-                    K::NOUN,
+                    <K::Catalog as Catalog>::NOUN,
                     known.join(", ")
                 ))
             })

@@ -15,6 +15,8 @@ use std::io::Write;
 use ptxvec_oracle::profile::Profile;
 use ptxvec_spec::Spec;
 
+use super::args::RunnerArgs;
+use super::child::{hex, unhex};
 use super::device::Device;
 use crate::error::{Context, Error, Outcome, Result};
 use crate::output::note;
@@ -34,9 +36,9 @@ pub const EXAMPLES: usize = 4;
 /// Arguments of `ptxvec silicon`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The folder the evidence goes to (`vectors.json`).
-    #[arg(long)]
-    pub out: PathBuf,
+    /// Where the evidence (`vectors.json`) or the modules go; the child's variant.
+    #[command(flatten)]
+    pub runner: RunnerArgs,
     /// The variants run.
     #[command(flatten)]
     pub select: selfcheck::Selection,
@@ -44,10 +46,6 @@ pub struct Args {
     /// (what `run-engine` on the same device must reproduce byte for byte).
     #[arg(long)]
     pub raw_out: Option<PathBuf>,
-    /// Run one variant in this process and print its buffers as JSON (what each
-    /// child does).
-    #[arg(long, hide = true)]
-    pub child: Option<String>,
     /// With --child: the window a generic variant runs in.
     #[arg(long, value_enum, hide = true, default_value = "global")]
     pub window: Window,
@@ -57,7 +55,9 @@ pub struct Args {
     pub module_file: Option<PathBuf>,
 }
 
-fn find(spec: &Spec, vectors: &Path, id: &str) -> Result<Suite> {
+/// The variant `id` of the vectors folder, loaded; an id the index does not list is
+/// a usage error.
+pub fn find(spec: &Spec, vectors: &Path, id: &str) -> Result<Suite> {
     let idx = selfcheck::index(vectors)?;
     let entry = idx.iter().find(|e| e.variant == id).ok_or_else(|| {
         Error::Usage(format!(
@@ -138,8 +138,11 @@ pub fn emit(spec: &Spec, req: VariantModule<'_>) -> Result<String> {
 /// Runs the subcommand, a table of the runs onto `out`: findings when a variant
 /// failed on the device or silicon disagrees with sm_90.
 pub fn run(args: &Args, spec: &Spec, spec_dir: &Path, out: &mut dyn Write) -> Result<Outcome> {
-    if let Some(id) = &args.child {
+    if let Some(id) = &args.runner.child {
         return child(args, spec, id, out);
+    }
+    if let Some(dir) = &args.runner.emit_ptx {
+        return emit_all(args, spec, dir);
     }
     let dev = Device::open()?;
     let info = dev.info()?;
@@ -181,11 +184,8 @@ pub fn run(args: &Args, spec: &Spec, spec_dir: &Path, out: &mut dyn Write) -> Re
                 Some(x) => format!("{id} ({x})"),
                 None => id.clone(),
             };
-            let result = spawn(args, spec_dir, id, w).and_then(|b| {
-                let bytes =
-                    |h: &str| unhex(h).map_err(|e| Error::Run(format!("child output: {e}")));
-                Ok((bytes(&b.raw)?, bytes(&b.check)?))
-            });
+            let result = spawn(args, spec_dir, id, w)
+                .and_then(|b| Ok((unhex(&b.raw)?, unhex(&b.check)?)));
             let (raw_bytes, check) = match result {
                 Ok(x) => x,
                 Err(e) => {
@@ -232,8 +232,8 @@ pub fn run(args: &Args, spec: &Spec, spec_dir: &Path, out: &mut dyn Write) -> Re
             entries.push(e);
         }
     }
-    let text = super::evidence::render(&Header::of(&info), &entries);
-    let path = args.out.join(FILE);
+    let text = super::evidence::render(&Header::of(&info, FORMAT), &entries);
+    let path = args.runner.out.join(FILE);
     crate::files::write_atomic(&path, text.as_bytes()).map_err(|e| Error::io(&path, e))?;
     note(format_args!(
         "silicon: {} variants -> {}",
@@ -243,18 +243,26 @@ pub fn run(args: &Args, spec: &Spec, spec_dir: &Path, out: &mut dyn Write) -> Re
     Ok(Outcome::findings_if(failed))
 }
 
-fn hexs(b: &[u8]) -> String {
-    b.iter().map(|x| format!("{x:02x}")).collect()
-}
-
-fn unhex(s: &str) -> Result<Vec<u8>, String> {
-    if !s.len().is_multiple_of(2) {
-        return Err("odd hex length".into());
+/// `--emit-ptx DIR`: every selected variant's module, both entries, at its own
+/// `.version` and `.target`, one file per run (`<stem>.ptx`, or
+/// `<stem>.<window>.ptx` for a variant run in windows), as `ptxvec emit-ptx
+/// --variant` writes it.
+fn emit_all(args: &Args, spec: &Spec, dir: &Path) -> Result<Outcome> {
+    for entry in args.select.entries()? {
+        let s = selfcheck::load(spec, &entry, &args.select.vectors)?;
+        let stem = crate::semvec::export::stem(&entry.variant);
+        for sw in s.runs() {
+            let (p, t) = sw.default_module();
+            let name = match sw.window() {
+                Some(w) => format!("{stem}.{w}.ptx"),
+                None => format!("{stem}.ptx"),
+            };
+            let path = dir.join(name);
+            crate::files::write_atomic(&path, ptx::module(&sw, &p, &t, Entries::Both).as_bytes())
+                .map_err(|e| Error::io(&path, e))?;
+        }
     }
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).map_err(|e| e.to_string()))
-        .collect()
+    Ok(Outcome::Pass)
 }
 
 /// What a child hands back: the raw entry's buffer and the check entry's result,
@@ -286,8 +294,8 @@ fn child(args: &Args, spec: &Spec, id: &str, out: &mut dyn Write) -> Result<Outc
             .run_one(&both, ptx::CHECK, (l.result_bytes, 0), l.grid, l.block)
             .context(ptx::CHECK)?;
         Ok(Buffers {
-            raw: hexs(&raw),
-            check: hexs(&check),
+            raw: hex(&raw),
+            check: hex(&check),
         })
     })();
     super::child::answer(buffers, out)
@@ -297,8 +305,8 @@ fn child(args: &Args, spec: &Spec, id: &str, out: &mut dyn Write) -> Result<Outc
 fn spawn(args: &Args, spec_dir: &Path, id: &str, window: Window) -> Result<Buffers> {
     let argv = super::child::variant_argv(
         spec_dir,
+        &args.runner,
         "silicon",
-        &args.out,
         &args.select.vectors,
         id,
         ("--window", window.name()),

@@ -19,12 +19,12 @@
 //! rows of every class ([`WideSweep::spot_rows`]) on this CPU.
 
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
-use super::device::{Device, DeviceError, DeviceInfo, SweepEntry, SweepModule, SweepShape};
+use super::device::{Device, DeviceError, SweepEntry, SweepModule, SweepShape};
+use super::header::{expect_format, quote as q, Evidence, Header};
 use super::sweep::{PTX_VERSION, TARGET};
 use super::sweeps::{MAX_PAIRS, MAX_RAW_ROWS, THREADS};
 use crate::error::{Error, Result};
@@ -48,20 +48,13 @@ pub const DIGEST: &str = "block digest = sum mod 2^64, over the block's pairs p 
 /// fast oracle's 2^36 pairs on a GPU machine's cores (a minute on 2).
 pub const CHILD_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(300);
 
-/// The evidence file.
+/// The evidence file: the device ([`FORMAT`]), then the sets and the sweeps.
+pub type WideFile = Evidence<WideBody>;
+
+/// The evidence file's body.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct WideFile {
-    /// [`FORMAT`].
-    pub format: String,
-    /// `cuDeviceGetName`.
-    pub device: String,
-    /// Compute capability, `9.0`.
-    pub cc: String,
-    /// The kernel module's version, where readable.
-    pub driver: Option<String>,
-    /// `cuDriverGetVersion`.
-    pub cuda_driver_api: i32,
+pub struct WideBody {
     /// The modules' `.version`.
     pub ptx: String,
     /// The modules' `.target`.
@@ -447,19 +440,13 @@ impl Runner {
 pub struct Command;
 
 impl super::sweeps::Kind for Command {
-    type Sweep = WideSweep;
+    type Catalog = crate::sweep::wide::Wide;
     type Result = WideResult;
     const COMMAND: &'static str = "silicon-sweep-wide";
     const FILE: &'static str = FILE;
-    const NOUN: &'static str = "wide sweep";
+    const FORMAT: &'static str = FORMAT;
     const CHILD_TIMEOUT: std::time::Duration = CHILD_TIMEOUT;
 
-    fn all() -> &'static [WideSweep] {
-        WideSweep::ALL
-    }
-    fn name(s: &WideSweep) -> &'static str {
-        s.name
-    }
     fn module(s: &WideSweep) -> String {
         module(s)
     }
@@ -469,8 +456,8 @@ impl super::sweeps::Kind for Command {
     fn differs(r: &WideResult) -> bool {
         r.differing_rows > 0
     }
-    fn render(info: &DeviceInfo, records: &[WideResult]) -> String {
-        render(info, records)
+    fn render(header: &Header, records: &[WideResult]) -> String {
+        render(header, records)
     }
 }
 
@@ -592,11 +579,6 @@ fn one(s: &'static WideSweep) -> Result<WideResult> {
 
 // ------------------------------------------------------------------ the file
 
-fn q(s: &str) -> String {
-    // A str always serializes.
-    serde_json::to_string(s).unwrap_or_default()
-}
-
 /// One JSON object on a line, from its fields already rendered.
 fn object(fields: &[(&str, String)]) -> String {
     let inner: Vec<String> = fields
@@ -625,16 +607,11 @@ fn list(o: &mut String, key: &str, items: &[String], indent: &str, last: bool) {
 
 /// The evidence file's bytes: fixed key order, eight digests a line, the sets of
 /// both formats in the header.
-pub fn render(info: &DeviceInfo, records: &[WideResult]) -> String {
-    let mut o = String::new();
-    let driver = info.driver.as_deref().map_or("null".to_owned(), q);
+pub fn render(header: &Header, records: &[WideResult]) -> String {
+    let mut o = format!("{{\n{}", header.pretty());
     let _ = write!(
         o,
-        "{{\n  \"format\": {},\n  \"device\": {},\n  \"cc\": \"{}\",\n  \"driver\": {driver},\n  \"cuda_driver_api\": {},\n  \"ptx\": {},\n  \"target\": {},\n  \"digest\": {},\n",
-        q(FORMAT),
-        q(&info.name),
-        info.cc_text(),
-        info.driver_api,
+        "  \"ptx\": {},\n  \"target\": {},\n  \"digest\": {},\n",
         q(PTX_VERSION),
         q(TARGET),
         q(DIGEST),
@@ -710,9 +687,7 @@ pub fn render(info: &DeviceInfo, records: &[WideResult]) -> String {
 pub fn parse(text: &str) -> Result<WideFile> {
     let bad = |m: String| Err(Error::Input(m));
     let e: WideFile = serde_json::from_str(text).map_err(|e| Error::Input(e.to_string()))?;
-    if e.format != FORMAT {
-        return bad(format!("format {:?}, expected {FORMAT:?}", e.format));
-    }
+    expect_format(&e.header, FORMAT).map_err(Error::Input)?;
     for r in &e.sweeps {
         let Some(s) = WideSweep::find(&r.name) else {
             return bad(format!("{}: no such wide sweep", r.name));
@@ -752,11 +727,6 @@ pub fn block(r: &WideResult, i: usize) -> Result<u64> {
         .ok_or_else(|| Error::Input(format!("{}: no block {i}", r.name)))?;
     u64::from_str_radix(h, 16)
         .map_err(|e| Error::Input(format!("{}: block {i}: {h:?}: {e}", r.name)))
-}
-
-/// The path of the recorded evidence, relative to the repository root.
-pub fn evidence_path(root: &Path) -> PathBuf {
-    root.join("vectors/silicon/sm_90").join(FILE)
 }
 
 #[cfg(test)]

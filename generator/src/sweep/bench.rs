@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
-use super::fast::{floor_row_digest, Kernel, Level, LEVEL_VAR};
+use super::fast::{floor_row_digest, FastError, Kernel, Level, LEVEL_VAR};
 use super::{Sweep, PAIRS, ROWS};
 use crate::output::write_error;
 
@@ -67,7 +67,7 @@ fn time(runs: usize, mut f: impl FnMut() -> u64) -> Times {
 /// `PTXVEC_SWEEP_LEVEL` names (an error where it names none, or one this CPU lacks).
 pub fn levels() -> crate::error::Result<Vec<Level>> {
     Ok(match std::env::var(LEVEL_VAR) {
-        Ok(_) => vec![Level::from_env()?],
+        Ok(_) => vec![Level::from_env().map_err(FastError::from)?],
         Err(_) => Level::available_all(),
     })
 }

@@ -6,7 +6,8 @@
 //! computes on a pair is the oracle's (`ptxvec_oracle::memory::Reduction`); nothing
 //! here decides a result. `fast` computes the same row digests with SIMD kernels,
 //! held to the oracle, so that a whole sweep takes about a second (the replay of
-//! every recorded sweep); `bench` times them.
+//! every recorded sweep); `bench` times them. `level` is the one run-time detection
+//! of the CPU's instruction-set levels, for `fast` and `wide` alike.
 //!
 //! Pair `p` (a u32) is `mem << 16 | operand`. A sweep's result for `p` is the memory
 //! after the reduction, as a u32: the 16-bit element for a scalar layout; for a
@@ -19,8 +20,9 @@ mod catalog;
 mod digest;
 pub mod wide;
 pub mod fast;
+pub mod level;
 
-pub use catalog::{Layout, Sweep};
+pub use catalog::{Bits16, Catalog, Layout, Sweep, Swept};
 pub use digest::{
     blocks_from_rows, mix, mix_after_gamma, term, Inexact, BLOCKS, BLOCK_PAIRS, GAMMA, M1, M2,
     PAIRS, ROWS, ROWS_PER_BLOCK, ROW_PAIRS,

@@ -34,6 +34,7 @@
 
 use super::NanOut;
 use super::{add, add_via_f32, convert, min_max, Format, Ftz, MinMax, MinMaxMode, MinMaxNan};
+use crate::shard::Shard;
 use rayon::prelude::*;
 use std::cmp::Ordering;
 use std::time::Instant;
@@ -293,38 +294,17 @@ fn assert_exhaustive(h: &Host16, a_values: &[u16]) {
 /// runs with K = 0 … N − 1 cover every pair. Unset: all of them.
 const SHARD_VAR: &str = "PTXVEC_EXHAUSTIVE_SHARD";
 
-/// `K/N` as (K, N), with 0 ≤ K < N.
-fn parse_shard(text: &str) -> Result<(u16, u16), String> {
-    let bad = || format!("{SHARD_VAR}={text:?}: expected K/N with 0 <= K < N <= 65536, e.g. 1/4");
-    let (k, n) = text.trim().split_once('/').ok_or_else(bad)?;
-    let k: u32 = k.trim().parse().map_err(|_| bad())?;
-    let n: u32 = n.trim().parse().map_err(|_| bad())?;
-    if n == 0 || n > 65536 || k >= n {
-        return Err(bad());
-    }
-    Ok((k as u16, (n - 1) as u16))
-}
-
-/// The first operands of shard `k` of `n_less_1 + 1`.
-fn shard_rows(k: u16, n_less_1: u16) -> Vec<u16> {
-    let n = u32::from(n_less_1) + 1;
-    (0..=u16::MAX)
-        .filter(|&a| u32::from(a) % n == u32::from(k))
-        .collect()
-}
-
 /// Checks this run's shard (`PTXVEC_EXHAUSTIVE_SHARD`) of `h`'s pairs, and says
 /// which in the log.
 fn exhaustive(h: &Host16) {
-    let (k, n_less_1) = match std::env::var(SHARD_VAR) {
-        Ok(text) => parse_shard(&text).unwrap_or_else(|e| panic!("{e}")),
-        Err(_) => (0, 0),
-    };
-    let rows = shard_rows(k, n_less_1);
+    let shard = Shard::from_var(SHARD_VAR, std::env::var(SHARD_VAR).ok().as_deref(), 65536)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let rows: Vec<u16> = (0..=u16::MAX)
+        .filter(|&a| shard.contains(u64::from(a)))
+        .collect();
     println!(
-        "exhaustive {}: shard {k}/{} ({} first operands x 65536)",
+        "exhaustive {}: shard {shard} ({} first operands x 65536)",
         h.fmt.name,
-        u32::from(n_less_1) + 1,
         rows.len()
     );
     assert_exhaustive(h, &rows);
@@ -340,26 +320,6 @@ fn exhaustive_f16_add_min_max() {
 #[ignore = "exhaustive: run with --release -- --ignored"]
 fn exhaustive_bf16_add_min_max() {
     exhaustive(&HOST_BF16);
-}
-
-#[test]
-fn shards_partition_the_first_operands() {
-    assert_eq!(parse_shard("1/4"), Ok((1, 3)));
-    assert_eq!(parse_shard(" 0 / 1 "), Ok((0, 0)));
-    assert_eq!(parse_shard("65535/65536"), Ok((65535, 65535)));
-    for bad in ["4/4", "1", "a/4", "0/0", "0/65537", "-1/4"] {
-        let e = parse_shard(bad).unwrap_err();
-        assert!(e.contains("expected K/N"), "{bad}: {e}");
-    }
-    // Every first operand in exactly one shard of three, and in the only shard of one.
-    let mut seen = vec![0u8; 65536];
-    for k in 0..3 {
-        for a in shard_rows(k, 2) {
-            seen[usize::from(a)] += 1;
-        }
-    }
-    assert!(seen.iter().all(|&c| c == 1));
-    assert_eq!(shard_rows(0, 0).len(), 65536);
 }
 
 /// A sample of first operands for the quick run: each sign's zero, subnormals, the

@@ -12,12 +12,12 @@ use std::path::Path;
 use ptxvec_spec::Spec;
 use serde::{Deserialize, Serialize};
 
-use super::{attempt, header, unhex, Args, Attempt, Observed, Shape};
+use super::{attempt, unhex, Args, Attempt, Observed, Shape};
 use crate::error::{Error, Result};
 use crate::output::note;
 use crate::selfcheck::{self, Execution, MemSpace, Suite};
 use crate::silicon::device::DeviceInfo;
-use crate::silicon::evidence::render_list;
+use crate::silicon::header::{render_list, Evidence, Header};
 use crate::silicon::vectors::{evaluate, AGREES};
 
 /// The evidence file's name.
@@ -39,20 +39,13 @@ pub struct Row {
     pub variant: String,
 }
 
-/// The whole file.
+/// The whole file: the device, then a row per variant.
+pub type ClusterFile = Evidence<ClusterRows>;
+
+/// The file's body.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct ClusterFile {
-    /// Compute capability, `9.0`.
-    pub cc: String,
-    /// `cuDriverGetVersion`.
-    pub cuda_driver_api: i32,
-    /// `cuDeviceGetName`.
-    pub device: String,
-    /// The kernel module's version, where readable.
-    pub driver: Option<String>,
-    /// [`FORMAT`].
-    pub format: String,
+pub struct ClusterRows {
     /// One row per variant, in `index.json` order.
     pub variants: Vec<Row>,
 }
@@ -165,8 +158,8 @@ pub fn run(
             variant: s.id.clone(),
         });
     }
-    let text = render_list(&header(info, FORMAT), "variants", &rows);
-    let path = args.out.join(FILE);
+    let text = render_list(&Header::of(info, FORMAT), "variants", &rows);
+    let path = args.runner.out.join(FILE);
     crate::files::write_atomic(&path, text.as_bytes()).map_err(|e| Error::io(&path, e))?;
     note(format_args!(
         "silicon-probe: {} variants -> {}",

@@ -22,14 +22,17 @@ use std::time::Duration;
 use ptxvec_spec::Spec;
 use serde::{Deserialize, Serialize};
 
-use super::device::{Device, DeviceError, DeviceInfo};
-use super::evidence::{Header, Run};
+use super::args::RunnerArgs;
+use super::child::hex;
+pub use super::child::unhex;
+use super::device::{Device, DeviceError};
+use super::evidence::Run;
 use crate::error::{Error, Outcome, Result};
 use crate::output::note;
 use crate::selfcheck::ptx::{
     module_varied, ClusterLayout, Entries, OperandPath, Variation, CHECK, RAW,
 };
-use crate::selfcheck::{self, Suite};
+use crate::selfcheck::Suite;
 
 /// How long one module's child may run.
 pub const CHILD_TIMEOUT: Duration = Duration::from_secs(60);
@@ -37,24 +40,18 @@ pub const CHILD_TIMEOUT: Duration = Duration::from_secs(60);
 /// Arguments of `ptxvec silicon-probe`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The folder the evidence goes to (`cluster-probe.json`, `nan-probe.json`).
-    #[arg(long)]
-    pub out: PathBuf,
+    /// Where the evidence (`cluster-probe.json`, `nan-probe.json`) or the modules
+    /// go; the child's variant.
+    #[command(flatten)]
+    pub runner: RunnerArgs,
     /// The vectors folder (index.json, semantic/).
     #[arg(long, default_value = "vectors")]
     pub vectors: PathBuf,
     /// Only these probes (every probe by default).
     #[arg(long = "probe", value_enum)]
     pub probes: Vec<Probe>,
-    /// Write every module the probes run to this folder and run nothing.
-    #[arg(long)]
-    pub emit_ptx: Option<PathBuf>,
-    /// Run one module in this process and print what happened as JSON (what each
-    /// child does): the variant.
-    #[arg(long, hide = true, requires = "shape")]
-    pub child: Option<String>,
-    /// With --child: which module of the variant.
-    #[arg(long, value_enum, hide = true)]
+    /// With --child (which it needs): which module of the variant.
+    #[arg(long, value_enum, hide = true, requires = "child")]
     pub shape: Option<Shape>,
 }
 
@@ -123,15 +120,7 @@ impl Shape {
 
     /// The records it runs: the variant's vectors, or the NaN probe's pairs.
     pub fn suite(self, spec: &Spec, vectors: &Path, id: &str) -> Result<Suite> {
-        let idx = selfcheck::index(vectors)?;
-        let entry = idx.iter().find(|e| e.variant == id).ok_or_else(|| {
-            Error::Usage(format!(
-                "unknown variant {id:?} ({} in {})",
-                idx.len(),
-                vectors.join("index.json").display()
-            ))
-        })?;
-        let s = selfcheck::load(spec, entry, vectors)?;
+        let s = super::vectors::find(spec, vectors, id)?;
         match self {
             Shape::NoClusterDims | Shape::ClusterOfOne => Ok(s),
             Shape::NanLoaded | Shape::NanRelaid => nan::suite(s),
@@ -193,18 +182,10 @@ pub enum Observed {
     Failed(String),
 }
 
-/// The header of a probe's evidence file.
-pub fn header(info: &DeviceInfo, format: &str) -> Header {
-    Header {
-        format: format.to_owned(),
-        ..Header::of(info)
-    }
-}
-
 /// Runs the subcommand: each probe asked for, writing its evidence file; findings
 /// where silicon differs from the sm_90 profile.
 pub fn run(args: &Args, spec: &Spec, spec_dir: &Path, out: &mut dyn Write) -> Result<Outcome> {
-    if let Some(id) = &args.child {
+    if let Some(id) = &args.runner.child {
         let shape = args
             .shape
             .ok_or_else(|| Error::Usage("--child needs --shape".into()))?;
@@ -215,7 +196,7 @@ pub fn run(args: &Args, spec: &Spec, spec_dir: &Path, out: &mut dyn Write) -> Re
     } else {
         args.probes.clone()
     };
-    if let Some(dir) = &args.emit_ptx {
+    if let Some(dir) = &args.runner.emit_ptx {
         for p in &probes {
             for (s, shape) in modules(*p, spec, &args.vectors)? {
                 let path = dir.join(format!("{}.{}.ptx", s.id.replace("::", "_"), shape.name()));
@@ -270,22 +251,6 @@ pub fn module_text(s: &Suite, shape: Shape) -> String {
     module_varied(s, &p, &t, shape.entries(), shape.variation())
 }
 
-fn hexs(b: &[u8]) -> String {
-    b.iter().map(|x| format!("{x:02x}")).collect()
-}
-
-/// Reads a child's hex buffer.
-pub fn unhex(s: &str) -> Result<Vec<u8>> {
-    let bad = || Error::Run(format!("child output: not hex: {:.40}", s));
-    if !s.len().is_multiple_of(2) {
-        return Err(bad());
-    }
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(s.get(i..i + 2).unwrap_or("x"), 16).map_err(|_| bad()))
-        .collect()
-}
-
 /// A refusal of the driver as a fault of `entry`; any other error stays one.
 fn fault(e: DeviceError, entry: &str) -> Result<Attempt> {
     match e.driver_code() {
@@ -316,14 +281,14 @@ fn child(args: &Args, spec: &Spec, id: &str, shape: Shape, out: &mut dyn Write) 
         let check = if shape.checks() {
             let both = module_varied(&s, &p, &t, Entries::Both, v);
             match dev.run_one(&both, CHECK, (l.result_bytes, 0), l.grid, l.block) {
-                Ok(b) => Some(hexs(&b)),
+                Ok(b) => Some(hex(&b)),
                 Err(e) => return fault(e, CHECK),
             }
         } else {
             None
         };
         Ok(Attempt::Ran {
-            raw: hexs(&raw),
+            raw: hex(&raw),
             check,
         })
     })();
@@ -340,8 +305,8 @@ pub fn attempt(
 ) -> std::result::Result<Attempt, String> {
     let argv = super::child::variant_argv(
         spec_dir,
+        &args.runner,
         "silicon-probe",
-        &args.out,
         &args.vectors,
         id,
         ("--shape", shape.name()),

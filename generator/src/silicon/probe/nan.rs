@@ -22,14 +22,14 @@ use ptxvec_oracle::profile::Profile;
 use ptxvec_spec::Spec;
 use serde::{Deserialize, Serialize};
 
-use super::{attempt, header, unhex, Args, Attempt, Shape};
+use super::{attempt, unhex, Args, Attempt, Shape};
 use crate::error::{Error, Result};
 use crate::output::note;
 use crate::record::{Bits, Inputs, Out, Record};
 use crate::selfcheck::{raw, Suite};
 use crate::family::{self, Semantics};
 use crate::silicon::device::DeviceInfo;
-use crate::silicon::evidence::render_list;
+use crate::silicon::header::{render_list, Evidence, Header};
 
 /// The evidence file's name.
 pub const FILE: &str = "nan-probe.json";
@@ -164,20 +164,13 @@ pub struct Row {
     pub variant: String,
 }
 
-/// The whole file.
+/// The whole file: the device, then its rows.
+pub type NanFile = Evidence<NanRows>;
+
+/// The file's body.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct NanFile {
-    /// Compute capability, `9.0`.
-    pub cc: String,
-    /// `cuDriverGetVersion`.
-    pub cuda_driver_api: i32,
-    /// `cuDeviceGetName`.
-    pub device: String,
-    /// The kernel module's version, where readable.
-    pub driver: Option<String>,
-    /// [`FORMAT`].
-    pub format: String,
+pub struct NanRows {
     /// Variant after variant ([`VARIANTS`]), module after module, memory value
     /// after memory value in the probe's order.
     pub rows: Vec<Row>,
@@ -274,8 +267,8 @@ pub fn run(
             }));
         }
     }
-    let text = render_list(&header(info, FORMAT), "rows", &rows);
-    let path = args.out.join(FILE);
+    let text = render_list(&Header::of(info, FORMAT), "rows", &rows);
+    let path = args.runner.out.join(FILE);
     crate::files::write_atomic(&path, text.as_bytes()).map_err(|e| Error::io(&path, e))?;
     note(format_args!(
         "silicon-probe: {} rows -> {}",

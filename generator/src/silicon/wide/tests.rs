@@ -1,12 +1,7 @@
 use super::*;
 
-fn info() -> DeviceInfo {
-    DeviceInfo {
-        name: "NVIDIA H100".into(),
-        cc: (9, 0),
-        driver_api: 13000,
-        driver: Some("580.0".into()),
-    }
+fn header() -> Header {
+    crate::silicon::header::h100(FORMAT)
 }
 
 /// A record with made-up digests (a test of the file's form, not evidence).
@@ -49,27 +44,26 @@ fn rendered_evidence_parses_back_whole() {
         record(&WideSweep::ALL[0], false),
         record(&WideSweep::ALL[5], true),
     ];
-    let text = render(&info(), &records);
+    let text = render(&header(), &records);
     let e = parse(&text).unwrap();
     assert_eq!(e.sweeps, records);
-    assert_eq!(e.device, "NVIDIA H100");
-    assert_eq!(e.cc, "9.0");
+    assert_eq!(e.header, header());
     assert_eq!(
         e.sets,
         vec![SetRecord::of(Set::f32()), SetRecord::of(Set::f64())]
     );
     assert_eq!(block(&e.sweeps[1], 3).unwrap(), 0x0303);
     // Deterministic: the same inputs, the same bytes; eight digests a line.
-    assert_eq!(text, render(&info(), &records));
+    assert_eq!(text, render(&header(), &records));
     assert!(text
         .contains("\n        \"0000000000000000\", \"0000000000000101\", \"0000000000000202\","));
     // An empty run is a file too.
-    assert!(parse(&render(&info(), &[])).unwrap().sweeps.is_empty());
+    assert!(parse(&render(&header(), &[])).unwrap().sweeps.is_empty());
 }
 
 #[test]
 fn parse_refuses_what_does_not_fit() {
-    let good = render(&info(), &[record(&WideSweep::ALL[3], false)]);
+    let good = render(&header(), &[record(&WideSweep::ALL[3], false)]);
     for (from, to, says) in [
         ("ptxvec-wide-sweeps/1", "ptxvec-wide-sweeps/2", "format"),
         (
@@ -94,7 +88,7 @@ fn parse_refuses_what_does_not_fit() {
         assert!(e.contains(says), "{from} -> {to}: {e}");
     }
     // More rows listed than counted.
-    let listed = render(&info(), &[record(&WideSweep::ALL[0], true)]);
+    let listed = render(&header(), &[record(&WideSweep::ALL[0], true)]);
     let e = parse(&listed.replacen("\"differing_rows\": 1,", "\"differing_rows\": 0,", 1))
         .unwrap_err()
         .to_string();

@@ -12,11 +12,6 @@ use super::super::digest::{GAMMA, M1, M2};
 use super::{Op, Plan, ROW};
 use crate::sweep::Layout;
 
-/// Whether this CPU has AVX2 and F16C.
-pub(super) fn detected() -> bool {
-    is_x86_feature_detected!("avx2") && is_x86_feature_detected!("f16c")
-}
-
 /// sm_90's NaN for every 16-bit result that is NaN.
 const CANONICAL: i16 = 0x7fff;
 const ADD: u8 = 0;

@@ -14,19 +14,6 @@ use super::super::digest::{GAMMA, M1, M2};
 use super::{Op, Plan, ROW};
 use crate::sweep::Layout;
 
-/// Whether this CPU has AVX-512 F, BW, DQ and VL.
-pub(super) fn detected() -> bool {
-    is_x86_feature_detected!("avx512f")
-        && is_x86_feature_detected!("avx512bw")
-        && is_x86_feature_detected!("avx512dq")
-        && is_x86_feature_detected!("avx512vl")
-}
-
-/// Whether it also has AVX-512 FP16.
-pub(super) fn detected_fp16() -> bool {
-    detected() && is_x86_feature_detected!("avx512fp16")
-}
-
 /// sm_90's NaN for every 16-bit result that is NaN.
 const CANONICAL: i16 = 0x7fff;
 /// Round to nearest even whatever MXCSR says, exceptions suppressed.

@@ -40,7 +40,6 @@
 //! A level is forced with `PTXVEC_SWEEP_LEVEL` (one of [`Level::ALL`]'s names); a
 //! level this CPU lacks is then an error, not a fallback.
 
-use std::fmt;
 use std::ops::Range;
 
 use ptxvec_oracle::float::{Format, MinMax, MinMaxMode};
@@ -50,6 +49,7 @@ use rayon::prelude::*;
 
 use super::catalog::{Layout, Sweep};
 use super::digest::{term, Inexact, ROW_PAIRS};
+pub use super::level::{Level, LevelError, LEVEL_VAR};
 
 #[cfg(target_arch = "x86_64")]
 mod avx2;
@@ -57,119 +57,15 @@ mod avx2;
 mod avx512;
 mod portable;
 
-/// The environment variable that forces a level.
-pub const LEVEL_VAR: &str = "PTXVEC_SWEEP_LEVEL";
-
 /// Pairs in one row, as a slice length.
 const ROW: usize = ROW_PAIRS as usize;
-
-/// An instruction-set level with its own kernels, best first.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Level {
-    /// AVX-512 F, BW, DQ, VL and FP16: f16 adds in f16.
-    Avx512Fp16,
-    /// AVX-512 F, BW, DQ and VL: adds through f32, 8-lane 64-bit digest.
-    Avx512,
-    /// AVX2 and F16C: adds through f32, 4-lane digest.
-    Avx2F16c,
-    /// Plain Rust: host f32 adds, integer rounding, scalar digest.
-    Portable,
-}
-
-impl Level {
-    /// Every level, best first.
-    pub const ALL: &'static [Level] = &[
-        Level::Avx512Fp16,
-        Level::Avx512,
-        Level::Avx2F16c,
-        Level::Portable,
-    ];
-
-    /// The name `PTXVEC_SWEEP_LEVEL` takes and reports print.
-    pub fn name(self) -> &'static str {
-        match self {
-            Level::Avx512Fp16 => "avx512fp16",
-            Level::Avx512 => "avx512",
-            Level::Avx2F16c => "avx2",
-            Level::Portable => "portable",
-        }
-    }
-
-    /// Whether this CPU runs the level (run-time feature detection).
-    pub fn available(self) -> bool {
-        match self {
-            Level::Portable => true,
-            #[cfg(target_arch = "x86_64")]
-            Level::Avx512Fp16 => avx512::detected_fp16(),
-            #[cfg(target_arch = "x86_64")]
-            Level::Avx512 => avx512::detected(),
-            #[cfg(target_arch = "x86_64")]
-            Level::Avx2F16c => avx2::detected(),
-            #[cfg(not(target_arch = "x86_64"))]
-            Level::Avx512Fp16 | Level::Avx512 | Level::Avx2F16c => false,
-        }
-    }
-
-    /// The levels this CPU runs, best first.
-    pub fn available_all() -> Vec<Level> {
-        Level::ALL
-            .iter()
-            .copied()
-            .filter(|l| l.available())
-            .collect()
-    }
-
-    /// The best level this CPU runs.
-    pub fn best() -> Level {
-        Level::ALL
-            .iter()
-            .copied()
-            .find(|l| l.available())
-            .unwrap_or(Level::Portable)
-    }
-
-    /// The level a forcing value names (`None` or empty: the best), which must be
-    /// available here.
-    pub fn choose(forced: Option<&str>) -> Result<Level, FastError> {
-        let name = match forced.map(str::trim) {
-            None | Some("") => return Ok(Level::best()),
-            Some(n) => n,
-        };
-        let level = Level::ALL
-            .iter()
-            .copied()
-            .find(|l| l.name() == name)
-            .ok_or_else(|| FastError::UnknownLevel(name.to_owned()))?;
-        if level.available() {
-            Ok(level)
-        } else {
-            Err(FastError::Unavailable(level))
-        }
-    }
-
-    /// The level `PTXVEC_SWEEP_LEVEL` forces, or the best.
-    pub fn from_env() -> Result<Level, FastError> {
-        Level::choose(std::env::var(LEVEL_VAR).ok().as_deref())
-    }
-}
-
-impl fmt::Display for Level {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
 
 /// Why no fast kernel runs a sweep, or why one disagrees with the oracle.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum FastError {
-    /// `PTXVEC_SWEEP_LEVEL` names no level.
-    #[error(
-        "{LEVEL_VAR}={0:?}: no such level (expected one of avx512fp16, avx512, avx2, portable)"
-    )]
-    UnknownLevel(String),
-    /// The level needs instructions this CPU lacks.
-    #[error("sweep level {0} is not available on this CPU")]
-    Unavailable(Level),
+    /// The level is unknown or missing on this CPU.
+    #[error(transparent)]
+    Level(#[from] LevelError),
     /// The sweep's reduction is not one the kernels express.
     #[error("{sweep}: no fast kernel: {why}")]
     Unsupported {
@@ -290,7 +186,7 @@ impl Kernel {
     /// pair of [`boundary_values`].
     pub fn new(sweep: &'static Sweep, level: Level) -> Result<Kernel, FastError> {
         if !level.available() {
-            return Err(FastError::Unavailable(level));
+            return Err(LevelError::Unavailable(level).into());
         }
         let k = Kernel {
             sweep,

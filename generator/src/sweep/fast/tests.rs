@@ -98,25 +98,6 @@ fn every_level_has_the_scalar_floor() {
             );
         }
     }
-    assert!(Level::Portable.available());
-}
-
-#[test]
-fn levels_are_named_forced_and_refused() {
-    for &l in Level::ALL {
-        match Level::choose(Some(l.name())) {
-            Ok(got) => assert!(l.available() && got == l, "{l}"),
-            Err(e) => assert!(!l.available() && e == FastError::Unavailable(l), "{l}: {e}"),
-        }
-    }
-    assert_eq!(Level::choose(None), Ok(Level::best()));
-    assert_eq!(Level::choose(Some(" ")), Ok(Level::best()));
-    let e = Level::choose(Some("sse9")).unwrap_err();
-    assert_eq!(
-        e.to_string(),
-        "PTXVEC_SWEEP_LEVEL=\"sse9\": no such level (expected one of avx512fp16, avx512, avx2, portable)"
-    );
-    assert_eq!(Level::best(), Level::available_all()[0]);
 }
 
 #[test]

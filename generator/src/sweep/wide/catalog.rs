@@ -5,16 +5,15 @@ use ptxvec_oracle::float::Format;
 use ptxvec_oracle::memory::{Element, Engine, Op, Reduction, Space};
 
 use super::set::Set;
+use crate::sweep::catalog::{Catalog, Layout, Swept};
 
-/// One wide sweep: an instruction and the reduction it performs, one f32 or f64
-/// element per pair.
+/// The wide sweeps' catalog: one f32 or f64 element per pair (a scalar layout),
+/// over the structured pair sets.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct WideSweep {
-    /// The instruction up to its operands, as the kernel spells it.
-    pub name: &'static str,
-    /// What it computes.
-    pub reduction: Reduction,
-}
+pub struct Wide;
+
+/// One wide sweep.
+pub type WideSweep = Swept<Wide>;
 
 const fn red(space: Space, fmt: Format) -> Reduction {
     Reduction {
@@ -36,13 +35,13 @@ const fn bulk(fmt: Format) -> Reduction {
 }
 
 const fn sweep(name: &'static str, reduction: Reduction) -> WideSweep {
-    WideSweep { name, reduction }
+    WideSweep::new(name, reduction, Layout::Scalar)
 }
 
-impl WideSweep {
-    /// Every wide sweep, in the order they run and are recorded.
+impl Catalog for Wide {
+    const NOUN: &'static str = "wide sweep";
     #[rustfmt::skip]
-    pub const ALL: &'static [WideSweep] = &[
+    const ALL: &'static [WideSweep] = &[
         sweep("red.global.add.f32", red(Space::Global, Format::F32)),
         sweep("red.shared.add.f32", red(Space::SharedCta, Format::F32)),
         sweep(concat!("cp.reduce.async.bulk.global.shared::cta.bulk_group", ".add.f32"), bulk(Format::F32)),
@@ -50,21 +49,9 @@ impl WideSweep {
         sweep("red.shared.add.f64", red(Space::SharedCta, Format::F64)),
         sweep(concat!("cp.reduce.async.bulk.global.shared::cta.bulk_group", ".add.f64"), bulk(Format::F64)),
     ];
+}
 
-    /// The sweep with this name.
-    pub fn find(name: &str) -> Option<&'static WideSweep> {
-        WideSweep::ALL.iter().find(|s| s.name == name)
-    }
-
-    /// The element format: f32 or f64.
-    pub fn format(&self) -> Format {
-        match self.reduction.element {
-            Element::Float(f) => f,
-            // Every wide sweep is on a float; the catalog's test holds it to that.
-            Element::Int(_) => Format::F64,
-        }
-    }
-
+impl WideSweep {
     /// Its operand set.
     pub fn set(&self) -> &'static Set {
         if self.format() == Format::F32 {
@@ -72,16 +59,6 @@ impl WideSweep {
         } else {
             Set::f64()
         }
-    }
-
-    /// Whether the bulk-copy engine performs it.
-    pub fn is_bulk(&self) -> bool {
-        self.reduction.engine == Engine::BulkReduce
-    }
-
-    /// Whether its memory is the CTA's shared memory.
-    pub fn is_shared(&self) -> bool {
-        self.reduction.space == Space::SharedCta
     }
 
     /// Bytes of one memory word.
@@ -96,17 +73,14 @@ mod tests {
 
     #[test]
     fn every_wide_sweep_is_a_float_add_named_once() {
-        let mut names: Vec<&str> = WideSweep::ALL.iter().map(|s| s.name).collect();
-        names.sort_unstable();
-        names.dedup();
-        assert_eq!(names.len(), WideSweep::ALL.len());
+        crate::sweep::catalog::assert_rows_named_once::<Wide>();
         for s in WideSweep::ALL {
-            assert_eq!(WideSweep::find(s.name), Some(s));
             assert!(
                 matches!(s.reduction.element, Element::Float(f) if f == Format::F32 || f == Format::F64),
                 "{}",
                 s.name
             );
+            assert_eq!(s.layout, Layout::Scalar, "{}", s.name);
             assert!(s.name.ends_with(s.format().name), "{}", s.name);
             assert!(s.name.contains(".add."), "{}", s.name);
             let space = if s.is_shared() {

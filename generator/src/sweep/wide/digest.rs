@@ -35,7 +35,8 @@ use rayon::prelude::*;
 
 use super::catalog::WideSweep;
 use super::fast::{Plan, Rows};
-use super::simd::Level;
+use super::simd::COMPILED;
+use crate::sweep::level::{Level, LevelError};
 use super::WideError;
 use crate::sweep::mix;
 
@@ -154,12 +155,14 @@ impl Replay {
         Replay::at(sweep, Level::best())
     }
 
-    /// At `level`; an error where this CPU lacks it, or where no plan reproduces
-    /// the scalar oracle on the boundary values.
+    /// At `level` (in the compilation it runs: [`Replay::level`]); an error where
+    /// this CPU lacks it, or where no plan reproduces the scalar oracle on the
+    /// boundary values.
     pub fn at(sweep: &'static WideSweep, level: Level) -> Result<Replay, WideError> {
         if !level.available() {
-            return Err(WideError::Level(level.name()));
+            return Err(LevelError::Unavailable(level).into());
         }
+        let level = level.compiled_as(COMPILED);
         let plan = Plan::of(sweep.name, &sweep.reduction)?;
         let ops = sweep.set().values();
         let rows = if plan.format == Format::F32 {
@@ -185,7 +188,7 @@ impl Replay {
         self.plan
     }
 
-    /// The level it runs at.
+    /// The level whose compilation it runs.
     pub fn level(&self) -> Level {
         self.level
     }

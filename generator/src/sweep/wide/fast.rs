@@ -35,7 +35,8 @@ use ptxvec_oracle::memory::{Element, Reduction};
 use ptxvec_oracle::profile::Profile;
 
 use super::digest::GAMMA;
-use super::simd::{self, Level};
+use super::simd;
+use crate::sweep::level::Level;
 use super::WideError;
 use crate::sweep::mix;
 

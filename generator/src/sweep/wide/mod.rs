@@ -14,11 +14,10 @@ mod fast;
 mod set;
 mod simd;
 
-pub use catalog::WideSweep;
+pub use catalog::{Wide, WideSweep};
 pub use digest::{blocks_from_rows, term, Replay, BLOCKS, GAMMA};
 pub use fast::{boundary_values, Lane, NanRule, Plan, Rows};
 pub use set::{Pairs, Recipe, Set, EXPONENTS};
-pub use simd::Level;
 
 use ptxvec_oracle::float::Expect;
 
@@ -60,8 +59,8 @@ pub enum WideError {
         level: &'static str,
     },
     /// The CPU lacks the level asked for.
-    #[error("this CPU lacks the instruction-set level {0}")]
-    Level(&'static str),
+    #[error(transparent)]
+    Level(#[from] crate::sweep::level::LevelError),
 }
 
 impl From<WideError> for crate::error::Error {

@@ -10,61 +10,14 @@
 #![allow(unsafe_code)]
 
 use super::fast::{self, Lane};
+use crate::sweep::level::Level;
 
-/// An instruction-set level with its own compilation of the row loop, best first.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Level {
-    /// AVX-512 F, DQ, VL and BW.
-    Avx512,
-    /// AVX2.
-    Avx2,
-    /// The build's baseline.
-    Portable,
-}
+/// The levels the row loop is compiled for, best first: a level runs the best of
+/// them whose features it has ([`Level::compiled_as`]).
+pub const COMPILED: &[Level] = &[Level::Avx512, Level::Avx2F16c, Level::Portable];
 
-impl Level {
-    /// Every level, best first.
-    pub const ALL: &'static [Level] = &[Level::Avx512, Level::Avx2, Level::Portable];
-
-    /// The name in logs.
-    pub fn name(self) -> &'static str {
-        match self {
-            Level::Avx512 => "avx512",
-            Level::Avx2 => "avx2",
-            Level::Portable => "portable",
-        }
-    }
-
-    /// Whether this CPU has the level's features.
-    pub fn available(self) -> bool {
-        match self {
-            #[cfg(target_arch = "x86_64")]
-            Level::Avx512 => {
-                std::arch::is_x86_feature_detected!("avx512f")
-                    && std::arch::is_x86_feature_detected!("avx512dq")
-                    && std::arch::is_x86_feature_detected!("avx512vl")
-                    && std::arch::is_x86_feature_detected!("avx512bw")
-            }
-            #[cfg(target_arch = "x86_64")]
-            Level::Avx2 => std::arch::is_x86_feature_detected!("avx2"),
-            #[cfg(not(target_arch = "x86_64"))]
-            Level::Avx512 | Level::Avx2 => false,
-            Level::Portable => true,
-        }
-    }
-
-    /// The best level this CPU has.
-    pub fn best() -> Level {
-        Level::ALL
-            .iter()
-            .copied()
-            .find(|l| l.available())
-            .unwrap_or(Level::Portable)
-    }
-}
-
-/// [`fast::row`] at `level`; at the portable level where this CPU lacks `level`'s
-/// features (the result is the same, only slower).
+/// [`fast::row`] in the compilation `level` runs; at the portable level where this
+/// CPU lacks `level`'s features (the result is the same, only slower).
 #[inline]
 pub fn row<L: Lane, const FLUSH: bool, const NAN: u8>(
     level: Level,
@@ -73,16 +26,19 @@ pub fn row<L: Lane, const FLUSH: bool, const NAN: u8>(
     default: L,
     key0: u64,
 ) -> u64 {
-    match level {
+    match level.compiled_as(COMPILED) {
         #[cfg(target_arch = "x86_64")]
         Level::Avx512 if level.available() => {
-            // SAFETY: `available()` just found avx512f, avx512dq, avx512vl and
-            // avx512bw on this CPU, the features `row_avx512` is compiled with.
+            // SAFETY: `available()` just found `level`'s features on this CPU, and
+            // a level that runs the AVX-512 compilation has avx512f, avx512dq,
+            // avx512vl and avx512bw among them, the features `row_avx512` is
+            // compiled with (`Level::compiled_as`; the levels nest).
             unsafe { row_avx512::<L, FLUSH, NAN>(m, ops, default, key0) }
         }
         #[cfg(target_arch = "x86_64")]
-        Level::Avx2 if level.available() => {
-            // SAFETY: `available()` just found avx2, the feature of `row_avx2`.
+        Level::Avx2F16c if level.available() => {
+            // SAFETY: as above; a level that runs the AVX2 compilation has avx2,
+            // the feature of `row_avx2`.
             unsafe { row_avx2::<L, FLUSH, NAN>(m, ops, default, key0) }
         }
         _ => fast::row::<L, FLUSH, NAN>(m, ops, default, key0),

@@ -1,0 +1,75 @@
+//! What the tests of the runners, the evidence and hostile input share: where the
+//! repository's folders are, the `ptxvec` binary run from the repository root, its
+//! output as text, and the committed silicon evidence.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use ptxvec_spec::Spec;
+
+use crate::spec_root;
+
+/// The repository's root.
+pub fn repo_root() -> PathBuf {
+    spec_root().join("..")
+}
+
+/// The committed vectors (index.json, semantic/, silicon/).
+pub fn vectors_root() -> PathBuf {
+    repo_root().join("vectors")
+}
+
+/// The committed sm_90 silicon evidence.
+pub fn silicon_dir() -> PathBuf {
+    vectors_root().join("silicon/sm_90")
+}
+
+/// The repository's spec, loaded.
+pub fn spec() -> Spec {
+    Spec::load(&spec_root()).unwrap()
+}
+
+/// The `ptxvec` binary, to be run from the repository root.
+pub fn ptxvec() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_ptxvec"));
+    c.current_dir(repo_root());
+    c
+}
+
+/// A run's stdout, as text.
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// A run's stderr, as text.
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Fails, with the run's stderr, unless it exited with `code`.
+#[track_caller]
+pub fn assert_exit(o: &Output, code: i32) {
+    assert_eq!(o.status.code(), Some(code), "{}", stderr(o));
+}
+
+/// The names of the files in `dir`, sorted.
+pub fn file_names(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+/// A committed evidence file's text; missing, the failure says which runner
+/// records it.
+pub fn read_silicon(name: &str, runner: &str) -> String {
+    let path = silicon_dir().join(name);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| {
+        panic!(
+            "{}: {e} (record it on a GPU with `ptxvec {runner} --out DIR`)",
+            path.display()
+        )
+    })
+}
