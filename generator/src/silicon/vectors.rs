@@ -250,7 +250,7 @@ pub fn run(args: &Args, spec: &Spec, spec_dir: &Path, out: &mut dyn Write) -> Re
 fn emit_all(args: &Args, spec: &Spec, dir: &Path) -> Result<Outcome> {
     for entry in args.select.entries()? {
         let s = selfcheck::load(spec, &entry, &args.select.vectors)?;
-        let stem = crate::semvec::export::stem(&entry.variant);
+        let stem = crate::record::index::stem(&entry.variant);
         for sw in s.runs() {
             let (p, t) = sw.default_module();
             let name = match sw.window() {
