@@ -37,11 +37,8 @@ use super::catalog::WideSweep;
 use super::fast::{Plan, Rows};
 use super::simd::COMPILED;
 use crate::sweep::level::{Level, LevelError};
-use super::WideError;
+use super::{WideError, GAMMA};
 use crate::sweep::mix;
-
-/// The key multiplier γ (splitmix64's increment; odd).
-pub const GAMMA: u64 = 0x9e37_79b9_7f4a_7c15;
 
 /// Recorded blocks per sweep.
 pub const BLOCKS: usize = 256;

@@ -11,15 +11,20 @@
 mod catalog;
 mod digest;
 mod fast;
+mod kernel;
 mod set;
 mod simd;
 
 pub use catalog::{Wide, WideSweep};
-pub use digest::{blocks_from_rows, term, Replay, BLOCKS, GAMMA};
-pub use fast::{boundary_values, Lane, NanRule, Plan, Rows};
+pub use digest::{blocks_from_rows, term, Replay, BLOCKS};
+pub use fast::{boundary_values, Plan, Rows};
+pub use kernel::{Lane, NanRule};
 pub use set::{Pairs, Recipe, Set, EXPONENTS};
 
 use ptxvec_oracle::float::Expect;
+
+/// The key multiplier γ (splitmix64's increment; odd).
+pub const GAMMA: u64 = 0x9e37_79b9_7f4a_7c15;
 
 /// Why a wide sweep's oracle cannot answer.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

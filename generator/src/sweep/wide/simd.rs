@@ -9,7 +9,7 @@
 //! the CPU has those features, which each call checks first.
 #![allow(unsafe_code)]
 
-use super::fast::{self, Lane};
+use super::kernel::{self as fast, Lane};
 use crate::sweep::level::Level;
 
 /// The levels the row loop is compiled for, best first: a level runs the best of
