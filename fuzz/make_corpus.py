@@ -71,7 +71,7 @@ def spec_loader():
     write("spec_loader", units)
 
 
-# The sample grade_results_line grades against: GradeSample in generator/src/fuzz.rs
+# The sample grade_results_line grades against: GradeSample in generator/src/cmd/fuzz.rs
 # (tests/fuzz_corpora.rs holds these two equal to its constants).
 SYNTAX_STRIDE = 32
 SEMANTIC_RECORDS = 8

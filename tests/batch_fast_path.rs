@@ -7,9 +7,9 @@
 
 use std::path::PathBuf;
 
-use ptxvec_generator::batch::{rendered, Answers, InputLine};
-use ptxvec_generator::check_syntax::{self, Args};
-use ptxvec_generator::semvec::eval;
+use ptxvec_generator::io::batch::{rendered, Answers, InputLine};
+use ptxvec_generator::cmd::check_syntax::{self, Args};
+use ptxvec_generator::vectors::semantic::eval;
 use ptxvec_generator::syntax::index::Index;
 use ptxvec_generator::syntax::judge::Order;
 use ptxvec_oracle::profile::Profile;
@@ -127,7 +127,7 @@ fn check_syntax_fast_path_answers_as_the_judge() {
     // The explorer's texts: noncanonical orders, moved `.sync`, repeats, comments,
     // near misses of every operand, at their modules.
     let tools = ptxvec_generator::ptxas::offline_tools(&spec).unwrap();
-    for (w, _, m) in ptxvec_generator::explore::texts(&spec, &tools, 20_000, 5) {
+    for (w, _, m) in ptxvec_generator::ptxas::explore::texts(&spec, &tools, 20_000, 5) {
         let req = serde_json::json!({"text": w.text, "ptx": m.ptx.to_string(), "target": m.target.to_string()});
         lines.push(serde_json::to_vec(&req).unwrap());
     }

@@ -7,9 +7,9 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
-use ptxvec_generator::engine::RunsFile;
-use ptxvec_generator::selfcheck::raw::POISON;
-use ptxvec_generator::silicon::evidence;
+use ptxvec_generator::device::engine::RunsFile;
+use ptxvec_generator::device::selfcheck::raw::POISON;
+use ptxvec_generator::device::silicon::evidence;
 
 use crate::support::{ptxvec, repo_root, spec, stderr, stdout};
 

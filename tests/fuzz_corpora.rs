@@ -1,5 +1,5 @@
 //! The fuzz corpora replayed on stable Rust: every committed unit of
-//! `fuzz/corpus/<target>/` through its target's body (`ptxvec_generator::fuzz`,
+//! `fuzz/corpus/<target>/` through its target's body (`ptxvec_generator::cmd::fuzz`,
 //! which the cargo-fuzz targets wrap), so that CI holds every corpus without a
 //! nightly toolchain (`bash fuzz/smoke.sh` and the long runs stay the
 //! maintainer's: fuzz/README.md). Every unit runs even after a failure; the
@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use ptxvec_generator::fuzz::{self, GradeSample, TARGETS};
+use ptxvec_generator::cmd::fuzz::{self, GradeSample, TARGETS};
 use ptxvec_spec::Spec;
 
 use crate::spec_root;

@@ -10,7 +10,7 @@ use std::sync::OnceLock;
 use serde_json::Value;
 
 use ptxvec_generator::record::{Bits, Expectation, Outputs, Record};
-use ptxvec_generator::selfcheck::{self, raw};
+use ptxvec_generator::device::selfcheck::{self, raw};
 use ptxvec_oracle::profile::Profile;
 use ptxvec_spec::Spec;
 

@@ -281,7 +281,7 @@ fn batch_blank_line_answered_blank() {
 #[test]
 fn batch_long_line() {
     // A line of MAX_LINE_BYTES + 1 bytes, then a good line → two answers, exit 2.
-    let max = ptxvec_generator::check_syntax::MAX_LINE_BYTES;
+    let max = ptxvec_generator::cmd::check_syntax::MAX_LINE_BYTES;
     let mut input = vec![b' '; max + 1];
     input.extend_from_slice(
         b"\n{\"text\": \"activemask.b32 %r1;\", \"ptx\": \"8.6\", \"target\": \"sm_90\"}\n",
@@ -1007,7 +1007,7 @@ fn eval_answers_every_line() {
     let mut input = b"{\"text\": \"red.add.u32 [%rd1], %r1;\", \"inputs\": {\"mem\": [\"0x1\"], \"operand\": [\"0x2\"]}}\n\n\xff\xfe\n".to_vec();
     input.extend(std::iter::repeat_n(
         b'x',
-        ptxvec_generator::lines::MAX_LINE_BYTES + 10,
+        ptxvec_generator::io::lines::MAX_LINE_BYTES + 10,
     ));
     input.extend(b"\n{\"x\":1}\n");
     let o = run(&["eval"], &input);
@@ -1022,7 +1022,7 @@ fn eval_answers_every_line() {
         lines[3],
         format!(
             "{{\"error\":\"<stdin>:4: line longer than {} bytes\"}}",
-            ptxvec_generator::lines::MAX_LINE_BYTES
+            ptxvec_generator::io::lines::MAX_LINE_BYTES
         )
     );
     assert!(

@@ -5,9 +5,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use ptxvec_generator::generate;
+use ptxvec_generator::vectors::generate;
 use ptxvec_generator::family::catalog as inputs;
-use ptxvec_generator::semvec::{self, eval};
+use ptxvec_generator::vectors::semantic::{self, eval};
 use ptxvec_oracle::float::Format;
 use ptxvec_oracle::int::IntType;
 use ptxvec_oracle::profile::Profile;
@@ -245,7 +245,7 @@ fn every_catalog_class_appears_in_a_record() {
             }
         }
     }
-    for n in inputs::membermasks(semvec::DEFAULT_SEED) {
+    for n in inputs::membermasks(semantic::DEFAULT_SEED) {
         for file in ["vote.sync", "shfl.sync", "match", "redux.sync"] {
             if !in_any(&|f: &str| f.starts_with(file), &n.class) {
                 missing.push(format!("{file} {}", n.class));
@@ -374,7 +374,7 @@ fn variant_class(instruction: &str, stem: &str, r: &Value) -> String {
     };
     // A twin that writes `d` alone where the syntax allows `d|p` is a class of
     // its own: its records are the same inputs without `p`.
-    let written = if stem.ends_with(ptxvec_generator::semvec::D_ONLY) {
+    let written = if stem.ends_with(ptxvec_generator::vectors::semantic::D_ONLY) {
         ", d alone"
     } else {
         ""

@@ -86,7 +86,7 @@ fn ledger_silicon_citations_name_lines_that_hold_their_bits() {
     use ptxvec_spec::source::Origin;
     let spec = spec();
     let repo = repo_root();
-    let evidence = ptxvec_generator::silicon::evidence::parse(
+    let evidence = ptxvec_generator::device::silicon::evidence::parse(
         &std::fs::read_to_string(repo.join("vectors/silicon/sm_90/vectors.json")).unwrap(),
     )
     .unwrap();
@@ -157,8 +157,9 @@ fn ledger_silicon_citations_name_lines_that_hold_their_bits() {
 /// refused, and the message names the key and where it stands.
 #[test]
 fn an_evidence_file_with_an_unknown_key_is_refused() {
-    use ptxvec_generator::silicon::probe::{cluster, nan};
-    use ptxvec_generator::silicon::{evidence, sweep, wide};
+    use ptxvec_generator::device::silicon::probe::{cluster, nan};
+    use ptxvec_generator::device::silicon::evidence;
+    use ptxvec_generator::sweep::gpu::{bits16 as sweep, wide};
     let dir = silicon_dir();
     type Reader = fn(&str) -> Result<(), String>;
     let readers: [(&str, Reader); 5] = [

@@ -3,10 +3,10 @@
 //! GPU against today's vectors and the oracle's sm_90 profile, and held to what
 //! the errata ledger states (E025, E026).
 
-use ptxvec_generator::selfcheck::Suite;
-use ptxvec_generator::silicon::header::render_list;
-use ptxvec_generator::silicon::probe::{cluster, nan, Observed, Shape};
-use ptxvec_generator::silicon::vectors::{replay, AGREES};
+use ptxvec_generator::device::selfcheck::Suite;
+use ptxvec_generator::device::silicon::header::render_list;
+use ptxvec_generator::device::silicon::probe::{cluster, nan, Observed, Shape};
+use ptxvec_generator::device::silicon::vectors::{replay, AGREES};
 use ptxvec_oracle::float::Format;
 use ptxvec_spec::Spec;
 use serde_json::Value;
@@ -227,7 +227,7 @@ fn no_rule_of_memory_and_operand_fits_red_shared_add_f64() {
     assert_eq!(rec["inputs"]["mem"][0], format!("{m:#018x}"));
     assert_eq!(rec["inputs"]["operand"][0], format!("{o:#018x}"));
     assert_eq!(rec["expect"]["sm_90"]["mem"][0], format!("{m:#018x}"));
-    let evidence = ptxvec_generator::silicon::evidence::parse(
+    let evidence = ptxvec_generator::device::silicon::evidence::parse(
         &read_silicon("vectors.json", "silicon"),
     )
     .unwrap();
@@ -238,7 +238,7 @@ fn no_rule_of_memory_and_operand_fits_red_shared_add_f64() {
         .unwrap();
     assert_eq!((run.mismatched("sm_90"), run.error.as_ref()), (0, None));
     // The wide sweep's kernel: the operand's.
-    let wide = ptxvec_generator::silicon::wide::parse(&read("wide-sweeps.json")).unwrap();
+    let wide = ptxvec_generator::sweep::gpu::wide::parse(&read("wide-sweeps.json")).unwrap();
     let sweep = wide
         .sweeps
         .iter()
@@ -257,8 +257,8 @@ fn no_rule_of_memory_and_operand_fits_red_shared_add_f64() {
 /// cluster layout's directive and peer, or the operand's two `xor`s.
 #[test]
 fn the_probe_modules_vary_only_where_they_say() {
-    use ptxvec_generator::selfcheck::ptx::{module, Entries};
-    use ptxvec_generator::silicon::probe::{module_text, modules, Probe};
+    use ptxvec_generator::device::selfcheck::ptx::{module, Entries};
+    use ptxvec_generator::device::silicon::probe::{module_text, modules, Probe};
     let spec = spec();
     // Without the header comment, whose words name the variation.
     let code = |t: &str| -> Vec<String> {
@@ -350,7 +350,7 @@ fn diff(a: &[String], b: &[String]) -> (Vec<String>, Vec<String>) {
     ignore = "needs ptxas: set PTXVEC_PTXAS (bash .ci/run does)"
 )]
 fn every_probe_module_assembles_with_ptxas() {
-    use ptxvec_generator::silicon::probe::{module_text, modules, Probe};
+    use ptxvec_generator::device::silicon::probe::{module_text, modules, Probe};
     let ptxas = ptxvec_generator::ptxas::from_env("PTXVEC_PTXAS").unwrap_or_else(|e| panic!("{e}"));
     let spec = spec();
     let dir = tempfile::tempdir().unwrap();

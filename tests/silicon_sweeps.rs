@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-use ptxvec_generator::silicon::sweep::{
+use ptxvec_generator::sweep::gpu::bits16::{
     block, parse, FILE, text, SweepResult, SweepsFile,
 };
 use ptxvec_generator::sweep::fast::{boundary_values, Kernel, Level};

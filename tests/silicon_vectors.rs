@@ -4,9 +4,9 @@
 //! silicon wrote, and each profile must match as many records as it did.
 
 use ptxvec_generator::record::{Bits, Expectation, Inputs, Out};
-use ptxvec_generator::selfcheck::ptx::{module, Entries};
-use ptxvec_generator::selfcheck::{self, raw, Suite, Window};
-use ptxvec_generator::silicon::{evidence, vectors};
+use ptxvec_generator::device::selfcheck::ptx::{module, Entries};
+use ptxvec_generator::device::selfcheck::{self, raw, Suite, Window};
+use ptxvec_generator::device::silicon::{evidence, vectors};
 use ptxvec_oracle::profile::Profile;
 
 use crate::spec_root;
@@ -317,7 +317,7 @@ fn generic_adds_compute_as_the_space_their_window_points_into() {
 /// contention record; `out` covers the record blocks only.
 #[test]
 fn launch_shapes_add_contention_blocks_and_whole_clusters() {
-    use ptxvec_generator::selfcheck::ptx::Launch;
+    use ptxvec_generator::device::selfcheck::ptx::Launch;
     let all = suites();
     let shape = |id: &str| {
         let s = all.iter().find(|s| s.id == id).unwrap();
@@ -606,7 +606,7 @@ fn silicon_emits_every_run_module_without_a_gpu() {
 #[test]
 fn the_documented_runner_command_lines_parse() {
     use clap::Parser;
-    use ptxvec_generator::cli::{Cli, Command};
+    use ptxvec_generator::cmd::cli::{Cli, Command};
     let documented = [
         "ptxvec silicon --out DIR --raw-out DIR2",
         "ptxvec silicon --out /tmp/x --variant red.add.f32",

@@ -6,7 +6,7 @@
 
 use std::time::Instant;
 
-use ptxvec_generator::silicon::wide::{
+use ptxvec_generator::sweep::gpu::wide::{
     block, parse, FILE, text, SetRecord, WideFile, WideResult,
 };
 use ptxvec_generator::sweep::wide::{Plan, Replay, Set, WideSweep, BLOCKS};

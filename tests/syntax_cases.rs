@@ -165,7 +165,7 @@ fn every_rule_is_catalogued_and_the_catalogs_are_current() {
     }
     assert!(missing.is_empty(), "rules without an entry: {missing:?}");
     let dir = tempfile::tempdir().unwrap();
-    ptxvec_generator::exports::write(&spec, dir.path()).unwrap();
+    ptxvec_generator::vectors::tables::write(&spec, dir.path()).unwrap();
     for name in ["rules.json", "targets.json"] {
         let fresh = std::fs::read(dir.path().join(name)).unwrap();
         let committed = std::fs::read(spec_root().join("../vectors").join(name)).unwrap();
@@ -182,7 +182,7 @@ fn every_rule_is_catalogued_and_the_catalogs_are_current() {
 /// code for an `a` target on that target alone; a plain target on every later one.
 #[test]
 fn targets_are_met_as_ptxas_takes_them() {
-    let t = ptxvec_generator::exports::targets(&spec());
+    let t = ptxvec_generator::vectors::tables::targets(&spec());
     let met_by = |target: &str| -> Vec<String> {
         t.targets
             .iter()

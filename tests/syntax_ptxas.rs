@@ -2,7 +2,7 @@
 //! is printed for CI's log. It runs under `cfg(ptxas)` (generator/build.rs), where a
 //! missing ptxas is a failure; elsewhere it is listed as ignored.
 
-use ptxvec_generator::audit::{audit, results, tools, Args};
+use ptxvec_generator::ptxas::audit::{audit, results, tools, Args};
 use ptxvec_generator::ptxas;
 use ptxvec_spec::Spec;
 
@@ -41,7 +41,7 @@ fn every_verdict_agrees_with_ptxas_or_is_in_the_ledger() {
     let rows = results(&spec, &a.findings);
     let path = spec_root()
         .join("../vectors/clients")
-        .join(ptxvec_generator::audit::RESULTS_DIR)
+        .join(ptxvec_generator::ptxas::audit::RESULTS_DIR)
         .join("syntax.jsonl.gz");
     let committed = String::from_utf8(ptxvec_generator::grade::results::read_input(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))).unwrap();
     let now: String = rows.iter().map(|r| r.to_line() + "\n").collect();

@@ -147,7 +147,7 @@ def ptxas_for(target, version):
     """The ptxas that judges a module, and the -arch it assembles for: 13.5 from sm_75
     on; 12.9 below, up to the .version 8.8 it knows; past that 13.5 for its oldest
     architecture, sm_75 (ptxas judges by the module's .target whatever -arch says, as
-    ptxvec's differential does: generator/src/ptxas.rs, Ptxas::arch_for)."""
+    ptxvec's differential does: generator/src/ptxas/mod.rs, Ptxas::arch_for)."""
     n, _ = tnum(target)
     if n >= 75:
         return ("13.5", PTXAS13, target)

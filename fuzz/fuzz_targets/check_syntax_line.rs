@@ -1,6 +1,6 @@
 //! One batch line of `ptxvec check-syntax -` (byte 0 picks `--strict` and the
 //! defaults), answered by the definition and by the batch's fast path, which must
-//! agree: the body is `ptxvec_generator::fuzz::check_syntax_line`, which the tests
+//! agree: the body is `ptxvec_generator::cmd::fuzz::check_syntax_line`, which the tests
 //! also replay over the corpus (`tests/fuzz_corpora.rs`). No panic, and each unit
 //! well under a second.
 #![no_main]
@@ -14,6 +14,6 @@ fuzz_target!(
     },
     |data: &[u8]| {
         let spec = ptxvec_fuzz::spec();
-        ptxvec_fuzz::timed(data, || ptxvec_generator::fuzz::check_syntax_line(spec, data));
+        ptxvec_fuzz::timed(data, || ptxvec_generator::cmd::fuzz::check_syntax_line(spec, data));
     }
 );

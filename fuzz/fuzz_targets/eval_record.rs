@@ -1,6 +1,6 @@
 //! One line of `ptxvec eval --profile all` (the input's first line), answered by the
 //! definition and by the batch's fast path, which must agree: the body is
-//! `ptxvec_generator::fuzz::eval_record`, which the tests also replay over the
+//! `ptxvec_generator::cmd::fuzz::eval_record`, which the tests also replay over the
 //! corpus (`tests/fuzz_corpora.rs`). No panic, and each unit well under a second.
 #![no_main]
 
@@ -13,6 +13,6 @@ fuzz_target!(
     },
     |data: &[u8]| {
         let spec = ptxvec_fuzz::spec();
-        ptxvec_fuzz::timed(data, || ptxvec_generator::fuzz::eval_record(spec, data));
+        ptxvec_fuzz::timed(data, || ptxvec_generator::cmd::fuzz::eval_record(spec, data));
     }
 );

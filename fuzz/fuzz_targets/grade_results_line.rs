@@ -1,14 +1,14 @@
 //! A `ptxvec grade` results file (byte 0 picks syntax or semantic results, and
 //! whether and how they are graded), read and graded against a sample of the
-//! repository's vectors (`ptxvec_generator::fuzz::GradeSample`): the body is
-//! `ptxvec_generator::fuzz::grade_results_line`, which the tests also replay over
+//! repository's vectors (`ptxvec_generator::cmd::fuzz::GradeSample`): the body is
+//! `ptxvec_generator::cmd::fuzz::grade_results_line`, which the tests also replay over
 //! the corpus (`tests/fuzz_corpora.rs`). No panic, and each unit well under a second.
 #![no_main]
 
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
-use ptxvec_generator::fuzz::GradeSample;
+use ptxvec_generator::cmd::fuzz::GradeSample;
 
 fn sample() -> &'static GradeSample {
     static SAMPLE: OnceLock<GradeSample> = OnceLock::new();
@@ -28,6 +28,6 @@ fuzz_target!(
     },
     |data: &[u8]| {
         let sample = sample();
-        ptxvec_fuzz::timed(data, || ptxvec_generator::fuzz::grade_results_line(sample, data));
+        ptxvec_fuzz::timed(data, || ptxvec_generator::cmd::fuzz::grade_results_line(sample, data));
     }
 );

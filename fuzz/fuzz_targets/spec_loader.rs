@@ -1,5 +1,5 @@
 //! The spec loader on one file's bytes (byte 0 picks the file): the body is
-//! `ptxvec_generator::fuzz::spec_loader`, which the tests also replay over the
+//! `ptxvec_generator::cmd::fuzz::spec_loader`, which the tests also replay over the
 //! corpus (`tests/fuzz_corpora.rs`). No panic, and each unit well under a second.
 #![no_main]
 
@@ -12,6 +12,6 @@ fuzz_target!(
     },
     |data: &[u8]| {
         let spec = ptxvec_fuzz::spec();
-        ptxvec_fuzz::timed(data, || ptxvec_generator::fuzz::spec_loader(spec, data));
+        ptxvec_fuzz::timed(data, || ptxvec_generator::cmd::fuzz::spec_loader(spec, data));
     }
 );

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 fn main() -> ExitCode {
     restore_sigpipe();
     keep_freed_memory();
-    ptxvec_generator::cli::main()
+    ptxvec_generator::cmd::cli::main()
 }
 
 /// Rust starts programs with SIGPIPE ignored, so a reader that stops early

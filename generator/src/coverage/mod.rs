@@ -18,7 +18,7 @@ use std::path::PathBuf;
 use ptxvec_spec::Spec;
 
 use crate::error::{Context, Error, Outcome, Result};
-use crate::output::{write_error, Stdout};
+use crate::io::output::{write_error, Stdout};
 use crate::syntax::case::Case;
 use elements::{Element, ElementKind, WitnessKind};
 use witness::{CaseInfo, Found, Semantic};
@@ -37,7 +37,7 @@ pub struct Args {
     pub mutants: bool,
     /// The recorded exploration's verdict cache, whose texts witness the ledger's
     /// departures of ptxas (explore/README.md).
-    #[arg(long, default_value = crate::explore::DEFAULT_CACHE)]
+    #[arg(long, default_value = crate::ptxas::explore::DEFAULT_CACHE)]
     pub explored: PathBuf,
 }
 
@@ -88,7 +88,7 @@ pub fn run(spec: &Spec, args: &Args, stdout: &mut Stdout) -> Result<Outcome> {
     let silicon_path = args.vectors.join("silicon/sm_90/vectors.json");
     let silicon = match std::fs::read_to_string(&silicon_path) {
         Ok(t) => Some(
-            crate::silicon::evidence::parse(&t)
+            crate::device::silicon::evidence::parse(&t)
                 .map_err(|e| Error::Input(format!("{}: {e}", silicon_path.display())))?,
         ),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
@@ -102,7 +102,7 @@ pub fn run(spec: &Spec, args: &Args, stdout: &mut Stdout) -> Result<Outcome> {
         silicon: silicon.as_ref(),
         probes: &probes,
     };
-    let explored = crate::explore::recorded_departures(spec, &args.explored)?;
+    let explored = crate::ptxas::explore::recorded_departures(spec, &args.explored)?;
     let found = witness::find(spec, &elements, &infos, &semantic, &explored);
     let rows: Vec<Row<'_>> = elements
         .iter()
@@ -121,7 +121,7 @@ pub fn run(spec: &Spec, args: &Args, stdout: &mut Stdout) -> Result<Outcome> {
     write!(stdout, "{report}").map_err(write_error)?;
     if let Some(path) = &args.html {
         let page = html::render(&rows, &grid);
-        crate::files::write_atomic(path, page.as_bytes())
+        crate::io::files::write_atomic(path, page.as_bytes())
             .map_err(|e| Error::io(path, e))
             .context("writing the coverage page")?;
     }
@@ -133,7 +133,7 @@ pub fn run(spec: &Spec, args: &Args, stdout: &mut Stdout) -> Result<Outcome> {
 /// or a run), a NaN-probe module that recorded results. A file that is there and
 /// does not read is an input error.
 fn read_probes(dir: &std::path::Path) -> Result<witness::Probes> {
-    use crate::silicon::probe::{cluster, nan, Observed};
+    use crate::device::silicon::probe::{cluster, nan, Observed};
     let read = |name: &str| -> Result<Option<String>> {
         let path = dir.join(name);
         match std::fs::read_to_string(&path) {

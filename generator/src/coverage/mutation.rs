@@ -11,7 +11,7 @@ use std::time::Instant;
 use ptxvec_spec::model::{AnyOf, Effect, Requirement, TableKind};
 use ptxvec_spec::{Instruction, PtxVersion, Spec, Target, Variant};
 
-use crate::progress::Progress;
+use crate::io::progress::Progress;
 use crate::error::Result;
 use crate::syntax::case::{Case, Verdict};
 use crate::syntax::judge::{judge, Order};

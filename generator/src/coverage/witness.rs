@@ -8,7 +8,7 @@ use ptxvec_spec::{Instruction, PtxVersion, Qualifier, Spec, Target};
 
 use super::elements::{Element, Probe, Respect, WitnessKind, Writing};
 use crate::record::index::Index;
-use crate::silicon::evidence::VectorsFile;
+use crate::device::silicon::evidence::VectorsFile;
 use crate::syntax::case::{Case, Verdict};
 
 /// How many witness ids an element keeps for the report; the count is of all.

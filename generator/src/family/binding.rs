@@ -70,7 +70,7 @@ pub fn bind(spelling: &Spelling<'_>, semantics: Semantics, pair: bool) -> Vec<Bo
 mod tests {
     use super::*;
     use crate::record::Out;
-    use crate::semvec::variants;
+    use crate::vectors::semantic::variants;
 
     /// Every operand binds a key the variant's records have (or an address, the
     /// size, the mbarrier), and every input and output the records have but

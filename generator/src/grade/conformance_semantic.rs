@@ -16,7 +16,7 @@ use ptxvec_spec::Spec;
 
 use super::report::{Status, TestCase};
 use super::semantic::{self, Mode};
-use crate::engine::{RunsFile, FILE};
+use crate::device::engine::{RunsFile, FILE};
 use crate::error::{Error, Result};
 
 /// The failure groups shown per engine.

@@ -78,13 +78,13 @@ pub fn build(spec: &Spec, vectors: &Path, clients: &Path) -> Result<Dashboard> {
     }
     let variants = semantic::load(spec, vectors)?;
     let mut semantic_rows = vec![silicon_row(vectors, &variants)?];
-    for dir in dirs.iter().filter(|d| d.join(crate::engine::FILE).is_file()) {
+    for dir in dirs.iter().filter(|d| d.join(crate::device::engine::FILE).is_file()) {
         let mode = semantic::Mode {
             profile: Profile::PtxIsa,
             all: false,
         };
         let section = semantic::grade_raw(&variants, dir, mode)?;
-        let runs = crate::engine::RunsFile::read(dir)?.unwrap_or_else(|| crate::engine::RunsFile::new(""));
+        let runs = crate::device::engine::RunsFile::read(dir)?.unwrap_or_else(|| crate::device::engine::RunsFile::new(""));
         let not_run = super::conformance_semantic::not_run_records(&runs, &variants);
         let mut r = row(name(dir), "engine", &section.cases, &not_run);
         r.explained = super::conformance_semantic::explanations(dir)?;
@@ -203,9 +203,9 @@ fn row(client: String, kind: &'static str, cases: &[TestCase], not_run: &[(Strin
 /// Silicon's row: per instruction, the records its evidence matched under the
 /// document's profile, of those it ran; the variants it could not run.
 fn silicon_row(vectors: &Path, variants: &[semantic::Variant]) -> Result<Row> {
-    let path = vectors.join("silicon/sm_90").join(crate::silicon::evidence::FILE);
+    let path = vectors.join("silicon/sm_90").join(crate::device::silicon::evidence::FILE);
     let text = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e))?;
-    let e = crate::silicon::evidence::parse(&text).map_err(|e| Error::Input(format!("{}: {e}", path.display())))?;
+    let e = crate::device::silicon::evidence::parse(&text).map_err(|e| Error::Input(format!("{}: {e}", path.display())))?;
     let mut cells: BTreeMap<String, Cell> = BTreeMap::new();
     for run in &e.variants {
         let Some(v) = variants.iter().find(|v| v.suite.id == run.variant) else {

@@ -106,7 +106,7 @@ pub fn run(spec: &Spec, args: &Args, out: &mut dyn Write) -> Result<Outcome> {
     if let Some(clients) = &args.clients {
         let d = dashboard::build(spec, &args.vectors, clients)?;
         if let Some(path) = &args.html {
-            crate::files::write_atomic(path, d.html.as_bytes()).map_err(|e| Error::io(path, e))?;
+            crate::io::files::write_atomic(path, d.html.as_bytes()).map_err(|e| Error::io(path, e))?;
         }
         write!(out, "{}", d.summary).map_err(Error::Stdout)?;
         return Ok(Outcome::Pass);
@@ -189,7 +189,7 @@ fn write_reports(report: &Report, args: &Args) -> Result<()> {
     ];
     for (path, render) in files {
         if let Some(path) = path {
-            crate::files::write_atomic(path, render(report).as_bytes())
+            crate::io::files::write_atomic(path, render(report).as_bytes())
                 .map_err(|e| Error::io(path, e))?;
         }
     }

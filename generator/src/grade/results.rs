@@ -145,12 +145,12 @@ pub fn write_syntax(path: &Path, results: &[SyntaxResult]) -> Result<()> {
         out.push_str(&r.to_line());
         out.push('\n');
     }
-    let bytes = if crate::gz::is_gz(path) {
-        crate::gz::compress(out.as_bytes())
+    let bytes = if crate::io::gz::is_gz(path) {
+        crate::io::gz::compress(out.as_bytes())
     } else {
         out.into_bytes()
     };
-    crate::files::write_atomic(path, &bytes).map_err(|e| Error::io(path, e))
+    crate::io::files::write_atomic(path, &bytes).map_err(|e| Error::io(path, e))
 }
 
 /// One line of semantic results: what the consumer computed for a record of
@@ -413,8 +413,8 @@ pub fn read_input(path: &Path) -> Result<Vec<u8>> {
             .map_err(|e| Error::io(path, e))?;
     } else {
         bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
-        if crate::gz::is_gz(path) {
-            bytes = crate::gz::decompress(&path.display().to_string(), &bytes, MAX_GZ_BYTES)?;
+        if crate::io::gz::is_gz(path) {
+            bytes = crate::io::gz::decompress(&path.display().to_string(), &bytes, MAX_GZ_BYTES)?;
         }
     }
     Ok(bytes)

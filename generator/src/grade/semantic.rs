@@ -13,10 +13,10 @@ use super::failure::{Failure, Slot};
 use super::report::{CaseInputs, Section, Status, TestCase};
 use super::results::{BadLine, ById, Computed, Line, SemanticResult};
 use super::syntax::unknown;
-use crate::progress::Progress;
+use crate::io::progress::Progress;
 use crate::error::{Error, Result};
 use crate::record::{Bits, Expectation, Field, Out, OutShape, Outputs, Record};
-use crate::selfcheck::{self, raw, Suite, Window};
+use crate::device::selfcheck::{self, raw, Suite, Window};
 
 /// One variant of vectors/semantic, loaded.
 #[derive(Debug, Clone)]
@@ -296,7 +296,7 @@ pub fn grade_raw(variants: &[Variant], dir: &Path, mode: Mode) -> Result<Section
     }
     // How an engine's runs went (`ptxvec run-engine`): records that crashed it,
     // variants it could not run.
-    let engine_runs = crate::engine::RunsFile::read(dir)?;
+    let engine_runs = crate::device::engine::RunsFile::read(dir)?;
     let run_of = |name: &str| engine_runs.as_ref().and_then(|f| f.runs.iter().find(|r| r.run == name));
     let mut claimed = BTreeSet::new();
     let mut cases = Vec::new();

@@ -24,7 +24,7 @@ use clap::Args as ClapArgs;
 use ptxvec_spec::{PtxVersion, Spec, Target};
 
 use crate::error::{Error, Outcome, Result};
-use crate::output::{note, write_error};
+use crate::io::output::{note, write_error};
 use crate::syntax::index::Index;
 use crate::syntax::judge::Order;
 
@@ -118,7 +118,7 @@ impl<'s> Linter<'s> {
             let j = v.judgement;
             counts.illegal += usize::from(!j.legal());
             let p = positions.at(f.at);
-            let note = v.predicted.as_ref().map_or_else(String::new, crate::check_syntax::prediction_note);
+            let note = v.predicted.as_ref().map_or_else(String::new, crate::syntax::departure::note);
             diagnostics.push(Diagnostic {
                 line: p.line,
                 column: p.column,
@@ -149,7 +149,7 @@ impl<'s> Linter<'s> {
     }
 
     /// The module's `.version` and `.target` architecture, held to the target
-    /// model (`check_syntax::module`): one it does not list, or a pair it refuses,
+    /// model (`syntax::context::module`): one it does not list, or a pair it refuses,
     /// leaves nothing to judge.
     fn module(&self, h: &Header<'_>) -> std::result::Result<(PtxVersion, Target), ReadError> {
         let (words, target_at) = h.target;
@@ -167,9 +167,9 @@ impl<'s> Linter<'s> {
                 return Err(error(at(second), format!("expected one architecture in `.target`, found `{words}`")))
             }
         };
-        let ptx = crate::check_syntax::known_version(self.spec, h.version.0)
+        let ptx = crate::syntax::context::known_version(self.spec, h.version.0)
             .map_err(|e| error(h.version.1, e.to_string()))?;
-        let target = crate::check_syntax::known_target(self.spec, arch).map_err(|e| error(at(arch), e.to_string()))?;
+        let target = crate::syntax::context::known_target(self.spec, arch).map_err(|e| error(at(arch), e.to_string()))?;
         self.spec
             .targets
             .check_version(ptx, target)
@@ -257,8 +257,8 @@ fn read_input(path: &Path, file: &str) -> Result<Vec<u8>> {
     }
     // A gzipped module (`*.ptx.gz`, as vectors/clients keeps the compilers'
     // output) is linted as what it holds.
-    if crate::gz::is_gz(path) {
-        bytes = crate::gz::decompress(file, &bytes, MAX_FILE_BYTES)?;
+    if crate::io::gz::is_gz(path) {
+        bytes = crate::io::gz::decompress(file, &bytes, MAX_FILE_BYTES)?;
     }
     Ok(bytes)
 }

@@ -89,7 +89,7 @@ pub struct Diagnostic {
     /// The ledger's prediction, where ptxas departs from the verdict.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ptxas: Option<PtxasNote>,
-    /// The same, as the human line says it (`check_syntax::prediction_note`).
+    /// The same, as the human line says it (`syntax::departure::note`).
     #[serde(skip)]
     pub note: String,
 }

@@ -13,7 +13,7 @@ use rayon::prelude::*;
 
 use super::fast::{floor_row_digest, FastError, Kernel, Level, LEVEL_VAR};
 use super::{Sweep, PAIRS, ROWS};
-use crate::output::write_error;
+use crate::io::output::write_error;
 
 /// The CPU time this process has used, all threads.
 #[cfg(unix)]

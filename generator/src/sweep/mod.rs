@@ -1,7 +1,8 @@
 //! The exhaustive 16-bit sweeps, planned: which memory reductions are swept and how
 //! each spells its instruction (`catalog`), and how every (memory, operand) pair of
 //! one, 2^32 in all, is condensed into digests that a GPU and this crate compute
-//! alike (`digest`). The GPU side is `ptxvec silicon-sweep` (`silicon::sweep`); the
+//! alike (`digest`). The GPU side is `ptxvec silicon-sweep` (`gpu::bits16`; `gpu::wide` for the wide
+//! sweeps, `gpu` their one loop); the
 //! recorded digests are in vectors/silicon/sm_90/sweeps.json. What a reduction
 //! computes on a pair is the oracle's (`ptxvec_oracle::memory::Reduction`); nothing
 //! here decides a result. `fast` computes the same row digests with SIMD kernels,
@@ -20,6 +21,7 @@ mod catalog;
 mod digest;
 pub mod wide;
 pub mod fast;
+pub mod gpu;
 pub mod level;
 
 pub use catalog::{Bits16, Catalog, Layout, Sweep, Swept};

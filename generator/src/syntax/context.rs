@@ -1,7 +1,9 @@
 //! Modules to judge a case in: the lowest one that meets its needs, one that ptxas
 //! can assemble, and the nearest ones that do not meet them.
 
-use ptxvec_spec::{PtxVersion, Target, TargetModel, Variant};
+use ptxvec_spec::{PtxVersion, Spec, Target, TargetModel, Variant};
+
+use crate::error::{Error, Result};
 
 use super::needs::Need;
 
@@ -120,4 +122,42 @@ pub fn outside(model: &TargetModel, need: &Need) -> Vec<Module> {
         .filter(|c| !model.satisfies(*c, t))
         .filter_map(|c| Module::at(model, need.ptx, c))
         .collect()
+}
+/// Parses the module's `.version` and `.target`, and holds them to what the target
+/// model knows: a version or target it does not list cannot be judged, so it is a
+/// usage error, never a verdict.
+pub fn module(spec: &Spec, ptx: Option<&str>, target: Option<&str>) -> Result<(PtxVersion, Target)> {
+    let usage = |m: &str| Error::Usage(m.to_owned());
+    let ptx = ptx
+        .ok_or_else(|| usage("missing the PTX ISA version (--ptx 8.6, or \"ptx\" in the line)"))?;
+    let target = target
+        .ok_or_else(|| usage("missing the target (--target sm_90, or \"target\" in the line)"))?;
+    Ok((known_version(spec, ptx)?, known_target(spec, target)?))
+}
+
+/// `.version`'s word, if the target model lists it.
+pub fn known_version(spec: &Spec, ptx: &str) -> Result<PtxVersion> {
+    let v: PtxVersion = ptx.parse().map_err(|e| Error::Usage(format!("{e}")))?;
+    let versions = &spec.targets.ptx_versions.values;
+    if !versions.contains(&v) {
+        let range = match (versions.first(), versions.last()) {
+            (Some(a), Some(b)) => format!(" (it lists {a} to {b})"),
+            _ => String::new(),
+        };
+        return Err(Error::Usage(format!(
+            "unknown PTX ISA version {v}: spec/targets.yaml does not list it{range}"
+        )));
+    }
+    Ok(v)
+}
+
+/// `.target`'s architecture, if the target model lists it.
+pub fn known_target(spec: &Spec, target: &str) -> Result<Target> {
+    let t: Target = target.parse().map_err(|e| Error::Usage(format!("{e}")))?;
+    if spec.targets.info(t).is_none() {
+        return Err(Error::Usage(format!(
+            "unknown target {t}: spec/targets.yaml does not list it"
+        )));
+    }
+    Ok(t)
 }

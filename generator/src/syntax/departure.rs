@@ -5,9 +5,11 @@
 //! what ptxas does with the original: `check-syntax` says so (`ptxas 13.5 accepts
 //! this: E019`), and the explorer holds each prediction to ptxas.
 
-use ptxvec_spec::{Departure, Qualifier, Spec};
+use ptxvec_spec::{Departure, PtxVersion, Qualifier, Spec, Target};
 
 use super::context::Module;
+use super::illegal::CHECK_PTXAS;
+use super::index::{Index, Tokens};
 use super::judge::{judge, Judgement, Order};
 use super::text::{self, Atom, InstrText, Literal, Operand};
 
@@ -255,4 +257,19 @@ pub fn predict_by(
             erratum: e.id.clone(),
         })
     })
+}
+
+/// The ledger's prediction for a verdict (as [`predict`]), its rewritten texts
+/// judged through the batch's index.
+pub fn predict_by_index(index: &Index<'_>, text: &str, ptx: PtxVersion, target: Target, j: &Judgement) -> Option<Prediction> {
+    let module = Module { ptx, target };
+    predict_by(index.spec(), text, module, CHECK_PTXAS, j, |t| {
+        index.judge(t, &Tokens::of(t), ptx, target, Order::Lenient)
+    })
+}
+
+/// The human line's note on a prediction: `(ptxas 13.5 accepts this: E019)`.
+pub fn note(p: &Prediction) -> String {
+    let does = if p.fails { "fails on" } else if p.accepts { "accepts" } else { "rejects" };
+    format!(" (ptxas {CHECK_PTXAS} {does} this: {})", p.erratum)
 }

@@ -5,7 +5,7 @@
 //! patterns), how the results are condensed (`digest`), and a fast CPU oracle that
 //! replays them (`fast`, `simd`): the host's own adds with the sm_90 profile's
 //! flushing and NaN bits laid over them, checked against the scalar oracle before
-//! use. The GPU side is `ptxvec silicon-sweep-wide` (`silicon::wide`); the recorded
+//! use. The GPU side is `ptxvec silicon-sweep-wide` (`sweep::gpu::wide`); the recorded
 //! digests are in vectors/silicon/sm_90/wide-sweeps.json.
 
 mod catalog;

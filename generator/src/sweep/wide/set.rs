@@ -37,7 +37,7 @@
 //! 1)` with `P` = 9 (f32) or 7 (f64), and the bits are
 //! `sign << (width − 1) | EXPONENTS[e] << frac_bits | PATTERNS[k]`. The GPU kernel
 //! computes the same from the same two tables, which its module carries as `.global`
-//! arrays (`silicon::wide`); the device also writes every value once and the runner
+//! arrays (`sweep::gpu::wide`); the device also writes every value once and the runner
 //! compares them with [`Set::values`].
 
 use std::sync::OnceLock;

@@ -1,0 +1,459 @@
+//! `ptxvec check-syntax`: one text from the command line, or JSON Lines from stdin.
+
+use std::io::Write;
+
+use clap::Args as ClapArgs;
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+
+use ptxvec_spec::{PtxVersion, Spec, Target};
+
+use crate::error::{Error, Outcome, Result};
+use crate::io::output::write_error;
+use crate::io::batch::{self, InputLine};
+use crate::syntax::index::{Index, Tokens};
+use crate::syntax::context;
+use crate::syntax::departure::{self, Prediction};
+use crate::syntax::illegal::CHECK_PTXAS;
+use crate::syntax::judge::{judge, Judgement, Kind, Order};
+
+/// The arguments of `check-syntax`.
+#[derive(Debug, ClapArgs)]
+pub struct Args {
+    /// The instruction text, or `-` to read JSON Lines from stdin.
+    pub text: String,
+    /// The module's `.version` (in batch mode, the default for lines without `ptx`).
+    #[arg(long)]
+    pub ptx: Option<String>,
+    /// The module's `.target` (in batch mode, the default for lines without `target`).
+    #[arg(long)]
+    pub target: Option<String>,
+    /// Hold qualifiers to the document's order.
+    #[arg(long)]
+    pub strict: bool,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Request {
+    text: String,
+    #[serde(default)]
+    ptx: Option<String>,
+    #[serde(default)]
+    target: Option<String>,
+    #[serde(default)]
+    id: Option<serde_json::Value>,
+}
+
+/// A batch line as the fast path reads it: [`Request`]'s fields and rules, borrowed
+/// from the line. A line it cannot read (a string with an escape, a missing or
+/// unknown key, not JSON) is answered by [`answer_line`], which says why.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RequestRef<'a> {
+    text: &'a str,
+    #[serde(default)]
+    ptx: Option<&'a str>,
+    #[serde(default)]
+    target: Option<&'a str>,
+    #[serde(default, borrow)]
+    id: Option<&'a RawValue>,
+}
+
+#[derive(Serialize)]
+struct Answer<'a, I: Serialize + ?Sized> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    id: Option<&'a I>,
+    legal: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    kind: Option<Kind>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    rule: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    instruction: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    form: Option<&'a str>,
+    message: &'a str,
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    warnings: &'a [String],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ptxas: Option<PtxasNote<'a>>,
+}
+
+/// Where the ledger predicts that ptxas departs from an illegal verdict.
+#[derive(Serialize)]
+struct PtxasNote<'a> {
+    accepts: bool,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    fails: bool,
+    erratum: &'a str,
+}
+
+/// The ledger's prediction for a verdict, where ptxas departs from it.
+fn prediction(spec: &Spec, text: &str, ptx: PtxVersion, target: Target, j: &Judgement) -> Option<Prediction> {
+    departure::predict(spec, text, crate::syntax::context::Module { ptx, target }, CHECK_PTXAS, j)
+}
+
+fn answer<'a, I: Serialize + ?Sized>(
+    j: &'a Judgement,
+    id: Option<&'a I>,
+    predicted: Option<&'a Prediction>,
+) -> Answer<'a, I> {
+    Answer {
+        ptxas: predicted.map(|p| PtxasNote {
+            accepts: p.accepts,
+            fails: p.fails,
+            erratum: &p.erratum,
+        }),
+        id,
+        legal: j.legal(),
+        kind: j.defect.as_ref().map(|d| d.kind),
+        rule: j.defect.as_ref().map(|d| d.rule.as_str()),
+        instruction: j.instruction.as_deref(),
+        form: j.form.as_deref(),
+        message: j.defect.as_ref().map_or("legal", |d| d.message.as_str()),
+        warnings: &j.warnings,
+    }
+}
+
+pub use crate::io::lines::MAX_LINE_BYTES;
+
+/// Runs the subcommand onto `out`: one text gives its verdict (illegal is a
+/// finding); batch mode answers every line, and a line it could not judge makes
+/// the run an input error once every line is answered.
+pub fn run(spec: &Spec, args: &Args, out: &mut dyn Write) -> Result<Outcome> {
+    if args.text != "-" {
+        let order = if args.strict {
+            Order::Strict
+        } else {
+            Order::Lenient
+        };
+        let (ptx, target) = context::module(spec, args.ptx.as_deref(), args.target.as_deref())?;
+        let j = judge(spec, &args.text, ptx, target, order);
+        for w in &j.warnings {
+            let _ = writeln!(std::io::stderr(), "warning: {w}");
+        }
+        let note = prediction(spec, &args.text, ptx, target, &j).map_or_else(String::new, |p| departure::note(&p));
+        let line = match &j.defect {
+            None => "legal".to_owned(),
+            Some(d) => format!("illegal ({}): {}: {}{note}", d.kind, d.rule, d.message),
+        };
+        writeln!(out, "{line}").map_err(write_error)?;
+        return Ok(Outcome::findings_if(j.defect.is_some()));
+    }
+    run_lines(spec, args, std::io::stdin(), out)
+}
+
+/// Batch mode over `input`: every line answered, in order, a chunk of lines at a
+/// time in parallel ([`crate::io::batch`]); a line it could not judge makes the run an
+/// input error once every line is answered.
+pub fn run_lines(
+    spec: &Spec,
+    args: &Args,
+    input: impl std::io::Read + Send,
+    out: &mut dyn Write,
+) -> Result<Outcome> {
+    let order = if args.strict {
+        Order::Strict
+    } else {
+        Order::Lenient
+    };
+    let mut index = Index::new(spec);
+    let bad_lines = batch::run("<stdin>", input, out, |lines, answers| {
+        answers.fill_from(lines, answer_lines(&mut index, args, order, lines));
+    })?;
+    if bad_lines.is_empty() {
+        Ok(Outcome::Pass)
+    } else {
+        Err(Error::Input(format!(
+            "{} input line(s) could not be judged: {:?}",
+            bad_lines.len(),
+            bad_lines
+        )))
+    }
+}
+
+/// A batch line made ready for the index.
+enum Prepared<'a> {
+    /// Answered by [`answer_line`]: an error, or an `id` that serde_json would
+    /// write otherwise than the line does.
+    Plain,
+    /// A blank line.
+    Blank,
+    /// A request to judge.
+    Judge {
+        req: RequestRef<'a>,
+        ptx: PtxVersion,
+        target: Target,
+        tokens: Tokens<'a>,
+    },
+    /// A request whose text has comments or whitespace inside its chain, judged as
+    /// its plain form (`text::plain_form`: the same tokens, so the same verdict).
+    Cleaned {
+        req: RequestRef<'a>,
+        ptx: PtxVersion,
+        target: Target,
+        text: String,
+    },
+}
+
+fn prepare<'a>(spec: &Spec, args: &Args, bytes: &'a [u8]) -> Prepared<'a> {
+    let Ok(line) = std::str::from_utf8(bytes) else {
+        return Prepared::Plain;
+    };
+    if line.trim().is_empty() {
+        return Prepared::Blank;
+    }
+    let Ok(req) = serde_json::from_str::<RequestRef<'a>>(line) else {
+        return Prepared::Plain;
+    };
+    if req.id.is_some_and(|id| !written_as_serde_json_writes(id.get())) {
+        return Prepared::Plain;
+    }
+    let Ok((ptx, target)) = context::module(
+        spec,
+        req.ptx.or(args.ptx.as_deref()),
+        req.target.or(args.target.as_deref()),
+    ) else {
+        return Prepared::Plain;
+    };
+    let tokens = Tokens::of(req.text);
+    if tokens.chain().is_none() {
+        if let Some(text) = crate::syntax::text::plain_form(req.text) {
+            return Prepared::Cleaned {
+                req,
+                ptx,
+                target,
+                text,
+            };
+        }
+    }
+    Prepared::Judge {
+        req,
+        ptx,
+        target,
+        tokens,
+    }
+}
+
+/// Whether a JSON value's text is what serde_json writes for it once read into a
+/// `serde_json::Value` (what [`answer_line`] echoes): a string without escapes,
+/// `true`, `false`, or an integer of at most 18 digits without a leading zero.
+fn written_as_serde_json_writes(raw: &str) -> bool {
+    let integer = |d: &[u8]| {
+        (1..=18).contains(&d.len()) && d[0] != b'0' && d.iter().all(u8::is_ascii_digit)
+    };
+    match raw.as_bytes() {
+        [b'"', .., b'"'] => !raw.contains('\\'),
+        b"true" | b"false" | b"0" => true,
+        [b'-', d @ ..] => integer(d),
+        d => integer(d),
+    }
+}
+
+/// The answers to a chunk of batch lines, in order: equal, line for line, to
+/// [`answer_line`]'s.
+pub fn answer_lines(
+    index: &mut Index<'_>,
+    args: &Args,
+    order: Order,
+    lines: &[InputLine<'_>],
+) -> Vec<batch::Answer> {
+    let spec = index.spec();
+    index.answer_all(
+        lines,
+        |l| prepare(spec, args, l.bytes),
+        |p| match p {
+            Prepared::Judge { tokens, .. } => tokens.chain(),
+            Prepared::Cleaned { text, .. } => Tokens::of(text).chain(),
+            _ => None,
+        },
+        |index, l, p| match p {
+            Prepared::Plain => answer_line(spec, args, order, l.no, l.bytes),
+            Prepared::Cleaned {
+                req,
+                ptx,
+                target,
+                text,
+            } => {
+                let tokens = Tokens::of(&text);
+                let j = index.judge(&text, &tokens, ptx, target, order);
+                let predicted = departure::predict_by_index(index, &text, ptx, target, &j);
+                serde_json::to_string(&answer(&j, req.id, predicted.as_ref()))
+                    .map_err(|e| format!("<stdin>:{}: {e}", l.no))
+            }
+            Prepared::Blank => Ok(String::new()),
+            Prepared::Judge {
+                req,
+                ptx,
+                target,
+                tokens,
+            } => {
+                let j = index.judge(req.text, &tokens, ptx, target, order);
+                let predicted = departure::predict_by_index(index, req.text, ptx, target, &j);
+                // Room for most answers at once.
+                let mut line = Vec::with_capacity(256);
+                serde_json::to_writer(&mut line, &answer(&j, req.id, predicted.as_ref()))
+                    .map_err(|e| format!("<stdin>:{}: {e}", l.no))?;
+                // serde_json writes UTF-8 only.
+                String::from_utf8(line).map_err(|e| format!("<stdin>:{}: {e}", l.no))
+            }
+        },
+    )
+}
+
+/// The answer to batch line `line_no` (its bytes without the line end): the answer
+/// record, a blank line for a blank line (so that answers stay aligned with inputs),
+/// or the message of its error record. `args` gives the defaults for `ptx` and
+/// `target`. Public for the fuzzer (`crate::cmd::fuzz::check_syntax_line`).
+pub fn answer_line(
+    spec: &Spec,
+    args: &Args,
+    order: Order,
+    line_no: usize,
+    bytes: &[u8],
+) -> std::result::Result<String, String> {
+    let line = std::str::from_utf8(bytes).map_err(|e| {
+        let column = String::from_utf8_lossy(&bytes[..e.valid_up_to()])
+            .chars()
+            .count()
+            + 1;
+        format!(
+            "<stdin>:{line_no}:{column}: not UTF-8 (byte 0x{:02x})",
+            bytes[e.valid_up_to()]
+        )
+    })?;
+    if line.trim().is_empty() {
+        return Ok(String::new());
+    }
+    let req = serde_json::from_str::<Request>(line).map_err(|e| {
+        let mut message = e.to_string();
+        // serde_json appends " at line 1 column C": the position is given once, first.
+        if let Some(i) = message.rfind(" at line ") {
+            message.truncate(i);
+        }
+        // serde_json counts columns in bytes; positions here count characters.
+        let byte = e.column().saturating_sub(1);
+        let column = line.get(..byte).map_or(e.column(), |p| p.chars().count() + 1);
+        format!("<stdin>:{line_no}:{column}: {message} (expected {{\"text\": ..., \"ptx\": \"8.6\", \"target\": \"sm_100a\"}})")
+    })?;
+    let (ptx, target) = context::module(
+        spec,
+        req.ptx.as_deref().or(args.ptx.as_deref()),
+        req.target.as_deref().or(args.target.as_deref()),
+    )
+    .map_err(|e| format!("<stdin>:{line_no}: {e}"))?;
+    let j = judge(spec, &req.text, ptx, target, order);
+    let predicted = prediction(spec, &req.text, ptx, target, &j);
+    serde_json::to_string(&answer(&j, req.id.as_ref(), predicted.as_ref()))
+        .map_err(|e| format!("<stdin>:{line_no}: {e}"))
+}
+
+/// `emit-ptx`: a text (or the case with this id) wrapped in a module. A text is
+/// judged in that module first: a malformed one (not one instruction statement) is
+/// refused, naming the rule it breaks, unless `force`; an invalid one is emitted, for
+/// an assembler to judge. Whatever `force` says, a text that could reach outside
+/// its entry (a line break, a `;` before its end, unbalanced or nested braces, a
+/// control character) is refused, and so is a register numbered above
+/// [`crate::device::wrap::MAX_REGISTER`].
+pub fn emit(
+    spec: &Spec,
+    text: &str,
+    ptx: Option<&str>,
+    target: Option<&str>,
+    force: bool,
+) -> Result<String> {
+    let case = spec.instructions.iter().find_map(|f| {
+        let name = &f.instruction.instruction;
+        text.starts_with(&format!("{name}/"))
+            .then(|| {
+                crate::syntax::vectors::cases(spec, &f.instruction)
+                    .into_iter()
+                    .find(|c| c.id == text)
+            })
+            .flatten()
+    });
+    // No instruction text holds a `/` outside a comment, and a case id holds no
+    // whitespace: a text with a `/`, without whitespace or a comment, is a case id,
+    // and must name a case.
+    let id_like = text.contains('/')
+        && !text.contains(char::is_whitespace)
+        && !text.contains("//")
+        && !text.contains("/*");
+    if case.is_none() && id_like {
+        return Err(Error::Usage(format!(
+            "unknown case id `{text}`: no case of vectors/syntax has it (ids look like `red/scalar/.add.u32/reg`)"
+        )));
+    }
+    let (body, ptx, target) = match &case {
+        Some(c) => (
+            c.text.as_str(),
+            ptx.or(Some(c.ptx.as_str())),
+            target.or(Some(c.target.as_str())),
+        ),
+        None => (text, ptx, target),
+    };
+    let (v, t) = context::module(spec, ptx, target)?;
+    if case.is_none() {
+        contained(body)?;
+        let j = judge(spec, body, v, t, Order::Lenient);
+        if let Some(d) = j.defect.filter(|d| d.kind == Kind::Malformed && !force) {
+            return Err(Error::Usage(format!(
+                "`{body}` is not one instruction statement: illegal (malformed): {}: {} (--force emits it anyway)",
+                d.rule, d.message
+            )));
+        }
+    }
+    let over = crate::device::wrap::registers_over_cap(body);
+    if let Some(name) = over.first() {
+        return Err(Error::Usage(format!(
+            "`{name}`: register numbers above {} are not declared by emit-ptx",
+            crate::device::wrap::MAX_REGISTER
+        )));
+    }
+    Ok(crate::device::wrap::wrap(
+        spec,
+        crate::syntax::context::Module { ptx: v, target: t },
+        &[body],
+    )
+    .text)
+}
+
+/// Refuses a text that could reach outside the entry it is pasted into: a line
+/// break or other control character, a `;` before its end, a `}` before its `{`, or
+/// braces nested or left open (a vector operand `{%r1, %r2}` is one level).
+fn contained(text: &str) -> Result<()> {
+    let t = text.trim();
+    let refuse = |what: &str| {
+        Err(Error::Usage(format!(
+            "`{}`: {what}; emit-ptx pastes one instruction statement into its entry, and this could reach outside it",
+            t.escape_debug()
+        )))
+    };
+    if t.chars().any(char::is_control) {
+        return refuse("a line break or control character");
+    }
+    // Comments are whitespace: what could reach outside is what stands outside them.
+    let Ok(code) = crate::syntax::text::uncommented(t) else {
+        return refuse("a `/*` comment left open");
+    };
+    let t = code.trim();
+    if t.trim_end_matches(';').contains(';') {
+        return refuse("a `;` before the end");
+    }
+    let mut depth = 0i32;
+    for c in t.chars() {
+        depth += match c {
+            '{' => 1,
+            '}' => -1,
+            _ => 0,
+        };
+        if !(0..=1).contains(&depth) {
+            return refuse("braces nested or closed before they open");
+        }
+    }
+    if depth != 0 {
+        return refuse("a brace left open");
+    }
+    Ok(())
+}

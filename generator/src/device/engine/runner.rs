@@ -1,0 +1,204 @@
+//! One call of an engine's runner: the program that loads a module, launches its
+//! `ptxvec_raw` entry over a buffer filled with the poison, and writes the buffer
+//! back (runner/README.md gives the protocol). The runner may crash, hang or print
+//! an error: each is a [`Failure`] with the reason, never a buffer.
+
+use std::ffi::OsString;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+/// The exit status with which a runner says that it cannot run a module at all
+/// (a launch it does not support): the module is not run, and not bisected.
+pub const CANNOT_RUN: i32 = 3;
+
+/// The characters of the runner's stderr kept in a reason (its last lines).
+const REASON_CHARS: usize = 300;
+
+/// How to call the runner: the program and its own arguments, before ptxvec's.
+#[derive(Debug, Clone)]
+pub struct Runner {
+    /// The program.
+    pub program: PathBuf,
+    /// Its arguments before the module's (`--api gpgpu-sim`).
+    pub args: Vec<OsString>,
+    /// How long one call may take.
+    pub timeout: Duration,
+}
+
+/// One launch of a module's raw entry.
+#[derive(Debug, Clone, Copy)]
+pub struct Launch<'a> {
+    /// The module file.
+    pub module: &'a Path,
+    /// Blocks (x).
+    pub grid: u32,
+    /// Threads per block (x).
+    pub block: u32,
+    /// The buffer's bytes.
+    pub out_bytes: usize,
+    /// Where the runner writes the buffer.
+    pub out: &'a Path,
+}
+
+/// Why a call gave no buffer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Failure {
+    /// What happened, with the end of the runner's stderr.
+    pub reason: String,
+    /// The runner said it cannot run the module ([`CANNOT_RUN`]).
+    pub cannot_run: bool,
+}
+
+impl Runner {
+    /// Runs `launch`: the buffer the runner wrote, of exactly `out_bytes` bytes.
+    pub fn run(&self, launch: &Launch<'_>, records: &str) -> Result<Vec<u8>, Failure> {
+        let fail = |reason: String| Failure {
+            reason,
+            cannot_run: false,
+        };
+        let _ = std::fs::remove_file(launch.out);
+        let mut c = Command::new(&self.program)
+            .args(&self.args)
+            .arg(launch.module)
+            .arg(crate::device::selfcheck::ptx::RAW)
+            .arg(launch.grid.to_string())
+            .arg(launch.block.to_string())
+            .arg(launch.out_bytes.to_string())
+            .arg(format!("{:#04x}", crate::device::selfcheck::raw::POISON))
+            .arg(launch.out)
+            // For the runner's logs and for stand-ins: which records the module holds.
+            .env("PTXVEC_RECORDS", records)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| fail(format!("cannot start {}: {e}", self.program.display())))?;
+        // Read both while waiting, so that a chatty runner never blocks on a full
+        // pipe: simulators print their errors on stdout.
+        let drain = |mut r: Box<dyn Read + Send>| {
+            std::thread::spawn(move || {
+                let mut s = Vec::new();
+                let _ = r.read_to_end(&mut s);
+                String::from_utf8_lossy(&s).into_owned()
+            })
+        };
+        let stdout = c.stdout.take().ok_or_else(|| fail("no stdout".to_owned()))?;
+        let stderr = c.stderr.take().ok_or_else(|| fail("no stderr".to_owned()))?;
+        let (out_reader, err_reader) = (drain(Box::new(stdout)), drain(Box::new(stderr)));
+        let start = Instant::now();
+        let status = loop {
+            match c.try_wait() {
+                Ok(Some(st)) => break Ok(st),
+                Ok(None) if start.elapsed() > self.timeout => {
+                    let _ = c.kill();
+                    let _ = c.wait();
+                    break Err(format!("timed out after {} s", self.timeout.as_secs()));
+                }
+                Ok(None) => std::thread::sleep(Duration::from_millis(5)),
+                Err(e) => break Err(e.to_string()),
+            }
+        };
+        let said = telling(
+            &out_reader.join().unwrap_or_default(),
+            &err_reader.join().unwrap_or_default(),
+        );
+        let status = status.map_err(|e| fail(with_tail(e, &said)))?;
+        if !status.success() {
+            return Err(Failure {
+                reason: with_tail(how_it_ended(status), &said),
+                cannot_run: status.code() == Some(CANNOT_RUN),
+            });
+        }
+        let bytes = std::fs::read(launch.out)
+            .map_err(|e| fail(with_tail(format!("exited 0 but wrote no buffer ({e})"), &said)))?;
+        if bytes.len() != launch.out_bytes {
+            return Err(fail(format!(
+                "exited 0 but wrote {} bytes, not {}",
+                bytes.len(),
+                launch.out_bytes
+            )));
+        }
+        Ok(bytes)
+    }
+}
+
+/// `killed by SIGSEGV`, `exited with status 1`.
+fn how_it_ended(status: ExitStatus) -> String {
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        if let Some(sig) = status.signal() {
+            let name = match sig {
+                4 => "SIGILL",
+                6 => "SIGABRT",
+                7 => "SIGBUS",
+                8 => "SIGFPE",
+                9 => "SIGKILL",
+                11 => "SIGSEGV",
+                _ => return format!("killed by signal {sig}"),
+            };
+            return format!("killed by {name}");
+        }
+    }
+    match status.code() {
+        Some(c) => format!("exited with status {c}"),
+        None => format!("ended: {status}"),
+    }
+}
+
+/// What the runner said that tells why it failed: the first line of either stream
+/// that speaks of an error (a simulator prints pages before it), else the end of
+/// stderr.
+fn telling(stdout: &str, stderr: &str) -> String {
+    let says_error = |l: &&str| {
+        let l = l.to_ascii_lowercase();
+        ["error", "not implemented", "not (yet) implemented", "unsupported", "assert"]
+            .iter()
+            .any(|w| l.contains(w))
+    };
+    stderr
+        .lines()
+        .chain(stdout.lines())
+        .find(says_error)
+        .map_or_else(|| stderr.to_owned(), str::to_owned)
+}
+
+/// `what`, then the last characters of what the runner said, on one line.
+fn with_tail(what: String, said: &str) -> String {
+    let flat: String = said
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    if flat.is_empty() {
+        return what;
+    }
+    let skip = flat.chars().count().saturating_sub(REASON_CHARS);
+    let tail: String = flat.chars().skip(skip).collect();
+    let dots = if skip > 0 { "…" } else { "" };
+    format!("{what}: {dots}{tail}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_telling_line_is_the_first_that_speaks_of_an_error() {
+        assert_eq!(telling("noise\nx.ptx:12 Syntax error:\nmore", ""), "x.ptx:12 Syntax error:");
+        assert_eq!(telling("a\nERROR (x) instruction \"red\" not (yet) implemented", "warn"), "ERROR (x) instruction \"red\" not (yet) implemented");
+        assert_eq!(telling("page of noise", "last words\n"), "last words\n");
+        assert_eq!(telling("x", "ptxvec-runner: cuModuleLoadData (218) error"), "ptxvec-runner: cuModuleLoadData (218) error");
+    }
+
+    #[test]
+    fn reasons_keep_the_end_of_what_the_runner_said() {
+        assert_eq!(with_tail("exited".into(), ""), "exited");
+        assert_eq!(with_tail("exited".into(), "a\n  b\n"), "exited: a b");
+        let long = "x".repeat(1000) + " the end";
+        let r = with_tail("killed".into(), &long);
+        assert!(r.ends_with(" the end") && r.contains('…'), "{r}");
+        assert_eq!(r.chars().count(), "killed: …".chars().count() + REASON_CHARS);
+    }
+}

@@ -1,0 +1,162 @@
+//! The module-scope data of a self-checking module: each record's inputs, and
+//! each profile's expectations, as initialized `.global` arrays.
+
+use std::collections::BTreeSet;
+
+use ptxvec_oracle::profile::Profile;
+
+use super::super::{code, contention as contention_of, skipped, Execution, Suite, WARP};
+use super::store_bits;
+use crate::device::ptx::Module;
+use crate::record::{Bits, Expectation, Inputs, Shape};
+
+/// The expectation arrays' symbols: per profile, per output, the prefix of its
+/// arrays (profiles whose arrays equal an earlier profile's share them).
+pub(super) struct ExpectData {
+    /// `prefix[profile][output]`: `ptxvec_expect_<profile>_<output>`.
+    pub prefix: Vec<Vec<String>>,
+    /// The prefixes whose `_b` array differs from `_a` and was written.
+    with_b: BTreeSet<String>,
+}
+
+impl ExpectData {
+    /// The `b` array of `prefix`: its `_a` array where `b` equals `a`.
+    pub fn b_symbol(&self, prefix: &str) -> String {
+        if self.with_b.contains(prefix) {
+            format!("{prefix}_b")
+        } else {
+            format!("{prefix}_a")
+        }
+    }
+}
+
+/// Writes every profile's expectations of every output: kind, a and b arrays.
+pub(super) fn expectations(m: &mut Module, s: &Suite) -> ExpectData {
+    let outs = s.outputs();
+    let mut prefix = vec![Vec::new(); Profile::ALL.len()];
+    let mut with_b = BTreeSet::new();
+    let mut emitted: Vec<(Vec<&Expectation>, String)> = Vec::new();
+    for (pi, p) in Profile::ALL.iter().enumerate() {
+        for (o, width) in &outs {
+            let slots: Vec<&Expectation> =
+                s.records.iter().flat_map(|r| s.slots(r, *p, *o)).collect();
+            if let Some((_, name)) = emitted.iter().find(|(e, _)| *e == slots) {
+                prefix[pi].push(name.clone());
+                continue;
+            }
+            let name = format!("ptxvec_expect_{}_{}", p.name().replace('-', "_"), o.name());
+            let codes: Vec<(u8, u64, u64)> = slots.iter().map(|x| code(x)).collect();
+            let bits = store_bits(*width);
+            let kinds: Vec<u64> = codes.iter().map(|c| u64::from(c.0)).collect();
+            let a: Vec<u64> = codes.iter().map(|c| c.1).collect();
+            let b: Vec<u64> = codes.iter().map(|c| c.2).collect();
+            m.comment(&format!(
+                "{} expectations of `{}`: kind (bit 0: a or b, bit 1: any NaN, bit 2: anything), a, b.",
+                p.name(),
+                o.name()
+            ));
+            m.array(&format!("{name}_kind"), 8, &kinds);
+            m.array(&format!("{name}_a"), bits, &a);
+            if b == a {
+                m.comment(&format!("{name}_b: the same as {name}_a"));
+            } else {
+                m.array(&format!("{name}_b"), bits, &b);
+                with_b.insert(name.clone());
+            }
+            emitted.push((slots, name.clone()));
+            prefix[pi].push(name);
+        }
+    }
+    ExpectData { prefix, with_b }
+}
+
+/// Writes the records' inputs.
+pub(super) fn inputs(m: &mut Module, s: &Suite) {
+    match s.exec {
+        Execution::Memory { width, .. } => memory_inputs(m, s, width),
+        Execution::Warp => warp_inputs(m, s),
+    }
+}
+
+fn memory_inputs(m: &mut Module, s: &Suite, width: u32) {
+    let (mut mem, mut op) = (Vec::new(), Vec::new());
+    for r in &s.records {
+        // A contention record's own thread carries the first thread's operand.
+        let (a, b) = match &r.inputs {
+            Inputs::Memory { mem, operand } => (mem, Some(operand)),
+            Inputs::Contention { mem, operands } => (mem, operands.first()),
+            Inputs::Warp(_) => continue,
+        };
+        mem.extend(a.iter().map(|x| x.value));
+        op.extend(b.into_iter().flatten().map(|x| x.value));
+    }
+    m.comment("Inputs: memory before, operand; element after element, record after record.");
+    m.array("ptxvec_mem_in", width, &mem);
+    m.array("ptxvec_operand", width, &op);
+    let contention = s.contention_records();
+    if contention.is_empty() {
+        return;
+    }
+    let flags: Vec<u64> = s
+        .records
+        .iter()
+        .map(|r| u64::from(contention_of(r).is_some()))
+        .collect();
+    let idx: Vec<u64> = contention.iter().map(|&r| r as u64).collect();
+    let ops: Vec<u64> = contention
+        .iter()
+        .flat_map(|&r| {
+            contention_of(&s.records[r])
+                .unwrap_or_default()
+                .iter()
+                .flatten()
+                .map(|x| x.value)
+        })
+        .collect();
+    m.comment("Per record: 1 for a contention record (its own thread stays idle).");
+    m.array("ptxvec_contended", 8, &flags);
+    m.comment("Per contention block: its record.");
+    m.array("ptxvec_contention_record", 32, &idx);
+    m.comment("Per contention block, per thread (32): its operand.");
+    m.array("ptxvec_operands", width, &ops);
+}
+
+fn warp_inputs(m: &mut Module, s: &Suite) {
+    let Shape::Warp(shape) = s.shape else {
+        return;
+    };
+    let (mut flags, mut mm, mut ex, mut exits, mut a, mut b, mut c) =
+        (vec![], vec![], vec![], vec![], vec![], vec![], vec![]);
+    for r in &s.records {
+        if let Inputs::Warp(w) = &r.inputs {
+            let value = |x: Option<Bits>| x.map_or(0, |x| x.value);
+            flags.push(u64::from(skipped(r)) | u64::from(s.negates(r)) << 1);
+            mm.push(value(w.membermask));
+            ex.push(w.executing.value);
+            exits.push(w.exits());
+            match &w.a {
+                Some(la) => a.extend(la.iter().map(|x| x.value)),
+                None => a.extend([0; WARP]),
+            }
+            b.extend((0..WARP).map(|l| w.b.as_ref().map_or(0, |b| b.lane(l))));
+            c.push(value(w.c));
+        }
+    }
+    m.comment(
+        "Per record: flags (bit 0 skip, bit 1 negate the predicate source), membermask,\n\
+         executing lanes, lanes that exit first (the others branch around).",
+    );
+    m.array("ptxvec_flags", 32, &flags);
+    m.array("ptxvec_membermask", 32, &mm);
+    m.array("ptxvec_executing", 32, &ex);
+    m.array("ptxvec_exits", 32, &exits);
+    if let Some(field) = shape.a {
+        m.comment("Per record and lane: a.");
+        m.array("ptxvec_a", if field.width() == 64 { 64 } else { 32 }, &a);
+    }
+    if shape.shfl {
+        m.comment("Per record and lane: b. Per record: c.");
+        m.array("ptxvec_b", 32, &b);
+        m.array("ptxvec_c", 32, &c);
+    }
+}

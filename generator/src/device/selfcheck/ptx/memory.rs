@@ -1,0 +1,325 @@
+//! The body of a memory variant: one thread per record copies the record's memory
+//! where the instruction reduces, runs it, and copies the result out; contention
+//! blocks run 32 threads on one address; the bulk forms run one operation per
+//! block (or per CTA of a cluster).
+
+use super::super::{Execution, MemSpace, Suite, BLOCK, WARP};
+use super::check::compare;
+use super::data::ExpectData;
+use super::{load64, reg, ClusterLayout, OperandPath, Variation};
+use crate::device::ptx::{ins, Code, Pred};
+use crate::record::Out;
+
+/// A memory record's elements and operand registers: what each memory body loads,
+/// copies and reduces.
+struct Elems {
+    /// Element width in bits.
+    width: u32,
+    /// Elements per record.
+    lanes: u32,
+    /// The operand registers (`%r20`, …), one per element or per packed pair.
+    regs: Vec<String>,
+    /// Their width in bits.
+    reg_bits: u32,
+    /// The operand as the instruction takes it (`{%h20, %h21}` for a vector).
+    operand: String,
+}
+
+impl Elems {
+    fn new(width: u32, lanes: u32, packed: bool, vector: bool) -> Elems {
+        let reg_bits = if packed { 32 } else { width };
+        let nregs = if packed { lanes / 2 } else { lanes };
+        let regs: Vec<String> = (0..nregs).map(|j| reg(reg_bits, 20 + j)).collect();
+        let operand = if vector {
+            format!("{{{}}}", regs.join(", "))
+        } else {
+            regs.join(", ")
+        };
+        Elems {
+            width,
+            lanes,
+            regs,
+            reg_bits,
+            operand,
+        }
+    }
+
+    /// Copies every element from `(space, address)` to `(space, address)` through
+    /// the scratch register of the element's width (`%h40`, `%r40`, `%rd40`). Under
+    /// `guard` a thread loads only where the predicate holds and stores zero
+    /// otherwise (a padding thread of a block).
+    fn copy(&self, c: &mut Code, guard: Option<&str>, from: (&str, &str), to: (&str, &str)) {
+        let (width, t) = (self.width, reg(self.width, 40));
+        for k in 0..self.lanes {
+            let off = k * width / 8;
+            let load = format!("ld.{}.b{width} {t}, [{}+{off}]", from.0, from.1);
+            match guard {
+                Some(p) => {
+                    ins!(c, "mov.b{width} {t}, 0");
+                    c.guarded(Pred::is(p), load);
+                }
+                None => c.ins(load),
+            }
+            ins!(c, "st.{}.b{width} [{}+{off}], {t}", to.0, to.1);
+        }
+    }
+
+    /// Loads the operand registers from global memory at `base`, and relays them
+    /// as `path` says.
+    fn load_operands(&self, c: &mut Code, base: &str, path: OperandPath) {
+        let bits = self.reg_bits;
+        for (j, r) in self.regs.iter().enumerate() {
+            let off = j as u32 * bits / 8;
+            ins!(c, "ld.global.b{bits} {r}, [{base}+{off}]");
+        }
+        if path == OperandPath::Relaid {
+            // The thread index at the registers' width: x ^ k ^ k = x.
+            let key = reg(bits, 60);
+            match bits {
+                32 => ins!(c, "mov.b32 {key}, %r0"),
+                16 => ins!(c, "cvt.u16.u32 {key}, %r0"),
+                _ => ins!(c, "cvt.u64.u32 {key}, %r0"),
+            }
+            for r in &self.regs {
+                ins!(c, "xor.b{bits} {r}, {r}, {key}");
+                ins!(c, "xor.b{bits} {r}, {r}, {key}");
+            }
+        }
+    }
+}
+
+/// The memory body of either entry; `check` holds the expectation symbols of
+/// `ptxvec_check`. Ends by branching to, or falling into, `DONE`.
+pub(super) fn body(c: &mut Code, s: &Suite, check: Option<&ExpectData>, v: Variation) {
+    let Execution::Memory {
+        space,
+        width,
+        lanes,
+        packed,
+        vector,
+        ..
+    } = s.exec
+    else {
+        return;
+    };
+    let n = s.records.len();
+    let stride = s.stride();
+    let wb = width / 8;
+    let block_bytes = BLOCK as usize * stride;
+    let e = Elems::new(width, lanes, packed, vector);
+    let operand = &e.operand;
+    let bulk = matches!(space, MemSpace::BulkGlobal | MemSpace::BulkCluster);
+    let contention = !s.contention_records().is_empty();
+    if contention {
+        c.branch_if("ge.u32", "%p4", "%r1", s.plain_grid(), "CONTEND");
+    }
+    ins!(c, "setp.lt.u32 %p0, %r3, {n}");
+    if !bulk {
+        c.branch(Pred::not("%p0"), "DONE");
+    }
+    c.element("%rd3", "%rd1", "%rd2", "%r3", stride);
+    c.symbol_plus("%rd4", "%rd4", "ptxvec_mem_in", "%rd2");
+    c.symbol_plus("%rd5", "%rd5", "ptxvec_operand", "%rd2");
+    ins!(c, "mul.wide.u32 %rd7, %r0, {stride}");
+    if contention {
+        // A contention record's own thread stays idle: its block runs it.
+        c.ins("mov.u64 %rd30, ptxvec_contended");
+        c.ins("cvt.u64.u32 %rd31, %r3");
+        c.ins("add.u64 %rd30, %rd30, %rd31");
+        c.ins("ld.global.u8 %r12, [%rd30]");
+        c.branch_if("ne.u32", "%p5", "%r12", 0, "DONE");
+    }
+    // A record's elements from global `src` to `dst` in space `sp`; the bulk forms
+    // run every thread of the block and store zero past the last record.
+    let guard = bulk.then_some("%p0");
+    let copy = |c: &mut Code, src: &str, dst: &str, sp: &str| {
+        e.copy(c, guard, ("global", src), (sp, dst));
+    };
+    match space {
+        MemSpace::Global | MemSpace::Generic => {
+            copy(c, "%rd4", "%rd3", "global");
+            e.load_operands(c, "%rd5", v.operand);
+            c.ins("mov.u64 %rd6, %rd3");
+            let addr = reduce_address(c, space);
+            ins!(c, "{} [{addr}], {operand}", s.opcode);
+        }
+        MemSpace::SharedCta | MemSpace::SharedCluster | MemSpace::GenericShared => {
+            c.symbol_plus("%rd6", "%rd6", "ptxvec_sbuf", "%rd7");
+            copy(c, "%rd4", "%rd6", "shared");
+            e.load_operands(c, "%rd5", v.operand);
+            let addr = reduce_address(c, space);
+            ins!(c, "{} [{addr}], {operand}", s.opcode);
+            e.copy(c, None, ("shared", "%rd6"), ("global", "%rd3"));
+        }
+        MemSpace::BulkGlobal => {
+            // The block's memory stays in global; its operands go to `sbuf`.
+            c.symbol_plus("%rd6", "%rd8", "ptxvec_sbuf", "%rd7");
+            copy(c, "%rd4", "%rd3", "global");
+            copy(c, "%rd5", "%rd6", "shared");
+            c.bulk_by_thread0(&["global", "shared::cta"], "ISSUED", |c| {
+                c.element("%rd10", "%rd1", "%rd9", "%r1", block_bytes);
+                ins!(c, "mov.u32 %r10, {block_bytes}");
+                ins!(c, "{} [%rd10], [%rd8], %r10", s.opcode);
+            });
+            // The async proxy's writes to global, before the generic proxy reads them.
+            c.ins("fence.proxy.async.global");
+            c.label("ISSUED");
+            c.ins("bar.sync 0");
+            c.branch(Pred::not("%p0"), "DONE");
+        }
+        MemSpace::BulkCluster => bulk_cluster(c, s, &e, block_bytes, &copy, v.cluster),
+    }
+    if contention {
+        c.jump("CHECK");
+        contention_body(c, s, &e, v.operand);
+        c.label("CHECK");
+    }
+    if let Some(d) = check {
+        // Slot base: record × lanes; the record's fail word.
+        ins!(c, "mul.wide.u32 %rd14, %r3, {lanes}");
+        c.ins("mul.wide.u32 %rd18, %r3, 4");
+        c.symbol_plus("%rd18", "%rd19", "ptxvec_fails", "%rd18");
+        for k in 0..lanes {
+            load64(c, "%rd50", &format!("%rd3+{}", k * wb), width);
+            for (pi, prefixes) in d.prefix.iter().enumerate() {
+                compare(c, d, &prefixes[0], width, k, s.inf(Out::Mem), pi);
+            }
+        }
+    }
+}
+
+/// `barrier.cluster.arrive` and `.wait`: every thread of the cluster.
+fn cluster_barrier(c: &mut Code) {
+    c.ins("barrier.cluster.arrive");
+    c.ins("barrier.cluster.wait");
+}
+
+/// The `.shared::cluster` bulk form. Each CTA of a cluster of two reduces into
+/// its peer's shared memory: its destination (`sbuf`) holds its own records'
+/// memory, its source (`sbuf2`) the operands of the peer's records. Each CTA arms
+/// its own mbarrier with the bytes it will receive before a cluster barrier, thread
+/// 0 then issues the reduction into the peer's `sbuf` completing on the peer's
+/// mbarrier (addresses through `mapa`), everyone waits on phase 0 (bounded, so a
+/// lost completion cannot hang the device), and a second cluster barrier keeps
+/// both CTAs' shared memory alive until both reductions are done. Laid out
+/// [`ClusterLayout::Alone`], each CTA is its own peer.
+fn bulk_cluster(
+    c: &mut Code,
+    s: &Suite,
+    e: &Elems,
+    block_bytes: usize,
+    copy: &dyn Fn(&mut Code, &str, &str, &str),
+    layout: ClusterLayout,
+) {
+    let (n, stride) = (s.records.len(), s.stride());
+    c.ins("mov.u64 %rd8, ptxvec_sbuf");
+    c.ins("mov.u64 %rd11, ptxvec_sbuf2");
+    c.ins("mov.u64 %rd12, ptxvec_mbar");
+    c.ins("add.u64 %rd6, %rd8, %rd7");
+    c.ins("add.u64 %rd9, %rd11, %rd7");
+    // The peer's record for this thread: its block is this one's, rank swapped.
+    c.ins("mov.u32 %r14, %cluster_ctarank");
+    match layout {
+        ClusterLayout::Pairs => c.ins("xor.b32 %r15, %r14, 1"),
+        ClusterLayout::Alone { .. } => c.ins("mov.u32 %r15, %r14"),
+    }
+    c.ins("sub.u32 %r16, %r1, %r14");
+    c.ins("add.u32 %r16, %r16, %r15");
+    c.ins("mad.lo.u32 %r17, %r16, %r2, %r0");
+    ins!(c, "setp.lt.u32 %p9, %r17, {n}");
+    ins!(c, "mul.wide.u32 %rd30, %r17, {stride}");
+    c.symbol_plus("%rd31", "%rd31", "ptxvec_operand", "%rd30");
+    copy(c, "%rd4", "%rd6", "shared");
+    e.copy(c, Some("%p9"), ("global", "%rd31"), ("shared", "%rd9"));
+    c.ins("setp.eq.u32 %p1, %r0, 0");
+    c.guarded(Pred::is("%p1"), "mbarrier.init.shared::cta.b64 [%rd12], 1");
+    c.ins("fence.mbarrier_init.release.cluster");
+    c.ins("fence.proxy.async.shared::cta");
+    ins!(c, "mov.u32 %r10, {block_bytes}");
+    c.guarded(
+        Pred::is("%p1"),
+        "mbarrier.arrive.expect_tx.shared::cta.b64 %rd13, [%rd12], %r10",
+    );
+    cluster_barrier(c);
+    c.branch(Pred::not("%p1"), "ARMED");
+    c.ins("mapa.shared::cluster.u64 %rd33, %rd8, %r15");
+    c.ins("mapa.shared::cluster.u64 %rd34, %rd12, %r15");
+    ins!(c, "{} [%rd33], [%rd11], %r10, [%rd34]", s.opcode);
+    c.label("ARMED");
+    c.ins("mov.u32 %r11, 0");
+    c.label("WAIT");
+    c.ins("mbarrier.try_wait.parity.shared::cta.b64 %p2, [%rd12], 0");
+    c.branch(Pred::is("%p2"), "WAITED");
+    c.ins("add.u32 %r11, %r11, 1");
+    c.branch_if("lt.u32", "%p3", "%r11", 1000000, "WAIT");
+    c.label("WAITED");
+    cluster_barrier(c);
+    c.branch(Pred::not("%p0"), "DONE");
+    e.copy(c, None, ("shared", "%rd6"), ("global", "%rd3"));
+}
+
+/// The address the reduction takes, from the destination in `%rd6` (global or
+/// shared space): generic spaces convert it to a generic address in `%rd9`.
+fn reduce_address(c: &mut Code, space: MemSpace) -> &'static str {
+    match space {
+        MemSpace::Generic => {
+            c.ins("cvta.global.u64 %rd9, %rd6");
+            "%rd9"
+        }
+        MemSpace::GenericShared => {
+            c.ins("cvta.shared.u64 %rd9, %rd6");
+            "%rd9"
+        }
+        _ => "%rd6",
+    }
+}
+
+/// A contention block (`CONTEND`): thread 0 stores the record's memory, 32 threads
+/// reduce their operands into that one address between two barriers, thread 0
+/// copies a shared result out, and goes on to `CHECK` with the record in `%r3` and
+/// its output in `%rd3`.
+fn contention_body(c: &mut Code, s: &Suite, e: &Elems, path: OperandPath) {
+    let Execution::Memory { space, .. } = s.exec else {
+        return;
+    };
+    let stride = s.stride();
+    let shared = matches!(
+        space,
+        MemSpace::SharedCta | MemSpace::SharedCluster | MemSpace::GenericShared
+    );
+    c.label("CONTEND");
+    ins!(c, "sub.u32 %r12, %r1, {}", s.plain_grid());
+    c.ins("mul.wide.u32 %rd30, %r12, 4");
+    c.symbol_plus("%rd31", "%rd31", "ptxvec_contention_record", "%rd30");
+    c.ins("ld.global.u32 %r3, [%rd31]");
+    c.element("%rd3", "%rd1", "%rd2", "%r3", stride);
+    c.symbol_plus("%rd4", "%rd4", "ptxvec_mem_in", "%rd2");
+    // Thread t of contention block j takes operand 32 j + t.
+    c.ins("shl.b32 %r13, %r12, 5");
+    c.ins("add.u32 %r13, %r13, %r0");
+    ins!(c, "mul.wide.u32 %rd5, %r13, {stride}");
+    c.symbol_plus("%rd5", "%rd32", "ptxvec_operands", "%rd5");
+    c.ins("setp.eq.u32 %p7, %r0, 0");
+    ins!(c, "setp.lt.u32 %p8, %r0, {WARP}");
+    let sp = if shared {
+        c.ins("mov.u64 %rd6, ptxvec_sbuf");
+        "shared"
+    } else {
+        c.ins("mov.u64 %rd6, %rd3");
+        "global"
+    };
+    c.branch(Pred::not("%p7"), "CSTORED");
+    e.copy(c, None, ("global", "%rd4"), (sp, "%rd6"));
+    c.label("CSTORED");
+    c.ins("bar.sync 0");
+    c.branch(Pred::not("%p8"), "CREDUCED");
+    e.load_operands(c, "%rd5", path);
+    let addr = reduce_address(c, space);
+    ins!(c, "{} [{addr}], {}", s.opcode, e.operand);
+    c.label("CREDUCED");
+    c.ins("bar.sync 0");
+    c.branch(Pred::not("%p7"), "DONE");
+    if shared {
+        e.copy(c, None, ("shared", "%rd6"), ("global", "%rd3"));
+    }
+}

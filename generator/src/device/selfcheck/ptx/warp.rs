@@ -1,0 +1,178 @@
+//! The body of a warp variant: one warp per record. Members that exit first
+//! leave, lanes that do not execute branch around, the rest run the collective,
+//! written from its operand binding: no collective has a body of its own.
+
+use ptxvec_spec::Qualifier;
+
+use super::super::Suite;
+use super::check::compare;
+use super::data::ExpectData;
+use super::LANE_BYTES;
+use crate::device::ptx::{ins, Code, Pred};
+use crate::record::{Out, Shape};
+use crate::family::binding::Bound;
+
+/// `ld.global.{ty} dst, [symbol + offset]`, through `%rd4`.
+fn load(c: &mut Code, ty: &str, dst: &str, symbol: &str, offset: &str) {
+    c.symbol_plus("%rd4", "%rd4", symbol, offset);
+    ins!(c, "ld.global.{ty} {dst}, [%rd4]");
+}
+
+/// A register an operand of the collective reads or writes, and the moves that
+/// carry it from or to the 32-bit words the records load and store.
+struct Register {
+    /// The operand's text (`%r30`, `%r30|%p6`).
+    text: String,
+    /// Before the instruction: into the register from its word.
+    before: Option<&'static str>,
+    /// After the instruction: from the register into its word.
+    after: Option<&'static str>,
+}
+
+impl Register {
+    fn plain(text: &str) -> Register {
+        Register {
+            text: text.to_owned(),
+            before: None,
+            after: None,
+        }
+    }
+}
+
+/// The register of a bound operand. The words: `%r20` (`%rd20` when 64 bits
+/// wide) holds the lane's `a`, `%r21` its `b`, `%r22` the record's `c`, `%r5` the
+/// membermask; the instruction leaves `d` in `%r30` and `p` in `%r31`.
+fn register(b: &Bound) -> Register {
+    let is = |q| b.class == Some(q);
+    let wide = matches!(b.class, Some(Qualifier::B64 | Qualifier::U64 | Qualifier::S64));
+    match b.binding.holds.as_str() {
+        "d|p" => Register {
+            text: "%r30|%p6".to_owned(),
+            before: None,
+            after: Some("selp.u32 %r31, 1, 0, %p6"),
+        },
+        "d" if is(Qualifier::Pred) => Register {
+            text: "%p6".to_owned(),
+            before: None,
+            after: Some("selp.u32 %r30, 1, 0, %p6"),
+        },
+        "d" if is(Qualifier::F32) => Register {
+            text: "%f2".to_owned(),
+            before: None,
+            after: Some("mov.b32 %r30, %f2"),
+        },
+        "a" if is(Qualifier::Pred) => Register {
+            text: "%p5".to_owned(),
+            before: Some("setp.ne.u32 %p5, %r20, 0"),
+            after: None,
+        },
+        "a" if is(Qualifier::F32) => Register {
+            text: "%f1".to_owned(),
+            before: Some("mov.b32 %f1, %r20"),
+            after: None,
+        },
+        "a" if wide => Register::plain("%rd20"),
+        "a" => Register::plain("%r20"),
+        "b" => Register::plain("%r21"),
+        "c" => Register::plain("%r22"),
+        "membermask" => Register::plain("%r5"),
+        "d" => Register::plain("%r30"),
+        // No warp record holds another key: written as the binding writes it, so
+        // that ptxas names the operand rather than the module hiding it.
+        _ => Register::plain(&b.binding.operand),
+    }
+}
+
+/// The warp body of either entry; `check` holds the expectation symbols of
+/// `ptxvec_check`. Ends by branching to, or falling into, `DONE`. What the lanes
+/// load comes from the records' shape; the instruction's operands from its
+/// binding, each in its register.
+pub(super) fn body(c: &mut Code, s: &Suite, check: Option<&ExpectData>) {
+    let Shape::Warp(shape) = s.shape else {
+        return;
+    };
+    c.ins("mul.wide.u32 %rd2, %r1, 4");
+    load(c, "u32", "%r4", "ptxvec_flags", "%rd2");
+    load(c, "u32", "%r5", "ptxvec_membermask", "%rd2");
+    load(c, "u32", "%r6", "ptxvec_executing", "%rd2");
+    load(c, "u32", "%r11", "ptxvec_exits", "%rd2");
+    c.ins("and.b32 %r7, %r4, 1");
+    c.branch_if("ne.u32", "%p0", "%r7", 0, "DONE");
+    c.ins("shl.b32 %r8, 1, %r0");
+    c.ins("and.b32 %r9, %r11, %r8");
+    c.ins("and.b32 %r10, %r6, %r8");
+    c.ins("setp.ne.u32 %p1, %r9, 0");
+    c.ins("setp.eq.u32 %p2, %r10, 0");
+    c.comment(
+        "Lanes that exit first leave the warp; other lanes that do not execute branch around.",
+    );
+    c.guarded(Pred::is("%p1"), "exit");
+    c.branch(Pred::is("%p2"), "DONE");
+    if let Some(a) = shape.a {
+        let bytes = if a.width() == 64 { 8 } else { 4 };
+        let dst = if bytes == 8 { "%rd20" } else { "%r20" };
+        ins!(c, "mul.wide.u32 %rd3, %r3, {bytes}");
+        load(c, &format!("b{}", bytes * 8), dst, "ptxvec_a", "%rd3");
+    }
+    if shape.shfl {
+        c.ins("mul.wide.u32 %rd3, %r3, 4");
+        load(c, "u32", "%r21", "ptxvec_b", "%rd3");
+        load(c, "u32", "%r22", "ptxvec_c", "%rd2");
+    }
+    c.ins("mov.u32 %r31, 0");
+    let registers: Vec<Register> = s.operands.iter().map(register).collect();
+    for r in &registers {
+        if let Some(m) = r.before {
+            c.ins(m);
+        }
+    }
+    let operands = |negated: bool| {
+        let texts: Vec<String> = s
+            .operands
+            .iter()
+            .zip(&registers)
+            .map(|(b, r)| {
+                if negated && b.negatable {
+                    format!("!{}", r.text)
+                } else {
+                    r.text.clone()
+                }
+            })
+            .collect();
+        format!("{} {}", s.opcode, texts.join(", "))
+    };
+    if s.operands.iter().any(|b| b.negatable) {
+        // The record's flag bit 1 picks the spelling with a negated predicate source.
+        c.ins("and.b32 %r7, %r4, 2");
+        c.branch_if("ne.u32", "%p3", "%r7", 0, "NEGATED");
+        c.ins(&operands(false));
+        c.jump("JOINED");
+        c.label("NEGATED");
+        c.ins(&operands(true));
+        c.label("JOINED");
+    } else {
+        c.ins(&operands(false));
+    }
+    for r in &registers {
+        if let Some(m) = r.after {
+            c.ins(m);
+        }
+    }
+    match check {
+        None => {
+            c.element("%rd5", "%rd1", "%rd5", "%r3", LANE_BYTES);
+            c.ins("st.global.v2.u32 [%rd5], {%r30, %r31}");
+        }
+        Some(d) => {
+            c.ins("cvt.u64.u32 %rd14, %r3");
+            c.symbol_plus("%rd18", "%rd19", "ptxvec_fails", "%rd2");
+            for (oi, (o, width)) in s.outputs().into_iter().enumerate() {
+                let src = if o == Out::P { "%r31" } else { "%r30" };
+                ins!(c, "cvt.u64.u32 %rd50, {src}");
+                for (pi, prefixes) in d.prefix.iter().enumerate() {
+                    compare(c, d, &prefixes[oi], width, 0, s.inf(o), pi);
+                }
+            }
+        }
+    }
+}
