@@ -257,7 +257,7 @@ fn no_rule_of_memory_and_operand_fits_red_shared_add_f64() {
 /// cluster layout's directive and peer, or the operand's two `xor`s.
 #[test]
 fn the_probe_modules_vary_only_where_they_say() {
-    use ptxvec_generator::device::selfcheck::ptx::{module, Entries};
+    use ptxvec_generator::device::selfcheck::emit::{module, Entries};
     use ptxvec_generator::device::silicon::probe::{module_text, modules, Probe};
     let spec = spec();
     // Without the header comment, whose words name the variation.

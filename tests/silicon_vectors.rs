@@ -4,7 +4,7 @@
 //! silicon wrote, and each profile must match as many records as it did.
 
 use ptxvec_generator::record::{Bits, Expectation, Inputs, Out};
-use ptxvec_generator::device::selfcheck::ptx::{module, Entries};
+use ptxvec_generator::device::selfcheck::emit::{module, Entries};
 use ptxvec_generator::device::selfcheck::{self, raw, Suite, Window};
 use ptxvec_generator::device::silicon::{evidence, vectors};
 use ptxvec_oracle::profile::Profile;
@@ -317,7 +317,7 @@ fn generic_adds_compute_as_the_space_their_window_points_into() {
 /// contention record; `out` covers the record blocks only.
 #[test]
 fn launch_shapes_add_contention_blocks_and_whole_clusters() {
-    use ptxvec_generator::device::selfcheck::ptx::Launch;
+    use ptxvec_generator::device::selfcheck::emit::Launch;
     let all = suites();
     let shape = |id: &str| {
         let s = all.iter().find(|s| s.id == id).unwrap();

@@ -19,7 +19,7 @@ use std::time::Duration;
 use ptxvec_spec::Spec;
 
 use crate::error::{Error, Outcome, Result};
-use crate::device::selfcheck::ptx::{module, Entries};
+use crate::device::selfcheck::emit::{module, Entries};
 use crate::device::selfcheck::subset::records_list;
 use crate::device::selfcheck::{self, raw, Suite};
 use runner::{Failure, Launch, Runner};

@@ -62,7 +62,7 @@ impl Runner {
         let mut c = Command::new(&self.program)
             .args(&self.args)
             .arg(launch.module)
-            .arg(crate::device::selfcheck::ptx::RAW)
+            .arg(crate::device::selfcheck::emit::RAW)
             .arg(launch.grid.to_string())
             .arg(launch.block.to_string())
             .arg(launch.out_bytes.to_string())

@@ -8,7 +8,7 @@
 //! state space, vector form, element format, vote's `!`); what to accept, from the
 //! records' expectations.
 
-pub mod ptx;
+pub mod emit;
 pub mod raw;
 pub mod subset;
 

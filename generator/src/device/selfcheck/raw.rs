@@ -11,7 +11,7 @@ use sha2::{Digest, Sha256};
 
 use ptxvec_oracle::profile::Profile;
 
-use super::ptx::LANE_BYTES;
+use super::emit::LANE_BYTES;
 use super::{skipped, Execution, Suite, WARP};
 use crate::record::accept::accepts;
 use crate::record::{Expectation, Out};

@@ -164,7 +164,7 @@ impl Device {
         let mut launch = self.stream.launch_builder(&f);
         launch.arg(&buf);
         // SAFETY: the self-checking entries take one .u64 pointer and write at most
-        // `len` bytes from it for the launch shape they state (selfcheck::ptx::Launch).
+        // `len` bytes from it for the launch shape they state (selfcheck::emit::Launch).
         unsafe { launch.launch(cfg) }.map_err(ctx("launching"))?;
         self.stream
             .synchronize()

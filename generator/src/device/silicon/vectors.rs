@@ -21,7 +21,7 @@ use super::device::Device;
 use crate::error::{Context, Error, Outcome, Result};
 use crate::io::output::note;
 use crate::record::{Bits, Out};
-use crate::device::selfcheck::ptx::{self, Entries, RESULT_PER_PROFILE};
+use crate::device::selfcheck::emit::{self, Entries, RESULT_PER_PROFILE};
 use crate::device::selfcheck::raw::{self, SlotBits};
 use crate::device::selfcheck::{self, Suite, Window, FIRST_FAILS};
 
@@ -132,7 +132,7 @@ pub fn emit(spec: &Spec, req: VariantModule<'_>) -> Result<String> {
     } else {
         Entries::Both
     };
-    Ok(ptx::module(&s, &p, &t, entries))
+    Ok(emit::module(&s, &p, &t, entries))
 }
 
 /// Runs the subcommand, a table of the runs onto `out`: findings when a variant
@@ -258,7 +258,7 @@ fn emit_all(args: &Args, spec: &Spec, dir: &Path) -> Result<Outcome> {
                 None => format!("{stem}.ptx"),
             };
             let path = dir.join(name);
-            crate::io::files::write_atomic(&path, ptx::module(&sw, &p, &t, Entries::Both).as_bytes())
+            crate::io::files::write_atomic(&path, emit::module(&sw, &p, &t, Entries::Both).as_bytes())
                 .map_err(|e| Error::io(&path, e))?;
         }
     }
@@ -284,15 +284,15 @@ fn child(args: &Args, spec: &Spec, id: &str, out: &mut dyn Write) -> Result<Outc
         let l = s.launch();
         let raw_module = match &args.module_file {
             Some(f) => std::fs::read_to_string(f).map_err(|e| Error::io(f, e))?,
-            None => ptx::module(&s, &p, &t, Entries::Raw),
+            None => emit::module(&s, &p, &t, Entries::Raw),
         };
         let raw = dev
-            .run_one(&raw_module, ptx::RAW, (l.out_bytes, crate::device::selfcheck::raw::POISON), l.grid, l.block)
-            .context(ptx::RAW)?;
-        let both = ptx::module(&s, &p, &t, Entries::Both);
+            .run_one(&raw_module, emit::RAW, (l.out_bytes, crate::device::selfcheck::raw::POISON), l.grid, l.block)
+            .context(emit::RAW)?;
+        let both = emit::module(&s, &p, &t, Entries::Both);
         let check = dev
-            .run_one(&both, ptx::CHECK, (l.result_bytes, 0), l.grid, l.block)
-            .context(ptx::CHECK)?;
+            .run_one(&both, emit::CHECK, (l.result_bytes, 0), l.grid, l.block)
+            .context(emit::CHECK)?;
         Ok(Buffers {
             raw: hex(&raw),
             check: hex(&check),

@@ -1,6 +1,6 @@
 //! `ptxvec silicon-probe`: targeted runs that ask silicon about one finding of the
 //! errata ledger each, through variations of the self-checking modules
-//! (`crate::device::selfcheck::ptx::Variation`), and record what it did as evidence that a
+//! (`crate::device::selfcheck::emit::Variation`), and record what it did as evidence that a
 //! machine without a GPU replays. Format and design: vectors/silicon/README.md,
 //! "Probes".
 //!
@@ -29,7 +29,7 @@ use super::device::{Device, DeviceError};
 use super::evidence::Run;
 use crate::error::{Error, Outcome, Result};
 use crate::io::output::note;
-use crate::device::selfcheck::ptx::{
+use crate::device::selfcheck::emit::{
     module_varied, ClusterLayout, Entries, OperandPath, Variation, CHECK, RAW,
 };
 use crate::device::selfcheck::Suite;

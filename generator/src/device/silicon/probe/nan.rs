@@ -5,7 +5,7 @@
 //! zero, one, two, the top bit below the quiet bit, all ones), each NaN with six
 //! numbers in both orders, and ∞ − ∞ in both orders. Each `red` runs in two
 //! modules that differ only in the registers the operand passes through
-//! ([`OperandPath`](crate::device::selfcheck::ptx::OperandPath)); the bulk reduce reads its
+//! ([`OperandPath`](crate::device::selfcheck::emit::OperandPath)); the bulk reduce reads its
 //! operand from shared memory and runs once.
 //!
 //! The records are the pairs, one thread each, in the variant's self-checking
