@@ -86,7 +86,7 @@ fn every_constraint_has_an_illegal_case() {
         let rules: BTreeSet<String> = vectors::cases(&spec, ins)
             .into_iter()
             .filter(|c| c.verdict == Verdict::Illegal)
-            .filter_map(|c| c.rule)
+            .filter_map(|c| c.rule.map(|r| r.to_string()))
             .collect();
         let mut want: Vec<String> = Vec::new();
         for r in &ins.rules {

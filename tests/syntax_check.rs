@@ -79,10 +79,10 @@ fn hand_written_cases_from_each_seed() {
     let mut wrong = Vec::new();
     for (text, ptx, target, want, why) in CASES {
         let j = judge(&spec, text, ptx.parse().unwrap(), target.parse().unwrap(), Order::Lenient);
-        let got = j.defect.as_ref().map(|d| d.rule.as_str());
+        let got = j.defect.as_ref().map(|d| d.rule.to_string());
         let ok = match want {
             Some("*") => got.is_some(),
-            w => got == *w,
+            w => got.as_deref() == *w,
         };
         if !ok {
             wrong.push(format!("`{text}` at {ptx} {target} ({why}): want {want:?}, got {got:?} {:?}", j.defect));
@@ -100,7 +100,7 @@ fn strict_mode_holds_the_document_order() {
     let lenient = judge(&spec, text, v, t, Order::Lenient);
     assert!(lenient.legal() && lenient.warnings.len() == 1, "{lenient:?}");
     let strict = judge(&spec, text, v, t, Order::Strict);
-    assert_eq!(strict.defect.map(|d| d.rule), Some("qualifier.order".to_owned()));
+    assert_eq!(strict.defect.map(|d| d.rule), ptxvec_generator::syntax::rule_id::RuleId::parse("qualifier.order"));
     assert!(judge(&spec, "red.sys.global.add.u32 [a], 1;", v, t, Order::Strict).legal());
 }
 

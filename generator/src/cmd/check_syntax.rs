@@ -15,6 +15,7 @@ use crate::syntax::index::{Index, Tokens};
 use crate::syntax::context;
 use crate::syntax::departure::{self, Prediction};
 use crate::syntax::illegal::CHECK_PTXAS;
+use crate::syntax::rule_id::RuleId;
 use crate::syntax::judge::{judge, Judgement, Kind, Order};
 
 /// The arguments of `check-syntax`.
@@ -68,7 +69,7 @@ struct Answer<'a, I: Serialize + ?Sized> {
     #[serde(skip_serializing_if = "Option::is_none")]
     kind: Option<Kind>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    rule: Option<&'a str>,
+    rule: Option<&'a RuleId>,
     #[serde(skip_serializing_if = "Option::is_none")]
     instruction: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -108,7 +109,7 @@ fn answer<'a, I: Serialize + ?Sized>(
         id,
         legal: j.legal(),
         kind: j.defect.as_ref().map(|d| d.kind),
-        rule: j.defect.as_ref().map(|d| d.rule.as_str()),
+        rule: j.defect.as_ref().map(|d| &d.rule),
         instruction: j.instruction.as_deref(),
         form: j.form.as_deref(),
         message: j.defect.as_ref().map_or("legal", |d| d.message.as_str()),

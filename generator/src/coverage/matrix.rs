@@ -8,6 +8,7 @@ use ptxvec_spec::model::{Effect, Requirement};
 use ptxvec_spec::{Instruction, PtxVersion, Spec};
 
 use crate::syntax::case::{Case, Verdict};
+use crate::syntax::rule_id::{OperandRule, QualifierRule, RuleId, SyntaxRule};
 
 /// One cell: the cases, and whether the class is meaningful for the line.
 #[derive(Debug, Clone, Copy, Default)]
@@ -54,12 +55,13 @@ impl Grid {
 /// The defect class of an illegal case: its rule, with a spec rule named by what it
 /// checks (`version`, `target`, `forbid`) and tables as `table`.
 pub fn class_of(instruction: &Instruction, case: &Case) -> String {
-    let rule = case.rule.as_deref().unwrap_or_default();
     let tag = case.id.split_once('!').map_or("", |(_, t)| t);
-    if rule.starts_with("table.") {
-        return "table".to_owned();
-    }
-    if instruction.rules.iter().any(|r| r.id == rule) {
+    let rule = match &case.rule {
+        None => return String::new(),
+        Some(RuleId::Table(_)) => return "table".to_owned(),
+        Some(r) => r,
+    };
+    if matches!(rule, RuleId::Spec(id) if instruction.rules.iter().any(|r| r.id == *id)) {
         return if tag.contains(":version:") {
             "version"
         } else if tag.contains(":target:") {
@@ -71,26 +73,26 @@ pub fn class_of(instruction: &Instruction, case: &Case) -> String {
         }
         .to_owned();
     }
-    rule.to_owned()
+    rule.to_string()
 }
 
 /// The classes meaningful for a line.
 fn meaningful(spec: &Spec, i: &Instruction, form_id: &str) -> BTreeSet<String> {
     let mut out: BTreeSet<String> = [
-        "syntax.unknown_qualifier",
-        "qualifier.duplicate",
-        "operand.class",
-        "operand.shape",
+        RuleId::Syntax(SyntaxRule::UnknownQualifier),
+        RuleId::Qualifier(QualifierRule::Duplicate),
+        RuleId::Operand(OperandRule::Class),
+        RuleId::Operand(OperandRule::Shape),
+        RuleId::Operand(OperandRule::Count),
     ]
     .iter()
-    .map(|s| (*s).to_owned())
+    .map(ToString::to_string)
     .collect();
-    out.insert("operand.count".to_owned());
     let Some((_, form)) = i.form(form_id) else {
         return out;
     };
     if form.syntax.operand_names().len() >= 2 {
-        out.insert("syntax.parse".to_owned());
+        out.insert(RuleId::Syntax(SyntaxRule::Parse).to_string());
     }
     // A qualifier class or a table is meaningful where a single change to one of
     // the line's representative spellings falls in it unambiguously: `set.type`
@@ -98,15 +100,19 @@ fn meaningful(spec: &Spec, i: &Instruction, form_id: &str) -> BTreeSet<String> {
     // reads as the `.global` line with `.noftz` extra; nor `set.vec_32_bit`, whose
     // only other value, `.v8`, the vector table refuses.
     for rule in crate::syntax::illegal::qualifier_rules(spec, i, form_id) {
-        if rule.starts_with("set.") || rule.starts_with("qualifier.") {
-            out.insert(rule);
-        } else if rule.starts_with("table.") {
-            out.insert("table".to_owned());
+        match rule {
+            RuleId::Set(_) | RuleId::Qualifier(_) => {
+                out.insert(rule.to_string());
+            }
+            RuleId::Table(_) => {
+                out.insert("table".to_owned());
+            }
+            RuleId::Syntax(_) | RuleId::Operand(_) | RuleId::Module(_) | RuleId::Spec(_) => {}
         }
     }
     if form.operands.values().any(|o| o.requires.is_some()) {
-        out.insert("operand.requires".to_owned());
-        out.insert("operand.required_by".to_owned());
+        out.insert(RuleId::Operand(OperandRule::Requires).to_string());
+        out.insert(RuleId::Operand(OperandRule::RequiredBy).to_string());
     }
     let applies = |r: &ptxvec_spec::model::Rule| {
         r.forms

@@ -289,7 +289,7 @@ fn neighbours(spec: &Spec, t: Target) -> Vec<(Target, &'static str)> {
 }
 
 /// The verdict and rule a committed case gets from a spec.
-fn verdict(spec: &Spec, c: &Case) -> Option<(bool, Option<String>)> {
+fn verdict(spec: &Spec, c: &Case) -> Option<(bool, Option<crate::syntax::rule_id::RuleId>)> {
     let m = c.module()?;
     let j = judge(spec, &c.text, m.ptx, m.target, Order::Lenient);
     Some((j.legal(), j.defect.map(|d| d.rule)))

@@ -10,6 +10,7 @@ use super::elements::{Element, Probe, Respect, WitnessKind, Writing};
 use crate::record::index::Index;
 use crate::device::silicon::evidence::VectorsFile;
 use crate::syntax::case::{Case, Verdict};
+use crate::syntax::rule_id::{OperandRule, RuleId};
 
 /// How many witness ids an element keeps for the report; the count is of all.
 const KEPT: usize = 4;
@@ -70,8 +71,13 @@ impl<'c> CaseInfo<'c> {
         self.case.verdict == Verdict::Legal
     }
 
-    fn rule(&self) -> &str {
-        self.case.rule.as_deref().unwrap_or_default()
+    fn rule(&self) -> Option<&RuleId> {
+        self.case.rule.as_ref()
+    }
+
+    /// Whether the case breaks the spec rule `id`.
+    fn breaks(&self, id: &str) -> bool {
+        matches!(self.rule(), Some(RuleId::Spec(r)) if r == id)
     }
 }
 
@@ -262,9 +268,7 @@ fn syntax_witness(
     let legal = c.legal();
     let witnesses = match probe {
         Probe::Form { form } => {
-            let structural = ["syntax.", "qualifier.", "operand."]
-                .iter()
-                .any(|p| c.rule().starts_with(p));
+            let structural = c.rule().is_some_and(RuleId::structural);
             c.case.form == *form && (legal || structural)
         }
         Probe::Position {
@@ -279,14 +283,14 @@ fn syntax_witness(
             entries,
             keys,
         } => row_witness(c, forms, entries, keys),
-        Probe::Table { id } => !legal && c.rule() == format!("table.{id}"),
+        Probe::Table { id } => !legal && matches!(c.rule(), Some(RuleId::Table(t)) if t == id),
         Probe::Rule { id, index } => {
             if legal {
                 i.rules.get(*index).is_some_and(|rule| {
                     rule.effect.is_module_rule() && rule.condition().matches(&c.case.form, &c.quals)
                 })
             } else {
-                c.rule() == id
+                c.breaks(id)
             }
         }
         Probe::Operand {
@@ -327,7 +331,7 @@ fn position_witness(
     if c.legal() || c.case.form != form {
         return false;
     }
-    let set_rule = placeholder.is_some_and(|p| c.rule() == format!("set.{p}"));
+    let set_rule = matches!((placeholder, c.rule()), (Some(p), Some(RuleId::Set(s))) if s == p);
     // `qualifier.missing:.add`, `qualifier.required:.sync`: the value this
     // position held, taken away; `operand.shape:without:.v2`: taken away,
     // and the rest read exactly as another line, whose defect it names.
@@ -343,7 +347,7 @@ fn position_witness(
             .is_some_and(|(_, v)| values.iter().any(|q| q.spelling() == v));
     // A value of the position's kind outside its set that a table refuses
     // (`.v8` with `.f32`: "Not supported"), named by the table.
-    let refused_outsider = c.rule().starts_with("table.")
+    let refused_outsider = matches!(c.rule(), Some(RuleId::Table(_)))
         && c.quals.iter().any(|q| {
             !values.contains(q) && values.iter().any(|v| v.kind() == q.kind())
         });
@@ -362,10 +366,10 @@ fn value_witness(i: &Instruction, c: &CaseInfo<'_>, form: &str, slot: usize, val
             .as_ref()
             .is_some_and(|s| s.get(slot) == Some(&Some(value)));
     }
-    let refused = c.rule().starts_with("table.")
+    let refused = matches!(c.rule(), Some(RuleId::Table(_)))
         || i.rules
             .iter()
-            .any(|r| r.id == c.rule() && matches!(r.effect, Effect::Forbid(_)));
+            .any(|r| c.breaks(&r.id) && matches!(r.effect, Effect::Forbid(_)));
     refused && c.quals.contains(&value)
 }
 
@@ -416,20 +420,11 @@ fn operand_witness(
         return written && style && !c.case.noncanonical;
     }
     let about = c.tag.split(':').any(|part| part == name);
-    let rule = c.rule();
-    let kind = match respect {
-        Respect::Shape => {
-            rule == "operand.shape"
-                || rule == "operand.address"
-                || rule == "operand.register_required"
-                || rule == "operand.sink"
-        }
-        Respect::Class => {
-            rule == "operand.class"
-                || rule == "operand.address_size"
-                || rule == "operand.multiple_of"
-        }
-        Respect::Writing(_) => false,
+    use OperandRule::{Address, AddressSize, Class, MultipleOf, RegisterRequired, Shape, Sink};
+    let kind = match (respect, c.rule()) {
+        (Respect::Shape, Some(RuleId::Operand(r))) => matches!(r, Shape | Address | RegisterRequired | Sink),
+        (Respect::Class, Some(RuleId::Operand(r))) => matches!(r, Class | AddressSize | MultipleOf),
+        _ => false,
     };
     about && kind
 }
@@ -454,7 +449,7 @@ fn boundary_witness(
         });
         return bound && at;
     }
-    if c.rule() != rule.id {
+    if !c.breaks(&rule.id) {
         return false;
     }
     let Some((have_ptx, have_target)) = c.module else {
@@ -592,7 +587,7 @@ fn erratum(
             if *form {
                 format!("{}/{}", c.case.instruction, c.case.form) == *key
             } else {
-                format!("{}!{}", c.case.instruction, c.rule()) == *key
+                format!("{}!{}", c.case.instruction, c.rule().map(ToString::to_string).unwrap_or_default()) == *key
             }
         });
         if cited || listed || carried {

@@ -166,7 +166,7 @@ pub fn check(spec: &Spec, dir: &Path) -> Result<Vec<ModuleCheck>> {
                 .diagnostics
                 .iter()
                 .filter(|d| !d.legal)
-                .map(|d| (d.line, d.rule.clone().unwrap_or_default(), d.text.clone()))
+                .map(|d| (d.line, d.rule.as_ref().map(ToString::to_string).unwrap_or_default(), d.text.clone()))
                 .collect(),
             ptxas,
         });

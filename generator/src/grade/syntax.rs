@@ -113,11 +113,11 @@ fn grade_case(instruction: &str, c: &Case, by_id: &ById<'_, SyntaxResult>, mode:
     groups.insert("kind", kind.to_owned());
     groups.insert("form", format!("{instruction}/{}", c.form));
     if let Some(rule) = &c.rule {
-        groups.insert("rule", rule.clone());
+        groups.insert("rule", rule.to_string());
     }
     let expected = match kind {
         "legal" => "accepted (legal)".to_owned(),
-        k => format!("rejected ({k}: {})", c.rule.as_deref().unwrap_or_default()),
+        k => format!("rejected ({k}: {})", c.rule.as_ref().map(ToString::to_string).unwrap_or_default()),
     };
     let mut failures = Vec::new();
     let mut not_graded = None;

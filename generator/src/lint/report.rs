@@ -80,7 +80,7 @@ pub struct Diagnostic {
     pub kind: Option<Kind>,
     /// The rule it breaks, when illegal.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub rule: Option<String>,
+    pub rule: Option<crate::syntax::rule_id::RuleId>,
     /// What is wrong, or `legal`.
     pub message: String,
     /// Legal but worth saying: a qualifier order not the document's.

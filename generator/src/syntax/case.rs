@@ -8,6 +8,7 @@ use ptxvec_spec::Source;
 use super::context::Module;
 use super::judge::Kind;
 use super::needs::Needs;
+use super::rule_id::RuleId;
 
 /// Legal or illegal.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -90,7 +91,7 @@ pub struct Case {
     pub kind: Option<Kind>,
     /// For an illegal case: the rule it breaks.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rule: Option<String>,
+    pub rule: Option<RuleId>,
     /// The module the verdict holds in: the lowest for a legal case.
     pub ptx: String,
     /// See `ptx`.

@@ -8,6 +8,7 @@
 use ptxvec_spec::{Departure, PtxVersion, Qualifier, Spec, Target};
 
 use super::context::Module;
+use super::rule_id::{OperandRule, QualifierRule, RuleId};
 use super::illegal::CHECK_PTXAS;
 use super::index::{Index, Tokens};
 use super::judge::{judge, Judgement, Order};
@@ -197,7 +198,14 @@ fn starts_a_sink(text: &str) -> bool {
 /// The rules a departure's texts are refused by: a qualifier the line has no place
 /// for (in any line, or in the line the others fit), written twice or missing, an
 /// operand of another shape.
-const DEPARTING_RULES: &[&str] = &["qualifier.not_allowed", "qualifier.duplicate", "qualifier.missing", "qualifier.extra", "operand.shape"];
+fn departing(rule: &RuleId) -> bool {
+    matches!(
+        rule,
+        RuleId::Qualifier(
+            QualifierRule::NotAllowed | QualifierRule::Duplicate | QualifierRule::Missing | QualifierRule::Extra
+        ) | RuleId::Operand(OperandRule::Shape)
+    )
+}
 
 /// The text of tokens, as the enumerator writes it.
 fn render(t: &InstrText) -> String {
@@ -235,7 +243,7 @@ pub fn predict_by(
     // Every departure reads a statement of the general grammar: a malformed text
     // has none.
     let defect = j.defect.as_ref()?;
-    if defect.kind != super::judge::Kind::Invalid || !DEPARTING_RULES.contains(&defect.rule.as_str()) {
+    if defect.kind != super::judge::Kind::Invalid || !departing(&defect.rule) {
         return None;
     }
     let instruction = j.instruction.as_deref()?;

@@ -14,6 +14,7 @@ use ptxvec_spec::template::SlotToken;
 use ptxvec_spec::{Instruction, PtxVersion, Qualifier, Spec};
 
 use super::across;
+use super::rule_id::{OperandRule, QualifierRule, RuleId, SyntaxRule};
 use super::case::{need_records, Case, SourceRecord, Verdict};
 use super::context::{self, Module};
 use super::judge::Kind;
@@ -31,7 +32,7 @@ struct Mutant {
     quals: Vec<String>,
     ops: Vec<String>,
     kind: Kind,
-    rule: String,
+    rule: RuleId,
     module: Option<Module>,
     source: SourceRecord,
     /// The legal spelling it was made from (an index into the line's legal
@@ -40,7 +41,7 @@ struct Mutant {
     from: (usize, Style),
 }
 
-fn mutant(tag: impl Into<String>, quals: Vec<String>, ops: Vec<String>, kind: Kind, rule: impl Into<String>, source: SourceRecord) -> Mutant {
+fn mutant(tag: impl Into<String>, quals: Vec<String>, ops: Vec<String>, kind: Kind, rule: impl Into<RuleId>, source: SourceRecord) -> Mutant {
     Mutant {
         tag: tag.into(),
         quals,
@@ -112,9 +113,9 @@ pub fn illegal_cases(spec: &Spec, instruction: &Instruction) -> Vec<Case> {
                 let mut extra = Vec::new();
                 operand_mutants(with, &mut extra);
                 let about_it = |m: &Mutant| {
-                    m.rule == "operand.required_by"
+                    m.rule == RuleId::Operand(OperandRule::RequiredBy)
                         || (m.quals == spelled(&with.spelling)
-                            && matches!(m.rule.as_str(), "operand.shape" | "operand.class")
+                            && matches!(m.rule, RuleId::Operand(OperandRule::Shape | OperandRule::Class))
                             && only_with.iter().any(|n| m.tag.ends_with(n.as_str())))
                 };
                 muts.extend(extra.into_iter().filter(about_it).map(|mut m| {
@@ -132,7 +133,7 @@ pub fn illegal_cases(spec: &Spec, instruction: &Instruction) -> Vec<Case> {
         // Only qualifier mutations change the chain; operand mutations (also those on
         // a base that writes an optional qualifier) keep it legal.
         let base_quals = spelled(&base.spelling);
-        muts.retain(|m| m.quals == base_quals || m.from.0 != 0 || m.rule.starts_with("operand.") || kept(instruction, form, &sets, m));
+        muts.retain(|m| m.quals == base_quals || m.from.0 != 0 || matches!(m.rule, RuleId::Operand(_)) || kept(instruction, form, &sets, m));
         muts.extend(refused_mutants(spec, instruction, group, form));
         table_column_mutants(instruction, form, &legal, &mut muts);
         forbid_across_mutants(instruction, base, &mut muts);
@@ -161,7 +162,7 @@ pub fn illegal_cases(spec: &Spec, instruction: &Instruction) -> Vec<Case> {
 /// moved), and those a table or forbid rule gives its own spellings: what the
 /// search behind the illegal cases reaches. The coverage matrix holds these
 /// classes meaningful for the line.
-pub fn qualifier_rules(spec: &Spec, instruction: &Instruction, form_id: &str) -> BTreeSet<String> {
+pub fn qualifier_rules(spec: &Spec, instruction: &Instruction, form_id: &str) -> BTreeSet<RuleId> {
     let Some((group, form)) = instruction.form(form_id) else {
         return BTreeSet::new();
     };
@@ -192,8 +193,10 @@ fn kept(instruction: &Instruction, form: &Form, sets: &BTreeSet<Vec<Qualifier>>,
 /// `qualifier.required`. A mutation that reads exactly as another line is made by
 /// [`elsewhere`] instead.
 fn unambiguous(instruction: &Instruction, form: &Form, m: &Mutant) -> bool {
-    let about_lines = m.rule.starts_with("set.")
-        || matches!(m.rule.as_str(), "qualifier.extra" | "qualifier.required" | "qualifier.missing");
+    let about_lines = matches!(
+        m.rule,
+        RuleId::Set(_) | RuleId::Qualifier(QualifierRule::Extra | QualifierRule::Required | QualifierRule::Missing)
+    );
     if !about_lines {
         return true;
     }
@@ -213,7 +216,7 @@ fn unambiguous(instruction: &Instruction, form: &Form, m: &Mutant) -> bool {
 /// operands that do not fit it, or the table or forbid rule that refuses the
 /// spelling (what `check-syntax` names before any version or target). `None` when
 /// no line reads them exactly, or the reading is allowed.
-fn elsewhere(instruction: &Instruction, quals: &[Qualifier], ops: &[String]) -> Option<(String, SourceRecord)> {
+fn elsewhere(instruction: &Instruction, quals: &[Qualifier], ops: &[String]) -> Option<(RuleId, SourceRecord)> {
     let written = tokenize(&compose("x", ops)).ok()?.operands;
     let near = nearest(instruction, quals, &written);
     let line = near.lines.first().filter(|_| near.cost == 0)?;
@@ -224,11 +227,11 @@ fn elsewhere(instruction: &Instruction, quals: &[Qualifier], ops: &[String]) -> 
         slots: line.fit.placed.iter().map(|p| p.map(|i| quals[i])).collect(),
     };
     if let Err(d) = operands::check(&s, &written) {
-        return Some((d.rule.to_owned(), form_source(instruction, line.form)));
+        return Some((d.rule.into(), form_source(instruction, line.form)));
     }
     match s.refusal()? {
-        Refusal::Table(id) => Some((format!("table.{id}"), table_source(instruction, id))),
-        Refusal::Forbidden(r) => Some((r.id.clone(), SourceRecord::of(&r.source))),
+        Refusal::Table(id) => Some((RuleId::Table(id.to_owned()), table_source(instruction, id))),
+        Refusal::Forbidden(r) => Some((RuleId::Spec(r.id.clone()), SourceRecord::of(&r.source))),
     }
 }
 
@@ -324,11 +327,11 @@ fn qualifier_mutants(
             let mut q = quals.clone();
             let n = q.len() - 1;
             q[n] = typo;
-            out.push(mutant("syntax.unknown_qualifier", q, ops.clone(), Kind::Malformed, "syntax.unknown_qualifier", ptxas_says("Unknown modifier")));
+            out.push(mutant("syntax.unknown_qualifier", q, ops.clone(), Kind::Malformed, SyntaxRule::UnknownQualifier, ptxas_says("Unknown modifier")));
         }
         let mut q = quals.clone();
         q.push(last.clone());
-        out.push(mutant("qualifier.duplicate", q, ops.clone(), Kind::Invalid, "qualifier.duplicate", src.clone()));
+        out.push(mutant("qualifier.duplicate", q, ops.clone(), Kind::Invalid, QualifierRule::Duplicate, src.clone()));
     }
     let mut changes = Vec::new();
     for (k, slot) in form.syntax.slots.iter().enumerate() {
@@ -355,7 +358,7 @@ fn qualifier_mutants(
         let made = tries.iter().find_map(|&(i, style)| {
             let m = change_mutant(instruction, &legal[i], form, change, style, &src)?;
             let m = Mutant { from: (i, style), ..m };
-            let own_line = m.rule.starts_with("set.") || m.rule.starts_with("qualifier.");
+            let own_line = matches!(m.rule, RuleId::Set(_) | RuleId::Qualifier(_));
             (!own_line || kept(instruction, form, sets, &m)).then_some(m)
         });
         out.extend(made);
@@ -388,10 +391,10 @@ fn change_mutant(
             if let Some((rule, source)) = elsewhere(instruction, &parsed, &ops) {
                 return Some(mutant(format!("{rule}:without:{v}"), quals, ops, Kind::Invalid, rule, source));
             }
-            let rule = match form.syntax.slots[k].token {
-                SlotToken::Fixed(_) => "qualifier.required",
-                SlotToken::Placeholder(_) => "qualifier.missing",
-            };
+            let rule = RuleId::Qualifier(match form.syntax.slots[k].token {
+                SlotToken::Fixed(_) => QualifierRule::Required,
+                SlotToken::Placeholder(_) => QualifierRule::Missing,
+            });
             Some(mutant(format!("{rule}:{v}"), quals, ops, Kind::Invalid, rule, src.clone()))
         }
         Change::Replace(k, other) => {
@@ -401,12 +404,12 @@ fn change_mutant(
                 return None;
             }
             quals[written_at(k)] = other.spelling().to_owned();
-            Some(mutant(format!("set.{p}:{other}"), quals, ops, Kind::Invalid, format!("set.{p}"), src.clone()))
+            Some(mutant(format!("set.{p}:{other}"), quals, ops, Kind::Invalid, RuleId::Set(p.to_string()), src.clone()))
         }
         Change::Extra(extra) => {
             let at = quals.len().saturating_sub(1);
             quals.insert(at, extra.spelling().to_owned());
-            Some(mutant(format!("qualifier.extra:{extra}"), quals, ops, Kind::Invalid, "qualifier.extra", src.clone()))
+            Some(mutant(format!("qualifier.extra:{extra}"), quals, ops, Kind::Invalid, QualifierRule::Extra, src.clone()))
         }
     }
 }
@@ -435,7 +438,7 @@ fn foreign_mutants(instruction: &Instruction, base: &Legal<'_>, vocabulary: &BTr
             q,
             ops.clone(),
             Kind::Invalid,
-            "qualifier.not_allowed",
+            QualifierRule::NotAllowed,
             SourceRecord::text(format!("{}: no syntax line of {} has `{foreign}`", form_cite(instruction), instruction.instruction)),
         ));
     }
@@ -452,25 +455,25 @@ fn operand_mutants(base: &Legal<'_>, out: &mut Vec<Mutant>) {
     let ops = operands::render(s, Style::Registers);
     let ps = positions(s);
     let src = form_source(s.instruction, s.form);
-    let m = |tag: &str, ops: Vec<String>, kind: Kind, rule: &str, src: SourceRecord| mutant(tag, quals.clone(), ops, kind, rule, src);
+    let m = |tag: &str, ops: Vec<String>, kind: Kind, rule: RuleId, src: SourceRecord| mutant(tag, quals.clone(), ops, kind, rule, src);
     if let Some(last) = ops.len().checked_sub(1) {
         let mut fewer = ops.clone();
         fewer.remove(last);
         if ps.iter().filter(|p| !p.optional).count() > fewer.len() {
-            out.push(m("operand.count:fewer", fewer, Kind::Invalid, "operand.count", src.clone()));
+            out.push(m("operand.count:fewer", fewer, Kind::Invalid, OperandRule::Count.into(), src.clone()));
         }
     }
     if ops.len() == ps.len() {
         let mut more = ops.clone();
         more.push("%r9".into());
-        out.push(m("operand.count:more", more, Kind::Invalid, "operand.count", src.clone()));
+        out.push(m("operand.count:more", more, Kind::Invalid, OperandRule::Count.into(), src.clone()));
     }
     // A missing comma: text that does not tokenize.
     if ops.len() >= 2 {
         let mut joined = ops.clone();
         let second = joined.remove(1);
         joined[0] = format!("{} {second}", joined[0]);
-        out.push(m("syntax.parse", joined, Kind::Malformed, "syntax.parse", ptxas_says("Parsing error ... syntax error")));
+        out.push(m("syntax.parse", joined, Kind::Malformed, SyntaxRule::Parse.into(), ptxas_says("Parsing error ... syntax error")));
     }
     for (i, p) in ps.iter().enumerate() {
         let Some(written) = ops.get(i) else { continue };
@@ -482,51 +485,51 @@ fn operand_mutants(base: &Legal<'_>, out: &mut Vec<Mutant>) {
         let tag = |what: &str| format!("{what}:{}", p.name);
         match p.class {
             None => {
-                out.push(m(&tag("operand.shape"), with("%rd9"), Kind::Invalid, "operand.shape", src.clone()));
-                out.push(m(&tag("operand.class"), with("[%f9]"), Kind::Invalid, "operand.class", ptxas_says("Illegal to use symbol '%f9' of type .f32 as address operand. Use integer or bit only.")));
-                out.push(m(&tag("operand.address"), with("[256]"), Kind::Invalid, "operand.address", ptxas_says("Immediate addresses allowed only for .local state space")));
+                out.push(m(&tag("operand.shape"), with("%rd9"), Kind::Invalid, OperandRule::Shape.into(), src.clone()));
+                out.push(m(&tag("operand.class"), with("[%f9]"), Kind::Invalid, OperandRule::Class.into(), ptxas_says("Illegal to use symbol '%f9' of type .f32 as address operand. Use integer or bit only.")));
+                out.push(m(&tag("operand.address"), with("[256]"), Kind::Invalid, OperandRule::Address.into(), ptxas_says("Immediate addresses allowed only for .local state space")));
                 if operands::narrow_address_refused(s) {
-                    out.push(m(&tag("operand.address_size"), with("[%r9]"), Kind::Invalid, "operand.address_size", ptxas_says(operands::NARROW_ADDRESS_PTXAS)));
+                    out.push(m(&tag("operand.address_size"), with("[%r9]"), Kind::Invalid, OperandRule::AddressSize.into(), ptxas_says(operands::NARROW_ADDRESS_PTXAS)));
                 }
             }
             Some(class) => {
-                out.push(m(&tag("operand.shape"), with("[%rd9]"), Kind::Invalid, "operand.shape", src.clone()));
+                out.push(m(&tag("operand.shape"), with("[%rd9]"), Kind::Invalid, OperandRule::Shape.into(), src.clone()));
                 let wrong = match operands::reg_for(class) {
                     super::text::RegClass::B64 | super::text::RegClass::F64 => "%r9",
                     _ => "%rd9",
                 };
                 if let Some(n) = p.vector_len {
                     let elems: Vec<&str> = written.trim_matches(['{', '}']).split(", ").collect();
-                    out.push(m(&tag("operand.shape:scalar"), with(elems[0]), Kind::Invalid, "operand.shape", ptxas_says("Vector expected for argument")));
+                    out.push(m(&tag("operand.shape:scalar"), with(elems[0]), Kind::Invalid, OperandRule::Shape.into(), ptxas_says("Vector expected for argument")));
                     let short = format!("{{{}}}", elems[..(n as usize - 1)].join(", "));
-                    out.push(m(&tag("operand.shape:length"), with(&short), Kind::Invalid, "operand.shape", ptxas_says("Argument vector size mismatch")));
+                    out.push(m(&tag("operand.shape:length"), with(&short), Kind::Invalid, OperandRule::Shape.into(), ptxas_says("Argument vector size mismatch")));
                     let mut bad = elems.iter().map(|e| (*e).to_owned()).collect::<Vec<_>>();
                     bad[0] = wrong.to_owned();
-                    out.push(m(&tag("operand.class"), with(&format!("{{{}}}", bad.join(", "))), Kind::Invalid, "operand.class", ptxas_says("Arguments mismatch")));
+                    out.push(m(&tag("operand.class"), with(&format!("{{{}}}", bad.join(", "))), Kind::Invalid, OperandRule::Class.into(), ptxas_says("Arguments mismatch")));
                     continue;
                 }
-                out.push(m(&tag("operand.shape:vector"), with(&format!("{{{written}, {written}}}")), Kind::Invalid, "operand.shape", ptxas_says("Vector operand is not allowed")));
-                out.push(m(&tag("operand.class"), with(wrong), Kind::Invalid, "operand.class", ptxas_says("Arguments mismatch")));
+                out.push(m(&tag("operand.shape:vector"), with(&format!("{{{written}, {written}}}")), Kind::Invalid, OperandRule::Shape.into(), ptxas_says("Vector operand is not allowed")));
+                out.push(m(&tag("operand.class"), with(wrong), Kind::Invalid, OperandRule::Class.into(), ptxas_says("Arguments mismatch")));
                 if p.spec.dest {
-                    out.push(m(&tag("operand.register_required"), with("1"), Kind::Invalid, "operand.register_required", ptxas_says("Result register required")));
+                    out.push(m(&tag("operand.register_required"), with("1"), Kind::Invalid, OperandRule::RegisterRequired.into(), ptxas_says("Result register required")));
                     if !p.spec.sink {
-                        out.push(m(&tag("operand.sink"), with("_"), Kind::Invalid, "operand.sink", ptxas_says("Result discard mode is not allowed")));
+                        out.push(m(&tag("operand.sink"), with("_"), Kind::Invalid, OperandRule::Sink.into(), ptxas_says("Result discard mode is not allowed")));
                     }
                     if p.pair.is_none() {
-                        out.push(m(&tag("operand.shape:pair"), with(&format!("{written}|%p9")), Kind::Invalid, "operand.shape", ptxas_says("Predicate output not allowed")));
+                        out.push(m(&tag("operand.shape:pair"), with(&format!("{written}|%p9")), Kind::Invalid, OperandRule::Shape.into(), ptxas_says("Predicate output not allowed")));
                     }
                 } else {
-                    out.push(m(&tag("operand.shape:sink"), with("_"), Kind::Invalid, "operand.shape", ptxas_says("Parsing error near '_': syntax error")));
+                    out.push(m(&tag("operand.shape:sink"), with("_"), Kind::Invalid, OperandRule::Shape.into(), ptxas_says("Parsing error near '_': syntax error")));
                     if !p.negatable && class != Qualifier::Pred {
-                        out.push(m(&tag("operand.shape:not"), with(&format!("!{written}")), Kind::Invalid, "operand.shape", ptxas_says("Illegal argument to predicate negation")));
+                        out.push(m(&tag("operand.shape:not"), with(&format!("!{written}")), Kind::Invalid, OperandRule::Shape.into(), ptxas_says("Illegal argument to predicate negation")));
                     }
                 }
                 if let Some(mult) = p.spec.multiple_of {
-                    out.push(m(&tag("operand.multiple_of"), with(&(mult + mult / 2).to_string()), Kind::Invalid, "operand.multiple_of", p.spec.source.as_ref().map_or_else(|| src.clone(), SourceRecord::of)));
+                    out.push(m(&tag("operand.multiple_of"), with(&(mult + mult / 2).to_string()), Kind::Invalid, OperandRule::MultipleOf.into(), p.spec.source.as_ref().map_or_else(|| src.clone(), SourceRecord::of)));
                 }
                 if let Some((q, _)) = &p.pair {
                     if p.spec.sink && q.spec.sink {
-                        out.push(m(&tag("operand.shape:sinks"), with("_|_"), Kind::Invalid, "operand.shape", ptxas_says("Parsing error near '_': syntax error")));
+                        out.push(m(&tag("operand.shape:sinks"), with("_|_"), Kind::Invalid, OperandRule::Shape.into(), ptxas_says("Parsing error near '_': syntax error")));
                     }
                 }
             }
@@ -540,12 +543,12 @@ fn operand_mutants(base: &Legal<'_>, out: &mut Vec<Mutant>) {
             Some(q) if !quals_now.contains(&q) => {
                 let mut more = ops.clone();
                 more.push("%rd9".into());
-                out.push(m(&format!("operand.requires:{}", p.name), more, Kind::Invalid, "operand.requires", src));
+                out.push(m(&format!("operand.requires:{}", p.name), more, Kind::Invalid, OperandRule::Requires.into(), src));
             }
             Some(_) => {
                 let mut fewer = ops.clone();
                 fewer.pop();
-                out.push(m(&format!("operand.required_by:{}", p.name), fewer, Kind::Invalid, "operand.required_by", src));
+                out.push(m(&format!("operand.required_by:{}", p.name), fewer, Kind::Invalid, OperandRule::RequiredBy.into(), src));
             }
             None => {}
         }
@@ -565,8 +568,8 @@ fn refused_mutants(spec: &Spec, instruction: &Instruction, group: &SyntaxGroup, 
             continue;
         }
         let (rule, source) = match &refusal {
-            Refusal::Table(id) => (format!("table.{id}"), table_source(instruction, id)),
-            Refusal::Forbidden(r) => (r.id.clone(), SourceRecord::of(&r.source)),
+            Refusal::Table(id) => (RuleId::Table(id.to_string()), table_source(instruction, id)),
+            Refusal::Forbidden(r) => (RuleId::Spec(r.id.clone()), SourceRecord::of(&r.source)),
         };
         let ops = operands::render(&minimal, Style::Registers);
         let mut m = mutant(format!("{rule}:{}", chain_key(&minimal)), spelled(&minimal), ops, Kind::Invalid, rule, source);
@@ -626,7 +629,7 @@ fn table_column_mutants(instruction: &Instruction, form: &Form, legal: &[Legal<'
                         spelled(&trial),
                         operands::render(&trial, Style::Registers),
                         Kind::Invalid,
-                        format!("table.{}", table.id),
+                        RuleId::Table(table.id.clone()),
                         table_source(instruction, &table.id),
                     );
                     m.from = (i, Style::Registers);
@@ -659,7 +662,7 @@ fn forbid_across_mutants(instruction: &Instruction, base: &Legal<'_>, out: &mut 
             q.iter().map(|x| x.spelling().to_owned()).collect(),
             operands::render(&base.spelling, Style::Registers),
             Kind::Invalid,
-            rule.id.clone(),
+            RuleId::Spec(rule.id.clone()),
             SourceRecord::of(&rule.source),
         ));
     }
@@ -688,7 +691,7 @@ fn module_mutant(s: &Spelling<'_>, rule: &ptxvec_spec::model::Rule, what: &str, 
         spelled(s),
         operands::render(s, Style::Registers),
         Kind::Invalid,
-        rule.id.clone(),
+        RuleId::Spec(rule.id.clone()),
         SourceRecord::of(&rule.source),
     );
     m.module = Some(module);

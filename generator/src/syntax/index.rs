@@ -29,6 +29,7 @@ use ptxvec_spec::model::Rule;
 use ptxvec_spec::{Instruction, PtxVersion, Qualifier, Spec, Target};
 
 use super::judge::{self, Defect, Judgement, Kind, Order, Unread};
+use super::rule_id::{OperandRule, QualifierRule, SyntaxRule};
 use super::needs::Needs;
 use super::operands::{self, Position};
 use super::spelling::{unmet_among, Spelling};
@@ -346,7 +347,7 @@ impl<'s> Index<'s> {
             // defect, from the same tokenizer.
             Err(e) if tokens.exact => {
                 return Judgement {
-                    defect: Some(judge::fail(Kind::Malformed, "syntax.parse", e.to_string())),
+                    defect: Some(judge::fail(Kind::Malformed, SyntaxRule::Parse, e.to_string())),
                     ..j
                 }
             }
@@ -375,7 +376,7 @@ impl<'s> Index<'s> {
                 let name = g.trim_start_matches('@').trim_start_matches('!');
                 RegClass::of_name(name)
                     .is_some_and(|c| c != RegClass::Pred)
-                    .then(|| judge::fail(Kind::Invalid, "operand.guard", format!("guard `{g}` must be a predicate")))
+                    .then(|| judge::fail(Kind::Invalid, OperandRule::Guard, format!("guard `{g}` must be a predicate")))
             })
         };
         let (instruction, quals, qualifiers) = match chain {
@@ -425,7 +426,7 @@ impl<'s> Index<'s> {
                     if !c.in_order {
                         let msg = format!("qualifiers not in the document's order `{}`", c.chain);
                         if order == Order::Strict {
-                            j.defect = Some(judge::fail(Kind::Invalid, "qualifier.order", msg));
+                            j.defect = Some(judge::fail(Kind::Invalid, QualifierRule::Order, msg));
                             return j;
                         }
                         j.warnings.push(msg);

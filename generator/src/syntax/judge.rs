@@ -17,6 +17,7 @@ use ptxvec_spec::model::{Effect, Form, Rule};
 use ptxvec_spec::{Instruction, Mnemonic, PtxVersion, Qualifier, Spec, Target};
 
 use super::across;
+use super::rule_id::{ModuleRule, OperandRule, QualifierRule, RuleId, SyntaxRule};
 use super::nearest::{line_defect, nearest_by_qualifiers, operands_fit, Line};
 use super::operands;
 use super::placement::{fit, in_order, Fit};
@@ -54,7 +55,7 @@ pub struct Defect {
     pub kind: Kind,
     /// The rule id: a spec rule (`cache_hint`), a table (`table.op_type`), or one of
     /// the syntax checks (`syntax.unknown_qualifier`, `operand.class`, ...).
-    pub rule: String,
+    pub rule: RuleId,
     /// What is wrong, for people.
     pub message: String,
 }
@@ -88,7 +89,7 @@ pub enum Order {
     Strict,
 }
 
-pub(super) fn fail(kind: Kind, rule: impl Into<String>, message: impl Into<String>) -> Defect {
+pub(super) fn fail(kind: Kind, rule: impl Into<RuleId>, message: impl Into<String>) -> Defect {
     Defect {
         kind,
         rule: rule.into(),
@@ -112,7 +113,7 @@ pub fn judge(spec: &Spec, text: &str, ptx: PtxVersion, target: Target, order: Or
     let parsed = match uncommented.as_deref().map_err(Clone::clone).and_then(text::tokenize) {
         Ok(p) => p,
         Err(e) => {
-            j.defect = Some(fail(Kind::Malformed, "syntax.parse", e.to_string()));
+            j.defect = Some(fail(Kind::Malformed, SyntaxRule::Parse, e.to_string()));
             return j;
         }
     };
@@ -121,7 +122,7 @@ pub fn judge(spec: &Spec, text: &str, ptx: PtxVersion, target: Target, order: Or
     if !uncommented.as_deref().is_ok_and(|t| t.trim_end().ends_with(';')) {
         j.defect = Some(fail(
             Kind::Malformed,
-            "syntax.semicolon",
+            SyntaxRule::Semicolon,
             "expected `;` at the end of the instruction: every PTX statement ends with one",
         ));
         return j;
@@ -137,7 +138,7 @@ pub fn judge(spec: &Spec, text: &str, ptx: PtxVersion, target: Target, order: Or
     j.instruction = Some(instruction.instruction.clone());
     // Well-formed from here: every defect below is invalid.
     if let Err(e) = spec.targets.check_version(ptx, target) {
-        j.defect = Some(fail(Kind::Invalid, "module.target", e.to_string()));
+        j.defect = Some(fail(Kind::Invalid, ModuleRule::Target, e.to_string()));
         return j;
     }
     if let Some(g) = &parsed.guard {
@@ -145,7 +146,7 @@ pub fn judge(spec: &Spec, text: &str, ptx: PtxVersion, target: Target, order: Or
         if RegClass::of_name(name).is_some_and(|c| c != RegClass::Pred) {
             j.defect = Some(fail(
                 Kind::Invalid,
-                "operand.guard",
+                OperandRule::Guard,
                 format!("guard `{g}` must be a predicate"),
             ));
             return j;
@@ -182,7 +183,7 @@ pub fn judge(spec: &Spec, text: &str, ptx: PtxVersion, target: Target, order: Or
                                 spelling.chain()
                             );
                             if order == Order::Strict {
-                                j.defect = Some(fail(Kind::Invalid, "qualifier.order", msg));
+                                j.defect = Some(fail(Kind::Invalid, QualifierRule::Order, msg));
                                 return j;
                             }
                             j.warnings.push(msg);
@@ -223,7 +224,7 @@ pub fn refusal_defect(s: &Spelling<'_>) -> Option<Defect> {
     match s.refusal()? {
         Refusal::Table(id) => Some(fail(
             Kind::Invalid,
-            format!("table.{id}"),
+            RuleId::Table(id.to_string()),
             format!(
                 "`{}` is not among the combinations of table `{id}`",
                 s.chain()
@@ -234,7 +235,7 @@ pub fn refusal_defect(s: &Spelling<'_>) -> Option<Defect> {
                 Effect::Forbid(r) => r.as_str(),
                 Effect::Requires(_) | Effect::Removed(_) => "",
             };
-            Some(fail(Kind::Invalid, rule.id.clone(), reason.to_owned()))
+            Some(fail(Kind::Invalid, RuleId::Spec(rule.id.clone()), reason.to_owned()))
         }
     }
 }
@@ -250,7 +251,7 @@ pub fn unmet_defect(rule: &Rule, chain: &str, ptx: PtxVersion, target: Target) -
             };
             return Some(fail(
                 Kind::Invalid,
-                rule.id.clone(),
+                RuleId::Spec(rule.id.clone()),
                 format!("`{chain}` is removed from PTX ISA {v} on .target {t} and later; the module has .version {ptx} and .target {target}"),
             ));
         }
@@ -267,7 +268,7 @@ pub fn unmet_defect(rule: &Rule, chain: &str, ptx: PtxVersion, target: Target) -
         .collect();
     Some(fail(
         Kind::Invalid,
-        rule.id.clone(),
+        RuleId::Spec(rule.id.clone()),
         format!(
             "`{chain}` needs {}; the module has .version {ptx} and .target {target}",
             alts.join(" or ")
@@ -318,7 +319,7 @@ impl Unread<'_> {
                 match first {
                     Some((line, d)) => (d.clone(), Some(line.form.id.clone())),
                     None => (
-                        fail(Kind::Invalid, "qualifier.missing", "no syntax line"),
+                        fail(Kind::Invalid, QualifierRule::Missing, "no syntax line"),
                         None,
                     ),
                 }
@@ -344,7 +345,7 @@ pub(crate) fn read_chain<'s>(
         return Err(Unread::Fixed((
             fail(
                 Kind::Invalid,
-                "qualifier.not_allowed",
+                QualifierRule::NotAllowed,
                 format!("`{q}` is not a qualifier of {}", instruction.instruction),
             ),
             None,
@@ -381,7 +382,7 @@ pub(crate) fn read_chain<'s>(
         return Err(Unread::Fixed((
             fail(
                 Kind::Invalid,
-                format!("table.{}", table.id),
+                RuleId::Table(table.id.clone()),
                 format!(
                     "`{}` is not among the combinations of table `{}`",
                     s.chain(),
@@ -396,7 +397,7 @@ pub(crate) fn read_chain<'s>(
             Effect::Forbid(r) => r.clone(),
             Effect::Requires(_) | Effect::Removed(_) => String::new(),
         };
-        return Err(Unread::Fixed((fail(Kind::Invalid, rule.id.clone(), reason), None)));
+        return Err(Unread::Fixed((fail(Kind::Invalid, RuleId::Spec(rule.id.clone()), reason), None)));
     }
     let near = nearest_by_qualifiers(instruction, quals);
     Err(Unread::Nearest(
@@ -431,7 +432,7 @@ pub(crate) fn repeated(quals: &[Qualifier]) -> Option<Defect> {
         .find_map(|(k, q)| quals[..k].contains(q).then_some(q))?;
     Some(fail(
         Kind::Invalid,
-        "qualifier.duplicate",
+        QualifierRule::Duplicate,
         format!("`{q}` is written twice"),
     ))
 }
@@ -478,7 +479,7 @@ pub(crate) fn head_of<'s, S: AsRef<str>>(spec: &'s Spec, words: &[S]) -> Result<
     else {
         return Err(fail(
             Kind::Malformed,
-            "syntax.mnemonic",
+            SyntaxRule::Mnemonic,
             format!("`{}` is not one of the instructions ptxvec covers (red, redux.sync, vote.sync, shfl.sync, match, activemask, cp.reduce.async.bulk, vote, shfl)", words.first().map_or("", AsRef::as_ref)),
         ));
     };
@@ -487,7 +488,7 @@ pub(crate) fn head_of<'s, S: AsRef<str>>(spec: &'s Spec, words: &[S]) -> Result<
         .iter()
         .map(|f| &f.instruction)
         .find(|i| i.mnemonic == mnemonic)
-        .ok_or_else(|| fail(Kind::Malformed, "syntax.mnemonic", format!("no spec for `{mnemonic}`")))?;
+        .ok_or_else(|| fail(Kind::Malformed, SyntaxRule::Mnemonic, format!("no spec for `{mnemonic}`")))?;
     let skip = mnemonic.opcode().split('.').count();
     let mut quals = Vec::with_capacity(words.len() - skip);
     for w in &words[skip..] {
@@ -497,7 +498,7 @@ pub(crate) fn head_of<'s, S: AsRef<str>>(spec: &'s Spec, words: &[S]) -> Result<
             None => {
                 return Err(fail(
                     Kind::Malformed,
-                    "syntax.unknown_qualifier",
+                    SyntaxRule::UnknownQualifier,
                     format!("`.{w}` is not a PTX qualifier"),
                 ))
             }
@@ -509,7 +510,7 @@ pub(crate) fn head_of<'s, S: AsRef<str>>(spec: &'s Spec, words: &[S]) -> Result<
     let mut missing = None;
     for (k, word) in mnemonic.spelling().split('.').skip(skip).enumerate() {
         let q = Qualifier::from_word(word).ok_or_else(|| {
-            fail(Kind::Malformed, "syntax.mnemonic", format!("`{mnemonic}`: `.{word}` is no qualifier"))
+            fail(Kind::Malformed, SyntaxRule::Mnemonic, format!("`{mnemonic}`: `.{word}` is no qualifier"))
         })?;
         match quals.iter().position(|&w| w == q) {
             Some(at) => {
@@ -520,7 +521,7 @@ pub(crate) fn head_of<'s, S: AsRef<str>>(spec: &'s Spec, words: &[S]) -> Result<
                 missing.get_or_insert_with(|| {
                     fail(
                         Kind::Invalid,
-                        "qualifier.missing",
+                        QualifierRule::Missing,
                         format!("`{}` needs `{q}` (`{mnemonic}`); ptxas 13.5: \".sync modifier required\"", mnemonic.opcode()),
                     )
                 });

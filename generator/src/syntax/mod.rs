@@ -17,6 +17,7 @@ pub mod legal;
 pub mod needs;
 pub mod operands;
 pub mod placement;
+pub mod rule_id;
 pub mod rules;
 pub mod spelling;
 pub mod text;

@@ -14,6 +14,7 @@ use ptxvec_spec::template::SlotToken;
 use ptxvec_spec::{Instruction, Qualifier};
 
 use super::judge::{fail, Defect, Kind};
+use super::rule_id::{QualifierRule, RuleId};
 use super::operands;
 use super::placement::{fit, Fit};
 use super::spelling::Spelling;
@@ -176,7 +177,7 @@ pub fn line_defect(line: &Line<'_>, quals: &[Qualifier]) -> Defect {
             .unwrap_or_default();
         return fail(
             Kind::Invalid,
-            format!("set.{p}"),
+            RuleId::Set(p.to_string()),
             if set.is_some_and(|s| s.values.contains(&q)) {
                 // It is one of them, but written after a qualifier of its kind that
                 // fills a later position (placement::fit).
@@ -195,7 +196,7 @@ pub fn line_defect(line: &Line<'_>, quals: &[Qualifier]) -> Defect {
     if !placeholders.is_empty() {
         return fail(
             Kind::Invalid,
-            "qualifier.missing",
+            QualifierRule::Missing,
             format!(
                 "no `.{}` qualifier; nearest syntax line `{}`",
                 placeholders.join("`, `."),
@@ -213,14 +214,14 @@ pub fn line_defect(line: &Line<'_>, quals: &[Qualifier]) -> Defect {
             .collect();
         return fail(
             Kind::Invalid,
-            "qualifier.required",
+            QualifierRule::Required,
             format!("`{}` requires {}", form.syntax.text, fixed.join(" ")),
         );
     }
     let names: Vec<&str> = fit.unplaced.iter().map(|i| quals[*i].spelling()).collect();
     fail(
         Kind::Invalid,
-        "qualifier.extra",
+        QualifierRule::Extra,
         format!(
             "no syntax line takes {} here; nearest `{}`",
             names.join(" "),
@@ -232,12 +233,12 @@ pub fn line_defect(line: &Line<'_>, quals: &[Qualifier]) -> Defect {
 /// The rule every nearest line names for a text no line reads exactly, or `None`
 /// when a line reads it exactly or the nearest lines name different rules (the
 /// defect cannot be told apart).
-pub fn agreed_rule(instruction: &Instruction, quals: &[Qualifier], written: &[Operand]) -> Option<(String, Vec<String>)> {
+pub fn agreed_rule(instruction: &Instruction, quals: &[Qualifier], written: &[Operand]) -> Option<(RuleId, Vec<String>)> {
     let near = nearest(instruction, quals, written);
     if near.cost == 0 {
         return None;
     }
-    let rules: Vec<String> = near
+    let rules: Vec<RuleId> = near
         .lines
         .iter()
         .map(|l| line_defect(l, quals).rule)

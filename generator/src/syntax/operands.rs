@@ -12,6 +12,7 @@ use ptxvec_spec::template::{OperandShape, OperandToken};
 use ptxvec_spec::{Mnemonic, Qualifier};
 
 use super::spelling::Spelling;
+use super::rule_id::OperandRule;
 use super::text::{Atom, Literal, Operand, RegClass};
 
 /// What one operand position of a spelling takes.
@@ -280,13 +281,13 @@ fn scalar_text(p: &Position<'_>, style: Style, regs: &mut Registers) -> String {
 /// what is wrong is this instruction's count, shape or class.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OperandDefect {
-    /// The rule id: `operand.count`, `operand.class`, ...
-    pub rule: &'static str,
+    /// The rule it breaks: `operand.count`, `operand.class`, ...
+    pub rule: OperandRule,
     /// What is wrong, for people.
     pub message: String,
 }
 
-fn defect(rule: &'static str, message: String) -> OperandDefect {
+fn defect(rule: OperandRule, message: String) -> OperandDefect {
     OperandDefect { rule, message }
 }
 
@@ -308,8 +309,7 @@ pub fn check_at<S: AsRef<str>>(
         } else {
             format!("{required} to {}", ps.len())
         };
-        return Err(defect(
-            "operand.count",
+        return Err(defect(OperandRule::Count,
             format!(
                 "{} takes {want} operands ({}); {} written",
                 s.form.syntax.mnemonic,
@@ -328,14 +328,12 @@ pub fn check_at<S: AsRef<str>>(
     for (i, p) in ps.iter().enumerate() {
         let present = i < written.len();
         if let Some(q) = p.spec.requires.filter(|q| present && !written_q(q)) {
-            return Err(defect(
-            "operand.requires",
+            return Err(defect(OperandRule::Requires,
             format!("operand `{}` needs the qualifier `{q}`", p.name),
             ));
         }
         if let Some(q) = p.spec.required_by.filter(|q| !present && written_q(q)) {
-            return Err(defect(
-            "operand.required_by",
+            return Err(defect(OperandRule::RequiredBy,
             format!("the qualifier `{q}` needs the operand `{}`", p.name),
             ));
         }
@@ -349,8 +347,7 @@ fn check_one<S: AsRef<str>>(
     w: &Operand<S>,
 ) -> Result<(), OperandDefect> {
     let shape = |expected: &str| {
-        Err(defect(
-            "operand.shape",
+        Err(defect(OperandRule::Shape,
             format!("operand `{}` must be {expected}; {} written", p.name, w.shape()),
         ))
     };
@@ -366,8 +363,7 @@ fn check_one<S: AsRef<str>>(
             // list of scalar registers; ptxas's reading of immediates there is a
             // ledgered departure (E027, E028).
             Operand::Vector(elems) if elems.len() as u32 == n => elems.iter().try_for_each(|a| match a {
-                Atom::Imm(_, text) => Err(defect(
-                    "operand.shape",
+                Atom::Imm(_, text) => Err(defect(OperandRule::Shape,
                     format!("operand `{}`: the elements of a brace vector are registers; the immediate `{}` written", p.name, text.as_ref()),
                 )),
                 // ptxas 13.5: an element of a packed vector (`.v2.f16x2`) takes any
@@ -377,8 +373,7 @@ fn check_one<S: AsRef<str>>(
                 Atom::Reg(RegClass::F32, _) if matches!(class, Qualifier::F16x2 | Qualifier::Bf16x2) => Ok(()),
                 _ => check_atom(p, class, a, false),
             }),
-            Operand::Vector(elems) => Err(defect(
-            "operand.shape",
+            Operand::Vector(elems) => Err(defect(OperandRule::Shape,
             format!(
                     "operand `{}` must be a vector of {n} elements; {} written",
                     p.name,
@@ -416,51 +411,43 @@ fn check_atom<S: AsRef<str>>(
 ) -> Result<(), OperandDefect> {
     let int_only = p.spec.int_registers;
     match a {
-        Atom::Sink if !p.spec.dest => Err(defect(
-            "operand.shape",
+        Atom::Sink if !p.spec.dest => Err(defect(OperandRule::Shape,
             format!("operand `{}` is a source: the sink `_` stands only for a destination", p.name),
         )),
-        Atom::Sink if !p.spec.sink => Err(defect(
-            "operand.sink",
+        Atom::Sink if !p.spec.sink => Err(defect(OperandRule::Sink,
             format!("operand `{}` may not be the sink `_`", p.name),
         )),
         Atom::Sink => Ok(()),
-        Atom::Imm(..) if p.spec.dest && in_pair => Err(defect(
-            "operand.shape",
+        Atom::Imm(..) if p.spec.dest && in_pair => Err(defect(OperandRule::Shape,
             format!("operand `{}` of a `d|p` pair must be a register", p.name),
         )),
-        Atom::Imm(..) if p.spec.dest => Err(defect(
-            "operand.register_required",
+        Atom::Imm(..) if p.spec.dest => Err(defect(OperandRule::RegisterRequired,
             format!("operand `{}` is a destination: it must be a register", p.name),
         )),
         Atom::Imm(lit, text) => {
             let text = text.as_ref();
             if !literal_fits(class, *lit, int_only) {
-                return Err(defect(
-            "operand.class",
+                return Err(defect(OperandRule::Class,
             format!("immediate `{text}` does not fit operand `{}` of type `{class}`", p.name),
                 ));
             }
             if let (Some(max), Some(v)) = (&p.spec.max, int_value(text)) {
                 if v < 0 || v > i128::from(max.value) {
-                    return Err(defect(
-            "operand.range",
+                    return Err(defect(OperandRule::Range,
             format!("operand `{}` must lie in 0..={}; {text} written", p.name, max.value),
                     ));
                 }
             }
             if let (Some(m), Some(v)) = (p.spec.multiple_of, int_value(text)) {
                 if v % i128::from(m) != 0 {
-                    return Err(defect(
-            "operand.multiple_of",
+                    return Err(defect(OperandRule::MultipleOf,
             format!("operand `{}` must be a multiple of {m}; {text} written", p.name),
                     ));
                 }
             }
             Ok(())
         }
-        Atom::Reg(r, name) if !reg_fits(class, *r, int_only) => Err(defect(
-            "operand.class",
+        Atom::Reg(r, name) if !reg_fits(class, *r, int_only) => Err(defect(OperandRule::Class,
             format!(
                 "register `{}` ({}) does not fit operand `{}` of type `{class}`",
                 name.as_ref(),
@@ -478,25 +465,21 @@ fn check_address<S: AsRef<str>>(
     base: &Atom<S>,
 ) -> Result<(), OperandDefect> {
     match base {
-        Atom::Reg(RegClass::F32 | RegClass::F64 | RegClass::Pred, name) => Err(defect(
-            "operand.class",
+        Atom::Reg(RegClass::F32 | RegClass::F64 | RegClass::Pred, name) => Err(defect(OperandRule::Class,
             format!("register `{}` cannot hold the address `{}`", name.as_ref(), p.name),
         )),
         Atom::Reg(RegClass::B32, name) if narrow_address_refused(s) => {
-            Err(defect(
-            "operand.address_size",
+            Err(defect(OperandRule::AddressSize,
             format!("register `{}` is narrower than the 64-bit address of a global or generic `{}`", name.as_ref(), p.name),
             ))
         }
         // "Immediate addresses allowed only for .local state space".
-        Atom::Imm(_, text) => Err(defect(
-            "operand.address",
+        Atom::Imm(_, text) => Err(defect(OperandRule::Address,
             format!("`[{}]`: an immediate address is allowed only for .local", text.as_ref()),
         )),
         // The tokenizer refuses `[_]` (malformed); an operand built by hand is
         // refused here too.
-        Atom::Sink => Err(defect(
-            "operand.shape",
+        Atom::Sink => Err(defect(OperandRule::Shape,
             format!("operand `{}`: `[_]` is not an address", p.name),
         )),
         Atom::Reg(..) | Atom::Symbol(_) => Ok(()),

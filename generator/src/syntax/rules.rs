@@ -9,6 +9,7 @@ use ptxvec_spec::model::{Effect, Requirement};
 use ptxvec_spec::Spec;
 
 use super::judge::Kind;
+use super::rule_id::RuleId;
 
 /// A general rule of the judge: its id (a family ends in `.`), the kind of its
 /// defect, and what it means.
@@ -30,6 +31,7 @@ pub const GENERAL: &[(&str, Kind, &str)] = &[
     ("operand.address_size", Kind::Invalid, "A 32-bit register as the address of a 64-bit module."),
     ("operand.multiple_of", Kind::Invalid, "A literal that must be a multiple of a size (cp.reduce.async.bulk's size: 16) is not."),
     ("operand.range", Kind::Invalid, "A literal outside the range its operand takes (cp.reduce.async.bulk's size: 0 to 1048560, ptxas 13.5)."),
+    ("module.target", Kind::Invalid, "A `.target` that the module's `.version` does not know (the target model's first version for it is later): the module is refused whatever its instructions."),
     ("operand.requires", Kind::Invalid, "An optional operand written without the qualifier it needs (cache-policy without .L2::cache_hint)."),
     ("operand.required_by", Kind::Invalid, "A qualifier written without the operand it needs (.L2::cache_hint without cache-policy)."),
     ("qualifier.not_allowed", Kind::Invalid, "A qualifier of PTX that no position of this instruction's syntax lines takes."),
@@ -145,11 +147,12 @@ pub fn catalog(spec: &Spec) -> RulesFile {
 }
 
 /// The catalog entry of `rule` as a case of `instruction` names it, if any.
-pub fn entry<'a>(file: &'a RulesFile, instruction: &str, rule: &str) -> Option<&'a RuleEntry> {
+pub fn entry<'a>(file: &'a RulesFile, instruction: &str, rule: &RuleId) -> Option<&'a RuleEntry> {
+    let id = rule.to_string();
     file.rules.iter().find(|e| match &e.instruction {
-        Some(i) => i == instruction && e.rule == rule,
-        None if e.rule.ends_with('.') => rule.starts_with(&e.rule),
-        None => e.rule == rule,
+        Some(i) => i == instruction && e.rule == id,
+        None if e.rule.ends_with('.') => id.starts_with(&e.rule),
+        None => e.rule == id,
     })
 }
 
@@ -160,5 +163,29 @@ fn requirement(r: &Requirement) -> String {
         (Some(p), None) => format!("PTX ISA {p}"),
         (None, Some(t)) => format!("target {t}"),
         (None, None) => "nothing".to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::syntax::rule_id::{ModuleRule, OperandRule, QualifierRule, SyntaxRule};
+
+    /// The general rules documented are exactly the closed rule ids, and the two
+    /// families: nothing a verdict can name goes undocumented in rules.json.
+    #[test]
+    fn every_general_rule_is_documented_once() {
+        let mut want: Vec<String> = SyntaxRule::ALL
+            .iter()
+            .map(|&r| RuleId::from(r).to_string())
+            .chain(QualifierRule::ALL.iter().map(|&r| RuleId::from(r).to_string()))
+            .chain(OperandRule::ALL.iter().map(|&r| RuleId::from(r).to_string()))
+            .chain(ModuleRule::ALL.iter().map(|&r| RuleId::from(r).to_string()))
+            .chain(["set.".to_owned(), "table.".to_owned()])
+            .collect();
+        let mut have: Vec<String> = GENERAL.iter().map(|(id, _, _)| (*id).to_owned()).collect();
+        want.sort();
+        have.sort();
+        assert_eq!(have, want);
     }
 }

@@ -348,7 +348,7 @@ fn class_of(p: &Probe) -> Option<String> {
             "{}: ours {} ({}), ptxas {} [{steps}]",
             p.instruction,
             if p.ours.legal() { "legal" } else { "illegal" },
-            p.ours.defect.as_ref().map_or("", |d| d.rule.as_str()),
+            p.ours.defect.as_ref().map_or_else(String::new, |d| d.rule.to_string()),
             said.word()
         ),
     })
