@@ -3,16 +3,10 @@
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
-fn repo_root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
-}
+use crate::support::repo_root;
 
 fn ptxvec(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ptxvec"))
-        .args(args)
-        .current_dir(repo_root())
-        .output()
-        .expect("run ptxvec")
+    crate::support::ptxvec().args(args).output().expect("run ptxvec")
 }
 
 #[test]

@@ -14,21 +14,15 @@ use ptxvec_generator::device::selfcheck::{self, raw};
 use ptxvec_oracle::profile::Profile;
 use ptxvec_spec::Spec;
 
-fn repo_root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
-}
+use crate::support::{repo_root, text};
 
 fn ptxvec(args: &[&str], stdin: Option<&Path>) -> Output {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_ptxvec"));
-    c.args(args).current_dir(repo_root());
+    let mut c = crate::support::ptxvec();
+    c.args(args);
     if let Some(p) = stdin {
         c.stdin(std::fs::File::open(p).unwrap());
     }
     c.output().expect("run ptxvec")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
 }
 
 fn write(dir: &Path, name: &str, lines: &[String]) -> String {

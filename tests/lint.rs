@@ -6,18 +6,15 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-fn repo_root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
-}
+use crate::support::{repo_root, text};
 
 const FIXTURES: &str = "tests/fixtures/lint";
 
 /// `ptxvec lint ARGS`, from the repository root, with `stdin` on its stdin.
 fn lint(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_ptxvec"))
+    let mut child = crate::support::ptxvec()
         .arg("lint")
         .args(args)
-        .current_dir(repo_root())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -27,10 +24,6 @@ fn lint(args: &[&str], stdin: &[u8]) -> Output {
     input.write_all(stdin).unwrap();
     drop(input);
     child.wait_with_output().unwrap()
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
 }
 
 /// A module of one entry whose body holds `body`.

@@ -36,6 +36,11 @@ pub fn ptxvec() -> Command {
     c
 }
 
+/// Bytes as text (lossily: a test's message must print whatever came).
+pub fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
 /// A run's stdout, as text.
 pub fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
