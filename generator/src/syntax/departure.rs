@@ -8,7 +8,7 @@
 use ptxvec_spec::{Departure, Qualifier, Spec};
 
 use super::context::Module;
-use super::judge::{judge, Judgement, Order};
+use super::judge::{judge, Defect, Judgement, Order};
 use super::text::{self, Atom, InstrText, Literal, Operand};
 
 /// What the ledger predicts ptxas does with a text.
@@ -230,13 +230,28 @@ pub fn predict_by(
     j: &Judgement,
     judge: impl Fn(&str) -> Judgement,
 ) -> Option<Prediction> {
+    predict_with(spec, text, module, release, j.instruction.as_deref(), j.defect.as_ref(), |t| judge(t).legal())
+}
+
+/// [`predict`] for a verdict given as its instruction and defect, with `legal`
+/// saying whether a rewritten text is legal in `module` (judged leniently, as
+/// [`judge`] does).
+pub fn predict_with(
+    spec: &Spec,
+    text: &str,
+    module: Module,
+    release: &str,
+    instruction: Option<&str>,
+    defect: Option<&Defect>,
+    legal: impl Fn(&str) -> bool,
+) -> Option<Prediction> {
     // Every departure reads a statement of the general grammar: a malformed text
     // has none.
-    let defect = j.defect.as_ref()?;
+    let defect = defect?;
     if defect.kind != super::judge::Kind::Invalid || !DEPARTING_RULES.contains(&defect.rule.as_str()) {
         return None;
     }
-    let instruction = j.instruction.as_deref()?;
+    let instruction = instruction?;
     let mut tokens = None;
     spec.errata.errata.iter().find_map(|e| {
         let d = e.departure.as_ref()?;
@@ -249,7 +264,7 @@ pub fn predict_by(
             None => tokens.insert(text::tokenize(text).ok()?),
         };
         let read = rewrite(d, t, module)?;
-        judge(&render(&read)).legal().then(|| Prediction {
+        legal(&render(&read)).then(|| Prediction {
             accepts: !d.fails(),
             fails: d.fails(),
             erratum: e.id.clone(),

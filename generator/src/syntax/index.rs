@@ -21,7 +21,9 @@
 //! (`tests/batch_fast_path.rs`) holds this path to its answers on every syntax and
 //! semantic vector, in both orders.
 
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use rayon::prelude::*;
 
@@ -203,12 +205,20 @@ fn chain_of<'t>(text: &'t str, words: &[&'t str]) -> Option<&'t str> {
     (chain.len() == joined).then_some(chain)
 }
 
+/// Chains by their text: a fast hasher, randomly seeded (no input can choose its
+/// collisions); nothing iterates it into an answer unsorted.
+type ByChain<V> = HashMap<Box<str>, V, foldhash::fast::RandomState>;
+
 /// The readings of the chains met so far.
 pub struct Index<'s> {
     spec: &'s Spec,
-    /// Looked up twice per line: a fast hasher, randomly seeded (no input can choose
-    /// its collisions); nothing iterates it into an answer.
-    chains: HashMap<Box<str>, Chain<'s>, foldhash::fast::RandomState>,
+    /// The readings kept from the chunks before, looked up once per line.
+    chains: ByChain<Chain<'s>>,
+    /// The readings made while a chunk is answered ([`Index::with_reading`]): a
+    /// chain met for the first time is read by the worker that meets it, on the
+    /// spot, and shared with the chunk's other lines at once; [`Index::keep_met`]
+    /// keeps them for the chunks after.
+    met: Mutex<ByChain<Arc<Chain<'s>>>>,
 }
 
 impl<'s> Index<'s> {
@@ -217,6 +227,7 @@ impl<'s> Index<'s> {
         Index {
             spec,
             chains: HashMap::default(),
+            met: Mutex::default(),
         }
     }
 
@@ -317,6 +328,50 @@ impl<'s> Index<'s> {
         }
     }
 
+    /// The reading of `chain`, to `use`: kept from the chunks before, met earlier
+    /// in this chunk, or read now and shared with the chunk's other lines (a chain
+    /// longer than [`MAX_CHAIN_BYTES`] is read for each line, never kept). Two
+    /// workers may both read a chain they meet at once (the same reading); the
+    /// second keeps the first's.
+    pub fn with_reading<T>(&self, chain: &str, f: impl FnOnce(&Chain<'s>) -> T) -> T {
+        if let Some(c) = self.chains.get(chain) {
+            return f(c);
+        }
+        if chain.len() > MAX_CHAIN_BYTES {
+            return f(&Chain::read(self.spec, chain));
+        }
+        // A poisoned lock holds whole readings: each is inserted at once.
+        let met = || self.met.lock().unwrap_or_else(PoisonError::into_inner);
+        let found = met().get(chain).cloned();
+        let reading = found.unwrap_or_else(|| {
+            // Read outside the lock, which the other worker asks for every chain
+            // it does not find kept.
+            let read = Arc::new(Chain::read(self.spec, chain));
+            met().entry(Box::from(chain)).or_insert(read).clone()
+        });
+        f(&reading)
+    }
+
+    /// Keeps the readings met while the chunk was answered ([`Index::with_reading`]),
+    /// emptying the index first when they would take it past [`MAX_CHAINS`].
+    pub fn keep_met(&mut self) {
+        let met = std::mem::take(self.met.get_mut().unwrap_or_else(PoisonError::into_inner));
+        if met.is_empty() {
+            return;
+        }
+        // Sorted so that which chains a full index keeps does not depend on hashing
+        // (it changes no answer, only the time).
+        let mut met: Vec<(Box<str>, Arc<Chain<'s>>)> = met.into_iter().collect();
+        met.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        met.truncate(MAX_CHAINS);
+        if self.chains.len() + met.len() > MAX_CHAINS {
+            self.chains.clear();
+        }
+        // Every line of the chunk is answered: each reading has no other owner.
+        self.chains
+            .extend(met.into_iter().filter_map(|(c, r)| Some((c, Arc::into_inner(r)?))));
+    }
+
     /// [`judge::judge`]'s verdict on `text` (whose tokens are `tokens`) in a module
     /// of `.version ptx` and `.target target`, the same steps in the same order,
     /// with the chain's reading taken from the index.
@@ -328,46 +383,67 @@ impl<'s> Index<'s> {
         target: Target,
         order: Order,
     ) -> Judgement {
-        let j = Judgement {
-            instruction: None,
-            form: None,
-            defect: None,
-            warnings: Vec::new(),
-        };
-        // The checks before the chain's reading are the definition's
-        // (`judge::judge`), which names their defects in its order.
+        match self.parsed(text, tokens, ptx, target, order) {
+            Ok(parsed) => self.with_chain(tokens.chain, |chain| {
+                self.verdict(chain, parsed, ptx, target, order).into_judgement()
+            }),
+            Err(j) => j,
+        }
+    }
+
+    /// Whether [`Index::judge`] finds `text` legal (leniently), its chain's reading
+    /// kept for the chunk ([`Index::with_reading`]): the departures' rewritten texts
+    /// are judged so.
+    pub fn is_legal(&self, text: &str, ptx: PtxVersion, target: Target) -> bool {
+        let tokens = Tokens::of(text);
+        match self.parsed(text, &tokens, ptx, target, Order::Lenient) {
+            Ok(parsed) => self.with_reading(tokens.chain, |chain| {
+                self.verdict(chain, parsed, ptx, target, Order::Lenient).defect.is_none()
+            }),
+            Err(j) => j.legal(),
+        }
+    }
+
+    /// The tokens [`Index::verdict`] judges, or the verdict when the steps before the
+    /// chain's reading decide it: the definition's (`judge::judge`), which names
+    /// their defects in its order.
+    pub fn parsed<'t, 'a>(
+        &self,
+        text: &str,
+        tokens: &'t Tokens<'a>,
+        ptx: PtxVersion,
+        target: Target,
+        order: Order,
+    ) -> Result<&'t InstrText<&'a str>, Judgement> {
         let definition = || judge::judge(self.spec, text, ptx, target, order);
         if self.spec.targets.check_version(ptx, target).is_err() || !text.trim_end().ends_with(';') {
-            return definition();
+            return Err(definition());
         }
-        let parsed = match &tokens.parsed {
-            Ok(parsed) => parsed,
+        match &tokens.parsed {
+            Ok(parsed) => Ok(parsed),
             // A comment-free text that does not tokenize: the definition's first
             // defect, from the same tokenizer.
-            Err(e) if tokens.exact => {
-                return Judgement {
-                    defect: Some(judge::fail(Kind::Malformed, "syntax.parse", e.to_string())),
-                    ..j
-                }
-            }
-            Err(_) => return definition(),
-        };
-        self.with_chain(tokens.chain, |chain| {
-            self.judge_chain(j, chain, parsed, ptx, target, order)
-        })
+            Err(e) if tokens.exact => Err(Judgement {
+                instruction: None,
+                form: None,
+                defect: Some(judge::fail(Kind::Malformed, "syntax.parse", e.to_string())),
+                warnings: Vec::new(),
+            }),
+            Err(_) => Err(definition()),
+        }
     }
 
     /// [`judge::judge`]'s steps from the chain's words on, with the chain's reading
-    /// kept.
-    fn judge_chain(
+    /// kept: the verdict on a text that [`Index::parsed`] reads as `parsed`.
+    pub fn verdict<'a>(
         &self,
-        mut j: Judgement,
-        chain: &Chain<'s>,
+        chain: &'a Chain<'s>,
         parsed: &InstrText<&str>,
         ptx: PtxVersion,
         target: Target,
         order: Order,
-    ) -> Judgement {
+    ) -> Verdict<'a> {
+        let mut j = Verdict::default();
         // The definition's defect for a guard that is no predicate, named once the
         // chain names its instruction.
         let guard_defect = || {
@@ -375,7 +451,7 @@ impl<'s> Index<'s> {
                 let name = g.trim_start_matches('@').trim_start_matches('!');
                 RegClass::of_name(name)
                     .is_some_and(|c| c != RegClass::Pred)
-                    .then(|| judge::fail(Kind::Invalid, "operand.guard", format!("guard `{g}` must be a predicate")))
+                    .then(|| Cow::Owned(judge::fail(Kind::Invalid, "operand.guard", format!("guard `{g}` must be a predicate"))))
             })
         };
         let (instruction, quals, qualifiers) = match chain {
@@ -383,15 +459,15 @@ impl<'s> Index<'s> {
                 instruction: None,
                 defect,
             } => {
-                j.defect = Some(defect.clone());
+                j.defect = Some(Cow::Borrowed(defect));
                 return j;
             }
             Chain::Unplaced {
                 instruction: Some(instruction),
                 defect,
             } => {
-                j.instruction = Some(instruction.instruction.clone());
-                j.defect = Some(guard_defect().unwrap_or_else(|| defect.clone()));
+                j.instruction = Some(Cow::Borrowed(&instruction.instruction));
+                j.defect = Some(guard_defect().unwrap_or(Cow::Borrowed(defect)));
                 return j;
             }
             Chain::Instruction {
@@ -400,7 +476,7 @@ impl<'s> Index<'s> {
                 qualifiers,
             } => (instruction, quals, qualifiers),
         };
-        j.instruction = Some(instruction.instruction.clone());
+        j.instruction = Some(Cow::Borrowed(&instruction.instruction));
         if let Some(d) = guard_defect() {
             j.defect = Some(d);
             return j;
@@ -408,8 +484,8 @@ impl<'s> Index<'s> {
         let candidates = match qualifiers {
             Ok(c) => c,
             Err(unread) => {
-                let (defect, form) = unread.defect(instruction, quals, &parsed.operands);
-                j.form = form;
+                let (defect, form) = unread.defect_ref(instruction, quals, &parsed.operands);
+                j.form = form.map(Cow::Borrowed);
                 j.defect = Some(defect);
                 return j;
             }
@@ -421,11 +497,11 @@ impl<'s> Index<'s> {
                     first_defect.get_or_insert((c, d));
                 }
                 Ok(()) => {
-                    j.form = Some(c.spelling.form.id.clone());
+                    j.form = Some(Cow::Borrowed(&c.spelling.form.id));
                     if !c.in_order {
                         let msg = format!("qualifiers not in the document's order `{}`", c.chain);
                         if order == Order::Strict {
-                            j.defect = Some(judge::fail(Kind::Invalid, "qualifier.order", msg));
+                            j.defect = Some(Cow::Owned(judge::fail(Kind::Invalid, "qualifier.order", msg)));
                             return j;
                         }
                         j.warnings.push(msg);
@@ -436,22 +512,60 @@ impl<'s> Index<'s> {
             }
         }
         if let Some((c, d)) = first_defect {
-            j.form = Some(c.spelling.form.id.clone());
-            j.defect = Some(judge::fail(Kind::Invalid, d.rule, d.message));
+            j.form = Some(Cow::Borrowed(&c.spelling.form.id));
+            j.defect = Some(Cow::Owned(judge::fail(Kind::Invalid, d.rule, d.message)));
         }
         j
     }
 
     /// [`judge::allowed`] from what the candidate keeps.
-    fn allowed(&self, c: &Candidate<'s>, ptx: PtxVersion, target: Target) -> Option<Defect> {
+    fn allowed<'a>(&self, c: &'a Candidate<'s>, ptx: PtxVersion, target: Target) -> Option<Cow<'a, Defect>> {
         if let Some(d) = &c.refusal {
-            return Some(d.clone());
+            return Some(Cow::Borrowed(d));
         }
         unmet_among(&c.requiring, &self.spec.targets, ptx, target)
             .and_then(|rule| judge::unmet_defect(rule, &c.chain, ptx, target))
+            .map(Cow::Owned)
     }
 }
 
+/// A verdict as [`Index::verdict`] gives it: [`Judgement`]'s fields, borrowed from
+/// the chain's reading where they come from it, so that a batch answer copies no
+/// string on its way out.
+#[derive(Debug, Default)]
+pub struct Verdict<'a> {
+    /// The instruction's name, once the mnemonic is known.
+    pub instruction: Option<Cow<'a, str>>,
+    /// The syntax line it was read as, once one is chosen.
+    pub form: Option<Cow<'a, str>>,
+    /// `None` when legal.
+    pub defect: Option<Cow<'a, Defect>>,
+    /// Legal but worth saying: a non-canonical qualifier order.
+    pub warnings: Vec<String>,
+}
+
+impl Verdict<'_> {
+    /// The same verdict, owned.
+    pub fn into_judgement(self) -> Judgement {
+        Judgement {
+            instruction: self.instruction.map(Cow::into_owned),
+            form: self.form.map(Cow::into_owned),
+            defect: self.defect.map(Cow::into_owned),
+            warnings: self.warnings,
+        }
+    }
+}
+
+impl From<Judgement> for Verdict<'static> {
+    fn from(j: Judgement) -> Self {
+        Verdict {
+            instruction: j.instruction.map(Cow::Owned),
+            form: j.form.map(Cow::Owned),
+            defect: j.defect.map(Cow::Owned),
+            warnings: j.warnings,
+        }
+    }
+}
 
 #[cfg(test)]
 mod tests {

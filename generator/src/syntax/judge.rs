@@ -300,7 +300,7 @@ pub enum Unread<'s> {
     Nearest(Vec<(Line<'s>, Defect)>),
 }
 
-impl Unread<'_> {
+impl<'s> Unread<'s> {
     /// The defect of a text that writes `written` after the chain.
     pub fn defect<S: AsRef<str>>(
         &self,
@@ -308,17 +308,29 @@ impl Unread<'_> {
         quals: &[Qualifier],
         written: &[text::Operand<S>],
     ) -> QualDefect {
+        let (d, form) = self.defect_ref(instruction, quals, written);
+        (d.into_owned(), form.map(str::to_owned))
+    }
+
+    /// [`Unread::defect`], borrowed from the reading where it comes from it.
+    pub fn defect_ref<S: AsRef<str>>(
+        &self,
+        instruction: &Instruction,
+        quals: &[Qualifier],
+        written: &[text::Operand<S>],
+    ) -> (std::borrow::Cow<'_, Defect>, Option<&str>) {
+        use std::borrow::Cow;
         match self {
-            Unread::Fixed(d) => d.clone(),
+            Unread::Fixed((d, form)) => (Cow::Borrowed(d), form.as_deref()),
             Unread::Nearest(lines) => {
                 let first = lines
                     .iter()
                     .find(|(l, _)| operands_fit(instruction, l, quals, written))
                     .or(lines.first());
                 match first {
-                    Some((line, d)) => (d.clone(), Some(line.form.id.clone())),
+                    Some((line, d)) => (Cow::Borrowed(d), Some(line.form.id.as_str())),
                     None => (
-                        fail(Kind::Invalid, "qualifier.missing", "no syntax line"),
+                        Cow::Owned(fail(Kind::Invalid, "qualifier.missing", "no syntax line")),
                         None,
                     ),
                 }
