@@ -23,7 +23,7 @@
 
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use rayon::prelude::*;
 
@@ -31,14 +31,19 @@ use ptxvec_spec::model::Rule;
 use ptxvec_spec::{Instruction, PtxVersion, Qualifier, Spec, Target};
 
 use super::judge::{self, Defect, Judgement, Kind, Order, Unread};
+use super::line_masks::Masks;
 use super::needs::Needs;
 use super::operands::{self, Position};
 use super::spelling::{unmet_among, Spelling};
 use super::text::{self, InstrText, LexError, RegClass};
 
 /// The most chains the index keeps; past it, it starts over (a stream of
-/// distinct chains must not grow memory without bound).
-pub const MAX_CHAINS: usize = 1 << 15;
+/// distinct chains must not grow memory without bound). The explorer's 400,000
+/// walks hold about 61,000 distinct chains: at 2^15 a third of them were read twice.
+/// A reading takes about a hundred bytes there (the batch's peak memory grew by
+/// 2 MB from 2^15 to 2^17), and at most a few kilobytes (one placement and one
+/// defect per syntax line of its instruction).
+pub const MAX_CHAINS: usize = 1 << 16;
 /// Longer chains are read for each line, never kept.
 pub const MAX_CHAIN_BYTES: usize = 256;
 
@@ -87,8 +92,9 @@ pub enum Chain<'s> {
 }
 
 impl<'s> Chain<'s> {
-    /// Reads a chain (`red.global.add.u32`) as [`judge::judge`] does.
-    pub fn read(spec: &'s Spec, chain: &str) -> Chain<'s> {
+    /// Reads a chain (`red.global.add.u32`) as [`judge::judge`] does, its
+    /// qualifiers placed by `masks` (the spec's syntax lines as bit masks).
+    pub fn read(spec: &'s Spec, masks: &Masks<'s>, chain: &str) -> Chain<'s> {
         let words: Vec<&str> = chain.split('.').collect();
         let head = match judge::head_of(spec, &words) {
             Ok(head) => head,
@@ -107,7 +113,11 @@ impl<'s> Chain<'s> {
                 defect,
             };
         }
-        let qualifiers = judge::read_chain(instruction, &quals).map(|readings| {
+        let read = match masks.of(instruction) {
+            Some(m) => m.read_chain(&quals),
+            None => judge::read_chain(instruction, &quals),
+        };
+        let qualifiers = read.map(|readings| {
             readings
                 .into_iter()
                 .map(|(spelling, in_order)| Candidate {
@@ -219,6 +229,8 @@ pub struct Index<'s> {
     /// spot, and shared with the chunk's other lines at once; [`Index::keep_met`]
     /// keeps them for the chunks after.
     met: Mutex<ByChain<Arc<Chain<'s>>>>,
+    /// The spec's syntax lines as bit masks, made when the first chain is read.
+    masks: OnceLock<Masks<'s>>,
 }
 
 impl<'s> Index<'s> {
@@ -228,7 +240,13 @@ impl<'s> Index<'s> {
             spec,
             chains: HashMap::default(),
             met: Mutex::default(),
+            masks: OnceLock::new(),
         }
+    }
+
+    /// Reads `chain` ([`Chain::read`]).
+    fn read(&self, chain: &str) -> Chain<'s> {
+        Chain::read(self.spec, self.masks.get_or_init(|| Masks::new(self.spec)), chain)
     }
 
     /// The spec judged against.
@@ -255,10 +273,10 @@ impl<'s> Index<'s> {
         if self.chains.len() + missing.len() > MAX_CHAINS {
             self.chains.clear();
         }
-        let spec = self.spec;
+        let this = &*self;
         let read: Vec<(Box<str>, Chain<'s>)> = missing
             .par_iter()
-            .map(|c| (Box::from(*c), Chain::read(spec, c)))
+            .map(|c| (Box::from(*c), this.read(c)))
             .collect();
         self.chains.extend(read);
     }
@@ -324,7 +342,7 @@ impl<'s> Index<'s> {
     pub fn with_chain<T>(&self, chain: &str, f: impl FnOnce(&Chain<'s>) -> T) -> T {
         match self.chains.get(chain) {
             Some(c) => f(c),
-            None => f(&Chain::read(self.spec, chain)),
+            None => f(&self.read(chain)),
         }
     }
 
@@ -338,7 +356,7 @@ impl<'s> Index<'s> {
             return f(c);
         }
         if chain.len() > MAX_CHAIN_BYTES {
-            return f(&Chain::read(self.spec, chain));
+            return f(&self.read(chain));
         }
         // A poisoned lock holds whole readings: each is inserted at once.
         let met = || self.met.lock().unwrap_or_else(PoisonError::into_inner);
@@ -346,7 +364,7 @@ impl<'s> Index<'s> {
         let reading = found.unwrap_or_else(|| {
             // Read outside the lock, which the other worker asks for every chain
             // it does not find kept.
-            let read = Arc::new(Chain::read(self.spec, chain));
+            let read = Arc::new(self.read(chain));
             met().entry(Box::from(chain)).or_insert(read).clone()
         });
         f(&reading)

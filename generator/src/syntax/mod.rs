@@ -14,6 +14,7 @@ pub mod index;
 pub mod judge;
 pub mod nearest;
 pub mod legal;
+pub mod line_masks;
 pub mod needs;
 pub mod operands;
 pub mod placement;
