@@ -30,6 +30,7 @@ use rayon::prelude::*;
 use ptxvec_spec::model::Rule;
 use ptxvec_spec::{Instruction, PtxVersion, Qualifier, Spec, Target};
 
+use super::common_text;
 use super::judge::{self, Defect, Judgement, Kind, Order, Unread};
 use super::line_masks::Masks;
 use super::needs::Needs;
@@ -177,6 +178,16 @@ impl<'t> Tokens<'t> {
             chain: "",
             exact: false,
         };
+        // Most texts have the common shape, tokenized in one pass.
+        if let Some(parsed) = common_text::tokenize(text) {
+            if let Some(chain) = chain_of(text, &parsed.words) {
+                return Tokens {
+                    parsed: Ok(parsed),
+                    chain,
+                    exact: true,
+                };
+            }
+        }
         if text.contains('/') {
             return definition();
         }
@@ -222,8 +233,9 @@ type ByChain<V> = HashMap<Box<str>, V, foldhash::fast::RandomState>;
 /// The readings of the chains met so far.
 pub struct Index<'s> {
     spec: &'s Spec,
-    /// The readings kept from the chunks before, looked up once per line.
-    chains: ByChain<Chain<'s>>,
+    /// The readings kept from the chunks before, looked up once per line (shared,
+    /// so that a reading met in a chunk is kept without moving it).
+    chains: ByChain<Arc<Chain<'s>>>,
     /// The readings made while a chunk is answered ([`Index::with_reading`]): a
     /// chain met for the first time is read by the worker that meets it, on the
     /// spot, and shared with the chunk's other lines at once; [`Index::keep_met`]
@@ -274,9 +286,9 @@ impl<'s> Index<'s> {
             self.chains.clear();
         }
         let this = &*self;
-        let read: Vec<(Box<str>, Chain<'s>)> = missing
+        let read: Vec<(Box<str>, Arc<Chain<'s>>)> = missing
             .par_iter()
-            .map(|c| (Box::from(*c), this.read(c)))
+            .map(|c| (Box::from(*c), Arc::new(this.read(c))))
             .collect();
         self.chains.extend(read);
     }
@@ -371,23 +383,33 @@ impl<'s> Index<'s> {
     }
 
     /// Keeps the readings met while the chunk was answered ([`Index::with_reading`]),
-    /// emptying the index first when they would take it past [`MAX_CHAINS`].
+    /// emptying the index first when they would take it past [`MAX_CHAINS`]. It
+    /// runs between chunks, while the workers wait: nothing here is per line.
     pub fn keep_met(&mut self) {
-        let met = std::mem::take(self.met.get_mut().unwrap_or_else(PoisonError::into_inner));
+        let met = self.met.get_mut().unwrap_or_else(PoisonError::into_inner);
         if met.is_empty() {
             return;
         }
-        // Sorted so that which chains a full index keeps does not depend on hashing
-        // (it changes no answer, only the time).
-        let mut met: Vec<(Box<str>, Arc<Chain<'s>>)> = met.into_iter().collect();
-        met.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-        met.truncate(MAX_CHAINS);
+        if met.len() > MAX_CHAINS {
+            // Sorted so that which chains a full index keeps does not depend on
+            // hashing (it changes no answer, only the time). Only a chunk of more
+            // distinct chains than the index holds needs it.
+            let mut sorted: Vec<(Box<str>, Arc<Chain<'s>>)> = met.drain().collect();
+            sorted.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+            sorted.truncate(MAX_CHAINS);
+            met.extend(sorted);
+        }
         if self.chains.len() + met.len() > MAX_CHAINS {
             self.chains.clear();
         }
-        // Every line of the chunk is answered: each reading has no other owner.
-        self.chains
-            .extend(met.into_iter().filter_map(|(c, r)| Some((c, Arc::into_inner(r)?))));
+        // Room for a full index at once: growing it step by step rehashes it on
+        // this thread, between chunks.
+        if self.chains.capacity() < MAX_CHAINS {
+            self.chains.reserve(MAX_CHAINS);
+        }
+        // Drained, not taken: the map keeps its room for the next chunk's readings,
+        // which the workers insert under its lock.
+        self.chains.extend(met.drain());
     }
 
     /// [`judge::judge`]'s verdict on `text` (whose tokens are `tokens`) in a module

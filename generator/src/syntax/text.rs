@@ -569,7 +569,7 @@ fn parse_operand<'t, S: From<&'t str>>(s: &'t str) -> Option<Operand<S>> {
 }
 
 /// PTX identifiers (PTX ISA 4.4): `[a-zA-Z][a-zA-Z0-9_$]*` or `[_$%][a-zA-Z0-9_$]+`.
-fn is_identifier(s: &str) -> bool {
+pub(super) fn is_identifier(s: &str) -> bool {
     let mut chars = s.chars();
     match chars.next() {
         Some(c) if c.is_ascii_alphabetic() => {
