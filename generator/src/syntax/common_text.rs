@@ -13,25 +13,61 @@
 
 use super::text::{self, Atom, InstrText, Literal, Operand, RegClass};
 
-/// Whitespace within the shape.
-fn is_space(b: u8) -> bool {
-    b == b' ' || b == b'\t'
+/// What a byte may be within the shape, by byte: a bit per class.
+const CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut c = 0;
+    while c < 256 {
+        let b = c as u8;
+        let mut k = 0;
+        // Printable ASCII or a tab, no comment, no `;` (the one at the end is cut
+        // off before).
+        if (b == b'\t' || (b >= 0x20 && b < 0x7f)) && b != b'/' && b != b';' {
+            k |= SHAPE;
+        }
+        if b == b' ' || b == b'\t' {
+            k |= SPACE;
+        }
+        // A byte of a chain's word (`split_chain`: alphanumerics, `_` and `:`).
+        if b.is_ascii_alphanumeric() || b == b'_' || b == b':' {
+            k |= WORD;
+        }
+        // A byte of an identifier after its first (PTX ISA 4.4).
+        if b.is_ascii_alphanumeric() || b == b'_' || b == b'$' {
+            k |= NAME;
+        }
+        t[c] = k;
+        c += 1;
+    }
+    t
+};
+const SHAPE: u8 = 1;
+const SPACE: u8 = 2;
+const WORD: u8 = 4;
+const NAME: u8 = 8;
+
+fn is(b: u8, class: u8) -> bool {
+    CLASS[usize::from(b)] & class != 0
 }
 
-/// A byte of the shape: printable ASCII or a tab, no comment, no `;` (the one at
-/// the end is cut off before).
-fn in_shape(b: u8) -> bool {
-    (b == b'\t' || (0x20..0x7f).contains(&b)) && b != b'/' && b != b';'
+/// `s` without the spaces and tabs at either end (`str::trim` within the shape).
+fn trimmed(s: &str) -> &str {
+    let b = s.as_bytes();
+    let mut start = 0;
+    let mut end = b.len();
+    while start < end && is(b[start], SPACE) {
+        start += 1;
+    }
+    while end > start && is(b[end - 1], SPACE) {
+        end -= 1;
+    }
+    &s[start..end]
 }
 
-/// A byte of a chain's word (`split_chain`: alphanumerics, `_` and `:`).
-fn is_word_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_' || b == b':'
-}
-
-/// A byte of an identifier after its first (PTX ISA 4.4).
-fn is_name_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_' || b == b'$'
+/// Where `byte` first stands in `s`.
+fn find(s: &str, byte: u8) -> Option<usize> {
+    // The pieces searched are a few bytes long: a plain loop beats a searcher.
+    s.bytes().position(|c| c == byte)
 }
 
 /// [`text::tokenize_borrowed`]'s tokens of `text`, if `text` has the common shape.
@@ -39,34 +75,32 @@ pub fn tokenize(text: &str) -> Option<InstrText<&str>> {
     let b = text.as_bytes();
     // `head`: the text trimmed, one `;` cut off its end and the text trimmed again;
     // no other `;`.
-    let start = b.iter().position(|&c| !is_space(c))?;
-    let mut end = b.len();
-    while is_space(b[end - 1]) {
-        end -= 1;
+    let whole = trimmed(text);
+    let body = trimmed(whole.strip_suffix(';')?);
+    let bb = body.as_bytes();
+    let mut colon = None;
+    for (i, &c) in bb.iter().enumerate() {
+        if !is(c, SHAPE) {
+            return None;
+        }
+        if c == b':' && colon.is_none() {
+            colon = Some(i);
+        }
     }
-    if b[end - 1] != b';' {
-        return None;
-    }
-    end -= 1;
-    while end > start && is_space(b[end - 1]) {
-        end -= 1;
-    }
-    let body = &text[start..end];
-    if body.is_empty() || !body.bytes().all(in_shape) {
+    if bb.is_empty() || b.is_empty() {
         return None;
     }
     // A label (an identifier and one `:` before the first `:` of the body).
-    if let Some(colon) = body.find(':') {
-        if text::is_identifier(&body[..colon]) && !body[colon + 1..].starts_with(':') {
+    if let Some(colon) = colon {
+        if text::is_identifier(&body[..colon]) && bb.get(colon + 1) != Some(&b':') {
             return None;
         }
     }
     let mut at = 0;
-    let bb = body.as_bytes();
     let mut guard = None;
     if bb[0] == b'@' {
         // Up to the first whitespace, `@` or `@!` before an identifier.
-        let g_end = bb.iter().position(|&c| is_space(c))?;
+        let g_end = bb.iter().position(|&c| is(c, SPACE))?;
         let g = &body[..g_end];
         let name = g[1..].strip_prefix('!').unwrap_or(&g[1..]);
         if !text::is_identifier(name) {
@@ -74,34 +108,41 @@ pub fn tokenize(text: &str) -> Option<InstrText<&str>> {
         }
         guard = Some(g);
         at = g_end;
-        while at < bb.len() && is_space(bb[at]) {
+        while at < bb.len() && is(bb[at], SPACE) {
             at += 1;
         }
     }
     // The chain: dotted words up to whitespace that no `.` follows.
-    let chain_start = at;
-    while at < bb.len() && (is_word_byte(bb[at]) || bb[at] == b'.') {
+    let mut words = Vec::with_capacity(8);
+    let mut word_start = at;
+    while at < bb.len() {
+        let c = bb[at];
+        if c == b'.' {
+            if at == word_start {
+                return None;
+            }
+            words.push(&body[word_start..at]);
+            word_start = at + 1;
+        } else if !is(c, WORD) {
+            break;
+        }
         at += 1;
     }
-    let chain = &body[chain_start..at];
+    if at == word_start {
+        return None;
+    }
+    words.push(&body[word_start..at]);
     let mut rest_start = at;
     if at < bb.len() {
-        if !is_space(bb[at]) {
+        if !is(bb[at], SPACE) {
             return None;
         }
-        while rest_start < bb.len() && is_space(bb[rest_start]) {
+        while rest_start < bb.len() && is(bb[rest_start], SPACE) {
             rest_start += 1;
         }
         if bb.get(rest_start) == Some(&b'.') {
             return None;
         }
-    }
-    let mut words = Vec::with_capacity(8);
-    for w in chain.split('.') {
-        if w.is_empty() {
-            return None;
-        }
-        words.push(w);
     }
     let rest = &body[rest_start..];
     let operands = if rest.is_empty() { Vec::new() } else { operands(rest)? };
@@ -128,7 +169,7 @@ fn operands(s: &str) -> Option<Vec<Operand<&str>>> {
             b'}' if open == Some(b'{') => open = None,
             b']' | b'}' => return None,
             b',' if open.is_none() => {
-                out.push(operand(s[piece_start..i].trim_matches(is_space_char))?);
+                out.push(operand(trimmed(&s[piece_start..i]))?);
                 piece_start = i + 1;
             }
             _ => {}
@@ -137,21 +178,18 @@ fn operands(s: &str) -> Option<Vec<Operand<&str>>> {
     if open.is_some() {
         return None;
     }
-    out.push(operand(s[piece_start..].trim_matches(is_space_char))?);
+    out.push(operand(trimmed(&s[piece_start..]))?);
     Some(out)
-}
-
-fn is_space_char(c: char) -> bool {
-    c == ' ' || c == '\t'
 }
 
 /// `parse_operand` on a trimmed piece of the shape.
 fn operand(s: &str) -> Option<Operand<&str>> {
-    let first = *s.as_bytes().first()?;
-    if let Some(inner) = s.strip_prefix('[').and_then(|r| r.strip_suffix(']')) {
-        let inner = inner.trim_matches(is_space_char);
-        let (base, offset) = match inner.split_once('+') {
-            Some((b, o)) => (b.trim_matches(is_space_char), Some(o.trim_matches(is_space_char))),
+    let b = s.as_bytes();
+    let (&first, &last) = (b.first()?, b.last()?);
+    if first == b'[' && last == b']' && b.len() >= 2 {
+        let inner = trimmed(&s[1..s.len() - 1]);
+        let (base, offset) = match find(inner, b'+') {
+            Some(plus) => (trimmed(&inner[..plus]), Some(trimmed(&inner[plus + 1..]))),
             None => (inner, None),
         };
         if offset.is_some_and(|o| integer(o).is_none()) {
@@ -162,10 +200,10 @@ fn operand(s: &str) -> Option<Operand<&str>> {
             base => Some(Operand::Address(base, inner)),
         };
     }
-    if let Some(inner) = s.strip_prefix('{').and_then(|r| r.strip_suffix('}')) {
-        let atoms = inner
+    if first == b'{' && last == b'}' && b.len() >= 2 {
+        let atoms = s[1..s.len() - 1]
             .split(',')
-            .map(|a| atom(a.trim_matches(is_space_char)))
+            .map(|a| atom(trimmed(a)))
             .collect::<Option<Vec<_>>>()?;
         return Some(Operand::Vector(atoms));
     }
@@ -174,9 +212,9 @@ fn operand(s: &str) -> Option<Operand<&str>> {
     // the shape, but for digits only (no operator) and `!` before a name, a
     // register or a sink (no expression starts so).
     match first {
-        b'0'..=b'9' if !s.bytes().all(|c| c.is_ascii_alphanumeric()) => return None,
+        b'0'..=b'9' if !b.iter().all(u8::is_ascii_alphanumeric) => return None,
         b'!' => {
-            let named = s[1..].trim_start_matches(is_space_char).bytes().next();
+            let named = trimmed(&s[1..]).bytes().next();
             if !named.is_some_and(|c| c.is_ascii_alphabetic() || b"_$%".contains(&c)) {
                 return None;
             }
@@ -184,14 +222,11 @@ fn operand(s: &str) -> Option<Operand<&str>> {
         b'(' | b'~' | b'-' | b'+' => return None,
         _ => {}
     }
-    if let Some((d, p)) = s.split_once('|') {
-        return Some(Operand::Pair(
-            atom(d.trim_matches(is_space_char))?,
-            atom(p.trim_matches(is_space_char))?,
-        ));
+    if let Some(bar) = find(s, b'|') {
+        return Some(Operand::Pair(atom(trimmed(&s[..bar]))?, atom(trimmed(&s[bar + 1..]))?));
     }
-    if let Some(a) = s.strip_prefix('!') {
-        return Some(Operand::Not(atom(a.trim_matches(is_space_char))?));
+    if first == b'!' {
+        return Some(Operand::Not(atom(trimmed(&s[1..]))?));
     }
     Some(Operand::Scalar(atom(s)?))
 }
@@ -210,7 +245,7 @@ fn integer(s: &str) -> Option<Literal> {
 fn atom(s: &str) -> Option<Atom<&str>> {
     let b = s.as_bytes();
     let first = *b.first()?;
-    if s == "_" {
+    if b == b"_" {
         return Some(Atom::Sink);
     }
     if first.is_ascii_digit() {
@@ -218,18 +253,30 @@ fn atom(s: &str) -> Option<Atom<&str>> {
     }
     // An identifier: a letter then name bytes, or `_`, `$` or `%` then at least
     // one name byte. No literal starts so.
+    let rest_named = b[1..].iter().all(|&c| is(c, NAME));
     let named = if first.is_ascii_alphabetic() {
-        b[1..].iter().all(|&c| is_name_byte(c))
+        rest_named
     } else {
-        b"_$%".contains(&first) && b.len() > 1 && b[1..].iter().all(|&c| is_name_byte(c))
+        b"_$%".contains(&first) && b.len() > 1 && rest_named
     };
     if !named {
         return None;
     }
-    Some(match RegClass::of_name(s) {
+    Some(match register_class(b) {
         Some(c) => Atom::Reg(c, s),
         None => Atom::Symbol(s),
     })
+}
+
+/// `RegClass::of_name`: `%`, the letters of a class's prefix, then digits only.
+fn register_class(b: &[u8]) -> Option<RegClass> {
+    let rest = b.strip_prefix(b"%")?;
+    let letters = rest.iter().take_while(|c| c.is_ascii_alphabetic()).count();
+    let (prefix, digits) = rest.split_at(letters);
+    if digits.is_empty() || !digits.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    RegClass::ALL.iter().copied().find(|c| c.prefix().as_bytes()[1..] == *prefix)
 }
 
 #[cfg(test)]
@@ -326,3 +373,4 @@ mod tests {
         assert!(taken * 2 > texts.len(), "{taken} of {}", texts.len());
     }
 }
+
