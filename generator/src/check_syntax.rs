@@ -12,6 +12,7 @@ use std::borrow::Cow;
 
 use crate::error::{Error, Outcome, Result};
 use crate::output::write_error;
+use crate::batch::flat_json::{self, Value};
 use crate::batch::{self, json, Answers, InputLine};
 use crate::syntax::index::{Index, Tokens, Verdict};
 use crate::syntax::departure::{self, Prediction};
@@ -267,10 +268,18 @@ fn answer_fast(index: &Index<'_>, args: &Args, order: Order, bytes: &[u8], buf: 
     if line.trim().is_empty() {
         return true;
     }
-    let Ok(req) = serde_json::from_str::<RequestRef<'_>>(line) else {
+    let Some(req) = plain_request(line).or_else(|| {
+        let r = serde_json::from_str::<RequestRef<'_>>(line).ok()?;
+        Some(Plain {
+            text: r.text,
+            ptx: r.ptx,
+            target: r.target,
+            id: r.id.map(RawValue::get),
+        })
+    }) else {
         return false;
     };
-    if req.id.is_some_and(|id| !written_as_serde_json_writes(id.get())) {
+    if req.id.is_some_and(|id| !written_as_serde_json_writes(id)) {
         return false;
     }
     let Ok((ptx, target)) = module(
@@ -314,9 +323,42 @@ fn written_as_serde_json_writes(raw: &str) -> bool {
     }
 }
 
+/// A request as the fast path reads it: [`RequestRef`]'s fields, the `id` as
+/// written.
+struct Plain<'a> {
+    text: Cow<'a, str>,
+    ptx: Option<&'a str>,
+    target: Option<&'a str>,
+    id: Option<&'a str>,
+}
+
+/// The request of a line of the plain form ([`flat_json`]), read as serde reads a
+/// [`RequestRef`]: each field at most once, `text` present, no other key; `None`
+/// for any other line, which serde reads.
+fn plain_request(line: &str) -> Option<Plain<'_>> {
+    let (mut text, mut ptx, mut target, mut id) = (None, None, None, None);
+    let plain = flat_json::object(line, |key, value| {
+        let (slot, v) = match (key, value) {
+            ("text", Value::Str(s)) => (&mut text, s),
+            ("ptx", Value::Str(s)) => (&mut ptx, s),
+            ("target", Value::Str(s)) => (&mut target, s),
+            ("id", v) => (&mut id, v.raw(line)),
+            _ => return false,
+        };
+        slot.replace(v).is_none()
+    });
+    Some(Plain {
+        text: Cow::Borrowed(text.filter(|_| plain)?),
+        ptx,
+        target,
+        id,
+    })
+}
+
 /// What a batch line asks besides its text.
 struct Line<'a> {
-    id: Option<&'a RawValue>,
+    /// The `id`, as written.
+    id: Option<&'a str>,
     ptx: PtxVersion,
     target: Target,
     order: Order,
@@ -355,7 +397,7 @@ impl Line<'_> {
         buf.push(b'{');
         if let Some(id) = self.id {
             buf.extend_from_slice(b"\"id\":");
-            buf.extend_from_slice(id.get().as_bytes());
+            buf.extend_from_slice(id.as_bytes());
             buf.push(b',');
         }
         let defect = v.defect.as_deref();

@@ -569,6 +569,15 @@ impl<'s> Index<'s> {
     }
 }
 
+/// The readings freed on the workers: tens of thousands of them, each a few
+/// allocations, freed one after another on the thread that ends a batch run.
+impl Drop for Index<'_> {
+    fn drop(&mut self) {
+        let chains: Vec<(Box<str>, Arc<Chain<'_>>)> = self.chains.drain().collect();
+        chains.into_par_iter().for_each(drop);
+    }
+}
+
 /// A verdict as [`Index::verdict`] gives it: [`Judgement`]'s fields, borrowed from
 /// the chain's reading where they come from it, so that a batch answer copies no
 /// string on its way out.
