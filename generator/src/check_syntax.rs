@@ -18,6 +18,7 @@ use crate::syntax::index::{Index, Tokens, Verdict};
 use crate::syntax::departure::{self, Prediction};
 use crate::syntax::illegal::CHECK_PTXAS;
 use crate::syntax::judge::{judge, Judgement, Kind, Order};
+use crate::syntax::text::InstrText;
 
 /// The arguments of `check-syntax`.
 #[derive(Debug, ClapArgs)]
@@ -371,16 +372,16 @@ impl Line<'_> {
         match index.parsed(text, tokens, ptx, target, order) {
             Ok(parsed) => index.with_reading(tokens.chain, |chain| {
                 let v = index.verdict(chain, parsed, ptx, target, order);
-                self.write(index, text, &v, buf);
+                self.write(index, text, Some(parsed), &v, buf);
             }),
-            Err(j) => self.write(index, text, &Verdict::from(j), buf),
+            Err(j) => self.write(index, text, None, &Verdict::from(j), buf),
         }
     }
 
-    /// Appends the answer record of verdict `v` on `text`, with the ledger's
-    /// prediction, as serde_json writes [`Answer`]: the same keys in the same
-    /// order, the same escapes.
-    fn write(&self, index: &Index<'_>, text: &str, v: &Verdict<'_>, buf: &mut Vec<u8>) {
+    /// Appends the answer record of verdict `v` on `text` (whose tokens are
+    /// `tokens`, where it has them), with the ledger's prediction, as serde_json
+    /// writes [`Answer`]: the same keys in the same order, the same escapes.
+    fn write(&self, index: &Index<'_>, text: &str, tokens: Option<&InstrText<&str>>, v: &Verdict<'_>, buf: &mut Vec<u8>) {
         let module = crate::syntax::context::Module {
             ptx: self.ptx,
             target: self.target,
@@ -388,6 +389,7 @@ impl Line<'_> {
         let predicted = departure::predict_with(
             index.spec(),
             text,
+            tokens,
             module,
             CHECK_PTXAS,
             v.instruction.as_deref(),
