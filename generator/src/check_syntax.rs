@@ -18,7 +18,7 @@ use crate::syntax::index::{Index, Tokens, Verdict};
 use crate::syntax::departure::{self, Prediction};
 use crate::syntax::illegal::CHECK_PTXAS;
 use crate::syntax::judge::{judge, Judgement, Kind, Order};
-use crate::syntax::text::InstrText;
+use crate::syntax::text::{self, InstrText};
 
 /// The arguments of `check-syntax`.
 #[derive(Debug, ClapArgs)]
@@ -300,9 +300,15 @@ fn answer_fast(index: &Index<'_>, args: &Args, order: Order, bytes: &[u8], buf: 
     // A text with comments or whitespace inside its chain is judged as its plain
     // form (`text::plain_form`: the same tokens, so the same verdict).
     if tokens.chain().is_none() {
-        if let Some(plain) = crate::syntax::text::plain_form(&req.text) {
-            line.answer(index, &plain, &Tokens::of(&plain), buf);
-            return true;
+        if let Some(plain) = text::plain_form_unchecked(&req.text) {
+            // `plain_form`'s check, by the tokens the answer needs: tokens of the
+            // plain form are the definition's, and the definition is asked only
+            // where they are not made.
+            let plain_tokens = Tokens::of(&plain);
+            if plain_tokens.parsed.is_ok() || text::tokenize_borrowed(&plain).is_ok() {
+                line.answer(index, &plain, &plain_tokens, buf);
+                return true;
+            }
         }
     }
     line.answer(index, &req.text, &tokens, buf);

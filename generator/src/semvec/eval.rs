@@ -354,7 +354,7 @@ fn reading_of(index: &Index<'_>, text: &str, requires: &[Requirement<&str>], for
                 spec,
                 text,
                 requires,
-                || chain.reading().map_or_else(|| Needs::none().0, |c| c.needs.0.clone()),
+                || chain.reading().map_or_else(|| Needs::none().0, |c| c.needs(&spec.targets).0.clone()),
                 |m| index.judge(text, &tokens, m.ptx, m.target, Order::Lenient).defect,
             )
             .ok()?;

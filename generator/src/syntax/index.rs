@@ -63,8 +63,17 @@ pub struct Candidate<'s> {
     refusal: Option<Defect>,
     /// Its requirement rules, in file order.
     requiring: Vec<&'s Rule>,
-    /// What all of them need at once.
-    pub needs: Needs,
+    /// What all of them need at once: asked by `eval` alone, so made when first
+    /// asked ([`Candidate::needs`]).
+    needs: OnceLock<Needs>,
+}
+
+impl Candidate<'_> {
+    /// What the spelling's requirement rules need at once, under `model` (the
+    /// spec's target model).
+    pub fn needs(&self, model: &ptxvec_spec::TargetModel) -> &Needs {
+        self.needs.get_or_init(|| self.spelling.needs(model))
+    }
 }
 
 /// What a qualifier chain reads as, whatever the operands, guard and module.
@@ -126,7 +135,7 @@ impl<'s> Chain<'s> {
                     chain: spelling.chain(),
                     refusal: judge::refusal_defect(&spelling),
                     requiring: spelling.requiring_rules(),
-                    needs: spelling.needs(&spec.targets),
+                    needs: OnceLock::new(),
                     spelling,
                     in_order: in_order && !moved,
                 })

@@ -466,27 +466,22 @@ pub(crate) struct Head<'s> {
 /// its qualifiers, or the malformed defect: no covered opcode, or a word that is
 /// no PTX qualifier.
 pub(crate) fn head_of<'s, S: AsRef<str>>(spec: &'s Spec, words: &[S]) -> Result<Head<'s>, Defect> {
-    let opens = |m: Mnemonic| {
-        let op = m.opcode();
-        let n = op.split('.').count();
-        words.len() >= n && op.split('.').zip(words).all(|(a, b)| a == b.as_ref())
+    let opens = |m: &MnemonicWords| {
+        words.len() >= m.opcode.len() && m.opcode.iter().zip(words).all(|(a, b)| *a == b.as_ref())
     };
     // Where two mnemonics share the opcode (`vote.sync` and `vote`), the one whose
     // own words (`.sync`) are written anywhere in the chain reads it; a chain
     // without them is the bare one's (ptxas 13.5 reads `vote.all.pred` as the
     // non-sync `vote`, and `vote.all.sync.pred` as `vote.sync`).
-    let written = |m: Mnemonic| {
-        let skip = m.opcode().split('.').count();
-        m.spelling()
-            .split('.')
-            .skip(skip)
-            .all(|own| words.iter().skip(skip).any(|w| w.as_ref() == own))
+    let written = |m: &MnemonicWords| {
+        m.own
+            .iter()
+            .all(|(own, _)| words.iter().skip(m.opcode.len()).any(|w| w.as_ref() == *own))
     };
-    let Some(mnemonic) = Mnemonic::ALL
+    let Some(m) = mnemonic_words()
         .iter()
-        .copied()
-        .filter(|&m| opens(m))
-        .max_by_key(|&m| (m.opcode().len(), written(m), m.spelling().len()))
+        .filter(|m| opens(m))
+        .max_by_key(|m| (m.mnemonic.opcode().len(), written(m), m.mnemonic.spelling().len()))
     else {
         return Err(fail(
             Kind::Malformed,
@@ -494,17 +489,18 @@ pub(crate) fn head_of<'s, S: AsRef<str>>(spec: &'s Spec, words: &[S]) -> Result<
             format!("`{}` is not one of the instructions ptxvec covers (red, redux.sync, vote.sync, shfl.sync, match, activemask, cp.reduce.async.bulk, vote, shfl)", words.first().map_or("", AsRef::as_ref)),
         ));
     };
+    let mnemonic = m.mnemonic;
     let instruction = spec
         .instructions
         .iter()
         .map(|f| &f.instruction)
         .find(|i| i.mnemonic == mnemonic)
         .ok_or_else(|| fail(Kind::Malformed, "syntax.mnemonic", format!("no spec for `{mnemonic}`")))?;
-    let skip = mnemonic.opcode().split('.').count();
+    let skip = m.opcode.len();
     let mut quals = Vec::with_capacity(words.len() - skip);
     for w in &words[skip..] {
         let w = w.as_ref();
-        match Qualifier::from_word(w) {
+        match qualifier_of(w) {
             Some(q) => quals.push(q),
             None => {
                 return Err(fail(
@@ -519,8 +515,8 @@ pub(crate) fn head_of<'s, S: AsRef<str>>(spec: &'s Spec, words: &[S]) -> Result<
     // written is the mnemonic's, wherever it stands.
     let mut moved = false;
     let mut missing = None;
-    for (k, word) in mnemonic.spelling().split('.').skip(skip).enumerate() {
-        let q = Qualifier::from_word(word).ok_or_else(|| {
+    for (k, (word, q)) in m.own.iter().enumerate() {
+        let q = q.ok_or_else(|| {
             fail(Kind::Malformed, "syntax.mnemonic", format!("`{mnemonic}`: `.{word}` is no qualifier"))
         })?;
         match quals.iter().position(|&w| w == q) {
@@ -545,6 +541,46 @@ pub(crate) fn head_of<'s, S: AsRef<str>>(spec: &'s Spec, words: &[S]) -> Result<
         moved,
         missing,
     })
+}
+
+/// A mnemonic's words, split once: its opcode's (`vote`), and its own after them
+/// (`sync`), each with the qualifier it spells.
+struct MnemonicWords {
+    mnemonic: Mnemonic,
+    opcode: Vec<&'static str>,
+    own: Vec<(&'static str, Option<Qualifier>)>,
+}
+
+/// Every mnemonic's words, in [`Mnemonic::ALL`]'s order (the batch judge reads
+/// tens of thousands of chains: the words are split once, not per chain).
+fn mnemonic_words() -> &'static [MnemonicWords] {
+    static WORDS: std::sync::OnceLock<Vec<MnemonicWords>> = std::sync::OnceLock::new();
+    WORDS.get_or_init(|| {
+        Mnemonic::ALL
+            .iter()
+            .map(|&mnemonic| {
+                let opcode: Vec<&'static str> = mnemonic.opcode().split('.').collect();
+                let own = mnemonic
+                    .spelling()
+                    .split('.')
+                    .skip(opcode.len())
+                    .map(|w| (w, Qualifier::from_word(w)))
+                    .collect();
+                MnemonicWords { mnemonic, opcode, own }
+            })
+            .collect()
+    })
+}
+
+/// [`Qualifier::from_word`], by one hash lookup rather than a search of the words
+/// (every word of every chain read is looked up).
+fn qualifier_of(word: &str) -> Option<Qualifier> {
+    type ByWord = std::collections::HashMap<&'static str, Qualifier, foldhash::fast::FixedState>;
+    static BY_WORD: std::sync::OnceLock<ByWord> = std::sync::OnceLock::new();
+    BY_WORD
+        .get_or_init(|| Qualifier::ALL.iter().map(|&q| (&q.spelling()[1..], q)).collect())
+        .get(word)
+        .copied()
 }
 
 /// The spelling a text is read as, if its qualifiers fit a syntax line exactly
