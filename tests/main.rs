@@ -34,3 +34,4 @@ mod batch_fast_path;
 mod explore;
 mod fuzz_corpora;
 mod engine;
+mod layering;

@@ -8,15 +8,20 @@ use serde_json::value::RawValue;
 
 use ptxvec_spec::{PtxVersion, Spec, Target};
 
+use std::borrow::Cow;
+
 use crate::error::{Error, Outcome, Result};
 use crate::io::output::write_error;
-use crate::io::batch::{self, InputLine};
-use crate::syntax::index::{Index, Tokens};
+use crate::io::batch::flat_json::{self, Value};
+use crate::io::batch::{self, json, Answers, InputLine};
 use crate::syntax::context;
+use crate::syntax::index::{Index, Tokens, Verdict};
 use crate::syntax::departure::{self, Prediction};
 use crate::syntax::illegal::CHECK_PTXAS;
 use crate::syntax::rule_id::RuleId;
-use crate::syntax::judge::{judge, Judgement, Kind, Order};
+use crate::syntax::judge::{judge, Judgement, Order};
+use crate::syntax::defect::Kind;
+use crate::syntax::text::{self, InstrText};
 
 /// The arguments of `check-syntax`.
 #[derive(Debug, ClapArgs)]
@@ -47,12 +52,14 @@ struct Request {
 }
 
 /// A batch line as the fast path reads it: [`Request`]'s fields and rules, borrowed
-/// from the line. A line it cannot read (a string with an escape, a missing or
-/// unknown key, not JSON) is answered by [`answer_line`], which says why.
+/// from the line (the text is copied only where it is written with an escape). A
+/// line it cannot read (`ptx` or `target` with an escape, a missing or unknown key,
+/// not JSON) is answered by [`answer_line`], which says why.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RequestRef<'a> {
-    text: &'a str,
+    #[serde(borrow)]
+    text: Cow<'a, str>,
     #[serde(default)]
     ptx: Option<&'a str>,
     #[serde(default)]
@@ -161,7 +168,7 @@ pub fn run_lines(
     };
     let mut index = Index::new(spec);
     let bad_lines = batch::run("<stdin>", input, out, |lines, answers| {
-        answers.fill_from(lines, answer_lines(&mut index, args, order, lines));
+        answer_lines(&mut index, args, order, lines, answers);
     })?;
     if bad_lines.is_empty() {
         Ok(Outcome::Pass)
@@ -174,67 +181,88 @@ pub fn run_lines(
     }
 }
 
-/// A batch line made ready for the index.
-enum Prepared<'a> {
-    /// Answered by [`answer_line`]: an error, or an `id` that serde_json would
-    /// write otherwise than the line does.
-    Plain,
-    /// A blank line.
-    Blank,
-    /// A request to judge.
-    Judge {
-        req: RequestRef<'a>,
-        ptx: PtxVersion,
-        target: Target,
-        tokens: Tokens<'a>,
-    },
-    /// A request whose text has comments or whitespace inside its chain, judged as
-    /// its plain form (`text::plain_form`: the same tokens, so the same verdict).
-    Cleaned {
-        req: RequestRef<'a>,
-        ptx: PtxVersion,
-        target: Target,
-        text: String,
-    },
+/// Fills `answers` with the answers to a chunk of batch lines, in order: equal,
+/// line for line, to [`answer_line`]'s, in one parallel pass. Each line is read,
+/// judged and written into its block's buffer by the worker that takes it; a chain
+/// met for the first time is read there ([`Index::with_reading`]) and kept for the
+/// chunks after.
+pub fn answer_lines(
+    index: &mut Index<'_>,
+    args: &Args,
+    order: Order,
+    lines: &[InputLine<'_>],
+    answers: &mut Answers,
+) {
+    let this = &*index;
+    answers.fill(lines, |l, buf| {
+        if answer_fast(this, args, order, l.bytes, buf) {
+            return Ok(());
+        }
+        let text = answer_line(this.spec(), args, order, l.no, l.bytes)?;
+        buf.extend_from_slice(text.as_bytes());
+        Ok(())
+    });
+    index.keep_met();
 }
 
-fn prepare<'a>(spec: &Spec, args: &Args, bytes: &'a [u8]) -> Prepared<'a> {
+/// Appends a batch line's answer (bytes without the line end) to `buf`, as
+/// [`answer_line`] writes it, and says so; false, with nothing appended, for a
+/// line that [`answer_line`] answers: an error (bytes that are not UTF-8, no
+/// request, a `ptx` or `target` written with an escape, a module the target model
+/// does not know), or an `id` that serde_json would write otherwise than the line
+/// does.
+fn answer_fast(index: &Index<'_>, args: &Args, order: Order, bytes: &[u8], buf: &mut Vec<u8>) -> bool {
     let Ok(line) = std::str::from_utf8(bytes) else {
-        return Prepared::Plain;
+        return false;
     };
+    // A blank line's answer is a blank line.
     if line.trim().is_empty() {
-        return Prepared::Blank;
+        return true;
     }
-    let Ok(req) = serde_json::from_str::<RequestRef<'a>>(line) else {
-        return Prepared::Plain;
+    let Some(req) = plain_request(line).or_else(|| {
+        let r = serde_json::from_str::<RequestRef<'_>>(line).ok()?;
+        Some(Plain {
+            text: r.text,
+            ptx: r.ptx,
+            target: r.target,
+            id: r.id.map(RawValue::get),
+        })
+    }) else {
+        return false;
     };
-    if req.id.is_some_and(|id| !written_as_serde_json_writes(id.get())) {
-        return Prepared::Plain;
+    if req.id.is_some_and(|id| !written_as_serde_json_writes(id)) {
+        return false;
     }
     let Ok((ptx, target)) = context::module(
-        spec,
+        index.spec(),
         req.ptx.or(args.ptx.as_deref()),
         req.target.or(args.target.as_deref()),
     ) else {
-        return Prepared::Plain;
+        return false;
     };
-    let tokens = Tokens::of(req.text);
-    if tokens.chain().is_none() {
-        if let Some(text) = crate::syntax::text::plain_form(req.text) {
-            return Prepared::Cleaned {
-                req,
-                ptx,
-                target,
-                text,
-            };
-        }
-    }
-    Prepared::Judge {
-        req,
+    let line = Line {
+        id: req.id,
         ptx,
         target,
-        tokens,
+        order,
+    };
+    let tokens = Tokens::of(&req.text);
+    // A text with comments or whitespace inside its chain is judged as its plain
+    // form (`text::plain_form`: the same tokens, so the same verdict).
+    if tokens.chain().is_none() {
+        if let Some(plain) = text::plain_form_unchecked(&req.text) {
+            // `plain_form`'s check, by the tokens the answer needs: tokens of the
+            // plain form are the definition's, and the definition is asked only
+            // where they are not made.
+            let plain_tokens = Tokens::of(&plain);
+            if plain_tokens.parsed.is_ok() || text::tokenize_borrowed(&plain).is_ok() {
+                line.answer(index, &plain, &plain_tokens, buf);
+                return true;
+            }
+        }
     }
+    line.answer(index, &req.text, &tokens, buf);
+    true
 }
 
 /// Whether a JSON value's text is what serde_json writes for it once read into a
@@ -252,55 +280,121 @@ fn written_as_serde_json_writes(raw: &str) -> bool {
     }
 }
 
-/// The answers to a chunk of batch lines, in order: equal, line for line, to
-/// [`answer_line`]'s.
-pub fn answer_lines(
-    index: &mut Index<'_>,
-    args: &Args,
+/// A request as the fast path reads it: [`RequestRef`]'s fields, the `id` as
+/// written.
+struct Plain<'a> {
+    text: Cow<'a, str>,
+    ptx: Option<&'a str>,
+    target: Option<&'a str>,
+    id: Option<&'a str>,
+}
+
+/// The request of a line of the plain form ([`flat_json`]), read as serde reads a
+/// [`RequestRef`]: each field at most once, `text` present, no other key; `None`
+/// for any other line, which serde reads.
+fn plain_request(line: &str) -> Option<Plain<'_>> {
+    let (mut text, mut ptx, mut target, mut id) = (None, None, None, None);
+    let plain = flat_json::object(line, |key, value| {
+        let (slot, v) = match (key, value) {
+            ("text", Value::Str(s)) => (&mut text, s),
+            ("ptx", Value::Str(s)) => (&mut ptx, s),
+            ("target", Value::Str(s)) => (&mut target, s),
+            ("id", v) => (&mut id, v.raw(line)),
+            _ => return false,
+        };
+        slot.replace(v).is_none()
+    });
+    Some(Plain {
+        text: Cow::Borrowed(text.filter(|_| plain)?),
+        ptx,
+        target,
+        id,
+    })
+}
+
+/// What a batch line asks besides its text.
+struct Line<'a> {
+    /// The `id`, as written.
+    id: Option<&'a str>,
+    ptx: PtxVersion,
+    target: Target,
     order: Order,
-    lines: &[InputLine<'_>],
-) -> Vec<batch::Answer> {
-    let spec = index.spec();
-    index.answer_all(
-        lines,
-        |l| prepare(spec, args, l.bytes),
-        |p| match p {
-            Prepared::Judge { tokens, .. } => tokens.chain(),
-            Prepared::Cleaned { text, .. } => Tokens::of(text).chain(),
-            _ => None,
-        },
-        |index, l, p| match p {
-            Prepared::Plain => answer_line(spec, args, order, l.no, l.bytes),
-            Prepared::Cleaned {
-                req,
-                ptx,
-                target,
-                text,
-            } => {
-                let tokens = Tokens::of(&text);
-                let j = index.judge(&text, &tokens, ptx, target, order);
-                let predicted = departure::predict_by_index(index, &text, ptx, target, &j);
-                serde_json::to_string(&answer(&j, req.id, predicted.as_ref()))
-                    .map_err(|e| format!("<stdin>:{}: {e}", l.no))
+}
+
+impl Line<'_> {
+    /// Appends the answer on `text` (whose tokens are `tokens`) to `buf`.
+    fn answer(&self, index: &Index<'_>, text: &str, tokens: &Tokens<'_>, buf: &mut Vec<u8>) {
+        let (ptx, target, order) = (self.ptx, self.target, self.order);
+        match index.parsed(text, tokens, ptx, target, order) {
+            Ok(parsed) => index.with_reading(tokens.chain, |chain| {
+                let v = index.verdict(chain, parsed, ptx, target, order);
+                self.write(index, text, Some(parsed), &v, buf);
+            }),
+            Err(j) => self.write(index, text, None, &Verdict::from(j), buf),
+        }
+    }
+
+    /// Appends the answer record of verdict `v` on `text` (whose tokens are
+    /// `tokens`, where it has them), with the ledger's prediction, as serde_json
+    /// writes [`Answer`]: the same keys in the same order, the same escapes.
+    fn write(&self, index: &Index<'_>, text: &str, tokens: Option<&InstrText<&str>>, v: &Verdict<'_>, buf: &mut Vec<u8>) {
+        let module = crate::syntax::context::Module {
+            ptx: self.ptx,
+            target: self.target,
+        };
+        let predicted = departure::predict_with(
+            index.spec(),
+            text,
+            tokens,
+            module,
+            CHECK_PTXAS,
+            v.instruction.as_deref(),
+            v.defect.as_deref(),
+            |t| index.is_legal(t, self.ptx, self.target),
+        );
+        buf.push(b'{');
+        if let Some(id) = self.id {
+            buf.extend_from_slice(b"\"id\":");
+            buf.extend_from_slice(id.as_bytes());
+            buf.push(b',');
+        }
+        let defect = v.defect.as_deref();
+        buf.extend_from_slice(if defect.is_none() { b"\"legal\":true" } else { b"\"legal\":false" });
+        if let Some(d) = defect {
+            buf.extend_from_slice(match d.kind {
+                Kind::Malformed => b",\"kind\":\"malformed\"",
+                Kind::Invalid => b",\"kind\":\"invalid\"",
+            });
+            let (namespace, name) = d.rule.parts();
+            json::field_parts(buf, "rule", namespace, name);
+        }
+        if let Some(i) = &v.instruction {
+            json::field(buf, "instruction", i);
+        }
+        if let Some(f) = &v.form {
+            json::field(buf, "form", f);
+        }
+        json::field(buf, "message", defect.map_or("legal", |d| d.message.as_str()));
+        if !v.warnings.is_empty() {
+            buf.extend_from_slice(b",\"warnings\":[");
+            for (k, w) in v.warnings.iter().enumerate() {
+                if k > 0 {
+                    buf.push(b',');
+                }
+                json::string(buf, w);
             }
-            Prepared::Blank => Ok(String::new()),
-            Prepared::Judge {
-                req,
-                ptx,
-                target,
-                tokens,
-            } => {
-                let j = index.judge(req.text, &tokens, ptx, target, order);
-                let predicted = departure::predict_by_index(index, req.text, ptx, target, &j);
-                // Room for most answers at once.
-                let mut line = Vec::with_capacity(256);
-                serde_json::to_writer(&mut line, &answer(&j, req.id, predicted.as_ref()))
-                    .map_err(|e| format!("<stdin>:{}: {e}", l.no))?;
-                // serde_json writes UTF-8 only.
-                String::from_utf8(line).map_err(|e| format!("<stdin>:{}: {e}", l.no))
+            buf.push(b']');
+        }
+        if let Some(p) = predicted {
+            buf.extend_from_slice(if p.accepts { b",\"ptxas\":{\"accepts\":true" } else { b",\"ptxas\":{\"accepts\":false" });
+            if p.fails {
+                buf.extend_from_slice(b",\"fails\":true");
             }
-        },
-    )
+            json::field(buf, "erratum", &p.erratum);
+            buf.push(b'}');
+        }
+        buf.push(b'}');
+    }
 }
 
 /// The answer to batch line `line_no` (its bytes without the line end): the answer

@@ -14,7 +14,7 @@ use super::results::{Answer, BadLine, ById, Line, SyntaxResult};
 use crate::error::{Error, Result};
 use crate::record::position::char_column;
 use crate::syntax::case::{Case, Verdict};
-use crate::syntax::judge::Kind;
+use crate::syntax::defect::Kind;
 
 /// The instruction name reports use for ids the vectors do not hold.
 pub const UNKNOWN: &str = "(unknown)";

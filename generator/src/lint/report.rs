@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
-use crate::syntax::judge::Kind;
+use crate::syntax::defect::Kind;
 
 /// The JSON document: every file named, in the order given.
 #[derive(Debug, Serialize)]

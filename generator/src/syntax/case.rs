@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use ptxvec_spec::Source;
 
 use super::context::Module;
-use super::judge::Kind;
+use super::defect::Kind;
 use super::needs::Needs;
 use super::rule_id::RuleId;
 

@@ -8,10 +8,11 @@
 use ptxvec_spec::{Departure, PtxVersion, Qualifier, Spec, Target};
 
 use super::context::Module;
-use super::rule_id::{OperandRule, QualifierRule, RuleId};
 use super::illegal::CHECK_PTXAS;
 use super::index::{Index, Tokens};
 use super::judge::{judge, Judgement, Order};
+use super::defect::Defect;
+use super::rule_id::{OperandRule, QualifierRule, RuleId};
 use super::text::{self, Atom, InstrText, Literal, Operand};
 
 /// What the ledger predicts ptxas does with a text.
@@ -30,16 +31,35 @@ fn word(q: Qualifier) -> &'static str {
     &q.spelling()[1..]
 }
 
+/// A token's spelling as a departure rewrites it: owned (the text tokenized here)
+/// or borrowed from the text (the batch judge's tokens), and made from a literal
+/// where the rewriting writes one (`%rd1`).
+trait Spelled: AsRef<str> + Clone + PartialEq {
+    fn literal(s: &'static str) -> Self;
+}
+
+impl Spelled for String {
+    fn literal(s: &'static str) -> String {
+        s.to_owned()
+    }
+}
+
+impl Spelled for &str {
+    fn literal(s: &'static str) -> Self {
+        s
+    }
+}
+
 /// An element of a brace vector that may stand where an immediate does: the first
 /// register element of the vector.
-fn register_of(elems: &[Atom]) -> Option<Atom> {
+fn register_of<S: Clone>(elems: &[Atom<S>]) -> Option<Atom<S>> {
     elems.iter().find(|a| matches!(a, Atom::Reg(..))).cloned()
 }
 
 /// Replaces the immediates of `t`'s brace vectors that `takes(position, literal)`
 /// picks by a register element of the same vector; `None` when none is replaced,
 /// or when one that is picked has no register to stand for it.
-fn vector_immediates(t: &InstrText, takes: impl Fn(usize, Literal) -> bool) -> Option<InstrText> {
+fn vector_immediates<S: Spelled>(t: &InstrText<S>, takes: impl Fn(usize, Literal) -> bool) -> Option<InstrText<S>> {
     let mut out = t.clone();
     let mut changed = false;
     for op in &mut out.operands {
@@ -58,20 +78,20 @@ fn vector_immediates(t: &InstrText, takes: impl Fn(usize, Literal) -> bool) -> O
 }
 
 /// The text as ptxas reads it under a departure, if the departure changes it.
-fn rewrite(d: &Departure, t: &InstrText, module: Module) -> Option<InstrText> {
-    let has = |q: Qualifier| t.words.iter().any(|w| w == word(q));
+fn rewrite<S: Spelled>(d: &Departure, t: &InstrText<S>, module: Module) -> Option<InstrText<S>> {
+    let has = |q: Qualifier| t.words.iter().any(|w| w.as_ref() == word(q));
     let float_literal = |l: Literal| matches!(l, Literal::HexF32 | Literal::HexF64 | Literal::Decimal);
     let out = match d {
         Departure::ExtraPred => {
             let mut out = t.clone();
-            out.words.retain(|w| w != word(Qualifier::Pred));
+            out.words.retain(|w| w.as_ref() != word(Qualifier::Pred));
             out
         }
         Departure::RepeatIgnored(quals) => {
             let mut out = t.clone();
-            let mut seen: Vec<String> = Vec::new();
+            let mut seen: Vec<S> = Vec::new();
             out.words.retain(|w| {
-                let ignored = quals.iter().any(|q| word(*q) == w);
+                let ignored = quals.iter().any(|q| word(*q) == w.as_ref());
                 if ignored && seen.contains(w) {
                     return false;
                 }
@@ -88,7 +108,7 @@ fn rewrite(d: &Departure, t: &InstrText, module: Module) -> Option<InstrText> {
             let op = out.operands.get_mut(3)?;
             match op {
                 Operand::Scalar(Atom::Reg(text::RegClass::B64, _) | Atom::Imm(Literal::Int, _)) => {
-                    *op = Operand::Address(Atom::Reg(text::RegClass::B64, "%rd1".into()), "%rd1".into());
+                    *op = Operand::Address(Atom::Reg(text::RegClass::B64, S::literal("%rd1")), S::literal("%rd1"));
                 }
                 _ => return None,
             }
@@ -125,7 +145,7 @@ fn rewrite(d: &Departure, t: &InstrText, module: Module) -> Option<InstrText> {
             if *first != Operand::Scalar(Atom::Sink) {
                 return None;
             }
-            *first = Operand::Address(Atom::Reg(text::RegClass::B64, "%rd1".into()), "%rd1".into());
+            *first = Operand::Address(Atom::Reg(text::RegClass::B64, S::literal("%rd1")), S::literal("%rd1"));
             out
         }
         // The destination only (elsewhere `|` is a parse error), and not `_|_`.
@@ -145,8 +165,8 @@ fn rewrite(d: &Departure, t: &InstrText, module: Module) -> Option<InstrText> {
             // Below sm_90 ptxas 12.9 lowers `vote.sync` without a mode to a call it
             // then refuses ("Call to '__cuda_sm70_votesync' requires call
             // prototype"); the non-sync `vote` it takes on every target.
-            let sync = t.words.iter().any(|w| w == "sync");
-            if t.words.first().map(String::as_str) != Some("vote")
+            let sync = t.words.iter().any(|w| w.as_ref() == "sync");
+            if t.words.first().map(AsRef::as_ref) != Some("vote")
                 || modes.into_iter().any(has)
                 || !has(Qualifier::Pred)
                 || (sync && module.target.arch < 90)
@@ -154,7 +174,7 @@ fn rewrite(d: &Departure, t: &InstrText, module: Module) -> Option<InstrText> {
                 return None;
             }
             let mut out = t.clone();
-            out.words.push(word(Qualifier::All).to_owned());
+            out.words.push(S::literal(word(Qualifier::All)));
             out
         }
         // ptxas 13.5: "Feature 'red with .noftz and .f32' requires PTX ISA .version
@@ -165,7 +185,7 @@ fn rewrite(d: &Departure, t: &InstrText, module: Module) -> Option<InstrText> {
                 return None;
             }
             let mut out = t.clone();
-            out.words.retain(|w| w != word(Qualifier::Noftz));
+            out.words.retain(|w| w.as_ref() != word(Qualifier::Noftz));
             out
         }
     };
@@ -208,18 +228,19 @@ fn departing(rule: &RuleId) -> bool {
 }
 
 /// The text of tokens, as the enumerator writes it.
-fn render(t: &InstrText) -> String {
+fn render<S: AsRef<str>>(t: &InstrText<S>) -> String {
     let mut s = String::new();
     if let Some(l) = &t.label {
-        s.push_str(l);
+        s.push_str(l.as_ref());
         s.push_str(": ");
     }
     if let Some(g) = &t.guard {
-        s.push_str(g);
+        s.push_str(g.as_ref());
         s.push(' ');
     }
     let ops: Vec<String> = t.operands.iter().map(ToString::to_string).collect();
-    s.push_str(&super::legal::compose(&t.words.join("."), &ops));
+    let words: Vec<&str> = t.words.iter().map(AsRef::as_ref).collect();
+    s.push_str(&super::legal::compose(&words.join("."), &ops));
     s
 }
 
@@ -240,31 +261,57 @@ pub fn predict_by(
     j: &Judgement,
     judge: impl Fn(&str) -> Judgement,
 ) -> Option<Prediction> {
+    predict_with(spec, text, None, module, release, j.instruction.as_deref(), j.defect.as_ref(), |t| judge(t).legal())
+}
+
+/// [`predict`] for a verdict given as its instruction and defect, with `legal`
+/// saying whether a rewritten text is legal in `module` (judged leniently, as
+/// [`judge`] does). `tokens`, where given, are `text`'s as [`text::tokenize`]
+/// makes them (the batch judge's, borrowed); else `text` is tokenized here.
+#[allow(clippy::too_many_arguments)]
+pub fn predict_with(
+    spec: &Spec,
+    text: &str,
+    tokens: Option<&InstrText<&str>>,
+    module: Module,
+    release: &str,
+    instruction: Option<&str>,
+    defect: Option<&Defect>,
+    legal: impl Fn(&str) -> bool,
+) -> Option<Prediction> {
     // Every departure reads a statement of the general grammar: a malformed text
     // has none.
-    let defect = j.defect.as_ref()?;
-    if defect.kind != super::judge::Kind::Invalid || !departing(&defect.rule) {
+    let defect = defect?;
+    if defect.kind != super::defect::Kind::Invalid || !departing(&defect.rule) {
         return None;
     }
-    let instruction = j.instruction.as_deref()?;
-    let mut tokens = None;
-    spec.errata.errata.iter().find_map(|e| {
-        let d = e.departure.as_ref()?;
-        let seen_in = e.releases.is_empty() || e.releases.iter().any(|r| r == release);
-        if !seen_in || !e.instructions.iter().any(|i| i == instruction) || !may_apply(d, text) {
-            return None;
-        }
-        let t = match &tokens {
-            Some(t) => t,
-            None => tokens.insert(text::tokenize(text).ok()?),
-        };
-        let read = rewrite(d, t, module)?;
-        judge(&render(&read)).legal().then(|| Prediction {
+    let instruction = instruction?;
+    let mut candidates = spec
+        .errata
+        .errata
+        .iter()
+        .filter_map(|e| {
+            let d = e.departure.as_ref()?;
+            let seen_in = e.releases.is_empty() || e.releases.iter().any(|r| r == release);
+            (seen_in && e.instructions.iter().any(|i| i == instruction) && may_apply(d, text)).then_some((e, d))
+        })
+        .peekable();
+    // Tokenized once some departure may apply, as few texts are.
+    candidates.peek()?;
+    let predicted = |(e, d): (&ptxvec_spec::Erratum, &Departure), read: String| {
+        legal(&read).then(|| Prediction {
             accepts: !d.fails(),
             fails: d.fails(),
             erratum: e.id.clone(),
         })
-    })
+    };
+    match tokens {
+        Some(t) => candidates.find_map(|c| predicted(c, render(&rewrite(c.1, t, module)?))),
+        None => {
+            let t = text::tokenize(text).ok()?;
+            candidates.find_map(|c| predicted(c, render(&rewrite(c.1, &t, module)?)))
+        }
+    }
 }
 
 /// The ledger's prediction for a verdict (as [`predict`]), its rewritten texts

@@ -17,7 +17,7 @@ use super::across;
 use super::rule_id::{OperandRule, QualifierRule, RuleId, SyntaxRule};
 use super::case::{need_records, Case, SourceRecord, Verdict};
 use super::context::{self, Module};
-use super::judge::Kind;
+use super::defect::Kind;
 use super::legal::{chain_key, compose, form_source, legal_spellings, Legal};
 use super::nearest::{agreed_rule, nearest};
 use super::operands::{self, positions, Style};

@@ -21,14 +21,19 @@
 //! (`tests/batch_fast_path.rs`) holds this path to its answers on every syntax and
 //! semantic vector, in both orders.
 
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use rayon::prelude::*;
 
 use ptxvec_spec::model::Rule;
 use ptxvec_spec::{Instruction, PtxVersion, Qualifier, Spec, Target};
 
-use super::judge::{self, Defect, Judgement, Kind, Order, Unread};
+use super::common_text;
+use super::judge::{self, Judgement, Order, Unread};
+use super::defect::{self, Defect, Kind};
+use super::line_masks::Masks;
 use super::rule_id::{OperandRule, QualifierRule, SyntaxRule};
 use super::needs::Needs;
 use super::operands::{self, Position};
@@ -36,8 +41,12 @@ use super::spelling::{unmet_among, Spelling};
 use super::text::{self, InstrText, LexError, RegClass};
 
 /// The most chains the index keeps; past it, it starts over (a stream of
-/// distinct chains must not grow memory without bound).
-pub const MAX_CHAINS: usize = 1 << 15;
+/// distinct chains must not grow memory without bound). The explorer's 400,000
+/// walks hold about 61,000 distinct chains: at 2^15 a third of them were read twice.
+/// A reading takes about a hundred bytes there (the batch's peak memory grew by
+/// 2 MB from 2^15 to 2^17), and at most a few kilobytes (one placement and one
+/// defect per syntax line of its instruction).
+pub const MAX_CHAINS: usize = 1 << 16;
 /// Longer chains are read for each line, never kept.
 pub const MAX_CHAIN_BYTES: usize = 256;
 
@@ -56,8 +65,17 @@ pub struct Candidate<'s> {
     refusal: Option<Defect>,
     /// Its requirement rules, in file order.
     requiring: Vec<&'s Rule>,
-    /// What all of them need at once.
-    pub needs: Needs,
+    /// What all of them need at once: asked by `eval` alone, so made when first
+    /// asked ([`Candidate::needs`]).
+    needs: OnceLock<Needs>,
+}
+
+impl Candidate<'_> {
+    /// What the spelling's requirement rules need at once, under `model` (the
+    /// spec's target model).
+    pub fn needs(&self, model: &ptxvec_spec::TargetModel) -> &Needs {
+        self.needs.get_or_init(|| self.spelling.needs(model))
+    }
 }
 
 /// What a qualifier chain reads as, whatever the operands, guard and module.
@@ -86,8 +104,9 @@ pub enum Chain<'s> {
 }
 
 impl<'s> Chain<'s> {
-    /// Reads a chain (`red.global.add.u32`) as [`judge::judge`] does.
-    pub fn read(spec: &'s Spec, chain: &str) -> Chain<'s> {
+    /// Reads a chain (`red.global.add.u32`) as [`judge::judge`] does, its
+    /// qualifiers placed by `masks` (the spec's syntax lines as bit masks).
+    pub fn read(spec: &'s Spec, masks: &Masks<'s>, chain: &str) -> Chain<'s> {
         let words: Vec<&str> = chain.split('.').collect();
         let head = match judge::head_of(spec, &words) {
             Ok(head) => head,
@@ -106,7 +125,11 @@ impl<'s> Chain<'s> {
                 defect,
             };
         }
-        let qualifiers = judge::read_chain(instruction, &quals).map(|readings| {
+        let read = match masks.of(instruction) {
+            Some(m) => m.read_chain(&quals),
+            None => judge::read_chain(instruction, &quals),
+        };
+        let qualifiers = read.map(|readings| {
             readings
                 .into_iter()
                 .map(|(spelling, in_order)| Candidate {
@@ -114,7 +137,7 @@ impl<'s> Chain<'s> {
                     chain: spelling.chain(),
                     refusal: judge::refusal_defect(&spelling),
                     requiring: spelling.requiring_rules(),
-                    needs: spelling.needs(&spec.targets),
+                    needs: OnceLock::new(),
                     spelling,
                     in_order: in_order && !moved,
                 })
@@ -166,6 +189,16 @@ impl<'t> Tokens<'t> {
             chain: "",
             exact: false,
         };
+        // Most texts have the common shape, tokenized in one pass.
+        if let Some(parsed) = common_text::tokenize(text) {
+            if let Some(chain) = chain_of(text, &parsed.words) {
+                return Tokens {
+                    parsed: Ok(parsed),
+                    chain,
+                    exact: true,
+                };
+            }
+        }
         if text.contains('/') {
             return definition();
         }
@@ -204,12 +237,23 @@ fn chain_of<'t>(text: &'t str, words: &[&'t str]) -> Option<&'t str> {
     (chain.len() == joined).then_some(chain)
 }
 
+/// Chains by their text: a fast hasher, randomly seeded (no input can choose its
+/// collisions); nothing iterates it into an answer unsorted.
+type ByChain<V> = HashMap<Box<str>, V, foldhash::fast::RandomState>;
+
 /// The readings of the chains met so far.
 pub struct Index<'s> {
     spec: &'s Spec,
-    /// Looked up twice per line: a fast hasher, randomly seeded (no input can choose
-    /// its collisions); nothing iterates it into an answer.
-    chains: HashMap<Box<str>, Chain<'s>, foldhash::fast::RandomState>,
+    /// The readings kept from the chunks before, looked up once per line (shared,
+    /// so that a reading met in a chunk is kept without moving it).
+    chains: ByChain<Arc<Chain<'s>>>,
+    /// The readings made while a chunk is answered ([`Index::with_reading`]): a
+    /// chain met for the first time is read by the worker that meets it, on the
+    /// spot, and shared with the chunk's other lines at once; [`Index::keep_met`]
+    /// keeps them for the chunks after.
+    met: Mutex<ByChain<Arc<Chain<'s>>>>,
+    /// The spec's syntax lines as bit masks, made when the first chain is read.
+    masks: OnceLock<Masks<'s>>,
 }
 
 impl<'s> Index<'s> {
@@ -218,7 +262,14 @@ impl<'s> Index<'s> {
         Index {
             spec,
             chains: HashMap::default(),
+            met: Mutex::default(),
+            masks: OnceLock::new(),
         }
+    }
+
+    /// Reads `chain` ([`Chain::read`]).
+    fn read(&self, chain: &str) -> Chain<'s> {
+        Chain::read(self.spec, self.masks.get_or_init(|| Masks::new(self.spec)), chain)
     }
 
     /// The spec judged against.
@@ -245,10 +296,10 @@ impl<'s> Index<'s> {
         if self.chains.len() + missing.len() > MAX_CHAINS {
             self.chains.clear();
         }
-        let spec = self.spec;
-        let read: Vec<(Box<str>, Chain<'s>)> = missing
+        let this = &*self;
+        let read: Vec<(Box<str>, Arc<Chain<'s>>)> = missing
             .par_iter()
-            .map(|c| (Box::from(*c), Chain::read(spec, c)))
+            .map(|c| (Box::from(*c), Arc::new(this.read(c))))
             .collect();
         self.chains.extend(read);
     }
@@ -314,8 +365,62 @@ impl<'s> Index<'s> {
     pub fn with_chain<T>(&self, chain: &str, f: impl FnOnce(&Chain<'s>) -> T) -> T {
         match self.chains.get(chain) {
             Some(c) => f(c),
-            None => f(&Chain::read(self.spec, chain)),
+            None => f(&self.read(chain)),
         }
+    }
+
+    /// The reading of `chain`, to `use`: kept from the chunks before, met earlier
+    /// in this chunk, or read now and shared with the chunk's other lines (a chain
+    /// longer than [`MAX_CHAIN_BYTES`] is read for each line, never kept). Two
+    /// workers may both read a chain they meet at once (the same reading); the
+    /// second keeps the first's.
+    pub fn with_reading<T>(&self, chain: &str, f: impl FnOnce(&Chain<'s>) -> T) -> T {
+        if let Some(c) = self.chains.get(chain) {
+            return f(c);
+        }
+        if chain.len() > MAX_CHAIN_BYTES {
+            return f(&self.read(chain));
+        }
+        // A poisoned lock holds whole readings: each is inserted at once.
+        let met = || self.met.lock().unwrap_or_else(PoisonError::into_inner);
+        let found = met().get(chain).cloned();
+        let reading = found.unwrap_or_else(|| {
+            // Read outside the lock, which the other worker asks for every chain
+            // it does not find kept.
+            let read = Arc::new(self.read(chain));
+            met().entry(Box::from(chain)).or_insert(read).clone()
+        });
+        f(&reading)
+    }
+
+    /// Keeps the readings met while the chunk was answered ([`Index::with_reading`]),
+    /// emptying the index first when they would take it past [`MAX_CHAINS`]. It
+    /// runs between chunks, while the workers wait: nothing here is per line.
+    pub fn keep_met(&mut self) {
+        let met = self.met.get_mut().unwrap_or_else(PoisonError::into_inner);
+        if met.is_empty() {
+            return;
+        }
+        if met.len() > MAX_CHAINS {
+            // Sorted so that which chains a full index keeps does not depend on
+            // hashing (it changes no answer, only the time). Only a chunk of more
+            // distinct chains than the index holds needs it.
+            let mut sorted: Vec<(Box<str>, Arc<Chain<'s>>)> = met.drain().collect();
+            sorted.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+            sorted.truncate(MAX_CHAINS);
+            met.extend(sorted);
+        }
+        if self.chains.len() + met.len() > MAX_CHAINS {
+            self.chains.clear();
+        }
+        // Room for a full index at once: growing it step by step rehashes it on
+        // this thread, between chunks.
+        if self.chains.capacity() < MAX_CHAINS {
+            self.chains.reserve(MAX_CHAINS);
+        }
+        // Drained, not taken: the map keeps its room for the next chunk's readings,
+        // which the workers insert under its lock.
+        self.chains.extend(met.drain());
     }
 
     /// [`judge::judge`]'s verdict on `text` (whose tokens are `tokens`) in a module
@@ -329,46 +434,67 @@ impl<'s> Index<'s> {
         target: Target,
         order: Order,
     ) -> Judgement {
-        let j = Judgement {
-            instruction: None,
-            form: None,
-            defect: None,
-            warnings: Vec::new(),
-        };
-        // The checks before the chain's reading are the definition's
-        // (`judge::judge`), which names their defects in its order.
+        match self.parsed(text, tokens, ptx, target, order) {
+            Ok(parsed) => self.with_chain(tokens.chain, |chain| {
+                self.verdict(chain, parsed, ptx, target, order).into_judgement()
+            }),
+            Err(j) => j,
+        }
+    }
+
+    /// Whether [`Index::judge`] finds `text` legal (leniently), its chain's reading
+    /// kept for the chunk ([`Index::with_reading`]): the departures' rewritten texts
+    /// are judged so.
+    pub fn is_legal(&self, text: &str, ptx: PtxVersion, target: Target) -> bool {
+        let tokens = Tokens::of(text);
+        match self.parsed(text, &tokens, ptx, target, Order::Lenient) {
+            Ok(parsed) => self.with_reading(tokens.chain, |chain| {
+                self.verdict(chain, parsed, ptx, target, Order::Lenient).defect.is_none()
+            }),
+            Err(j) => j.legal(),
+        }
+    }
+
+    /// The tokens [`Index::verdict`] judges, or the verdict when the steps before the
+    /// chain's reading decide it: the definition's (`judge::judge`), which names
+    /// their defects in its order.
+    pub fn parsed<'t, 'a>(
+        &self,
+        text: &str,
+        tokens: &'t Tokens<'a>,
+        ptx: PtxVersion,
+        target: Target,
+        order: Order,
+    ) -> Result<&'t InstrText<&'a str>, Judgement> {
         let definition = || judge::judge(self.spec, text, ptx, target, order);
         if self.spec.targets.check_version(ptx, target).is_err() || !text.trim_end().ends_with(';') {
-            return definition();
+            return Err(definition());
         }
-        let parsed = match &tokens.parsed {
-            Ok(parsed) => parsed,
+        match &tokens.parsed {
+            Ok(parsed) => Ok(parsed),
             // A comment-free text that does not tokenize: the definition's first
             // defect, from the same tokenizer.
-            Err(e) if tokens.exact => {
-                return Judgement {
-                    defect: Some(judge::fail(Kind::Malformed, SyntaxRule::Parse, e.to_string())),
-                    ..j
-                }
-            }
-            Err(_) => return definition(),
-        };
-        self.with_chain(tokens.chain, |chain| {
-            self.judge_chain(j, chain, parsed, ptx, target, order)
-        })
+            Err(e) if tokens.exact => Err(Judgement {
+                instruction: None,
+                form: None,
+                defect: Some(defect::fail(Kind::Malformed, SyntaxRule::Parse, e.to_string())),
+                warnings: Vec::new(),
+            }),
+            Err(_) => Err(definition()),
+        }
     }
 
     /// [`judge::judge`]'s steps from the chain's words on, with the chain's reading
-    /// kept.
-    fn judge_chain(
+    /// kept: the verdict on a text that [`Index::parsed`] reads as `parsed`.
+    pub fn verdict<'a>(
         &self,
-        mut j: Judgement,
-        chain: &Chain<'s>,
+        chain: &'a Chain<'s>,
         parsed: &InstrText<&str>,
         ptx: PtxVersion,
         target: Target,
         order: Order,
-    ) -> Judgement {
+    ) -> Verdict<'a> {
+        let mut j = Verdict::default();
         // The definition's defect for a guard that is no predicate, named once the
         // chain names its instruction.
         let guard_defect = || {
@@ -376,7 +502,7 @@ impl<'s> Index<'s> {
                 let name = g.trim_start_matches('@').trim_start_matches('!');
                 RegClass::of_name(name)
                     .is_some_and(|c| c != RegClass::Pred)
-                    .then(|| judge::fail(Kind::Invalid, OperandRule::Guard, format!("guard `{g}` must be a predicate")))
+                    .then(|| Cow::Owned(defect::fail(Kind::Invalid, OperandRule::Guard, format!("guard `{g}` must be a predicate"))))
             })
         };
         let (instruction, quals, qualifiers) = match chain {
@@ -384,15 +510,15 @@ impl<'s> Index<'s> {
                 instruction: None,
                 defect,
             } => {
-                j.defect = Some(defect.clone());
+                j.defect = Some(Cow::Borrowed(defect));
                 return j;
             }
             Chain::Unplaced {
                 instruction: Some(instruction),
                 defect,
             } => {
-                j.instruction = Some(instruction.instruction.clone());
-                j.defect = Some(guard_defect().unwrap_or_else(|| defect.clone()));
+                j.instruction = Some(Cow::Borrowed(&instruction.instruction));
+                j.defect = Some(guard_defect().unwrap_or(Cow::Borrowed(defect)));
                 return j;
             }
             Chain::Instruction {
@@ -401,7 +527,7 @@ impl<'s> Index<'s> {
                 qualifiers,
             } => (instruction, quals, qualifiers),
         };
-        j.instruction = Some(instruction.instruction.clone());
+        j.instruction = Some(Cow::Borrowed(&instruction.instruction));
         if let Some(d) = guard_defect() {
             j.defect = Some(d);
             return j;
@@ -409,8 +535,8 @@ impl<'s> Index<'s> {
         let candidates = match qualifiers {
             Ok(c) => c,
             Err(unread) => {
-                let (defect, form) = unread.defect(instruction, quals, &parsed.operands);
-                j.form = form;
+                let (defect, form) = unread.defect_ref(instruction, quals, &parsed.operands);
+                j.form = form.map(Cow::Borrowed);
                 j.defect = Some(defect);
                 return j;
             }
@@ -422,11 +548,11 @@ impl<'s> Index<'s> {
                     first_defect.get_or_insert((c, d));
                 }
                 Ok(()) => {
-                    j.form = Some(c.spelling.form.id.clone());
+                    j.form = Some(Cow::Borrowed(&c.spelling.form.id));
                     if !c.in_order {
                         let msg = format!("qualifiers not in the document's order `{}`", c.chain);
                         if order == Order::Strict {
-                            j.defect = Some(judge::fail(Kind::Invalid, QualifierRule::Order, msg));
+                            j.defect = Some(Cow::Owned(defect::fail(Kind::Invalid, QualifierRule::Order, msg)));
                             return j;
                         }
                         j.warnings.push(msg);
@@ -437,22 +563,69 @@ impl<'s> Index<'s> {
             }
         }
         if let Some((c, d)) = first_defect {
-            j.form = Some(c.spelling.form.id.clone());
-            j.defect = Some(judge::fail(Kind::Invalid, d.rule, d.message));
+            j.form = Some(Cow::Borrowed(&c.spelling.form.id));
+            j.defect = Some(Cow::Owned(defect::fail(Kind::Invalid, d.rule, d.message)));
         }
         j
     }
 
     /// [`judge::allowed`] from what the candidate keeps.
-    fn allowed(&self, c: &Candidate<'s>, ptx: PtxVersion, target: Target) -> Option<Defect> {
+    fn allowed<'a>(&self, c: &'a Candidate<'s>, ptx: PtxVersion, target: Target) -> Option<Cow<'a, Defect>> {
         if let Some(d) = &c.refusal {
-            return Some(d.clone());
+            return Some(Cow::Borrowed(d));
         }
         unmet_among(&c.requiring, &self.spec.targets, ptx, target)
             .and_then(|rule| judge::unmet_defect(rule, &c.chain, ptx, target))
+            .map(Cow::Owned)
     }
 }
 
+/// The readings freed on the workers: tens of thousands of them, each a few
+/// allocations, freed one after another on the thread that ends a batch run.
+impl Drop for Index<'_> {
+    fn drop(&mut self) {
+        let chains: Vec<(Box<str>, Arc<Chain<'_>>)> = self.chains.drain().collect();
+        chains.into_par_iter().for_each(drop);
+    }
+}
+
+/// A verdict as [`Index::verdict`] gives it: [`Judgement`]'s fields, borrowed from
+/// the chain's reading where they come from it, so that a batch answer copies no
+/// string on its way out.
+#[derive(Debug, Default)]
+pub struct Verdict<'a> {
+    /// The instruction's name, once the mnemonic is known.
+    pub instruction: Option<Cow<'a, str>>,
+    /// The syntax line it was read as, once one is chosen.
+    pub form: Option<Cow<'a, str>>,
+    /// `None` when legal.
+    pub defect: Option<Cow<'a, Defect>>,
+    /// Legal but worth saying: a non-canonical qualifier order.
+    pub warnings: Vec<String>,
+}
+
+impl Verdict<'_> {
+    /// The same verdict, owned.
+    pub fn into_judgement(self) -> Judgement {
+        Judgement {
+            instruction: self.instruction.map(Cow::into_owned),
+            form: self.form.map(Cow::into_owned),
+            defect: self.defect.map(Cow::into_owned),
+            warnings: self.warnings,
+        }
+    }
+}
+
+impl From<Judgement> for Verdict<'static> {
+    fn from(j: Judgement) -> Self {
+        Verdict {
+            instruction: j.instruction.map(Cow::Owned),
+            form: j.form.map(Cow::Owned),
+            defect: j.defect.map(Cow::Owned),
+            warnings: j.warnings,
+        }
+    }
+}
 
 #[cfg(test)]
 mod tests {

@@ -10,55 +10,19 @@
 //! cases carry one defect each, so for them the order never matters; a test holds
 //! the two to the same answers.
 
-use std::fmt;
 
 use ptxvec_spec::model::SyntaxGroup;
 use ptxvec_spec::model::{Effect, Form, Rule};
 use ptxvec_spec::{Instruction, Mnemonic, PtxVersion, Qualifier, Spec, Target};
 
 use super::across;
+use super::defect::{fail, Defect, Kind};
 use super::rule_id::{ModuleRule, OperandRule, QualifierRule, RuleId, SyntaxRule};
 use super::nearest::{line_defect, nearest_by_qualifiers, operands_fit, Line};
 use super::operands;
 use super::placement::{fit, in_order, Fit};
 use super::spelling::{Refusal, Spelling};
 use super::text::{self, RegClass};
-
-/// Malformed: does not parse under PTX's general statement grammar, the one every
-/// instruction shares (vectors/README.md, "Malformed and invalid"). Invalid: parses
-/// under it, but breaks a rule of the instruction (its syntax lines included).
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
-)]
-#[serde(rename_all = "snake_case")]
-pub enum Kind {
-    /// Not a statement: no parse, no `;`, an unknown opcode or qualifier word.
-    Malformed,
-    /// A statement, ruled out by the instruction: its syntax lines (qualifiers,
-    /// operand count and shapes), a table, a rule, a version, a target.
-    Invalid,
-}
-
-impl fmt::Display for Kind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Kind::Malformed => "malformed",
-            Kind::Invalid => "invalid",
-        })
-    }
-}
-
-/// Why a text is illegal.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Defect {
-    /// Malformed or invalid.
-    pub kind: Kind,
-    /// The rule id: a spec rule (`cache_hint`), a table (`table.op_type`), or one of
-    /// the syntax checks (`syntax.unknown_qualifier`, `operand.class`, ...).
-    pub rule: RuleId,
-    /// What is wrong, for people.
-    pub message: String,
-}
 
 /// The verdict on one text.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -89,13 +53,6 @@ pub enum Order {
     Strict,
 }
 
-pub(super) fn fail(kind: Kind, rule: impl Into<RuleId>, message: impl Into<String>) -> Defect {
-    Defect {
-        kind,
-        rule: rule.into(),
-        message: message.into(),
-    }
-}
 
 /// Judges one instruction text in a module of `.version ptx` and `.target target`.
 pub fn judge(spec: &Spec, text: &str, ptx: PtxVersion, target: Target, order: Order) -> Judgement {
@@ -301,7 +258,7 @@ pub enum Unread<'s> {
     Nearest(Vec<(Line<'s>, Defect)>),
 }
 
-impl Unread<'_> {
+impl<'s> Unread<'s> {
     /// The defect of a text that writes `written` after the chain.
     pub fn defect<S: AsRef<str>>(
         &self,
@@ -309,17 +266,29 @@ impl Unread<'_> {
         quals: &[Qualifier],
         written: &[text::Operand<S>],
     ) -> QualDefect {
+        let (d, form) = self.defect_ref(instruction, quals, written);
+        (d.into_owned(), form.map(str::to_owned))
+    }
+
+    /// [`Unread::defect`], borrowed from the reading where it comes from it.
+    pub fn defect_ref<S: AsRef<str>>(
+        &self,
+        instruction: &Instruction,
+        quals: &[Qualifier],
+        written: &[text::Operand<S>],
+    ) -> (std::borrow::Cow<'_, Defect>, Option<&str>) {
+        use std::borrow::Cow;
         match self {
-            Unread::Fixed(d) => d.clone(),
+            Unread::Fixed((d, form)) => (Cow::Borrowed(d), form.as_deref()),
             Unread::Nearest(lines) => {
                 let first = lines
                     .iter()
                     .find(|(l, _)| operands_fit(instruction, l, quals, written))
                     .or(lines.first());
                 match first {
-                    Some((line, d)) => (d.clone(), Some(line.form.id.clone())),
+                    Some((line, d)) => (Cow::Borrowed(d), Some(line.form.id.as_str())),
                     None => (
-                        fail(Kind::Invalid, QualifierRule::Missing, "no syntax line"),
+                        Cow::Owned(fail(Kind::Invalid, QualifierRule::Missing, "no syntax line")),
                         None,
                     ),
                 }
@@ -455,27 +424,22 @@ pub(crate) struct Head<'s> {
 /// its qualifiers, or the malformed defect: no covered opcode, or a word that is
 /// no PTX qualifier.
 pub(crate) fn head_of<'s, S: AsRef<str>>(spec: &'s Spec, words: &[S]) -> Result<Head<'s>, Defect> {
-    let opens = |m: Mnemonic| {
-        let op = m.opcode();
-        let n = op.split('.').count();
-        words.len() >= n && op.split('.').zip(words).all(|(a, b)| a == b.as_ref())
+    let opens = |m: &MnemonicWords| {
+        words.len() >= m.opcode.len() && m.opcode.iter().zip(words).all(|(a, b)| *a == b.as_ref())
     };
     // Where two mnemonics share the opcode (`vote.sync` and `vote`), the one whose
     // own words (`.sync`) are written anywhere in the chain reads it; a chain
     // without them is the bare one's (ptxas 13.5 reads `vote.all.pred` as the
     // non-sync `vote`, and `vote.all.sync.pred` as `vote.sync`).
-    let written = |m: Mnemonic| {
-        let skip = m.opcode().split('.').count();
-        m.spelling()
-            .split('.')
-            .skip(skip)
-            .all(|own| words.iter().skip(skip).any(|w| w.as_ref() == own))
+    let written = |m: &MnemonicWords| {
+        m.own
+            .iter()
+            .all(|(own, _)| words.iter().skip(m.opcode.len()).any(|w| w.as_ref() == *own))
     };
-    let Some(mnemonic) = Mnemonic::ALL
+    let Some(m) = mnemonic_words()
         .iter()
-        .copied()
-        .filter(|&m| opens(m))
-        .max_by_key(|&m| (m.opcode().len(), written(m), m.spelling().len()))
+        .filter(|m| opens(m))
+        .max_by_key(|m| (m.mnemonic.opcode().len(), written(m), m.mnemonic.spelling().len()))
     else {
         return Err(fail(
             Kind::Malformed,
@@ -483,17 +447,18 @@ pub(crate) fn head_of<'s, S: AsRef<str>>(spec: &'s Spec, words: &[S]) -> Result<
             format!("`{}` is not one of the instructions ptxvec covers (red, redux.sync, vote.sync, shfl.sync, match, activemask, cp.reduce.async.bulk, vote, shfl)", words.first().map_or("", AsRef::as_ref)),
         ));
     };
+    let mnemonic = m.mnemonic;
     let instruction = spec
         .instructions
         .iter()
         .map(|f| &f.instruction)
         .find(|i| i.mnemonic == mnemonic)
         .ok_or_else(|| fail(Kind::Malformed, SyntaxRule::Mnemonic, format!("no spec for `{mnemonic}`")))?;
-    let skip = mnemonic.opcode().split('.').count();
+    let skip = m.opcode.len();
     let mut quals = Vec::with_capacity(words.len() - skip);
     for w in &words[skip..] {
         let w = w.as_ref();
-        match Qualifier::from_word(w) {
+        match qualifier_of(w) {
             Some(q) => quals.push(q),
             None => {
                 return Err(fail(
@@ -508,8 +473,8 @@ pub(crate) fn head_of<'s, S: AsRef<str>>(spec: &'s Spec, words: &[S]) -> Result<
     // written is the mnemonic's, wherever it stands.
     let mut moved = false;
     let mut missing = None;
-    for (k, word) in mnemonic.spelling().split('.').skip(skip).enumerate() {
-        let q = Qualifier::from_word(word).ok_or_else(|| {
+    for (k, (word, q)) in m.own.iter().enumerate() {
+        let q = q.ok_or_else(|| {
             fail(Kind::Malformed, SyntaxRule::Mnemonic, format!("`{mnemonic}`: `.{word}` is no qualifier"))
         })?;
         match quals.iter().position(|&w| w == q) {
@@ -534,6 +499,46 @@ pub(crate) fn head_of<'s, S: AsRef<str>>(spec: &'s Spec, words: &[S]) -> Result<
         moved,
         missing,
     })
+}
+
+/// A mnemonic's words, split once: its opcode's (`vote`), and its own after them
+/// (`sync`), each with the qualifier it spells.
+struct MnemonicWords {
+    mnemonic: Mnemonic,
+    opcode: Vec<&'static str>,
+    own: Vec<(&'static str, Option<Qualifier>)>,
+}
+
+/// Every mnemonic's words, in [`Mnemonic::ALL`]'s order (the batch judge reads
+/// tens of thousands of chains: the words are split once, not per chain).
+fn mnemonic_words() -> &'static [MnemonicWords] {
+    static WORDS: std::sync::OnceLock<Vec<MnemonicWords>> = std::sync::OnceLock::new();
+    WORDS.get_or_init(|| {
+        Mnemonic::ALL
+            .iter()
+            .map(|&mnemonic| {
+                let opcode: Vec<&'static str> = mnemonic.opcode().split('.').collect();
+                let own = mnemonic
+                    .spelling()
+                    .split('.')
+                    .skip(opcode.len())
+                    .map(|w| (w, Qualifier::from_word(w)))
+                    .collect();
+                MnemonicWords { mnemonic, opcode, own }
+            })
+            .collect()
+    })
+}
+
+/// [`Qualifier::from_word`], by one hash lookup rather than a search of the words
+/// (every word of every chain read is looked up).
+fn qualifier_of(word: &str) -> Option<Qualifier> {
+    type ByWord = std::collections::HashMap<&'static str, Qualifier, foldhash::fast::FixedState>;
+    static BY_WORD: std::sync::OnceLock<ByWord> = std::sync::OnceLock::new();
+    BY_WORD
+        .get_or_init(|| Qualifier::ALL.iter().map(|&q| (&q.spelling()[1..], q)).collect())
+        .get(word)
+        .copied()
 }
 
 /// The spelling a text is read as, if its qualifiers fit a syntax line exactly

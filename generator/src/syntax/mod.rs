@@ -7,13 +7,16 @@
 
 pub mod across;
 pub mod case;
+pub mod common_text;
 pub mod context;
+pub mod defect;
 pub mod departure;
 pub mod illegal;
 pub mod index;
 pub mod judge;
 pub mod nearest;
 pub mod legal;
+pub mod line_masks;
 pub mod needs;
 pub mod operands;
 pub mod placement;

@@ -13,7 +13,7 @@ use ptxvec_spec::model::{Form, OperandClass, SyntaxGroup};
 use ptxvec_spec::template::SlotToken;
 use ptxvec_spec::{Instruction, Qualifier};
 
-use super::judge::{fail, Defect, Kind};
+use super::defect::{Defect, Kind, fail};
 use super::rule_id::{QualifierRule, RuleId};
 use super::operands;
 use super::placement::{fit, Fit};

@@ -30,7 +30,16 @@ impl Fit {
 
     /// Defects of the placement: qualifiers left over plus positions left empty.
     pub fn cost(&self, form: &Form) -> usize {
-        self.unplaced.len() + self.missing(form).len()
+        // `missing`'s count, without collecting it: the batch judge asks it of every
+        // line of every chain it reads.
+        let missing = form
+            .syntax
+            .slots
+            .iter()
+            .zip(&self.placed)
+            .filter(|(slot, p)| !slot.optional && p.is_none())
+            .count();
+        self.unplaced.len() + missing
     }
 }
 
@@ -43,26 +52,31 @@ pub fn fit(
     widen: &[BTreeSet<Qualifier>],
 ) -> Fit {
     let slots = &form.syntax.slots;
+    fit_admitting(quals, slots.len(), |k, q| {
+        let takes = |q: Qualifier| group.takes(&slots[k], q);
+        takes(q) || widen.iter().any(|col| col.contains(&q) && col.iter().any(|&c| takes(c)))
+    })
+}
+
+/// [`fit`] onto `positions` positions, of which position `k` takes qualifier `q`
+/// when `admits(k, q)`: the batch judge's readings ask masks it computed once per
+/// syntax line.
+pub fn fit_admitting(quals: &[Qualifier], positions: usize, admits: impl Fn(usize, Qualifier) -> bool) -> Fit {
     // Whether position k takes written qualifier i, asked once per pair rather than
-    // at every step of the search (the batch judge reads thousands of chains); a
-    // position tests a bit of its mask.
-    // One allocation for the whole matrix: `fit` runs once per syntax line of
-    // every chain the batch judge reads.
-    let mut admit = Vec::with_capacity(slots.len() * quals.len());
-    for slot in slots {
-        let takes = |q: Qualifier| group.takes(slot, q);
-        admit.extend(quals.iter().map(|&q| {
-            takes(q) || widen.iter().any(|col| col.contains(&q) && col.iter().any(|&c| takes(c)))
-        }));
+    // at every step of the search (the batch judge reads thousands of chains); one
+    // allocation for the whole matrix.
+    let mut admit = Vec::with_capacity(positions * quals.len());
+    for k in 0..positions {
+        admit.extend(quals.iter().map(|&q| admits(k, q)));
     }
     let mut search = Search {
         quals,
         admit,
-        placed: vec![None; slots.len()],
+        placed: vec![None; positions],
         best: None,
     };
     search.from(0, 0);
-    let placed = search.best.map_or_else(|| vec![None; slots.len()], |b| b.2);
+    let placed = search.best.map_or_else(|| vec![None; positions], |b| b.2);
     let unplaced = (0..quals.len())
         .filter(|i| !placed.contains(&Some(*i)))
         .collect();
@@ -136,13 +150,17 @@ pub fn in_order(placed: &[Option<usize>]) -> bool {
 
 /// Whether the state spaces lie on the positions in the order they are written.
 fn spaces_in_order(quals: &[Qualifier], placed: &[Option<usize>]) -> bool {
-    let spaces: Vec<usize> = placed
+    // Asked at every end of the search: without collecting the spaces.
+    let mut last = None;
+    placed
         .iter()
         .flatten()
-        .copied()
-        .filter(|&i| quals[i].kind() == QualKind::Space)
-        .collect();
-    spaces.windows(2).all(|w| w[0] < w[1])
+        .filter(|&&i| quals[i].kind() == QualKind::Space)
+        .all(|&i| {
+            let ok = last.is_none_or(|l| l < i);
+            last = Some(i);
+            ok
+        })
 }
 
 #[cfg(test)]

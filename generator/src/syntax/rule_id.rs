@@ -168,17 +168,27 @@ impl RuleId {
     }
 }
 
+impl RuleId {
+    /// The id as written, in two pieces: its namespace with the dot (empty for a
+    /// spec rule) and its name; what a writer copies without formatting.
+    pub fn parts(&self) -> (&'static str, &str) {
+        match self {
+            RuleId::Syntax(r) => ("syntax.", r.name()),
+            RuleId::Qualifier(r) => ("qualifier.", r.name()),
+            RuleId::Operand(r) => ("operand.", r.name()),
+            RuleId::Module(r) => ("module.", r.name()),
+            RuleId::Set(p) => ("set.", p),
+            RuleId::Table(t) => ("table.", t),
+            RuleId::Spec(id) => ("", id),
+        }
+    }
+}
+
 impl fmt::Display for RuleId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            RuleId::Syntax(r) => write!(f, "syntax.{}", r.name()),
-            RuleId::Qualifier(r) => write!(f, "qualifier.{}", r.name()),
-            RuleId::Operand(r) => write!(f, "operand.{}", r.name()),
-            RuleId::Module(r) => write!(f, "module.{}", r.name()),
-            RuleId::Set(p) => write!(f, "set.{p}"),
-            RuleId::Table(t) => write!(f, "table.{t}"),
-            RuleId::Spec(id) => f.write_str(id),
-        }
+        let (namespace, name) = self.parts();
+        f.write_str(namespace)?;
+        f.write_str(name)
     }
 }
 

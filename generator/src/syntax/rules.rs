@@ -8,7 +8,7 @@ use serde::Serialize;
 use ptxvec_spec::model::{Effect, Requirement};
 use ptxvec_spec::Spec;
 
-use super::judge::Kind;
+use super::defect::Kind;
 use super::rule_id::RuleId;
 
 /// A general rule of the judge: its id (a family ends in `.`), the kind of its

@@ -366,6 +366,13 @@ pub fn uncommented(text: &str) -> Result<std::borrow::Cow<'_, str>, LexError> {
 /// dots, the rest as written. It tokenizes to the same tokens, so every verdict on it
 /// is the text's; `None` when the text needs no such form or does not tokenize.
 pub fn plain_form(text: &str) -> Option<String> {
+    let plain = plain_form_unchecked(text)?;
+    tokenize_borrowed(&plain).ok()?;
+    Some(plain)
+}
+
+/// [`plain_form`] before its tokens are checked: the caller tokenizes it anyway.
+pub fn plain_form_unchecked(text: &str) -> Option<String> {
     let code = uncommented(text).ok()?;
     let h = head(&code).ok()?;
     let spaced = h.chain.bytes().any(|b| b.is_ascii_whitespace());
@@ -375,9 +382,7 @@ pub fn plain_form(text: &str) -> Option<String> {
     let words: Vec<&str> = split_chain(h.chain).ok()?;
     let start = h.chain.as_ptr() as usize - code.as_ptr() as usize;
     let end = start + h.chain.len();
-    let plain = format!("{}{}{}", &code[..start], words.join("."), &code[end..]);
-    tokenize_borrowed(&plain).ok()?;
-    Some(plain)
+    Some(format!("{}{}{}", &code[..start], words.join("."), &code[end..]))
 }
 
 fn tokenize_as<'t, S: From<&'t str>>(text: &'t str) -> Result<InstrText<S>, LexError> {
@@ -569,7 +574,7 @@ fn parse_operand<'t, S: From<&'t str>>(s: &'t str) -> Option<Operand<S>> {
 }
 
 /// PTX identifiers (PTX ISA 4.4): `[a-zA-Z][a-zA-Z0-9_$]*` or `[_$%][a-zA-Z0-9_$]+`.
-fn is_identifier(s: &str) -> bool {
+pub(super) fn is_identifier(s: &str) -> bool {
     let mut chars = s.chars();
     match chars.next() {
         Some(c) if c.is_ascii_alphabetic() => {

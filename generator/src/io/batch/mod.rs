@@ -12,6 +12,8 @@
 //! before its rest is skipped, since the rest may never end (`/dev/zero`).
 
 mod answers;
+pub mod flat_json;
+pub mod json;
 mod read;
 
 use std::io::{Read, Write};

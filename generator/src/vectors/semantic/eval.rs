@@ -22,7 +22,8 @@ use crate::record::{strip_position, Inputs, Record, Requirement};
 use crate::family::{self, Semantics};
 use crate::syntax::context::{minimum, Module};
 use crate::syntax::index::{Index, Tokens};
-use crate::syntax::judge::{judge, reading, Defect, Order};
+use crate::syntax::judge::{judge, reading, Order};
+use crate::syntax::defect::Defect;
 use crate::syntax::needs::{Need, Needs};
 use crate::syntax::text::Operand;
 
@@ -353,7 +354,7 @@ fn reading_of(index: &Index<'_>, text: &str, requires: &[Requirement<&str>], for
                 spec,
                 text,
                 requires,
-                || chain.reading().map_or_else(|| Needs::none().0, |c| c.needs.0.clone()),
+                || chain.reading().map_or_else(|| Needs::none().0, |c| c.needs(&spec.targets).0.clone()),
                 |m| index.judge(text, &tokens, m.ptx, m.target, Order::Lenient).defect,
             )
             .ok()?;

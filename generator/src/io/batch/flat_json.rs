@@ -1,0 +1,167 @@
+//! A batch line's JSON object read without serde where it has the plain form most
+//! lines have: one object of keys without escapes, each value a string without
+//! escapes or control characters, an integer (`-?(0|[1-9][0-9]*)`), `true` or
+//! `false`. Within that form serde_json reads the same keys and values (JSON's
+//! grammar, RFC 8259); anything else is serde's to read, and to name its error.
+
+/// A value of the plain form.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Value<'a> {
+    /// A string: its contents (between the quotes, no escape in them).
+    Str(&'a str),
+    /// An integer, `true` or `false`, as written.
+    Bare(&'a str),
+}
+
+impl<'a> Value<'a> {
+    /// The value as written, quotes included: what serde_json's `RawValue` holds.
+    pub fn raw(self, line: &'a str) -> &'a str {
+        match self {
+            // The contents are a slice of `line`, between its quotes.
+            Value::Str(s) => {
+                let start = s.as_ptr() as usize - line.as_ptr() as usize;
+                &line[start - 1..start + s.len() + 1]
+            }
+            Value::Bare(s) => s,
+        }
+    }
+}
+
+/// JSON's whitespace (RFC 8259: space, tab, line feed, carriage return).
+fn is_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\r')
+}
+
+/// Hands each key and value of the object `line` to `field`, in order, if the
+/// line has the plain form and `field` takes each (returns true); false as soon
+/// as either fails.
+pub fn object<'a>(line: &'a str, mut field: impl FnMut(&'a str, Value<'a>) -> bool) -> bool {
+    let b = line.as_bytes();
+    let mut at = skip_space(b, 0);
+    if b.get(at) != Some(&b'{') {
+        return false;
+    }
+    at = skip_space(b, at + 1);
+    if b.get(at) == Some(&b'}') {
+        return skip_space(b, at + 1) == b.len();
+    }
+    loop {
+        let Some((key, next)) = string(line, at) else {
+            return false;
+        };
+        at = skip_space(b, next);
+        if b.get(at) != Some(&b':') {
+            return false;
+        }
+        at = skip_space(b, at + 1);
+        let (value, next) = match b.get(at) {
+            Some(b'"') => match string(line, at) {
+                Some((s, next)) => (Value::Str(s), next),
+                None => return false,
+            },
+            Some(_) => match bare(line, at) {
+                Some((s, next)) => (Value::Bare(s), next),
+                None => return false,
+            },
+            None => return false,
+        };
+        if !field(key, value) {
+            return false;
+        }
+        at = skip_space(b, next);
+        match b.get(at) {
+            Some(b',') => at = skip_space(b, at + 1),
+            Some(b'}') => return skip_space(b, at + 1) == b.len(),
+            _ => return false,
+        }
+    }
+}
+
+fn skip_space(b: &[u8], mut at: usize) -> usize {
+    while at < b.len() && is_space(b[at]) {
+        at += 1;
+    }
+    at
+}
+
+/// The string starting at `at` (its contents, and where it ends), if it has no
+/// escape and no control character.
+fn string(line: &str, at: usize) -> Option<(&str, usize)> {
+    let b = line.as_bytes();
+    if b.get(at) != Some(&b'"') {
+        return None;
+    }
+    let len = b[at + 1..].iter().position(|&c| c == b'"' || c == b'\\' || c < 0x20)?;
+    let end = at + 1 + len;
+    (b[end] == b'"').then(|| (&line[at + 1..end], end + 1))
+}
+
+/// An integer, `true` or `false` starting at `at`, and where it ends.
+fn bare(line: &str, at: usize) -> Option<(&str, usize)> {
+    let b = line.as_bytes();
+    let len = b[at..]
+        .iter()
+        .position(|&c| is_space(c) || c == b',' || c == b'}')
+        .unwrap_or(b.len() - at);
+    let s = &line[at..at + len];
+    let digits = s.strip_prefix('-').unwrap_or(s).as_bytes();
+    let integer = match digits {
+        [b'0'] => true,
+        [b'1'..=b'9', rest @ ..] => rest.iter().all(u8::is_ascii_digit),
+        _ => false,
+    };
+    (integer || s == "true" || s == "false").then_some((s, at + len))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The fields of a line, or `None` where it has no plain form.
+    fn read(line: &str) -> Option<Vec<(String, String)>> {
+        let mut got = Vec::new();
+        object(line, |k, v| {
+            got.push((k.to_owned(), v.raw(line).to_owned()));
+            true
+        })
+        .then_some(got)
+    }
+
+    #[test]
+    fn plain_objects_read_as_serde_json_reads_them() {
+        // (line, whether it has the plain form)
+        let rows = [
+            (r#"{"text":"red.add.u32 [%rd1], %r1;","ptx":"8.6","target":"sm_90"}"#, true),
+            (" {\t\"id\" : -12 , \"text\" : \"é\" , \"x\":true,\"y\":false}\r ", true),
+            (r#"{"id":0,"a":"","b":"-0"}"#, true),
+            (r#"{}"#, true),
+            (r#"{"id":007}"#, false),
+            (r#"{"id":1.5}"#, false),
+            (r#"{"id":1e3}"#, false),
+            (r#"{"id":null}"#, false),
+            (r#"{"id":[1]}"#, false),
+            (r#"{"id":-}"#, false),
+            (r#"{"a\u0041":"b"}"#, false),
+            (r#"{"a":"b\"c"}"#, false),
+            ("{\"a\":\"b\tc\"}", false),
+            (r#"{"a":"b",}"#, false),
+            (r#"{"a":"b"} x"#, false),
+            (r#"{"a":"b""#, false),
+            (r#"{"a" "b"}"#, false),
+            (r#"["a"]"#, false),
+            ("", false),
+        ];
+        for (line, plain) in rows {
+            let got = read(line);
+            assert_eq!(got.is_some(), plain, "{line}");
+            if let Some(fields) = got {
+                let want: serde_json::Map<String, serde_json::Value> = serde_json::from_str(line).unwrap();
+                let raw: std::collections::BTreeMap<String, Box<serde_json::value::RawValue>> = serde_json::from_str(line).unwrap();
+                assert_eq!(fields.len(), want.len(), "{line}");
+                for (k, v) in fields {
+                    assert_eq!(raw[&k].get(), v, "{line}: {k}");
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,100 @@
+//! JSON written straight into an answer buffer, byte for byte as serde_json writes
+//! it (compact, its escapes), for the answers that the batch commands build field
+//! by field rather than through a serialized struct.
+
+/// Appends `s` as a JSON string: quoted, with serde_json's escapes.
+pub fn string(buf: &mut Vec<u8>, s: &str) {
+    // Nearly every string an answer holds (rule ids, messages, form ids) needs no
+    // escape: copied whole. The rest are serde_json's own writing.
+    if !needs_escape(s.as_bytes()) {
+        buf.reserve(s.len() + 2);
+        buf.push(b'"');
+        buf.extend_from_slice(s.as_bytes());
+        buf.push(b'"');
+    } else {
+        // Writing a string into a Vec cannot fail.
+        let _ = serde_json::to_writer(&mut *buf, s);
+    }
+}
+
+/// Whether a byte of `b` is one serde_json escapes: a control character, `"` or
+/// `\`. Eight bytes at a time: the answers' messages run to a hundred bytes.
+fn needs_escape(b: &[u8]) -> bool {
+    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
+    const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
+    // Whether some byte of `x` is zero (the classic test: exact where it says no).
+    let has_zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGHS != 0;
+    let mut chunks = b.chunks_exact(8);
+    for c in &mut chunks {
+        let x = u64::from_ne_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+        // A byte below 0x20 has none of the bits 0xe0; a byte of 0x80 and up
+        // (UTF-8's) has one, so it never counts as a control character here.
+        let control = has_zero(x & u64::from_ne_bytes([0xe0; 8]));
+        if control || has_zero(x ^ u64::from_ne_bytes([b'"'; 8])) || has_zero(x ^ u64::from_ne_bytes([b'\\'; 8])) {
+            return true;
+        }
+    }
+    chunks.remainder().iter().any(|&c| c < 0x20 || c == b'"' || c == b'\\')
+}
+
+/// Appends `,"key":` and `value` as a JSON string (`key` needs no escape).
+pub fn field(buf: &mut Vec<u8>, key: &str, value: &str) {
+    buf.extend_from_slice(b",\"");
+    buf.extend_from_slice(key.as_bytes());
+    buf.extend_from_slice(b"\":");
+    string(buf, value);
+}
+
+/// Appends `,"key":` and the string `head` then `tail` (one JSON string, as
+/// `field` would write their concatenation; `key` needs no escape).
+pub fn field_parts(buf: &mut Vec<u8>, key: &str, head: &str, tail: &str) {
+    if needs_escape(head.as_bytes()) || needs_escape(tail.as_bytes()) {
+        return field(buf, key, &format!("{head}{tail}"));
+    }
+    buf.extend_from_slice(b",\"");
+    buf.extend_from_slice(key.as_bytes());
+    buf.extend_from_slice(b"\":\"");
+    buf.extend_from_slice(head.as_bytes());
+    buf.extend_from_slice(tail.as_bytes());
+    buf.push(b'"');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strings_are_written_as_serde_json_writes_them() {
+        for s in [
+            "",
+            "plain `text` of a message",
+            "quote \" and backslash \\",
+            "controls \u{0} \u{1f} \t \n \r \u{8} \u{c} and \u{7f}",
+            "non-ASCII é ∑ 𝄞",
+            "a long message of more than eight bytes, \"quoted\" late",
+            "a long message of more than eight bytes, then a tab\t",
+            "ÿÿÿÿÿÿÿÿ\u{1}",
+            "\u{80}\u{a0}\u{e0}\u{ff}\u{1f}\u{20}abcdef",
+        ] {
+            let mut buf = Vec::new();
+            string(&mut buf, s);
+            assert_eq!(String::from_utf8(buf).unwrap(), serde_json::to_string(s).unwrap(), "{s:?}");
+            // In two parts, split anywhere, as one string.
+            for at in (0..=s.len()).filter(|&k| s.is_char_boundary(k)) {
+                let (mut whole, mut parts) = (Vec::new(), Vec::new());
+                field(&mut whole, "k", s);
+                field_parts(&mut parts, "k", &s[..at], &s[at..]);
+                assert_eq!(parts, whole, "{s:?} at {at}");
+            }
+        }
+        // Every byte value, at every place of an eight-byte word.
+        for byte in 0..=255u8 {
+            for at in 0..16 {
+                let mut b = vec![b'a'; 16];
+                b[at] = byte;
+                let want = b.iter().any(|&c| c < 0x20 || c == b'"' || c == b'\\');
+                assert_eq!(needs_escape(&b), want, "{byte:#x} at {at}");
+            }
+        }
+    }
+}

@@ -1,0 +1,318 @@
+//! Each syntax line's positions as bit masks (what qualifiers a position takes,
+//! plain and widened by each combinations table's columns), computed once per batch
+//! index, so that reading a qualifier chain ([`InstructionMasks::read_chain`]) tests
+//! bits where the definition (`judge::read_chain`) asks the group's sets and
+//! builds the tables' columns for every chain. The steps, their order and the
+//! placements are the definition's: the batch judge reads tens of thousands of
+//! distinct chains on the explorer's stream, and this is most of its cost there.
+
+use std::collections::BTreeSet;
+use std::sync::OnceLock;
+
+use ptxvec_spec::model::{Form, SyntaxGroup, Table, TableKind};
+use ptxvec_spec::{Instruction, Qualifier, Spec};
+
+use super::across;
+use super::judge::Unread;
+use super::defect::{Kind, fail};
+use super::rule_id::{QualifierRule, RuleId};
+use super::nearest::{line_defect, Line};
+use super::placement::{fit_admitting, in_order, Fit};
+use super::spelling::{Refusal, Spelling};
+
+/// A set of qualifiers, a bit each.
+type Bits = u64;
+
+// Every qualifier has a bit.
+const _: () = assert!(Qualifier::ALL.len() <= Bits::BITS as usize);
+
+/// `q`'s bit.
+fn bit(q: Qualifier) -> Bits {
+    1 << (q as u32)
+}
+
+/// The qualifiers of `qs` as one set.
+fn bits_of<'q>(qs: impl IntoIterator<Item = &'q Qualifier>) -> Bits {
+    qs.into_iter().fold(0, |m, &q| m | bit(q))
+}
+
+/// Every instruction's masks, in spec order.
+pub struct Masks<'s> {
+    instructions: Vec<InstructionMasks<'s>>,
+}
+
+impl<'s> Masks<'s> {
+    /// The masks of every instruction of `spec`.
+    pub fn new(spec: &'s Spec) -> Masks<'s> {
+        Masks {
+            instructions: spec.instructions.iter().map(|f| InstructionMasks::new(&f.instruction)).collect(),
+        }
+    }
+
+    /// The masks of `instruction`, one of the spec's.
+    pub fn of(&self, instruction: &Instruction) -> Option<&InstructionMasks<'s>> {
+        self.instructions.iter().find(|m| std::ptr::eq(m.instruction, instruction))
+    }
+}
+
+/// One instruction's syntax lines as masks.
+pub struct InstructionMasks<'s> {
+    instruction: &'s Instruction,
+    /// Every qualifier some position of some line takes.
+    vocabulary: Bits,
+    /// Its lines, in `Instruction::forms` order.
+    lines: Vec<LineMasks<'s>>,
+    /// Its combinations tables, in file order.
+    tables: Vec<TableMasks<'s>>,
+}
+
+/// One syntax line: per position, what it takes.
+struct LineMasks<'s> {
+    group: &'s SyntaxGroup,
+    form: &'s Form,
+    takes: Vec<Bits>,
+}
+
+/// A combinations table: the lines it constrains, their positions widened by its
+/// columns (`across::table_refusal`'s placement).
+struct TableMasks<'s> {
+    table: &'s Table,
+    /// Per line the table names (an index into `lines`, in `forms` order), what
+    /// each position takes once widened: a position that takes any qualifier of a
+    /// column takes every qualifier of it.
+    lines: Vec<(usize, Vec<Bits>)>,
+    /// `across::only_across`, asked only once a reading needs it (as the
+    /// definition asks it).
+    across: OnceLock<bool>,
+}
+
+impl<'s> InstructionMasks<'s> {
+    fn new(instruction: &'s Instruction) -> InstructionMasks<'s> {
+        let lines: Vec<LineMasks<'s>> = instruction
+            .forms()
+            .map(|(group, form)| LineMasks {
+                group,
+                form,
+                takes: form
+                    .syntax
+                    .slots
+                    .iter()
+                    .map(|slot| bits_of(Qualifier::ALL.iter().filter(|&&q| group.takes(slot, q))))
+                    .collect(),
+            })
+            .collect();
+        let tables = instruction
+            .tables
+            .iter()
+            .filter(|t| t.kind == TableKind::Combinations)
+            .map(|table| {
+                let columns: Vec<Bits> = across::columns(table).iter().map(|c: &BTreeSet<Qualifier>| bits_of(c)).collect();
+                let widened = |takes: Bits| {
+                    columns.iter().filter(|&&c| c & takes != 0).fold(takes, |m, &c| m | c)
+                };
+                TableMasks {
+                    table,
+                    lines: lines
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, l)| table.forms.contains(&l.form.id))
+                        .map(|(k, l)| (k, l.takes.iter().map(|&t| widened(t)).collect()))
+                        .collect(),
+                    across: OnceLock::new(),
+                }
+            })
+            .collect();
+        InstructionMasks {
+            instruction,
+            vocabulary: lines.iter().flat_map(|l| &l.takes).fold(0, |m, &t| m | t),
+            lines,
+            tables,
+        }
+    }
+
+    /// `judge::read_chain`: the spellings the qualifiers read as exactly (each
+    /// with whether the order is the document's), or why none does.
+    pub fn read_chain(&self, quals: &[Qualifier]) -> Result<Vec<(Spelling<'s>, bool)>, Unread<'s>> {
+        let instruction = self.instruction;
+        if let Some(q) = quals.iter().find(|&&q| self.vocabulary & bit(q) == 0) {
+            return Err(Unread::Fixed((
+                fail(
+                    Kind::Invalid,
+                    QualifierRule::NotAllowed,
+                    format!("`{q}` is not a qualifier of {}", instruction.instruction),
+                ),
+                None,
+            )));
+        }
+        let written = bits_of(quals);
+        // The plain placement on each line, kept for the nearest lines when no line
+        // reads the qualifiers exactly (the definition places them again).
+        let mut fits: Vec<Option<Fit>> = Vec::with_capacity(self.lines.len());
+        let mut exact = Vec::new();
+        for line in &self.lines {
+            if !line.could_read_exactly(quals.len(), written) {
+                fits.push(None);
+                continue;
+            }
+            let fit = placed_by(quals, &line.takes);
+            if fit.cost(line.form) == 0 {
+                exact.push((self.spelling(line, &fit, quals), in_order(&fit.placed)));
+            }
+            fits.push(Some(fit));
+        }
+        if !exact.is_empty() {
+            return Ok(exact);
+        }
+        if let Some(d) = self.table_refusal(quals) {
+            return Err(d);
+        }
+        if let Some(rule) = across::forbidden(instruction, quals) {
+            let reason = match &rule.effect {
+                ptxvec_spec::model::Effect::Forbid(r) => r.clone(),
+                _ => String::new(),
+            };
+            return Err(Unread::Fixed((fail(Kind::Invalid, RuleId::Spec(rule.id.clone()), reason), None)));
+        }
+        // `nearest::nearest_by_qualifiers`: the lines with the fewest qualifier
+        // defects, then the fewest qualifiers left over, in spec order.
+        let all: Vec<Line<'s>> = self
+            .lines
+            .iter()
+            .zip(fits)
+            .map(|(line, fit)| Line {
+                group: line.group,
+                form: line.form,
+                fit: fit.unwrap_or_else(|| placed_by(quals, &line.takes)),
+            })
+            .collect();
+        let key = |l: &Line<'_>| (l.fit.cost(l.form), l.fit.unplaced.len());
+        let best = all.iter().map(key).min();
+        Err(Unread::Nearest(
+            all.into_iter()
+                .filter(|l| Some(key(l)) == best)
+                .map(|line| {
+                    let d = line_defect(&line, quals);
+                    (line, d)
+                })
+                .collect(),
+        ))
+    }
+
+    /// `across::table_refusal`'s defect, as `judge::read_chain` words it.
+    fn table_refusal(&self, quals: &[Qualifier]) -> Option<Unread<'s>> {
+        for t in &self.tables {
+            for (k, widened) in &t.lines {
+                let line = &self.lines[*k];
+                let placement = placed_by(quals, widened);
+                if placement.cost(line.form) != 0 {
+                    continue;
+                }
+                let s = self.spelling(line, &placement, quals);
+                if s.refusal() == Some(Refusal::Table(&t.table.id))
+                    && *t.across.get_or_init(|| across::only_across(self.instruction, t.table))
+                {
+                    return Some(Unread::Fixed((
+                        fail(
+                            Kind::Invalid,
+                            RuleId::Table(t.table.id.clone()),
+                            format!("`{}` is not among the combinations of table `{}`", s.chain(), t.table.id),
+                        ),
+                        Some(s.form.id.clone()),
+                    )));
+                }
+            }
+        }
+        None
+    }
+
+    /// The spelling a placement on `line` makes.
+    fn spelling(&self, line: &LineMasks<'s>, fit: &Fit, quals: &[Qualifier]) -> Spelling<'s> {
+        Spelling {
+            instruction: self.instruction,
+            group: line.group,
+            form: line.form,
+            slots: fit.placed.iter().map(|p| p.map(|i| quals[i])).collect(),
+        }
+    }
+}
+
+impl LineMasks<'_> {
+    /// `judge::could_read_exactly` for `count` qualifiers that make the set
+    /// `written`: as many positions at least, a position for each qualifier, and a
+    /// qualifier for each position the line always fills.
+    fn could_read_exactly(&self, count: usize, written: Bits) -> bool {
+        let slots = &self.form.syntax.slots;
+        let taken = self.takes.iter().fold(0, |m, &t| m | t);
+        count <= slots.len()
+            && written & !taken == 0
+            && slots.iter().zip(&self.takes).all(|(s, &t)| s.optional || t & written != 0)
+    }
+}
+
+/// `placement::fit` onto positions that take `takes`.
+fn placed_by(quals: &[Qualifier], takes: &[Bits]) -> Fit {
+    fit_admitting(quals, takes.len(), |k, q| takes[k] & bit(q) != 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::repo_spec as spec;
+
+    /// The readings equal the definition's on every case's qualifiers and on
+    /// seeded random lists over each instruction's vocabulary (repeats, any order,
+    /// words of other instructions).
+    #[test]
+    fn chains_read_as_the_definition_reads_them() {
+        let spec = spec();
+        let masks = Masks::new(&spec);
+        let every: Vec<Qualifier> = Qualifier::ALL.to_vec();
+        let mut checked = 0;
+        for f in &spec.instructions {
+            let instruction = &f.instruction;
+            let m = masks.of(instruction).unwrap();
+            let skip = instruction.mnemonic.spelling().split('.').count();
+            let mut lists: Vec<Vec<Qualifier>> = crate::syntax::vectors::cases(&spec, instruction)
+                .iter()
+                .filter_map(|c| crate::syntax::text::tokenize(&c.text).ok())
+                .filter_map(|t| t.words.get(skip..)?.iter().map(|w| format!(".{w}").parse().ok()).collect())
+                .collect();
+            let vocabulary: Vec<Qualifier> = instruction.forms().flat_map(|(g, f)| f.possible_qualifiers(g)).collect();
+            let mut rng = <rand_chacha::ChaCha8Rng as rand::SeedableRng>::seed_from_u64(22);
+            for _ in 0..3000 {
+                let len = rand::Rng::random_range(&mut rng, 0..=7);
+                let pick = |rng: &mut rand_chacha::ChaCha8Rng| {
+                    if rand::Rng::random_range(rng, 0..20) == 0 {
+                        every[rand::Rng::random_range(rng, 0..every.len())]
+                    } else {
+                        vocabulary[rand::Rng::random_range(rng, 0..vocabulary.len())]
+                    }
+                };
+                lists.push((0..len).map(|_| pick(&mut rng)).collect());
+            }
+            for quals in &lists {
+                let want = crate::syntax::judge::read_chain(instruction, quals);
+                let got = m.read_chain(quals);
+                assert_eq!(described(&got), described(&want), "{quals:?} of {}", instruction.instruction);
+                checked += 1;
+            }
+        }
+        assert!(checked > 10_000, "{checked}");
+    }
+
+    /// A reading as text, for comparison: every spelling and its order, or the
+    /// defect and the nearest lines with their placements.
+    fn described(r: &Result<Vec<(Spelling<'_>, bool)>, Unread<'_>>) -> String {
+        match r {
+            Ok(readings) => readings
+                .iter()
+                .map(|(s, o)| format!("{} {:?} {o}; ", s.form.id, s.slots))
+                .collect(),
+            Err(Unread::Fixed((d, form))) => format!("fixed {d:?} {form:?}"),
+            Err(Unread::Nearest(lines)) => lines
+                .iter()
+                .map(|(l, d)| format!("{} {:?} {:?} {d:?}; ", l.form.id, l.fit.placed, l.fit.unplaced))
+                .collect(),
+        }
+    }
+}
