@@ -35,30 +35,24 @@ use crate::device::silicon::header::{render_list, Evidence, Header};
 pub const FILE: &str = "nan-probe.json";
 /// Its `format`.
 pub const FORMAT: &str = "ptxvec-silicon-nan-probe/1";
-/// The variants probed, f64 then f32, each `red` in both operand paths.
-pub const VARIANTS: [&str; 6] = [
-    "red.shared.add.f64",
-    "red.global.add.f64",
-    "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f64",
-    "red.shared.add.f32",
-    "red.global.add.f32",
-    "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32",
+/// The variants probed, f64 then f32, each with the modules it runs in: `red`
+/// with its operand as loaded and relaid; the bulk reduce, whose operand never
+/// sits in a register, as loaded.
+const PLAN: [(&str, &[Shape]); 6] = [
+    ("red.shared.add.f64", &[Shape::NanLoaded, Shape::NanRelaid]),
+    ("red.global.add.f64", &[Shape::NanLoaded, Shape::NanRelaid]),
+    ("cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f64", &[Shape::NanLoaded]),
+    ("red.shared.add.f32", &[Shape::NanLoaded, Shape::NanRelaid]),
+    ("red.global.add.f32", &[Shape::NanLoaded, Shape::NanRelaid]),
+    ("cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32", &[Shape::NanLoaded]),
 ];
 
-/// Each variant with the modules it runs in: `red` with its operand as loaded and
-/// relaid; the bulk reduce, whose operand never sits in a register, as loaded.
+/// The variants probed, in the probe's order.
+pub const VARIANTS: [&str; 6] = [PLAN[0].0, PLAN[1].0, PLAN[2].0, PLAN[3].0, PLAN[4].0, PLAN[5].0];
+
+/// Each variant with the modules it runs in ([`PLAN`]).
 pub fn plan() -> Vec<(&'static str, Vec<Shape>)> {
-    VARIANTS
-        .iter()
-        .map(|&id| {
-            let shapes = if id.starts_with("red.") {
-                vec![Shape::NanLoaded, Shape::NanRelaid]
-            } else {
-                vec![Shape::NanLoaded]
-            };
-            (id, shapes)
-        })
-        .collect()
+    PLAN.iter().map(|(id, shapes)| (*id, shapes.to_vec())).collect()
 }
 
 /// The 16 NaNs of `fmt`: quiet with payload zero, one, the top bit and all ones;
