@@ -233,11 +233,10 @@ fn answer_fast(index: &Index<'_>, args: &Args, order: Order, bytes: &[u8], buf: 
     if req.id.is_some_and(|id| !written_as_serde_json_writes(id)) {
         return false;
     }
-    let Ok((ptx, target)) = context::module(
-        index.spec(),
-        req.ptx.or(args.ptx.as_deref()),
-        req.target.or(args.target.as_deref()),
-    ) else {
+    let (ptx, target) = (req.ptx.or(args.ptx.as_deref()), req.target.or(args.target.as_deref()));
+    // Most lines write a module by its canonical words: looked up, not parsed.
+    let listed = ptx.zip(target).and_then(|(p, t)| index.listed_module(p, t));
+    let Some((ptx, target)) = listed.or_else(|| context::module(index.spec(), ptx, target).ok()) else {
         return false;
     };
     let line = Line {

@@ -254,6 +254,39 @@ pub struct Index<'s> {
     met: Mutex<ByChain<Arc<Chain<'s>>>>,
     /// The spec's syntax lines as bit masks, made when the first chain is read.
     masks: OnceLock<Masks<'s>>,
+    /// The module words the target model lists, made when first asked.
+    modules: OnceLock<ModuleWords>,
+}
+
+/// Every PTX ISA version and target the target model lists, by the word that
+/// names it (`8.6`, `sm_100a`: as it is written, and read back to itself).
+#[derive(Default)]
+struct ModuleWords {
+    versions: ByChain<PtxVersion>,
+    targets: ByChain<Target>,
+}
+
+impl ModuleWords {
+    fn new(spec: &Spec) -> ModuleWords {
+        let model = &spec.targets;
+        ModuleWords {
+            versions: model
+                .ptx_versions
+                .values
+                .iter()
+                .map(|v| (v.to_string(), *v))
+                .filter(|(w, v)| w.parse::<PtxVersion>().ok() == Some(*v))
+                .map(|(w, v)| (w.into_boxed_str(), v))
+                .collect(),
+            targets: model
+                .targets
+                .iter()
+                .map(|t| (t.name.to_string(), t.name))
+                .filter(|(w, t)| w.parse::<Target>().ok() == Some(*t))
+                .map(|(w, t)| (w.into_boxed_str(), t))
+                .collect(),
+        }
+    }
 }
 
 impl<'s> Index<'s> {
@@ -264,7 +297,17 @@ impl<'s> Index<'s> {
             chains: HashMap::default(),
             met: Mutex::default(),
             masks: OnceLock::new(),
+            modules: OnceLock::new(),
         }
+    }
+
+    /// The module of `.version ptx` and `.target target` where the target model
+    /// lists both under these very words: what parsing them and looking them up in
+    /// the model gives (`context::module`), without either. `None` for any
+    /// other words, which the caller parses.
+    pub fn listed_module(&self, ptx: &str, target: &str) -> Option<(PtxVersion, Target)> {
+        let words = self.modules.get_or_init(|| ModuleWords::new(self.spec));
+        Some((*words.versions.get(ptx)?, *words.targets.get(target)?))
     }
 
     /// Reads `chain` ([`Chain::read`]).
@@ -689,6 +732,23 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    #[test]
+    fn listed_modules_are_what_their_words_parse_to() {
+        let spec = spec();
+        let index = Index::new(&spec);
+        for v in &spec.targets.ptx_versions.values {
+            for t in &spec.targets.targets {
+                let (pw, tw) = (v.to_string(), t.name.to_string());
+                let parsed = crate::syntax::context::module(&spec, Some(&pw), Some(&tw)).ok();
+                assert_eq!(index.listed_module(&pw, &tw), parsed, "{pw} {tw}");
+            }
+        }
+        // Other words are parsed by the caller.
+        for (p, t) in [("8.60", "sm_90"), (" 8.6", "sm_90"), ("8.6", "sm_999"), ("8.6", "SM_90"), ("", "")] {
+            assert_eq!(index.listed_module(p, t), None, "{p:?} {t:?}");
         }
     }
 
