@@ -114,9 +114,7 @@ fn code_only(text: &str) -> String {
                 }
                 j += 1;
             }
-            for k in i..j.min(b.len()) {
-                out.push(blank(b[k]));
-            }
+            out.extend(b[i..j.min(b.len())].iter().map(|&c| blank(c)));
             i = j;
         } else if c == '"' {
             out.push(' ');

@@ -501,6 +501,9 @@ impl<'s> Index<'s> {
     /// The tokens [`Index::verdict`] judges, or the verdict when the steps before the
     /// chain's reading decide it: the definition's (`judge::judge`), which names
     /// their defects in its order.
+    // The verdict is returned whole, not boxed: it is built once per line that
+    // takes this way out, and boxing would add an allocation to each.
+    #[allow(clippy::result_large_err)]
     pub fn parsed<'t, 'a>(
         &self,
         text: &str,

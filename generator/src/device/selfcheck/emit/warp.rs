@@ -145,13 +145,13 @@ pub(super) fn body(c: &mut Code, s: &Suite, check: Option<&ExpectData>) {
         // The record's flag bit 1 picks the spelling with a negated predicate source.
         c.ins("and.b32 %r7, %r4, 2");
         c.branch_if("ne.u32", "%p3", "%r7", 0, "NEGATED");
-        c.ins(&operands(false));
+        c.ins(operands(false));
         c.jump("JOINED");
         c.label("NEGATED");
-        c.ins(&operands(true));
+        c.ins(operands(true));
         c.label("JOINED");
     } else {
-        c.ins(&operands(false));
+        c.ins(operands(false));
     }
     for r in &registers {
         if let Some(m) = r.after {
