@@ -2,7 +2,7 @@
 //! states its input, the exit code and the message; the messages are insta
 //! snapshots named after the case, with temporary paths shown as `<tmp>`.
 
-use std::io::{Read, Write};
+use std::io::Read;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -12,22 +12,7 @@ use crate::support::{assert_exit, ptxvec, repo_root, stderr, stdout};
 
 /// Runs ptxvec with `args`, stdin from `input`, stdout and stderr captured.
 fn run(args: &[&str], input: &[u8]) -> Output {
-    let mut child = ptxvec()
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let input = input.to_vec();
-    // Written from a thread: a large input must not block against a full stdout pipe.
-    let writer = std::thread::spawn(move || {
-        let _ = stdin.write_all(&input);
-    });
-    let out = child.wait_with_output().unwrap();
-    writer.join().unwrap();
-    out
+    crate::support::run_with_stdin(args, input)
 }
 
 /// Runs ptxvec with stdout on /dev/full: every write fails with ENOSPC.

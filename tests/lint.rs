@@ -2,9 +2,8 @@
 //! input errors; and, under `cfg(ptxas)`, its verdict on whole modules against
 //! ptxas's exit status.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 
 use crate::support::{repo_root, text};
 
@@ -12,18 +11,8 @@ const FIXTURES: &str = "tests/fixtures/lint";
 
 /// `ptxvec lint ARGS`, from the repository root, with `stdin` on its stdin.
 fn lint(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = crate::support::ptxvec()
-        .arg("lint")
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut input = child.stdin.take().unwrap();
-    input.write_all(stdin).unwrap();
-    drop(input);
-    child.wait_with_output().unwrap()
+    let all: Vec<&str> = std::iter::once("lint").chain(args.iter().copied()).collect();
+    crate::support::run_with_stdin(&all, stdin)
 }
 
 /// A module of one entry whose body holds `body`.

@@ -36,6 +36,28 @@ pub fn ptxvec() -> Command {
     c
 }
 
+/// The binary run with `args`, `input` on its stdin, stdout and stderr captured.
+pub fn run_with_stdin(args: &[&str], input: &[u8]) -> Output {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut child = ptxvec()
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.to_vec();
+    // Written from a thread: a large input must not block against a full stdout pipe.
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(&input);
+    });
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    out
+}
+
 /// Bytes as text (lossily: a test's message must print whatever came).
 pub fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()

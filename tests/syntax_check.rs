@@ -2,8 +2,6 @@
 //! included. Expected verdicts come from the seeds' words (and, for the wrong
 //! examples, the ledger entry that cites ptxas), never from our own output.
 
-use std::io::Write;
-use std::process::{Command, Stdio};
 
 use ptxvec_generator::syntax::judge::{judge, Order};
 use ptxvec_spec::Spec;
@@ -105,18 +103,10 @@ fn strict_mode_holds_the_document_order() {
 }
 
 fn ptxvec(args: &[&str], stdin: &str) -> (i32, String, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_ptxvec"))
-        .arg("--spec")
-        .arg(spec_root())
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
-    let out = child.wait_with_output().unwrap();
-    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into(), String::from_utf8_lossy(&out.stderr).into())
+    let spec = spec_root().display().to_string();
+    let all: Vec<&str> = ["--spec", spec.as_str()].into_iter().chain(args.iter().copied()).collect();
+    let out = crate::support::run_with_stdin(&all, stdin.as_bytes());
+    (out.status.code().unwrap_or(-1), crate::support::stdout(&out), crate::support::stderr(&out))
 }
 
 #[test]

@@ -105,8 +105,8 @@ impl Family for Reduction {
     }
 
     fn execution(self, s: &Spelling<'_>) -> Execution {
-        let quals = s.qualifiers();
-        let space = quals.iter().copied().find(|q| q.kind() == QualKind::Space);
+        let q = Quals::of(s);
+        let space = q.first(QualKind::Space);
         Execution::Memory {
             // cp.reduce.async.bulk writes `.dst` before `.src`: the first space is
             // where it reduces.
@@ -121,16 +121,15 @@ impl Family for Reduction {
             width: self.element.bits(),
             lanes: u32::from(self.lanes.max(1)),
             packed: self.packed,
-            vector: quals.iter().any(|q| q.kind() == QualKind::Vector),
+            vector: q.first(QualKind::Vector).is_some(),
         }
     }
 
     fn choices(self, s: &Spelling<'_>) -> Vec<String> {
         let mut out = Vec::new();
-        let quals = s.qualifiers();
-        let named_space = quals.iter().any(|q| q.kind() == QualKind::Space);
-        if self.engine == Engine::Red && !named_space {
-            let vector = quals.iter().any(|q| q.kind() == QualKind::Vector);
+        let q = Quals::of(s);
+        if self.engine == Engine::Red && q.first(QualKind::Space).is_none() {
+            let vector = q.first(QualKind::Vector).is_some();
             out.push(if vector {
                 "window: the generic address points into global memory (PTX ISA 9.7.13.6: a vector red \"may be used only with .global space and with generic addressing where the address points to .global space\")".to_owned()
             } else {
@@ -140,7 +139,7 @@ impl Family for Reduction {
         if self.engine == Engine::BulkReduce {
             out.push("size: the bytes of `mem` (elements × element width / 8), which the document requires to be a multiple of 16, with both addresses 16-byte aligned".to_owned());
             out.push("&operand: a buffer in the CTA's shared memory holding `inputs.operand`, written by generic stores and made visible with fence.proxy.async before the instruction".to_owned());
-            if quals.contains(&Qualifier::MbarrierCompleteTxBytes) {
+            if q.has(Qualifier::MbarrierCompleteTxBytes) {
                 out.push("mbar: an mbarrier in the destination CTA's shared memory, initialized and armed with `expect_tx` for `size` bytes; the reduction completes on it".to_owned());
             } else {
                 out.push(

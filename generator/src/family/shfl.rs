@@ -31,12 +31,10 @@ impl Family for Shfl {
             Some(Qualifier::Idx) => ShflMode::Idx,
             _ => return Err(q.missing("shfl mode")),
         };
-        let members = if s.form.syntax.mnemonic == ptxvec_spec::Mnemonic::Shfl {
-            Members::Active
-        } else {
-            Members::Membermask
-        };
-        Ok(Shfl { mode, members })
+        Ok(Shfl {
+            mode,
+            members: Members::of(s, ptxvec_spec::Mnemonic::Shfl),
+        })
     }
 
     fn shape(self) -> Shape {

@@ -39,12 +39,10 @@ impl Family for Vote {
             Some(Qualifier::Ballot) => Poll::Ballot,
             _ => return Err(q.missing("vote mode")),
         };
-        let members = if s.form.syntax.mnemonic == ptxvec_spec::Mnemonic::Vote {
-            Members::Active
-        } else {
-            Members::Membermask
-        };
-        Ok(Vote { poll, members })
+        Ok(Vote {
+            poll,
+            members: Members::of(s, ptxvec_spec::Mnemonic::Vote),
+        })
     }
 
     fn shape(self) -> Shape {

@@ -91,9 +91,16 @@ pub enum OperandRule {
     Sink,
 }
 
-/// The names of a closed set of rule kinds, each with its word.
+/// The names of a closed set of rule kinds, each with its word, and the rule id
+/// of each (the `RuleId` arm that holds the set).
 macro_rules! named {
-    ($ty:ident { $($v:ident = $s:literal),* $(,)? }) => {
+    ($ty:ident in $arm:ident { $($v:ident = $s:literal),* $(,)? }) => {
+        impl From<$ty> for RuleId {
+            fn from(r: $ty) -> RuleId {
+                RuleId::$arm(r)
+            }
+        }
+
         impl $ty {
             /// Every one, in order.
             pub const ALL: &'static [$ty] = &[$($ty::$v),*];
@@ -110,13 +117,13 @@ macro_rules! named {
     };
 }
 
-named!(SyntaxRule {
+named!(SyntaxRule in Syntax {
     Parse = "parse",
     Semicolon = "semicolon",
     Mnemonic = "mnemonic",
     UnknownQualifier = "unknown_qualifier",
 });
-named!(QualifierRule {
+named!(QualifierRule in Qualifier {
     Duplicate = "duplicate",
     Extra = "extra",
     Missing = "missing",
@@ -124,8 +131,8 @@ named!(QualifierRule {
     Order = "order",
     Required = "required",
 });
-named!(ModuleRule { Target = "target" });
-named!(OperandRule {
+named!(ModuleRule in Module { Target = "target" });
+named!(OperandRule in Operand {
     Address = "address",
     AddressSize = "address_size",
     Class = "class",
@@ -189,30 +196,6 @@ impl fmt::Display for RuleId {
         let (namespace, name) = self.parts();
         f.write_str(namespace)?;
         f.write_str(name)
-    }
-}
-
-impl From<SyntaxRule> for RuleId {
-    fn from(r: SyntaxRule) -> RuleId {
-        RuleId::Syntax(r)
-    }
-}
-
-impl From<QualifierRule> for RuleId {
-    fn from(r: QualifierRule) -> RuleId {
-        RuleId::Qualifier(r)
-    }
-}
-
-impl From<ModuleRule> for RuleId {
-    fn from(r: ModuleRule) -> RuleId {
-        RuleId::Module(r)
-    }
-}
-
-impl From<OperandRule> for RuleId {
-    fn from(r: OperandRule) -> RuleId {
-        RuleId::Operand(r)
     }
 }
 

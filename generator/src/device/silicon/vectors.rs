@@ -17,7 +17,7 @@ use ptxvec_spec::Spec;
 
 use super::args::RunnerArgs;
 use super::child::{hex, unhex};
-use super::device::Device;
+use super::device::{Device, DeviceInfo};
 use crate::error::{Context, Error, Outcome, Result};
 use crate::io::output::note;
 use crate::record::{Bits, Out};
@@ -67,6 +67,13 @@ pub fn find(spec: &Spec, vectors: &Path, id: &str) -> Result<Suite> {
         ))
     })?;
     selfcheck::load(spec, entry, vectors)
+}
+
+/// The `(.version, .target)` of the module that runs suite `id` on the device
+/// `info` describes; a usage error where none does.
+pub fn module_on(s: &Suite, info: &DeviceInfo, id: &str) -> Result<(String, String)> {
+    s.module_for(info.cc)
+        .ok_or_else(|| Error::Usage(format!("{id}: not for this device")))
 }
 
 /// What `ptxvec emit-ptx --variant ID` writes.
@@ -277,10 +284,7 @@ fn child(args: &Args, spec: &Spec, id: &str, out: &mut dyn Write) -> Result<Outc
     let buffers = (|| -> Result<Buffers> {
         let s = find(spec, &args.select.vectors, id)?.in_window(args.window)?;
         let dev = Device::open()?;
-        let info = dev.info()?;
-        let (p, t) = s
-            .module_for(info.cc)
-            .ok_or_else(|| Error::Usage(format!("{id}: not for this device")))?;
+        let (p, t) = module_on(&s, &dev.info()?, id)?;
         let l = s.launch();
         let raw_module = match &args.module_file {
             Some(f) => std::fs::read_to_string(f).map_err(|e| Error::io(f, e))?,

@@ -267,10 +267,7 @@ fn child(args: &Args, spec: &Spec, id: &str, shape: Shape, out: &mut dyn Write) 
     let attempt = (|| -> Result<Attempt> {
         let s = shape.suite(spec, &args.vectors, id)?;
         let dev = Device::open()?;
-        let info = dev.info()?;
-        let (p, t) = s
-            .module_for(info.cc)
-            .ok_or_else(|| Error::Usage(format!("{id}: not for this device")))?;
+        let (p, t) = super::vectors::module_on(&s, &dev.info()?, id)?;
         let l = s.launch();
         let v = shape.variation();
         let raw_module = module_varied(&s, &p, &t, Entries::Raw, v);
