@@ -70,8 +70,8 @@ qualifiers! {
     Dec = ".dec", Op;
     Min = ".min", Op;
     Max = ".max", Op;
-    // Spellings below only ever appear in illegal variants and in the doc's wrong
-    // examples; they are known so that such text is "invalid", not "malformed".
+    // atom's compare-and-swap and exchange (red and cp.reduce.async.bulk know them
+    // only in illegal variants).
     Cas = ".cas", Op;
     Exch = ".exch", Op;
 
@@ -90,6 +90,7 @@ qualifiers! {
     Bf16x2 = ".bf16x2", Type;
     F32 = ".f32", Type;
     F64 = ".f64", Type;
+    B128 = ".b128", Type;
     Pred = ".pred", Type;
 
     Global = ".global", Space;
@@ -144,7 +145,8 @@ impl Qualifier {
         }
     }
 
-    /// The width in bits of a type qualifier's value (`.f16x2` → 32, `.pred` → 1).
+    /// The width in bits of a type qualifier's value (`.f16x2` → 32, `.pred` → 1,
+    /// `.b128` → 128).
     pub const fn type_bits(self) -> Option<u32> {
         use Qualifier::*;
         match self {
@@ -152,6 +154,7 @@ impl Qualifier {
             B16 | U16 | S16 | F16 | Bf16 => Some(16),
             B32 | U32 | S32 | F32 | F16x2 | Bf16x2 => Some(32),
             B64 | U64 | S64 | F64 => Some(64),
+            B128 => Some(128),
             _ => None,
         }
     }

@@ -10,7 +10,7 @@ use std::fmt;
 
 use crate::qualifier::{QualMask, Qualifier};
 
-/// The mnemonics of the seven instructions: what a syntax line starts with.
+/// The mnemonics of the covered instructions: what a syntax line starts with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Mnemonic {
     /// `red`
@@ -32,6 +32,8 @@ pub enum Mnemonic {
     Vote,
     /// `shfl` without `.sync` (as `vote`)
     Shfl,
+    /// `atom`
+    Atom,
 }
 
 impl Mnemonic {
@@ -46,6 +48,7 @@ impl Mnemonic {
         Mnemonic::CpReduceAsyncBulk,
         Mnemonic::Vote,
         Mnemonic::Shfl,
+        Mnemonic::Atom,
     ];
 
     /// The PTX spelling.
@@ -60,6 +63,7 @@ impl Mnemonic {
             Mnemonic::CpReduceAsyncBulk => "cp.reduce.async.bulk",
             Mnemonic::Vote => "vote",
             Mnemonic::Shfl => "shfl",
+            Mnemonic::Atom => "atom",
         }
     }
 
@@ -107,7 +111,7 @@ impl<'de> serde::Deserialize<'de> for Mnemonic {
         let s = String::deserialize(d)?;
         Mnemonic::ALL.iter().copied().find(|m| m.spelling() == s).ok_or_else(|| {
             serde::de::Error::custom(format_args!(
-                "unknown mnemonic `{s}` (expected one of red, redux.sync, vote.sync, shfl.sync, match, activemask, cp.reduce.async.bulk, vote, shfl)"
+                "unknown mnemonic `{s}` (expected one of red, redux.sync, vote.sync, shfl.sync, match, activemask, cp.reduce.async.bulk, vote, shfl, atom)"
             ))
         })
     }
@@ -216,7 +220,8 @@ impl Template {
         };
         let mnemonic = Mnemonic::prefix_of(text).ok_or_else(|| {
             err(
-                "expected one of the covered mnemonics (red, redux.sync, ..., vote, shfl)".into(),
+                "expected one of the covered mnemonics (red, redux.sync, ..., vote, shfl, atom)"
+                    .into(),
                 0,
             )
         })?;
@@ -506,6 +511,11 @@ mod tests {
         );
         assert_eq!(Mnemonic::prefix_of("red.add"), Some(Mnemonic::Red));
         assert_eq!(Mnemonic::prefix_of("reduce"), None);
+        assert_eq!(
+            Mnemonic::prefix_of("atom.global.cas.b128"),
+            Some(Mnemonic::Atom)
+        );
+        assert_eq!(Mnemonic::prefix_of("atomic"), None);
         assert_eq!(Mnemonic::ReduxSync.opcode(), "redux");
         assert_eq!(Mnemonic::Match.opcode(), "match");
         assert_eq!(Mnemonic::CpReduceAsyncBulk.opcode(), "cp.reduce.async.bulk");
