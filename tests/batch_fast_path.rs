@@ -22,7 +22,7 @@ fn vector_files(kind: &str) -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+        .filter(|p| ptxvec_generator::io::gz::is_jsonl(p))
         .collect();
     files.sort();
     assert!(!files.is_empty(), "no vectors in {}", dir.display());
@@ -161,7 +161,7 @@ fn eval_fast_path_answers_as_eval_record() {
     let spec = Spec::load(&spec_root()).unwrap();
     let mut lines: Vec<Vec<u8>> = Vec::new();
     for file in vector_files("semantic") {
-        for line in std::fs::read_to_string(&file).unwrap().lines() {
+        for line in crate::support::vector_text(&file).lines() {
             // As committed (its `expect` replaced by eval's), without `expect`, and
             // without `requires` (then judged in the lowest modules its spelling needs).
             lines.push(line.as_bytes().to_vec());

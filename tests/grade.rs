@@ -312,7 +312,7 @@ fn evaluated() -> &'static Vec<Record> {
             .collect();
         files.sort();
         for f in files {
-            all.push_str(&std::fs::read_to_string(f).unwrap());
+            all.push_str(&crate::support::vector_text(f));
         }
         let input = dir.path().join("all.jsonl");
         std::fs::write(&input, all).unwrap();
@@ -847,8 +847,7 @@ fn results_that_grade_nothing_fail() {
     let empty = write(dir.path(), "empty.jsonl", &[]);
     // Every case (record) of activemask, each skipped.
     let skip_all = |file: &str| -> Vec<String> {
-        std::fs::read_to_string(repo_root().join(file))
-            .unwrap()
+        crate::support::vector_text(repo_root().join(file))
             .lines()
             .map(|l| {
                 let id = serde_json::from_str::<Value>(l).unwrap()["id"].clone();
@@ -859,7 +858,7 @@ fn results_that_grade_nothing_fail() {
     let skips = write(
         dir.path(),
         "skips.jsonl",
-        &skip_all("vectors/semantic/activemask.b32.jsonl"),
+        &skip_all("vectors/semantic/activemask.b32.jsonl.gz"),
     );
     let syntax_skips = write(
         dir.path(),
@@ -940,11 +939,7 @@ fn raw_buffers_are_judged_with_the_same_evaluator() {
     let mut written = 0;
     for id in ["red.add.f32", "shfl.sync.idx.b32"] {
         let entry = index.iter().find(|e| e.variant == id).unwrap();
-        let stem = Path::new(&entry.file)
-            .file_stem()
-            .unwrap()
-            .to_str()
-            .unwrap();
+        let stem = &ptxvec_generator::record::index::stem(&entry.variant);
         let suite = selfcheck::load(&spec, entry, &vectors).unwrap();
         let mut windows = vec![None];
         windows.extend(suite.windows().into_iter().map(Some));
@@ -1097,8 +1092,7 @@ fn reports_are_deterministic_and_complete() {
     // them, a syntax case's module as the case's `ptx` and `target`.
     let index = selfcheck::index(&repo_root().join("vectors")).unwrap();
     let vector_line = |file: PathBuf, id: &str| -> Value {
-        std::fs::read_to_string(file)
-            .unwrap()
+        crate::support::vector_text(file)
             .lines()
             .map(|l| serde_json::from_str::<Value>(l).unwrap())
             .find(|v| v["id"] == id)
@@ -1180,11 +1174,10 @@ fn reports_are_deterministic_and_complete() {
     // table of its own, worked out from the record's inputs as the vector file
     // writes them (a member that does not execute has exited).
     let vote = &evaluated()[vote_lane_31_idle()];
-    let file = std::fs::read_to_string(repo_root().join(format!(
-        "vectors/semantic/{}.jsonl",
+    let file = crate::support::vector_text(repo_root().join(format!(
+        "vectors/semantic/{}.jsonl.gz",
         vote.id.split('#').next().unwrap()
-    )))
-    .unwrap();
+    )));
     let line: Value = file
         .lines()
         .map(|l| serde_json::from_str::<Value>(l).unwrap())

@@ -21,6 +21,16 @@ fn vectors_dir() -> PathBuf {
     spec_root().join("../vectors")
 }
 
+/// A vector file's text from its bytes (gunzipped where it is named `*.gz`).
+fn text_of(name: &str, bytes: &[u8]) -> String {
+    let bytes = if name.ends_with(".gz") {
+        ptxvec_generator::io::gz::decompress(name, bytes, 1 << 30).unwrap()
+    } else {
+        bytes.to_vec()
+    };
+    String::from_utf8(bytes).unwrap()
+}
+
 fn all_files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
     let mut out = BTreeMap::new();
     let index = dir.join("index.json");
@@ -77,14 +87,17 @@ fn integer_reductions_agree_with_native_arithmetic() {
     let mut n = 0;
     for (name, bytes) in all_files(&vectors_dir())
         .iter()
-        .filter(|(k, _)| k.starts_with("semantic/red.") || k.starts_with("semantic/cp.reduce."))
+        .filter(|(k, _)| {
+            ["semantic/red.", "semantic/cp.reduce.", "semantic/atom."].iter().any(|p| k.starts_with(p))
+        })
     {
         let stem = name
             .trim_start_matches("semantic/")
-            .trim_end_matches(".jsonl");
+            .trim_end_matches(".jsonl.gz");
         let quals: Vec<&str> = stem.split('.').collect();
         let (op, ty) = (quals[quals.len() - 2], quals[quals.len() - 1]);
         let (bits, signed) = match ty {
+            "b16" => (16, false),
             "u32" | "b32" => (32, false),
             "s32" => (32, true),
             "u64" | "b64" => (64, false),
@@ -103,6 +116,7 @@ fn integer_reductions_agree_with_native_arithmetic() {
         let apply = |a: u64, b: u64| -> u64 {
             let r = match op {
                 "add" => a.wrapping_add(b),
+                "exch" => b,
                 "and" => a & b,
                 "or" => a | b,
                 "xor" => a ^ b,
@@ -126,18 +140,25 @@ fn integer_reductions_agree_with_native_arithmetic() {
             };
             r & mask
         };
-        for (i, line) in String::from_utf8_lossy(bytes).lines().enumerate() {
+        for (i, line) in text_of(name, bytes).lines().enumerate() {
             let r: Value = serde_json::from_str(line).unwrap();
             let ins = &r["inputs"];
             let mem = hex(&ins["mem"][0]);
-            let want = match ins.get("operands") {
-                Some(ops) => ops
+            let want = match (ins.get("operands"), ins.get("swap")) {
+                (Some(ops), _) => ops
                     .as_array()
                     .unwrap()
                     .iter()
                     .fold(mem, |a, b| apply(a, hex(&b[0]))),
-                None => apply(mem, hex(&ins["operand"][0])),
+                // cas(r,s,t) = (r == s) ? t : r
+                (None, Some(swap)) if mem == hex(&ins["operand"][0]) => hex(&swap[0]),
+                (None, Some(_)) => mem,
+                (None, None) => apply(mem, hex(&ins["operand"][0])),
             };
+            // atom returns the memory it found.
+            if let Some(d) = r["expect"]["ptx-isa"].get("d") {
+                assert_eq!(hex(&d[0]), mem, "{name}:{}: d", i + 1);
+            }
             let got = &r["expect"]["ptx-isa"]["mem"];
             assert!(
                 got.as_array().map(Vec::len) == Some(1) && hex(&got[0]) == want,
@@ -199,10 +220,10 @@ fn every_catalog_class_appears_in_a_record() {
         .iter()
         .filter(|(k, _)| k.starts_with("semantic/"))
     {
-        let text = String::from_utf8_lossy(bytes);
+        let text = text_of(name, bytes);
         for line in text.lines() {
             let r: Value = serde_json::from_str(line).unwrap();
-            let stem = name.trim_start_matches("semantic/").to_owned();
+            let stem = name.trim_start_matches("semantic/").trim_end_matches(".gz").to_owned();
             for c in r["class"].as_array().unwrap() {
                 for word in c.as_str().unwrap().split(' ') {
                     seen.entry(stem.clone())
@@ -340,7 +361,7 @@ fn variant_class(instruction: &str, stem: &str, r: &Value) -> String {
         .collect();
     let first: Vec<&str> = class[0].split(' ').collect();
     let family = match instruction {
-        "red" | "cp.reduce.async.bulk" => {
+        "red" | "atom" | "cp.reduce.async.bulk" => {
             let input = match first[0] {
                 "random" => "random",
                 "contention_32" => "contention",
@@ -385,7 +406,7 @@ fn variant_class(instruction: &str, stem: &str, r: &Value) -> String {
 /// One record per variant class (see [`variant_class`]), the first in file order,
 /// one snapshot per instruction, each record under a line naming its class: what a
 /// reviewer should see change when the vectors' meaning changes. The committed
-/// files' own diff holds every record.
+/// files hold every record (gzipped: `zcat` them to compare).
 #[test]
 fn snapshots_of_one_record_per_variant_class() {
     let mut per: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
@@ -395,11 +416,12 @@ fn snapshots_of_one_record_per_variant_class() {
     {
         let stem = name
             .trim_start_matches("semantic/")
-            .trim_end_matches(".jsonl");
+            .trim_end_matches(".jsonl.gz");
         let instruction = [
             "cp.reduce.async.bulk",
             "redux.sync",
             "red",
+            "atom",
             "vote.sync",
             "shfl.sync",
             "match",
@@ -412,7 +434,7 @@ fn snapshots_of_one_record_per_variant_class() {
         .find(|i| stem.starts_with(&format!("{i}.")))
         .unwrap_or_else(|| panic!("{name}: no snapshot takes this instruction"));
         let classes = per.entry(instruction.to_owned()).or_default();
-        for line in String::from_utf8_lossy(bytes).lines() {
+        for line in text_of(name, bytes).lines() {
             let r: Value = serde_json::from_str(line).unwrap();
             let key = variant_class(instruction, stem, &r);
             classes.entry(key).or_insert_with(|| line.to_owned());
@@ -442,7 +464,7 @@ fn every_committed_record_reads_and_writes_back_byte_for_byte() {
         .iter()
         .filter(|(k, _)| k.starts_with("semantic/"))
     {
-        for (i, line) in String::from_utf8_lossy(bytes).lines().enumerate() {
+        for (i, line) in text_of(name, bytes).lines().enumerate() {
             let r = ptxvec_generator::record::Record::from_line(line)
                 .unwrap_or_else(|e| panic!("{name}:{}: {e}", i + 1));
             assert_eq!(r.to_line(), line, "{name}:{}", i + 1);

@@ -8,6 +8,7 @@ use ptxvec_generator::family::collective::Members;
 use ptxvec_generator::family::{self, Semantics};
 use ptxvec_generator::syntax::legal::legal_spellings;
 use ptxvec_oracle::float::Expect;
+use ptxvec_oracle::memory::atom::Atom;
 use ptxvec_oracle::profile::Profile;
 use ptxvec_spec::Spec;
 
@@ -43,7 +44,7 @@ fn every_legal_spelling_has_an_oracle_entry() {
     // under both profiles: the table of the spec never pairs an op with a type the
     // oracle leaves undefined.
     for v in &variants {
-        if let Semantics::Memory(r) = v {
+        if let Semantics::Memory(r) | Semantics::Atom(Atom::Reduce(r)) = v {
             for &p in Profile::ALL {
                 assert_ne!(r.element(p, 1, 2), Expect::Undefined, "{r:?} under {p:?}");
             }
@@ -54,6 +55,7 @@ fn every_legal_spelling_has_an_oracle_entry() {
         .iter()
         .map(|v| match v {
             Semantics::Memory(_) => "memory",
+            Semantics::Atom(_) => "atom",
             Semantics::Redux(_) => "redux",
             Semantics::Vote(v) if v.members == Members::Membermask => "vote",
             Semantics::Shfl(s) if s.members == Members::Membermask => "shfl",
@@ -63,7 +65,7 @@ fn every_legal_spelling_has_an_oracle_entry() {
             Semantics::Activemask(_) => "activemask",
         })
         .collect();
-    assert_eq!(kinds.len(), 8, "{kinds:?}");
+    assert_eq!(kinds.len(), 9, "{kinds:?}");
     println!(
         "{spellings} legal spellings, {} executable variants",
         variants.len()

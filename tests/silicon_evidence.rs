@@ -104,7 +104,7 @@ fn ledger_silicon_citations_name_lines_that_hold_their_bits() {
             let Ok(line) = line.parse::<usize>() else {
                 continue;
             };
-            let text = std::fs::read_to_string(repo.join(file))
+            let text = ptxvec_generator::io::gz::read_text(&repo.join(file), 1 << 30)
                 .unwrap_or_else(|err| panic!("{}: {file}: {err}", e.id));
             let held = text
                 .lines()

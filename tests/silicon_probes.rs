@@ -216,8 +216,7 @@ fn no_rule_of_memory_and_operand_fits_red_shared_add_f64() {
     assert_eq!((probe(&loaded), probe(&relaid)), (m, quiet(o)));
     // The self-checking module: record #478 of the semantic vectors, of a variant
     // whose every record silicon matched.
-    let line = std::fs::read_to_string(vectors_root().join("semantic/red.shared.add.f64.jsonl"))
-        .unwrap()
+    let line = crate::support::vector_text(vectors_root().join("semantic/red.shared.add.f64.jsonl.gz"))
         .lines()
         .nth(478)
         .map(str::to_owned)

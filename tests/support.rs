@@ -10,6 +10,11 @@ use ptxvec_spec::Spec;
 use crate::spec_root;
 
 /// The repository's root.
+/// A vector file's text, gzipped (`vectors/semantic/*.jsonl.gz`) or not.
+pub fn vector_text(path: impl AsRef<std::path::Path>) -> String {
+    ptxvec_generator::io::gz::read_text(path.as_ref(), 1 << 30).unwrap()
+}
+
 pub fn repo_root() -> PathBuf {
     spec_root().join("..")
 }

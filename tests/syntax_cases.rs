@@ -206,20 +206,13 @@ fn targets_are_met_as_ptxas_takes_them() {
 
 /// PTX's general statement grammar, written again from vectors/README.md
 /// ("Malformed and invalid") without the generator's tokenizer: whether `text` is a
-/// statement of it. The opcodes are the seven instructions' (the only ones a case
-/// can hold); the qualifier words are PTX's as the spec crate lists them.
+/// statement of it. The opcodes are the covered instructions' (the only ones a case
+/// can hold), as the spec crate lists them; the qualifier words are PTX's as it
+/// lists them too.
 fn general_grammar(text: &str) -> bool {
     // The opcodes as ptxas reads them: the `.sync` of redux, vote and shfl is a
     // qualifier word, which may stand anywhere in the chain.
-    const OPCODES: &[&str] = &[
-        "red",
-        "redux",
-        "vote",
-        "shfl",
-        "match",
-        "activemask",
-        "cp.reduce.async.bulk",
-    ];
+    let opcodes: Vec<&str> = ptxvec_spec::Mnemonic::ALL.iter().map(|m| m.opcode()).collect();
     let followsym = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '$';
     // PTX ISA 4.4: [a-zA-Z]{followsym}* | [_$%]{followsym}+
     let name = |s: &str| {
@@ -301,7 +294,7 @@ fn general_grammar(text: &str) -> bool {
         body = rest.trim_start();
     }
     let (chain, operands) = body.split_once(char::is_whitespace).unwrap_or((body, ""));
-    let Some(opcode) = OPCODES
+    let Some(opcode) = opcodes
         .iter()
         .filter(|o| chain == **o || chain.starts_with(&format!("{o}.")))
         .max_by_key(|o| o.len())

@@ -1,19 +1,19 @@
 #!/usr/bin/env python3
-"""Check vector files against their schema (semantic/*.jsonl: schema.json; syntax/*.jsonl:
+"""Check vector files against their schema (semantic/*.jsonl.gz: schema.json; syntax/*.jsonl:
 syntax.schema.json) and count what they hold. Exit 1 naming file:line on an invalid record."""
-import collections, json, pathlib, sys
+import collections, gzip, json, pathlib, sys
 import jsonschema
 
 here = pathlib.Path(__file__).parent
 if len(sys.argv) < 2:
-    print(f"usage: {sys.argv[0]} FILE.jsonl ...  (vectors/semantic/*.jsonl, vectors/syntax/*.jsonl)", file=sys.stderr)
+    print(f"usage: {sys.argv[0]} FILE.jsonl[.gz] ...  (vectors/semantic/*.jsonl.gz, vectors/syntax/*.jsonl)", file=sys.stderr)
     sys.exit(2)
 for path in sys.argv[1:]:
     syntax = pathlib.Path(path).parent.name == "syntax"
     schema = json.loads((here / ("syntax.schema.json" if syntax else "schema.json")).read_text())
     validator = jsonschema.Draft202012Validator(schema)
     counts = collections.Counter()
-    with open(path, encoding="utf-8") as f:
+    with (gzip.open if path.endswith(".gz") else open)(path, "rt", encoding="utf-8") as f:
         for n, line in enumerate(f, 1):
             try:
                 record = json.loads(line)

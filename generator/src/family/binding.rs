@@ -44,11 +44,12 @@ pub fn bind(spelling: &Spelling<'_>, semantics: Semantics, pair: bool) -> Vec<Bo
                 _ => pos.name.to_owned(),
             };
             // The doc's operand names, as the records' keys: red writes `[a], b`,
-            // cp.reduce.async.bulk `[dstMem], [srcMem], size, [mbar]`, redux.sync
-            // `dst, src, membermask`.
+            // atom `d, [a], b{, c}`, cp.reduce.async.bulk `[dstMem], [srcMem],
+            // size, [mbar]`, redux.sync `dst, src, membermask`.
             let holds = match (memory, name.as_str()) {
                 (true, "a" | "dstMem") => "&mem".to_owned(),
                 (true, "b") => "operand".to_owned(),
+                (true, "c") => "swap".to_owned(),
                 (true, "srcMem") => "&operand".to_owned(),
                 (false, "dst") => "d".to_owned(),
                 (false, "src") => "a".to_owned(),
@@ -91,7 +92,12 @@ mod tests {
             let shape = v.semantics.shape().written(v.pair);
             let mut keys: Vec<&str> = shape.outputs().iter().map(|o| o.out.name()).collect();
             match shape {
-                Shape::Memory { .. } => keys.extend(["operand"]),
+                Shape::Memory { swap, .. } => {
+                    keys.push("operand");
+                    if swap {
+                        keys.push("swap");
+                    }
+                }
                 Shape::Warp(w) => {
                     keys.extend(w.a.map(|_| "a"));
                     if w.membermask {

@@ -16,12 +16,78 @@ use crate::syntax::spelling::Spelling;
 
 impl Family for Reduction {
     fn read(s: &Spelling<'_>) -> std::result::Result<Reduction, NotComputed> {
-        let q = Quals::of(s);
         let engine = if s.form.syntax.mnemonic == ptxvec_spec::Mnemonic::Red {
             Engine::Red
         } else {
             Engine::BulkReduce
         };
+        reduction(s, engine)
+    }
+
+    fn shape(self) -> Shape {
+        Shape::Memory {
+            width: self.element.bits(),
+            elements: usize::from(self.lanes.max(1)),
+            float: match self.element {
+                Element::Float(f) => Some(f),
+                Element::Int(_) => None,
+            },
+            returns: false,
+            swap: false,
+        }
+    }
+
+    /// Each catalog's classes crossed in full first, then contention, then the
+    /// rarer float classes: appended, so that the records before them keep their
+    /// ids.
+    fn drafts(self, at: &Sampling<'_>) -> Vec<Draft> {
+        memory_inputs(at, self)
+            .into_iter()
+            .chain(contention_inputs(at, self))
+            .chain(more_memory_inputs(self))
+            .map(|(i, c)| at.draft(i, c))
+            .collect()
+    }
+
+    fn outputs(self, _negate: bool, inputs: &Inputs, profile: Profile) -> Result<Outputs<Expectation>> {
+        match inputs {
+            Inputs::Memory { mem, operand, .. } => {
+                Ok(apply(self, mem, std::slice::from_ref(operand), profile))
+            }
+            Inputs::Contention { mem, operands } => Ok(apply(self, mem, operands, profile)),
+            Inputs::Warp(_) => Err(Error::Input(
+                "a memory reduction takes \"mem\" and \"operand\", not warp inputs".to_owned(),
+            )),
+        }
+    }
+
+    fn execution(self, s: &Spelling<'_>) -> Execution {
+        execution(s, self.engine, self.element.bits(), self.lanes, self.packed, false)
+    }
+
+    fn choices(self, s: &Spelling<'_>) -> Vec<String> {
+        let mut out = window_choice(s, self.engine);
+        let q = Quals::of(s);
+        if self.engine == Engine::BulkReduce {
+            out.push("size: the bytes of `mem` (elements × element width / 8), which the document requires to be a multiple of 16, with both addresses 16-byte aligned".to_owned());
+            out.push("&operand: a buffer in the CTA's shared memory holding `inputs.operand`, written by generic stores and made visible with fence.proxy.async before the instruction".to_owned());
+            if q.has(Qualifier::MbarrierCompleteTxBytes) {
+                out.push("mbar: an mbarrier in the destination CTA's shared memory, initialized and armed with `expect_tx` for `size` bytes; the reduction completes on it".to_owned());
+            } else {
+                out.push(
+                    "completion: cp.async.bulk.commit_group, then cp.async.bulk.wait_group 0"
+                        .to_owned(),
+                );
+            }
+        }
+        out
+    }
+}
+
+/// What a reduction spelling of `engine` computes (red's, atom's and
+/// cp.reduce.async.bulk's qualifiers read alike).
+pub(super) fn reduction(s: &Spelling<'_>, engine: Engine) -> std::result::Result<Reduction, NotComputed> {
+        let q = Quals::of(s);
         // cp.reduce.async.bulk writes `.dst` before `.src`: the first space is
         // the destination.
         let space = match q.first(QualKind::Space) {
@@ -67,93 +133,52 @@ impl Family for Reduction {
             r.space = Space::Generic;
         }
         Ok(r)
-    }
+}
 
-    fn shape(self) -> Shape {
-        Shape::Memory {
-            width: self.element.bits(),
-            elements: usize::from(self.lanes.max(1)),
-            float: match self.element {
-                Element::Float(f) => Some(f),
-                Element::Int(_) => None,
-            },
-        }
-    }
-
-    /// Each catalog's classes crossed in full first, then contention, then the
-    /// rarer float classes: appended, so that the records before them keep their
-    /// ids.
-    fn drafts(self, at: &Sampling<'_>) -> Vec<Draft> {
-        memory_inputs(at, self)
-            .into_iter()
-            .chain(contention_inputs(at, self))
-            .chain(more_memory_inputs(self))
-            .map(|(i, c)| at.draft(i, c))
-            .collect()
-    }
-
-    fn outputs(self, _negate: bool, inputs: &Inputs, profile: Profile) -> Result<Outputs<Expectation>> {
-        match inputs {
-            Inputs::Memory { mem, operand } => {
-                Ok(apply(self, mem, std::slice::from_ref(operand), profile))
-            }
-            Inputs::Contention { mem, operands } => Ok(apply(self, mem, operands, profile)),
-            Inputs::Warp(_) => Err(Error::Input(
-                "a memory reduction takes \"mem\" and \"operand\", not warp inputs".to_owned(),
-            )),
-        }
-    }
-
-    fn execution(self, s: &Spelling<'_>) -> Execution {
-        let q = Quals::of(s);
-        let space = q.first(QualKind::Space);
-        Execution::Memory {
-            // cp.reduce.async.bulk writes `.dst` before `.src`: the first space is
-            // where it reduces.
-            space: match (self.engine, space) {
-                (Engine::BulkReduce, Some(Qualifier::Global)) => MemSpace::BulkGlobal,
-                (Engine::BulkReduce, _) => MemSpace::BulkCluster,
-                (Engine::Red, None) => MemSpace::Generic,
-                (Engine::Red, Some(Qualifier::Global)) => MemSpace::Global,
-                (Engine::Red, Some(Qualifier::SharedCluster)) => MemSpace::SharedCluster,
-                (Engine::Red, Some(_)) => MemSpace::SharedCta,
-            },
-            width: self.element.bits(),
-            lanes: u32::from(self.lanes.max(1)),
-            packed: self.packed,
-            vector: q.first(QualKind::Vector).is_some(),
-        }
-    }
-
-    fn choices(self, s: &Spelling<'_>) -> Vec<String> {
-        let mut out = Vec::new();
-        let q = Quals::of(s);
-        if self.engine == Engine::Red && q.first(QualKind::Space).is_none() {
-            let vector = q.first(QualKind::Vector).is_some();
-            out.push(if vector {
-                "window: the generic address points into global memory (PTX ISA 9.7.13.6: a vector red \"may be used only with .global space and with generic addressing where the address points to .global space\")".to_owned()
-            } else {
-                "window: the generic address points into global or into the CTA's shared memory; a record holds in either (ptxvec emit-ptx --window global|shared)".to_owned()
-            });
-        }
-        if self.engine == Engine::BulkReduce {
-            out.push("size: the bytes of `mem` (elements × element width / 8), which the document requires to be a multiple of 16, with both addresses 16-byte aligned".to_owned());
-            out.push("&operand: a buffer in the CTA's shared memory holding `inputs.operand`, written by generic stores and made visible with fence.proxy.async before the instruction".to_owned());
-            if q.has(Qualifier::MbarrierCompleteTxBytes) {
-                out.push("mbar: an mbarrier in the destination CTA's shared memory, initialized and armed with `expect_tx` for `size` bytes; the reduction completes on it".to_owned());
-            } else {
-                out.push(
-                    "completion: cp.async.bulk.commit_group, then cp.async.bulk.wait_group 0"
-                        .to_owned(),
-                );
-            }
-        }
-        out
+/// How a device runs a memory variant of `engine`: `width`-bit elements, `lanes`
+/// of them, two to a register where `packed`, both in one `.b128` register where
+/// `b128`.
+pub(super) fn execution(s: &Spelling<'_>, engine: Engine, width: u32, lanes: u8, packed: bool, b128: bool) -> Execution {
+    let q = Quals::of(s);
+    let space = q.first(QualKind::Space);
+    Execution::Memory {
+        // cp.reduce.async.bulk writes `.dst` before `.src`: the first space is
+        // where it reduces.
+        space: match (engine, space) {
+            (Engine::BulkReduce, Some(Qualifier::Global)) => MemSpace::BulkGlobal,
+            (Engine::BulkReduce, _) => MemSpace::BulkCluster,
+            (Engine::Red | Engine::Atom, None) => MemSpace::Generic,
+            (Engine::Red | Engine::Atom, Some(Qualifier::Global)) => MemSpace::Global,
+            (Engine::Red | Engine::Atom, Some(Qualifier::SharedCluster)) => MemSpace::SharedCluster,
+            (Engine::Red | Engine::Atom, Some(_)) => MemSpace::SharedCta,
+        },
+        width,
+        lanes: u32::from(lanes.max(1)),
+        packed,
+        vector: q.first(QualKind::Vector).is_some(),
+        b128,
     }
 }
 
+/// The window a generic red or atom runs in, which a record leaves open.
+pub(super) fn window_choice(s: &Spelling<'_>, engine: Engine) -> Vec<String> {
+    let q = Quals::of(s);
+    if engine == Engine::BulkReduce || q.first(QualKind::Space).is_some() {
+        return Vec::new();
+    }
+    let (name, section) = match engine {
+        Engine::Atom => ("atom", "9.7.13.5"),
+        _ => ("red", "9.7.13.6"),
+    };
+    vec![if q.first(QualKind::Vector).is_some() {
+        format!("window: the generic address points into global memory (PTX ISA {section}: a vector {name} \"may be used only with .global space and with generic addressing where the address points to .global space\")")
+    } else {
+        "window: the generic address points into global or into the CTA's shared memory; a record holds in either (ptxvec emit-ptx --window global|shared)".to_owned()
+    }]
+}
+
 /// The element a type qualifier names, and whether it is packed (two per 32 bits).
-fn element(ty: Qualifier) -> Option<(Element, bool)> {
+pub(super) fn element(ty: Qualifier) -> Option<(Element, bool)> {
     let int = |bits, signed| Some((Element::Int(IntType { bits, signed }), false));
     match ty {
         Qualifier::B32 | Qualifier::U32 => int(32, false),
@@ -195,7 +220,7 @@ fn apply(r: Reduction, mem: &[Bits], threads: &[Vec<Bits>], profile: Profile) ->
 /// The catalog's full cross product (memory, operand), then seeded random pairs; a
 /// vector or packed access carries `lanes` pairs at once, the last padded with the
 /// first pairs again.
-fn memory_inputs(at: &Sampling<'_>, r: Reduction) -> Vec<(Inputs, Vec<String>)> {
+pub(super) fn memory_inputs(at: &Sampling<'_>, r: Reduction) -> Vec<(Inputs, Vec<String>)> {
     let width = r.element.bits();
     let values: Vec<Named> = match r.element {
         Element::Float(f) => catalog::float_specials(f),
@@ -215,7 +240,7 @@ fn memory_inputs(at: &Sampling<'_>, r: Reduction) -> Vec<(Inputs, Vec<String>)> 
 
 /// Float pairs with a value of [`catalog::more_float_specials`] on either side,
 /// against every special.
-fn more_memory_inputs(r: Reduction) -> Vec<(Inputs, Vec<String>)> {
+pub(super) fn more_memory_inputs(r: Reduction) -> Vec<(Inputs, Vec<String>)> {
     let Element::Float(f) = r.element else {
         return Vec::new();
     };
@@ -257,7 +282,7 @@ fn accesses(r: Reduction, pairs: &[(Named, Named)]) -> Vec<(Inputs, Vec<String>)
                 .iter()
                 .map(|(m, o)| format!("{} {}", m.class, o.class))
                 .collect();
-            (Inputs::Memory { mem, operand }, class)
+            (Inputs::Memory { mem, operand, swap: None }, class)
         })
         .collect()
 }

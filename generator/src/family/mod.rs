@@ -11,6 +11,7 @@
 //! here and its line in the table (README, "Adding an instruction").
 
 pub mod activemask;
+pub mod atom;
 pub mod binding;
 pub mod catalog;
 pub mod collective;
@@ -108,6 +109,8 @@ macro_rules! families {
 families! {
     /// `red` and `cp.reduce.async.bulk`: memory reductions.
     Memory(ptxvec_oracle::memory::Reduction) for Red | CpReduceAsyncBulk;
+    /// `atom`: memory reductions that return the old value, `.exch` and `.cas`.
+    Atom(ptxvec_oracle::memory::atom::Atom) for Atom;
     /// `redux.sync`.
     Redux(redux::Redux) for ReduxSync;
     /// `vote.sync` and the non-sync `vote`.
@@ -178,6 +181,9 @@ pub enum Execution {
         packed: bool,
         /// A `.vN` form (operand in braces).
         vector: bool,
+        /// The two 64-bit elements are one `.b128` register (atom's `.cas.b128`
+        /// and `.exch.b128`).
+        b128: bool,
     },
     /// One warp per record: the records' shape says which inputs the lanes load,
     /// the operand binding which register each operand is.

@@ -116,8 +116,12 @@ fn values(list: &[Bits]) -> String {
 /// A case's inputs as a cell's content.
 fn inputs(t: &TestCase) -> String {
     match &t.inputs {
-        CaseInputs::Record(Inputs::Memory { mem, operand }) => {
-            format!("mem {}<br>operand {}", values(mem), values(operand))
+        CaseInputs::Record(Inputs::Memory { mem, operand, swap }) => {
+            let mut h = format!("mem {}<br>operand {}", values(mem), values(operand));
+            if let Some(swap) = swap {
+                let _ = write!(h, "<br>swap {}", values(swap));
+            }
+            h
         }
         CaseInputs::Record(Inputs::Contention { mem, operands }) => {
             let mut h = format!("mem {}", values(mem));

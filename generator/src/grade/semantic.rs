@@ -44,11 +44,7 @@ pub fn load(spec: &Spec, vectors: &Path) -> Result<Vec<Variant>> {
             .instruction
             .instruction
             .clone();
-        let stem = Path::new(&entry.file)
-            .file_stem()
-            .and_then(|s| s.to_str())
-            .unwrap_or_default()
-            .to_owned();
+        let stem = crate::record::index::stem(&entry.variant);
         out.push(Variant {
             instruction,
             stem,

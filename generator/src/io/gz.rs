@@ -28,6 +28,24 @@ pub fn decompress(name: &str, compressed: &[u8], cap: u64) -> Result<Vec<u8>> {
     Ok(out)
 }
 
+/// The text of the file at `path`, through the decoder if it is named `*.gz` (at
+/// most `cap` bytes decompressed): the semantic vectors and the recorded results
+/// are read alike whether gzipped or not.
+pub fn read_text(path: &Path, cap: u64) -> Result<String> {
+    let mut bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+    let name = path.display().to_string();
+    if is_gz(path) {
+        bytes = decompress(&name, &bytes, cap)?;
+    }
+    String::from_utf8(bytes).map_err(|e| Error::Input(format!("{name}: not UTF-8: {e}")))
+}
+
+/// Whether `path` names a vector file: `*.jsonl`, or `*.jsonl.gz`.
+pub fn is_jsonl(path: &Path) -> bool {
+    let name = path.file_name().map(|n| n.to_string_lossy()).unwrap_or_default();
+    name.ends_with(".jsonl") || name.ends_with(".jsonl.gz")
+}
+
 /// `bytes` gzipped at the best compression, with no file name and time 0.
 pub fn compress(bytes: &[u8]) -> Vec<u8> {
     let mut e = flate2::GzBuilder::new().mtime(0).write(Vec::new(), flate2::Compression::best());

@@ -163,7 +163,10 @@ mod tests {
             ("cp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [a], [b, {c}], [m];", Class::Counted("cp.async.bulk")),
             ("mov.u32 %r1, 1;", Class::Counted("mov")),
             ("ret;", Class::Counted("ret")),
-            ("atom.global.add.u32 %r1, [a], 1;", Class::Counted("atom")),
+            ("atom.global.add.u32 %r1, [a], 1;", Class::Covered),
+            // nvcc's order: the operation first, `.sem` and `.scope` after it.
+            ("atom.add.release.gpu.u32 %r1, [a], 1;", Class::Covered),
+            ("ld.global.u32 %r1, [a];", Class::Counted("ld")),
             ("reduce.add.u32 %r1;", Class::Counted("reduce")),
             ("matches %r1;", Class::Counted("matches")),
         ];

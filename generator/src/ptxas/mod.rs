@@ -255,7 +255,22 @@ pub fn run(ptxas: &Ptxas, spec: &Spec, module: Module, texts: &[&str], dir: &Pat
         .iter()
         .find(|msg| msg.line.is_some_and(|l| index_of(l).is_none()))
     {
-        return vec![Outcome::Unverifiable(header.text.clone()); texts.len()];
+        // The module declares only the register classes its texts use, so a
+        // declaration ptxas refuses (`.reg .b128` below PTX ISA 8.3) is refused
+        // with the texts that need it: which, is found by halving.
+        let declared = header
+            .line
+            .and_then(|l| m.text.lines().nth(l.saturating_sub(1)))
+            .is_some_and(|l| l.trim_start().starts_with(".reg "));
+        return match (declared, texts.len()) {
+            (true, 1) => vec![Outcome::Rejected(vec![header.text.clone()])],
+            (true, n) => {
+                let mut out = run(ptxas, spec, module, &texts[..n / 2], dir);
+                out.extend(run(ptxas, spec, module, &texts[n / 2..], dir));
+                out
+            }
+            (false, _) => vec![Outcome::Unverifiable(header.text.clone()); texts.len()],
+        };
     }
     let mut per: Vec<Vec<String>> = vec![Vec::new(); texts.len()];
     let mut stop: Option<usize> = None;

@@ -12,7 +12,7 @@ use crate::error::{Error, Result};
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct IndexEntry {
-    /// Relative to vectors/: `semantic/red.global.add.f32.jsonl`.
+    /// Relative to vectors/: `semantic/red.global.add.f32.jsonl.gz`.
     pub file: String,
     /// The variant id.
     pub variant: String,
@@ -84,12 +84,13 @@ pub struct Index {
 }
 
 /// A variant's file name: its id with `::` spelled `__`, so that every file system
-/// takes it.
+/// takes it. The file is gzipped JSON Lines: the semantic vectors would not fit
+/// vectors/'s 20 MB as text (`crate::io::gz`).
 pub fn file_name(id: &str) -> String {
-    format!("{}.jsonl", stem(id))
+    format!("{}.jsonl.gz", stem(id))
 }
 
-/// A variant's file stem (its file name without `.jsonl`), which names its raw
+/// A variant's file stem (its file name without `.jsonl.gz`), which names its raw
 /// buffers too.
 pub fn stem(id: &str) -> String {
     id.replace("::", "__")

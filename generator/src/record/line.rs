@@ -196,13 +196,17 @@ fn requirement<S: AsRef<str>>(out: &mut Vec<u8>, r: &Requirement<S>) {
 fn inputs(out: &mut Vec<u8>, i: &Inputs) {
     let mut obj = Object::open(out);
     // The keys in InputFields' order: a, b, c, executing, exited, mem, membermask,
-    // operand, operands.
+    // operand, operands, swap.
     match i {
-        Inputs::Memory { mem, operand } => {
+        Inputs::Memory { mem, operand, swap } => {
             obj.key("mem");
             bits_list(obj.out, mem);
             obj.key("operand");
             bits_list(obj.out, operand);
+            if let Some(swap) = swap {
+                obj.key("swap");
+                bits_list(obj.out, swap);
+            }
         }
         Inputs::Contention { mem, operands } => {
             obj.key("mem");
@@ -304,6 +308,7 @@ mod tests {
             inputs: Inputs::Memory {
                 mem: vec![b(1, 32)],
                 operand: vec![b(2, 32)],
+                swap: None,
             },
             requires: Vec::new(),
             seed: None,
@@ -333,6 +338,15 @@ mod tests {
             c: Some(b(0x1f, 32)),
         };
         let mut out = vec![base.clone()];
+        out.push(Record {
+            inputs: Inputs::Memory {
+                mem: vec![b(1, 64), b(2, 64)],
+                operand: vec![b(1, 64), b(3, 64)],
+                swap: Some(vec![b(4, 64), b(5, 64)]),
+            },
+            text: "atom.cas.b128 %q1, [%rd1], %q2, %q3;".to_owned(),
+            ..base.clone()
+        });
         out.push(Record {
             class: vec![
                 "full".to_owned(),
@@ -407,10 +421,10 @@ mod tests {
         let mut seen = 0;
         for entry in std::fs::read_dir(dir).unwrap() {
             let path = entry.unwrap().path();
-            if path.extension().is_none_or(|x| x != "jsonl") {
+            if !crate::io::gz::is_jsonl(&path) {
                 continue;
             }
-            for line in std::fs::read_to_string(&path).unwrap().lines() {
+            for line in crate::io::gz::read_text(&path, 1 << 30).unwrap().lines() {
                 let rec = Record::from_line(line).unwrap();
                 assert_eq!(by_hand(&rec), by_serde(&rec), "{}", path.display());
                 seen += 1;

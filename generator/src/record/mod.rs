@@ -81,8 +81,11 @@ pub enum Inputs {
     Memory {
         /// Memory before.
         mem: Vec<Bits>,
-        /// The operand.
+        /// The operand (`b`; what `atom.cas` compares the memory with).
         operand: Vec<Bits>,
+        /// What `atom.cas` stores where the memory equals `operand` (its `c`);
+        /// absent for every other instruction.
+        swap: Option<Vec<Bits>>,
     },
     /// Threads reduce into one address, each with its own operand, in any order.
     Contention {
@@ -194,6 +197,8 @@ struct InputFields {
     operand: Option<Vec<Bits>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     operands: Option<Vec<Vec<Bits>>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    swap: Option<Vec<Bits>>,
 }
 
 impl TryFrom<InputFields> for Inputs {
@@ -206,12 +211,18 @@ impl TryFrom<InputFields> for Inputs {
             || f.executing.is_some()
             || f.exited.is_some()
             || f.membermask.is_some();
+        if f.swap.is_some() && f.mem.is_none() {
+            return Err("\"swap\" (atom.cas's `c`) without \"mem\"".to_owned());
+        }
         match (f.mem, f.operand, f.operands) {
             (Some(_), _, _) | (None, Some(_), _) | (None, None, Some(_)) if warp_keys => Err(
                 "memory inputs (\"mem\", \"operand\", \"operands\") and warp inputs (\"executing\", ...) in one record"
                     .to_owned(),
             ),
-            (Some(mem), Some(operand), None) => Ok(Inputs::Memory { mem, operand }),
+            (Some(mem), Some(operand), None) => Ok(Inputs::Memory { mem, operand, swap: f.swap }),
+            (Some(_), None, Some(_)) if f.swap.is_some() => {
+                Err("\"swap\" (atom.cas's `c`) with \"operands\": contention records take none".to_owned())
+            }
             (Some(mem), None, Some(operands)) => Ok(Inputs::Contention { mem, operands }),
             (Some(_), Some(_), Some(_)) => {
                 Err("\"operand\" (one thread) and \"operands\" (one list per thread) in one record".to_owned())
@@ -241,9 +252,10 @@ impl TryFrom<InputFields> for Inputs {
 impl From<Inputs> for InputFields {
     fn from(i: Inputs) -> InputFields {
         match i {
-            Inputs::Memory { mem, operand } => InputFields {
+            Inputs::Memory { mem, operand, swap } => InputFields {
                 mem: Some(mem),
                 operand: Some(operand),
+                swap,
                 ..InputFields::default()
             },
             Inputs::Contention { mem, operands } => InputFields {
@@ -392,13 +404,27 @@ impl Inputs {
         };
         match (self, shape) {
             (
-                Inputs::Memory { mem, operand },
+                Inputs::Memory { mem, operand, swap },
                 Shape::Memory {
-                    width, elements, ..
+                    width,
+                    elements,
+                    swap: takes_swap,
+                    ..
                 },
             ) => Ok(Inputs::Memory {
                 mem: fit_all("mem", mem, Field::Bits(width), elements)?,
                 operand: fit_all("operand", operand, Field::Bits(width), elements)?,
+                swap: match (takes_swap, swap) {
+                    (true, Some(v)) => Some(fit_all("swap", v, Field::Bits(width), elements)?),
+                    (true, None) => return Err(ShapeError::Missing("swap")),
+                    (false, Some(_)) => {
+                        return Err(ShapeError::Extra {
+                            key: "swap",
+                            instruction: "this instruction",
+                        })
+                    }
+                    (false, None) => None,
+                },
             }),
             (
                 Inputs::Contention { mem, operands },

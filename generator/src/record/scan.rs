@@ -273,7 +273,8 @@ impl<'a> Scan<'a> {
     }
 
     fn inputs(&mut self) -> Option<Inputs> {
-        const KEYS: [&str; 9] = ["a", "b", "c", "executing", "exited", "mem", "membermask", "operand", "operands"];
+        const KEYS: [&str; 10] =
+            ["a", "b", "c", "executing", "exited", "mem", "membermask", "operand", "operands", "swap"];
         let mut f = InputFields::default();
         self.object(&KEYS, |s, key| {
             let bits_list = |s: &mut Self| s.list(Self::bits);
@@ -286,7 +287,8 @@ impl<'a> Scan<'a> {
                 5 => f.mem = Some(bits_list(s)?),
                 6 => f.membermask = Some(s.bits()?),
                 7 => f.operand = Some(bits_list(s)?),
-                _ => f.operands = Some(s.list(bits_list)?),
+                8 => f.operands = Some(s.list(bits_list)?),
+                _ => f.swap = Some(bits_list(s)?),
             }
             Some(())
         })?;
@@ -338,12 +340,12 @@ mod tests {
         let mut files: Vec<_> = std::fs::read_dir(&dir)
             .unwrap()
             .map(|e| e.unwrap().path())
-            .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+            .filter(|p| crate::io::gz::is_jsonl(p))
             .collect();
         files.sort();
         files
             .iter()
-            .flat_map(|f| std::fs::read_to_string(f).unwrap().lines().map(str::to_owned).collect::<Vec<_>>())
+            .flat_map(|f| crate::io::gz::read_text(f, 1 << 30).unwrap().lines().map(str::to_owned).collect::<Vec<_>>())
             .collect()
     }
 

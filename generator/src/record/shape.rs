@@ -61,7 +61,8 @@ pub struct OutShape {
 /// The shape of a variant's records.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Shape {
-    /// `red` and `cp.reduce.async.bulk`: `mem` and `operand`(s) in, `mem` out.
+    /// `red`, `atom` and `cp.reduce.async.bulk`: `mem` and `operand`(s) in, `mem`
+    /// out, and for `atom` the value found, `d`.
     Memory {
         /// Element width in bits.
         width: u32,
@@ -69,6 +70,10 @@ pub enum Shape {
         elements: usize,
         /// The element's float format.
         float: Option<Format>,
+        /// The old value is returned in `d` (`atom`).
+        returns: bool,
+        /// A second operand, `swap` (`atom.cas`'s `c`).
+        swap: bool,
     },
     /// A warp collective: `executing` and the rest per instruction.
     Warp(WarpShape),
@@ -122,12 +127,18 @@ impl Shape {
                 width,
                 elements,
                 float,
-            } => vec![OutShape {
-                out: Out::Mem,
-                slots: elements,
-                field: Field::Bits(width),
-                float,
-            }],
+                returns,
+                ..
+            } => {
+                let slots = |out| OutShape {
+                    out,
+                    slots: elements,
+                    field: Field::Bits(width),
+                    float,
+                };
+                let d = returns.then(|| slots(Out::D));
+                d.into_iter().chain([slots(Out::Mem)]).collect()
+            }
             Shape::Warp(WarpShape { d, p, float, .. }) => {
                 let mut v = vec![OutShape {
                     out: Out::D,

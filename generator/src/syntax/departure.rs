@@ -56,14 +56,21 @@ fn register_of<S: Clone>(elems: &[Atom<S>]) -> Option<Atom<S>> {
     elems.iter().find(|a| matches!(a, Atom::Reg(..))).cloned()
 }
 
-/// Replaces the immediates of `t`'s brace vectors that `takes(position, literal)`
+/// Replaces the immediates of `t`'s source brace vectors that `takes(position, literal)`
 /// picks by a register element of the same vector; `None` when none is replaced,
 /// or when one that is picked has no register to stand for it.
 fn vector_immediates<S: Spelled>(t: &InstrText<S>, takes: impl Fn(usize, Literal) -> bool) -> Option<InstrText<S>> {
     let mut out = t.clone();
     let mut changed = false;
+    // Only a source: a vector before the address is a destination (atom's `d`),
+    // where ptxas 13.5 takes no immediate.
+    let mut after_address = false;
     for op in &mut out.operands {
+        after_address |= matches!(op, Operand::Address(..));
         let Operand::Vector(elems) = op else { continue };
+        if !after_address {
+            continue;
+        }
         let reg = register_of(elems);
         for (k, e) in elems.iter_mut().enumerate() {
             if let Atom::Imm(lit, _) = e {

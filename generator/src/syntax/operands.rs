@@ -116,6 +116,7 @@ pub fn reg_for(class: Qualifier) -> RegClass {
     match class.type_bits() {
         Some(1) => RegClass::Pred,
         Some(16) => RegClass::B16,
+        Some(128) => RegClass::B128,
         Some(64) if matches!(class, Qualifier::F64) => RegClass::F64,
         Some(64) => RegClass::B64,
         _ if class == Qualifier::F32 => RegClass::F32,
@@ -136,6 +137,7 @@ pub fn reg_fits(t: Qualifier, r: RegClass, int_only: bool) -> bool {
         Q::F32 => matches!(r, R::B32 | R::F32),
         Q::F64 => matches!(r, R::B64 | R::F64),
         Q::F16x2 | Q::Bf16x2 => r == R::B32,
+        Q::B128 => r == R::B128,
         _ => r == R::B16 && t.type_bits() == Some(16),
     }
 }
@@ -181,7 +183,7 @@ fn immediate_for(p: &Position<'_>) -> Option<String> {
 /// Hands out register names per class: `%r1`, `%r2`, `%rd1`, ...
 #[derive(Debug, Default)]
 pub struct Registers {
-    next: [u32; 6],
+    next: [u32; RegClass::ALL.len()],
 }
 
 impl Registers {
@@ -201,10 +203,26 @@ pub fn style_applies(s: &Spelling<'_>, style: Style) -> bool {
         Style::Immediates => ps.iter().any(|p| immediate_for(p).is_some()),
         Style::WithPair => ps.iter().any(|p| matches!(p.pair, Some((_, true)))),
         Style::Negated => ps.iter().any(|p| p.negatable),
-        Style::Sink => ps.iter().any(|p| {
-            p.spec.sink || p.pair.as_ref().is_some_and(|(q, _)| q.spec.sink)
-        }),
+        // `_` is a property of the operand, not of the chain: one witness per
+        // spelling that writes no optional qualifier (atom's `d` takes it in every
+        // form and with every .sem, .scope and .space; ptxas 13.5).
+        Style::Sink => {
+            bare(s)
+                && ps.iter().any(|p| {
+                    p.spec.sink || p.pair.as_ref().is_some_and(|(q, _)| q.spec.sink)
+                })
+        }
     }
+}
+
+/// Whether the spelling writes none of its optional qualifiers.
+fn bare(s: &Spelling<'_>) -> bool {
+    s.form
+        .syntax
+        .slots
+        .iter()
+        .zip(&s.slots)
+        .all(|(slot, q)| !slot.optional || q.is_none())
 }
 
 /// The operands of a legal case in a style: `[%rd1]`, `%r1`, `%rd2`.
@@ -218,7 +236,8 @@ pub fn render(s: &Spelling<'_>, style: Style) -> Vec<String> {
             continue;
         }
         let mut text = scalar_text(&p, style, &mut regs);
-        if style == Style::Sink && p.spec.sink && !sink_used && p.pair.is_some() {
+        // The first sink-capable destination: of a pair, or alone (atom's `d`).
+        if style == Style::Sink && p.spec.sink && !sink_used && (p.pair.is_some() || p.spec.dest) {
             text = "_".to_owned();
             sink_used = true;
         }
@@ -243,15 +262,10 @@ pub fn render(s: &Spelling<'_>, style: Style) -> Vec<String> {
 /// [`Style::Sink`]: the first sink-capable destination of a pair. The syntax line
 /// shows no `_`, so a sink case's verdict rests on this source, not on the line.
 pub fn sink_source<'s>(s: &Spelling<'s>) -> Option<&'s ptxvec_spec::Source> {
-    positions(s).into_iter().find_map(|p| {
-        let pair = p.pair.as_ref()?;
-        if p.spec.sink {
-            p.spec.source.as_ref()
-        } else if pair.0.spec.sink {
-            pair.0.spec.source.as_ref()
-        } else {
-            None
-        }
+    positions(s).into_iter().find_map(|p| match &p.pair {
+        _ if p.spec.sink && (p.pair.is_some() || p.spec.dest) => p.spec.source.as_ref(),
+        Some(pair) if pair.0.spec.sink => pair.0.spec.source.as_ref(),
+        _ => None,
     })
 }
 
@@ -380,6 +394,9 @@ fn check_one<S: AsRef<str>>(
                     elems.len()
                 ),
             )),
+            // ptxas 13.5: a sink-capable vector destination takes `_` whole
+            // (`atom.global.add.v2.f32 _, [%rd1], {%f1, %f2};`), as each element.
+            Operand::Scalar(Atom::Sink) if p.spec.dest && p.spec.sink => Ok(()),
             _ => shape(&format!("a brace vector of {n} elements")),
         };
     }
@@ -488,12 +505,12 @@ fn check_address<S: AsRef<str>>(
 
 /// Whether ptxas refuses a 32-bit register as the address of `s`, and the words
 /// it refuses it with. ptxas 13.5 under `.address_size 64`: a 32-bit register
-/// address is fatal for `red.global` and generic `red`, accepted for `red.shared`
-/// and every cp.reduce.async.bulk address; a 16-bit one is accepted everywhere,
+/// address is fatal for `red.global` and generic `red` (and `atom` alike), accepted
+/// for `red.shared` and every cp.reduce.async.bulk address; a 16-bit one is accepted everywhere,
 /// with "warning : Program uses 16-bit address". The judge refuses by it, and the
 /// illegal vectors write the refused address by it.
 pub fn narrow_address_refused(s: &Spelling<'_>) -> bool {
-    s.form.syntax.mnemonic == Mnemonic::Red
+    matches!(s.form.syntax.mnemonic, Mnemonic::Red | Mnemonic::Atom)
         && !s.qualifiers().iter().any(|q| {
             matches!(q, Qualifier::Shared | Qualifier::SharedCta | Qualifier::SharedCluster)
         })

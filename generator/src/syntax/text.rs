@@ -29,6 +29,8 @@ pub enum RegClass {
     B16,
     /// `%p<n>`: .pred.
     Pred,
+    /// `%q<n>`: .b128 (atom's `.cas.b128` and `.exch.b128`; PTX ISA 8.3 on).
+    B128,
 }
 
 impl RegClass {
@@ -40,6 +42,7 @@ impl RegClass {
         RegClass::F64,
         RegClass::B16,
         RegClass::Pred,
+        RegClass::B128,
     ];
 
     /// The register-name prefix, `%` included.
@@ -51,6 +54,7 @@ impl RegClass {
             RegClass::F64 => "%fd",
             RegClass::B16 => "%h",
             RegClass::Pred => "%p",
+            RegClass::B128 => "%q",
         }
     }
 
@@ -63,6 +67,7 @@ impl RegClass {
             RegClass::F64 => ".f64",
             RegClass::B16 => ".b16",
             RegClass::Pred => ".pred",
+            RegClass::B128 => ".b128",
         }
     }
 

@@ -134,8 +134,8 @@ pub fn generate(spec: &Spec, out: &Path, req: &Request<'_>) -> Result<Written> {
             illegal: cases.len() - legal,
         });
     }
-    for (row, text) in export::files(spec, &variants, req.seed, req.count)? {
-        writes.push((row.file.clone(), text.into_bytes()));
+    for (row, bytes) in export::files(spec, &variants, req.seed, req.count)? {
+        writes.push((row.file.clone(), bytes));
         written.semantic.push(row);
     }
     if req.full() {

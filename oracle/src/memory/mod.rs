@@ -1,4 +1,4 @@
-//! The memory reductions, `red` and `cp.reduce.async.bulk`, one element at a time:
+//! The memory reductions, `red`, `atom` and `cp.reduce.async.bulk`, one element at a time:
 //! `*a = op(*a, b)` for red, `dstMem[i] = op(dstMem[i], srcMem[i])` for the bulk
 //! reduce. A vector or packed access is its elements side by side; the document
 //! makes each element its own atomic operation (PTX ISA 9.7.13.6: "the atomicity is
@@ -12,6 +12,7 @@ use crate::float::{self, Expect, Format, Ftz, MinMax, MinMaxMode, MinMaxNan, Nan
 use crate::int::{self, IntOp, IntType};
 use crate::profile::Profile;
 
+pub mod atom;
 pub mod sm90;
 
 /// The instruction that performs the reduction.
@@ -21,6 +22,8 @@ pub enum Engine {
     Red,
     /// `cp.reduce.async.bulk`: an array, by the bulk-copy engine.
     BulkReduce,
+    /// `atom`: one thread, one address, the old value returned ([`atom`]).
+    Atom,
 }
 
 /// Where the destination lies, as the instruction names it.
@@ -127,15 +130,17 @@ impl Reduction {
             // 9.7.13.6: "red.add.f32 on global memory flushes subnormal inputs and
             // results to sign-preserving zero; whereas red.add.f32 on shared memory
             // supports subnormal inputs and results".
-            (Engine::Red, Space::Global) => Some(true),
-            (Engine::Red, Space::SharedCta | Space::SharedCluster) => Some(false),
+            // 9.7.13.5 says the same of atom.add.f32.
+            (Engine::Red | Engine::Atom, Space::Global) => Some(true),
+            (Engine::Red | Engine::Atom, Space::SharedCta | Space::SharedCluster) => Some(false),
             // A vector's generic address points to global memory (9.7.13.6: "`red`
             // with vector type may be used only with `.global` space and with
-            // generic addressing where the address points to `.global` space").
-            (Engine::Red, Space::Generic) if self.vector() => Some(true),
+            // generic addressing where the address points to `.global` space";
+            // 9.7.13.5 the same of atom).
+            (Engine::Red | Engine::Atom, Space::Generic) if self.vector() => Some(true),
             // A scalar generic address decides at run time and the text names no
             // rule for it.
-            (Engine::Red, Space::Generic) => None,
+            (Engine::Red | Engine::Atom, Space::Generic) => None,
         }
     }
 
@@ -156,7 +161,7 @@ impl Reduction {
             // A vector red's generic address points to global memory (9.7.13.6:
             // "where the address points to `.global` space").
             Profile::Sm90
-                if self.engine == Engine::Red && self.space == Space::Generic && !self.vector() =>
+                if self.engine != Engine::BulkReduce && self.space == Space::Generic && !self.vector() =>
             {
                 // A scalar generic address resolves at run time, and sm_90 then adds
                 // as the window's state space does (measured: vectors.json, the

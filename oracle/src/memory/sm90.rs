@@ -9,7 +9,8 @@ use crate::float::{self, Format, Ftz, MinMaxMode, MinMaxNan, NanOut};
 /// red.shared.add.f64 of 0x7ff0… and 0xfff0… give 0xfff8000000000000).
 pub const F64_DEFAULT_NAN: u64 = 0xfff8_0000_0000_0000;
 
-/// Whether an f32 add flushes subnormals on sm_90.
+/// Whether an f32 add flushes subnormals on sm_90 (atom: as red, until its own
+/// silicon runs say otherwise; vectors.json holds them).
 // Measured: red.global.add.f32 and red.global.v2.f32.add flush inputs and
 // results, red.shared.add.f32 keeps them, as the document says; but
 // cp.reduce.async.bulk…add.f32 keeps them too (0 + min subnormal = min
@@ -22,8 +23,8 @@ pub fn flushes(r: &Reduction) -> bool {
     }
     match (r.engine, r.space) {
         (Engine::BulkReduce, _) => false,
-        (Engine::Red, Space::Global | Space::Generic) => true,
-        (Engine::Red, Space::SharedCta | Space::SharedCluster) => false,
+        (Engine::Red | Engine::Atom, Space::Global | Space::Generic) => true,
+        (Engine::Red | Engine::Atom, Space::SharedCta | Space::SharedCluster) => false,
     }
 }
 
@@ -45,7 +46,7 @@ pub fn add(r: &Reduction, fmt: Format, mem: u64, operand: u64) -> u64 {
     }
     let (m, o) = (fmt.is_nan(mem), fmt.is_nan(operand));
     match r.space {
-        Space::SharedCta | Space::SharedCluster if r.engine == Engine::Red => match (m, o) {
+        Space::SharedCta | Space::SharedCluster if r.engine != Engine::BulkReduce => match (m, o) {
             (true, _) => fmt.quiet(mem),
             (false, true) => fmt.quiet(operand),
             (false, false) => F64_DEFAULT_NAN,

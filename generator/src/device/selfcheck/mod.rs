@@ -456,11 +456,16 @@ fn max_version(a: &str, b: &str) -> String {
     }
 }
 
+/// The most bytes a variant's vector file may decompress to (the largest is under
+/// 1 MB; `generate --count` makes bigger ones).
+pub const MAX_VECTOR_BYTES: u64 = 1 << 30;
+
 /// Reads a variant's vector file, which must be the one `index.json` lists: its
-/// SHA-256 is checked, so that a file changed by hand is refused, not run.
+/// SHA-256 (of the file as written, gzipped) is checked, so that a file changed by
+/// hand is refused, not run.
 pub fn load(spec: &Spec, entry: &IndexEntry, vectors: &Path) -> Result<Suite> {
     let path = vectors.join(&entry.file);
-    let bytes = std::fs::read(&path).map_err(|e| Error::io(&path, e))?;
+    let mut bytes = std::fs::read(&path).map_err(|e| Error::io(&path, e))?;
     let digest = format!("{:x}", sha2::Sha256::digest(&bytes));
     if digest != entry.sha256 {
         return Err(Error::Input(format!(
@@ -468,6 +473,9 @@ pub fn load(spec: &Spec, entry: &IndexEntry, vectors: &Path) -> Result<Suite> {
             path.display(),
             entry.sha256
         )));
+    }
+    if crate::io::gz::is_gz(&path) {
+        bytes = crate::io::gz::decompress(&path.display().to_string(), &bytes, MAX_VECTOR_BYTES)?;
     }
     let text = String::from_utf8(bytes)
         .map_err(|e| Error::Input(format!("{}: not UTF-8: {e}", path.display())))?;

@@ -100,9 +100,16 @@ pub fn decode(s: &Suite, out: &[u8]) -> Vec<Option<Values>> {
             Some(match s.exec {
                 Execution::Memory { width, lanes, .. } => {
                     let wb = (width / 8) as usize;
-                    vec![(0..lanes as usize)
-                        .map(|k| le(out, r * stride + k * wb, wb))
-                        .collect()]
+                    // Memory from the buffer's start; atom's `d` from `d_offset`.
+                    s.outputs()
+                        .iter()
+                        .map(|(o, _)| {
+                            let base = if *o == Out::D { s.d_offset().unwrap_or(0) } else { 0 };
+                            (0..lanes as usize)
+                                .map(|k| le(out, base + r * stride + k * wb, wb))
+                                .collect()
+                        })
+                        .collect()
                 }
                 Execution::Warp => s
                     .outputs()

@@ -80,6 +80,7 @@ fn expect<S>(
     let none = Inputs::Memory {
         mem: Vec::new(),
         operand: Vec::new(),
+        swap: None,
     };
     rec.inputs = std::mem::replace(&mut rec.inputs, none)
         .fit(shape)

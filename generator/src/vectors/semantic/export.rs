@@ -2,6 +2,7 @@
 //! `generate`, through [`crate::io::staging`]).
 
 use sha2::{Digest, Sha256};
+use rayon::prelude::*;
 
 use ptxvec_spec::Spec;
 
@@ -63,20 +64,22 @@ pub fn selected<'s>(spec: &'s Spec, only: &[String]) -> Vec<Variant<'s>> {
         .collect()
 }
 
-/// The index row and the text of each of `chosen`'s files.
-pub fn files(spec: &Spec, chosen: &[Variant<'_>], seed: u64, count: usize) -> Result<Vec<(IndexEntry, String)>> {
+/// The index row and the bytes of each of `chosen`'s files: its records as JSON
+/// Lines, gzipped ([`file_name`]), made in parallel. The row's SHA-256 is the
+/// file's, as written.
+pub fn files(spec: &Spec, chosen: &[Variant<'_>], seed: u64, count: usize) -> Result<Vec<(IndexEntry, Vec<u8>)>> {
     chosen
-        .iter()
+        .par_iter()
         .map(|v| {
             let recs = records::records(v, seed, count)?;
-            let (text, n) = (jsonl(&recs), recs.len());
+            let (text, n) = (crate::io::gz::compress(jsonl(&recs).as_bytes()), recs.len());
             let launches = launches(spec, &v.id, recs)?;
             let row = IndexEntry {
                 file: format!("semantic/{}", file_name(&v.id)),
                 variant: v.id.clone(),
                 records: n,
                 spec: v.notes.clone(),
-                sha256: format!("{:x}", Sha256::digest(text.as_bytes())),
+                sha256: format!("{:x}", Sha256::digest(&text)),
                 operands: v.operands(),
                 choices: v.choices(),
                 launches,

@@ -79,20 +79,25 @@ pub(super) fn inputs(m: &mut Module, s: &Suite) {
 }
 
 fn memory_inputs(m: &mut Module, s: &Suite, width: u32) {
-    let (mut mem, mut op) = (Vec::new(), Vec::new());
+    let (mut mem, mut op, mut swaps) = (Vec::new(), Vec::new(), Vec::new());
     for r in &s.records {
         // A contention record's own thread carries the first thread's operand.
-        let (a, b) = match &r.inputs {
-            Inputs::Memory { mem, operand } => (mem, Some(operand)),
-            Inputs::Contention { mem, operands } => (mem, operands.first()),
+        let (a, b, c) = match &r.inputs {
+            Inputs::Memory { mem, operand, swap } => (mem, Some(operand), swap.as_ref()),
+            Inputs::Contention { mem, operands } => (mem, operands.first(), None),
             Inputs::Warp(_) => continue,
         };
         mem.extend(a.iter().map(|x| x.value));
         op.extend(b.into_iter().flatten().map(|x| x.value));
+        swaps.extend(c.into_iter().flatten().map(|x| x.value));
     }
     m.comment("Inputs: memory before, operand; element after element, record after record.");
     m.array("ptxvec_mem_in", width, &mem);
     m.array("ptxvec_operand", width, &op);
+    if matches!(s.shape, Shape::Memory { swap: true, .. }) {
+        m.comment("Inputs: what .cas stores where the memory equals the operand (its `c`).");
+        m.array("ptxvec_swap", width, &swaps);
+    }
     let contention = s.contention_records();
     if contention.is_empty() {
         return;

@@ -8,7 +8,7 @@ use super::check::compare;
 use super::data::ExpectData;
 use super::{load64, reg, ClusterLayout, OperandPath, Variation};
 use crate::device::ptx::{ins, Code, Pred};
-use crate::record::Out;
+use crate::record::{Out, Shape};
 
 /// A memory record's elements and operand registers: what each memory body loads,
 /// copies and reduces.
@@ -23,24 +23,79 @@ struct Elems {
     reg_bits: u32,
     /// The operand as the instruction takes it (`{%h20, %h21}` for a vector).
     operand: String,
+    /// atom's destination registers (`%r44`, …), as `regs`, and `d` as the
+    /// instruction takes it.
+    d: Option<(Vec<String>, String)>,
+    /// `.cas`'s `c` registers (`%r28`, …), as `regs`, and `c` as it takes it.
+    swap: Option<(Vec<String>, String)>,
+    /// The elements are one `.b128` register (`%q1` the operand, `%q2` the swap,
+    /// `%q3` the destination), moved from and to the 64-bit registers.
+    b128: bool,
 }
 
 impl Elems {
-    fn new(width: u32, lanes: u32, packed: bool, vector: bool) -> Elems {
+    fn new(s: &Suite) -> Option<Elems> {
+        let Execution::Memory {
+            width,
+            lanes,
+            packed,
+            vector,
+            b128,
+            ..
+        } = s.exec
+        else {
+            return None;
+        };
+        let (returns, takes_swap) = match s.shape {
+            Shape::Memory { returns, swap, .. } => (returns, swap),
+            Shape::Warp(_) => (false, false),
+        };
         let reg_bits = if packed { 32 } else { width };
         let nregs = if packed { lanes / 2 } else { lanes };
-        let regs: Vec<String> = (0..nregs).map(|j| reg(reg_bits, 20 + j)).collect();
-        let operand = if vector {
-            format!("{{{}}}", regs.join(", "))
-        } else {
-            regs.join(", ")
+        let set = |first: u32, wide: &str| {
+            let regs: Vec<String> = (0..nregs).map(|j| reg(reg_bits, first + j)).collect();
+            let written = if b128 {
+                wide.to_owned()
+            } else if vector {
+                format!("{{{}}}", regs.join(", "))
+            } else {
+                regs.join(", ")
+            };
+            (regs, written)
         };
-        Elems {
+        let (regs, operand) = set(20, "%q1");
+        Some(Elems {
             width,
             lanes,
             regs,
             reg_bits,
             operand,
+            d: returns.then(|| set(44, "%q3")),
+            swap: takes_swap.then(|| set(28, "%q2")),
+            b128,
+        })
+    }
+
+    /// The instruction on the address `addr`: `d, [addr], b{, c}` for atom,
+    /// `[addr], b` for red.
+    fn instruction(&self, c: &mut Code, opcode: &str, addr: &str) {
+        let d = self.d.as_ref().map_or(String::new(), |(_, d)| format!("{d}, "));
+        let swap = self.swap.as_ref().map_or(String::new(), |(_, x)| format!(", {x}"));
+        ins!(c, "{opcode} {d}[{addr}], {}{swap}", self.operand);
+    }
+
+    /// Stores atom's returned value to global `base` (a .b128 first moved to its
+    /// two halves).
+    fn store_d(&self, c: &mut Code, base: &str) {
+        let Some((regs, _)) = &self.d else {
+            return;
+        };
+        if self.b128 {
+            ins!(c, "mov.b128 {{{}}}, %q3", regs.join(", "));
+        }
+        let bits = self.reg_bits;
+        for (j, r) in regs.iter().enumerate() {
+            ins!(c, "st.global.b{bits} [{base}+{}], {r}", j as u32 * bits / 8);
         }
     }
 
@@ -64,13 +119,19 @@ impl Elems {
         }
     }
 
-    /// Loads the operand registers from global memory at `base`, and relays them
-    /// as `path` says.
-    fn load_operands(&self, c: &mut Code, base: &str, path: OperandPath) {
+    /// Loads the operand registers from global memory at `base` (and `.cas`'s
+    /// swap registers from `swap_base`), and relays them as `path` says.
+    fn load_operands(&self, c: &mut Code, base: &str, swap_base: Option<&str>, path: OperandPath) {
         let bits = self.reg_bits;
-        for (j, r) in self.regs.iter().enumerate() {
-            let off = j as u32 * bits / 8;
-            ins!(c, "ld.global.b{bits} {r}, [{base}+{off}]");
+        let swap = self.swap.as_ref().zip(swap_base);
+        let loads = std::iter::once((&self.regs, base)).chain(swap.map(|((r, _), b)| (r, b)));
+        let mut all: Vec<&String> = Vec::new();
+        for (regs, from) in loads {
+            for (j, r) in regs.iter().enumerate() {
+                let off = j as u32 * bits / 8;
+                ins!(c, "ld.global.b{bits} {r}, [{from}+{off}]");
+                all.push(r);
+            }
         }
         if path == OperandPath::Relaid {
             // The thread index at the registers' width: x ^ k ^ k = x.
@@ -80,9 +141,15 @@ impl Elems {
                 16 => ins!(c, "cvt.u16.u32 {key}, %r0"),
                 _ => ins!(c, "cvt.u64.u32 {key}, %r0"),
             }
-            for r in &self.regs {
+            for r in &all {
                 ins!(c, "xor.b{bits} {r}, {r}, {key}");
                 ins!(c, "xor.b{bits} {r}, {r}, {key}");
+            }
+        }
+        if self.b128 {
+            ins!(c, "mov.b128 %q1, {{{}}}", self.regs.join(", "));
+            if let Some((regs, _)) = &self.swap {
+                ins!(c, "mov.b128 %q2, {{{}}}", regs.join(", "));
             }
         }
     }
@@ -91,14 +158,12 @@ impl Elems {
 /// The memory body of either entry; `check` holds the expectation symbols of
 /// `ptxvec_check`. Ends by branching to, or falling into, `DONE`.
 pub(super) fn body(c: &mut Code, s: &Suite, check: Option<&ExpectData>, v: Variation) {
-    let Execution::Memory {
+    let (Execution::Memory {
         space,
         width,
         lanes,
-        packed,
-        vector,
         ..
-    } = s.exec
+    }, Some(e)) = (s.exec, Elems::new(s))
     else {
         return;
     };
@@ -106,8 +171,6 @@ pub(super) fn body(c: &mut Code, s: &Suite, check: Option<&ExpectData>, v: Varia
     let stride = s.stride();
     let wb = width / 8;
     let block_bytes = BLOCK as usize * stride;
-    let e = Elems::new(width, lanes, packed, vector);
-    let operand = &e.operand;
     let bulk = matches!(space, MemSpace::BulkGlobal | MemSpace::BulkCluster);
     let contention = !s.contention_records().is_empty();
     if contention {
@@ -120,6 +183,14 @@ pub(super) fn body(c: &mut Code, s: &Suite, check: Option<&ExpectData>, v: Varia
     c.element("%rd3", "%rd1", "%rd2", "%r3", stride);
     c.symbol_plus("%rd4", "%rd4", "ptxvec_mem_in", "%rd2");
     c.symbol_plus("%rd5", "%rd5", "ptxvec_operand", "%rd2");
+    let swap_base = e.swap.is_some().then(|| {
+        c.symbol_plus("%rd35", "%rd35", "ptxvec_swap", "%rd2");
+        "%rd35"
+    });
+    // atom's returned value: its own region of the output, after the memory.
+    if let Some(off) = s.d_offset() {
+        ins!(c, "add.u64 %rd36, %rd3, {off}");
+    }
     ins!(c, "mul.wide.u32 %rd7, %r0, {stride}");
     if contention {
         // A contention record's own thread stays idle: its block runs it.
@@ -138,17 +209,19 @@ pub(super) fn body(c: &mut Code, s: &Suite, check: Option<&ExpectData>, v: Varia
     match space {
         MemSpace::Global | MemSpace::Generic => {
             copy(c, "%rd4", "%rd3", "global");
-            e.load_operands(c, "%rd5", v.operand);
+            e.load_operands(c, "%rd5", swap_base, v.operand);
             c.ins("mov.u64 %rd6, %rd3");
             let addr = reduce_address(c, space);
-            ins!(c, "{} [{addr}], {operand}", s.opcode);
+            e.instruction(c, &s.opcode, addr);
+            e.store_d(c, "%rd36");
         }
         MemSpace::SharedCta | MemSpace::SharedCluster | MemSpace::GenericShared => {
             c.symbol_plus("%rd6", "%rd6", "ptxvec_sbuf", "%rd7");
             copy(c, "%rd4", "%rd6", "shared");
-            e.load_operands(c, "%rd5", v.operand);
+            e.load_operands(c, "%rd5", swap_base, v.operand);
             let addr = reduce_address(c, space);
-            ins!(c, "{} [{addr}], {operand}", s.opcode);
+            e.instruction(c, &s.opcode, addr);
+            e.store_d(c, "%rd36");
             e.copy(c, None, ("shared", "%rd6"), ("global", "%rd3"));
         }
         MemSpace::BulkGlobal => {
@@ -179,10 +252,15 @@ pub(super) fn body(c: &mut Code, s: &Suite, check: Option<&ExpectData>, v: Varia
         ins!(c, "mul.wide.u32 %rd14, %r3, {lanes}");
         c.ins("mul.wide.u32 %rd18, %r3, 4");
         c.symbol_plus("%rd18", "%rd19", "ptxvec_fails", "%rd18");
-        for k in 0..lanes {
-            load64(c, "%rd50", &format!("%rd3+{}", k * wb), width);
-            for (pi, prefixes) in d.prefix.iter().enumerate() {
-                compare(c, d, &prefixes[0], width, k, s.inf(Out::Mem), pi);
+        // Each output from where the body left it: the memory at `%rd3`, atom's
+        // returned value at `%rd36`.
+        for (o, (out, _)) in s.outputs().iter().enumerate() {
+            let at = if *out == Out::D { "%rd36" } else { "%rd3" };
+            for k in 0..lanes {
+                load64(c, "%rd50", &format!("{at}+{}", k * wb), width);
+                for (pi, prefixes) in d.prefix.iter().enumerate() {
+                    compare(c, d, &prefixes[o], width, k, s.inf(*out), pi);
+                }
             }
         }
     }
@@ -313,9 +391,9 @@ fn contention_body(c: &mut Code, s: &Suite, e: &Elems, path: OperandPath) {
     c.label("CSTORED");
     c.ins("bar.sync 0");
     c.branch(Pred::not("%p8"), "CREDUCED");
-    e.load_operands(c, "%rd5", path);
+    e.load_operands(c, "%rd5", None, path);
     let addr = reduce_address(c, space);
-    ins!(c, "{} [{addr}], {}", s.opcode, e.operand);
+    e.instruction(c, &s.opcode, addr);
     c.label("CREDUCED");
     c.ins("bar.sync 0");
     c.branch(Pred::not("%p7"), "DONE");

@@ -20,6 +20,7 @@ use super::{
     contention as contention_of, Execution, MemSpace, Suite, Window, BLOCK, FIRST_FAILS, WARP,
 };
 use crate::device::ptx::{ins, Code, Entry, Module, Space};
+use crate::record::Shape;
 use crate::syntax::text::RegClass;
 use data::ExpectData;
 
@@ -119,6 +120,17 @@ impl Suite {
         }
     }
 
+    /// Where the returned values (`d`, atom's) start in the output buffer: after
+    /// every thread's memory; `None` for a variant that returns none.
+    pub fn d_offset(&self) -> Option<usize> {
+        match self.shape {
+            Shape::Memory { returns: true, .. } => {
+                Some(self.plain_grid() as usize * BLOCK as usize * self.stride())
+            }
+            _ => None,
+        }
+    }
+
     /// Blocks of one thread per record for a memory variant: the records' own
     /// threads (contention records among them sit idle), rounded up to whole
     /// clusters of two for the `.shared::cluster` bulk form.
@@ -154,7 +166,9 @@ impl Suite {
                 Launch {
                     grid: plain + self.contention_records().len() as u32,
                     block: BLOCK,
-                    out_bytes: plain as usize * BLOCK as usize * self.stride(),
+                    // Memory, then the returned values where there are any.
+                    out_bytes: plain as usize * BLOCK as usize * self.stride()
+                        * if self.d_offset().is_some() { 2 } else { 1 },
                     result_bytes,
                 }
             }
@@ -403,6 +417,9 @@ fn entry(s: &Suite, check: Option<&ExpectData>, v: Variation) -> Entry {
     e.registers(RegClass::B32, 80);
     e.registers(RegClass::B64, 80);
     e.registers(RegClass::F32, 4);
+    if matches!(s.exec, Execution::Memory { b128: true, .. }) {
+        e.registers(RegClass::B128, 4);
+    }
     let c = &mut e.body;
     c.blank();
     c.thread_index();

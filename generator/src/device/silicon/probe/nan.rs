@@ -134,6 +134,7 @@ pub fn suite(s: Suite) -> Result<Suite> {
             inputs: Inputs::Memory {
                 mem: vec![Bits::new(m, width)],
                 operand: vec![Bits::new(o, width)],
+                swap: None,
             },
             requires: first.requires.clone(),
             seed: None,
@@ -220,7 +221,7 @@ pub fn run(
             let mut differ = Vec::new();
             let mut by_mem: Vec<(u64, Vec<(String, String)>)> = Vec::new();
             for (rec, got) in s.records.iter().zip(&values) {
-                let Inputs::Memory { mem, operand } = &rec.inputs else {
+                let Inputs::Memory { mem, operand, .. } = &rec.inputs else {
                     continue;
                 };
                 let (m, o) = (mem[0].value, operand[0].value);
