@@ -856,7 +856,7 @@ fn generate_partial_runs_write_only_what_they_name() {
     );
     assert_eq!(
         changed(&["--variant", "red.add.u32"]),
-        ["index.json", "semantic/red.add.u32.jsonl"]
+        ["index.json", "semantic/red.add.u32.jsonl.gz"]
     );
     // The committed set's bytes, still.
     let whole = tree(&dir);

@@ -347,7 +347,8 @@ fn the_general_grammar_recognizer_reads_the_readme_examples() {
         ("red.global.add.u32 [_], %r1;", false),
         ("red.global.add.u32 [%rd1], %r1", false),
         ("red.global.add.u322 [%rd1], %r1;", false),
-        ("atom.global.add.u32 %r2, [%rd1], %r1;", false),
+        ("atom.global.add.u32 %r2, [%rd1], %r1;", true),
+        ("ld.global.u32 %r2, [%rd1];", false),
         ("red.global.add.u32 [%rd1, %r1;", false),
     ];
     let wrong: Vec<_> = table
@@ -417,8 +418,10 @@ fn sink_cases_cite_the_evidence_for_the_sink() {
         }
     }
     // Six of shfl.sync and match.all.sync; six of the non-sync shfl: its four modes,
-    // and its first spelling again on each side below its withdrawal.
-    assert_eq!(n, 12, "the sink cases of shfl.sync, match.all.sync and shfl");
+    // and its first spelling again on each side below its withdrawal; atom's `d`,
+    // once per spelling that writes no optional qualifier (64: every operation
+    // and type of its twelve lines).
+    assert_eq!(n, 12 + 64, "the sink cases of shfl.sync, match.all.sync, shfl and atom");
 }
 
 /// Every case a ledger entry lists in `vectors` exists, and cites that entry's

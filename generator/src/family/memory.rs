@@ -87,52 +87,52 @@ impl Family for Reduction {
 /// What a reduction spelling of `engine` computes (red's, atom's and
 /// cp.reduce.async.bulk's qualifiers read alike).
 pub(super) fn reduction(s: &Spelling<'_>, engine: Engine) -> std::result::Result<Reduction, NotComputed> {
-        let q = Quals::of(s);
-        // cp.reduce.async.bulk writes `.dst` before `.src`: the first space is
-        // the destination.
-        let space = match q.first(QualKind::Space) {
-            None => Space::Generic,
-            Some(Qualifier::Global) => Space::Global,
-            Some(Qualifier::Shared | Qualifier::SharedCta) => Space::SharedCta,
-            // Shared memory of a CTA of the cluster: the document's "shared
-            // memory" rules hold for it, and the oracle computes it as .shared.
-            Some(Qualifier::SharedCluster) => Space::SharedCta,
-            Some(_) => return Err(q.missing("state space")),
-        };
-        let ty = q.first(QualKind::Type).ok_or_else(|| q.missing("type"))?;
-        let (element, packed) = element(ty).ok_or_else(|| q.missing("element type"))?;
-        let op_q = q.first(QualKind::Op).ok_or_else(|| q.missing("operation"))?;
-        let op = match (op_q, element) {
-            (Qualifier::Add, Element::Float(_)) => Op::Add,
-            (Qualifier::Min, Element::Float(_)) => Op::MinMax(MinMax::Min),
-            (Qualifier::Max, Element::Float(_)) => Op::MinMax(MinMax::Max),
-            (_, Element::Int(_)) => {
-                Op::Int(int_op(op_q).ok_or_else(|| q.missing("integer operation"))?)
-            }
-            _ => return Err(q.missing("float operation")),
-        };
-        let vector = q
-            .first(QualKind::Vector)
-            .and_then(Qualifier::vector_len)
-            .unwrap_or(1);
-        let lanes = u8::try_from(vector * if packed { 2 } else { 1 })
-            .map_err(|_| q.missing("vector width"))?;
-        let mut r = Reduction {
-            engine,
-            space,
-            op,
-            element,
-            lanes,
-            packed,
-            noftz: q.has(Qualifier::Noftz),
-        };
-        // The destination's space changes values only for the 32- and 64-bit
-        // float add (flushing, and sm_90's NaN payloads); elsewhere every space is
-        // one variant, stated with generic addressing.
-        if !(op == Op::Add && matches!(element, Element::Float(f) if f.width() >= 32)) {
-            r.space = Space::Generic;
+    let q = Quals::of(s);
+    // cp.reduce.async.bulk writes `.dst` before `.src`: the first space is
+    // the destination.
+    let space = match q.first(QualKind::Space) {
+        None => Space::Generic,
+        Some(Qualifier::Global) => Space::Global,
+        Some(Qualifier::Shared | Qualifier::SharedCta) => Space::SharedCta,
+        // Shared memory of a CTA of the cluster: the document's "shared
+        // memory" rules hold for it, and the oracle computes it as .shared.
+        Some(Qualifier::SharedCluster) => Space::SharedCta,
+        Some(_) => return Err(q.missing("state space")),
+    };
+    let ty = q.first(QualKind::Type).ok_or_else(|| q.missing("type"))?;
+    let (element, packed) = element(ty).ok_or_else(|| q.missing("element type"))?;
+    let op_q = q.first(QualKind::Op).ok_or_else(|| q.missing("operation"))?;
+    let op = match (op_q, element) {
+        (Qualifier::Add, Element::Float(_)) => Op::Add,
+        (Qualifier::Min, Element::Float(_)) => Op::MinMax(MinMax::Min),
+        (Qualifier::Max, Element::Float(_)) => Op::MinMax(MinMax::Max),
+        (_, Element::Int(_)) => {
+            Op::Int(int_op(op_q).ok_or_else(|| q.missing("integer operation"))?)
         }
-        Ok(r)
+        _ => return Err(q.missing("float operation")),
+    };
+    let vector = q
+        .first(QualKind::Vector)
+        .and_then(Qualifier::vector_len)
+        .unwrap_or(1);
+    let lanes = u8::try_from(vector * if packed { 2 } else { 1 })
+        .map_err(|_| q.missing("vector width"))?;
+    let mut r = Reduction {
+        engine,
+        space,
+        op,
+        element,
+        lanes,
+        packed,
+        noftz: q.has(Qualifier::Noftz),
+    };
+    // The destination's space changes values only for the 32- and 64-bit
+    // float add (flushing, and sm_90's NaN payloads); elsewhere every space is
+    // one variant, stated with generic addressing.
+    if !(op == Op::Add && matches!(element, Element::Float(f) if f.width() >= 32)) {
+        r.space = Space::Generic;
+    }
+    Ok(r)
 }
 
 /// How a device runs a memory variant of `engine`: `width`-bit elements, `lanes`

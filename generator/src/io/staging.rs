@@ -1,7 +1,7 @@
 //! Replacing a folder of generated files as one step: the transaction behind
 //! `ptxvec generate`.
 //!
-//! The set (`syntax/*.jsonl`, `semantic/*.jsonl`, `index.json` with their SHA-256,
+//! The set (`syntax/*.jsonl`, `semantic/*.jsonl.gz`, `index.json` with their SHA-256,
 //! `rules.json`, `targets.json`) lives at fixed names, so no rename of single files
 //! can switch from one set to the next at once. The folder itself is switched:
 //!

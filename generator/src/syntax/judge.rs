@@ -345,7 +345,7 @@ pub(crate) fn read_chain<'s>(
         })
         .collect();
     if !exact.is_empty() {
-        return Ok(exact);
+        return Ok(refused_last(exact));
     }
     if let Some((table, s)) = across::table_refusal(instruction, quals) {
         return Err(Unread::Fixed((
@@ -378,6 +378,18 @@ pub(crate) fn read_chain<'s>(
             })
             .collect(),
     ))
+}
+
+/// The exact readings of a chain, those a table or forbid rule refuses dropped
+/// where some other reading is allowed: atom's `.cas.b32` fits both the line
+/// `.op.type d, [a], b{, cache-policy}` (whose table has no `.cas`) and the line
+/// `.op.type d, [a], b, c`, and `atom.cas.b32 %r1, [%rd1], %r2;` lacks its `c`,
+/// rather than naming a `.cas` the first line's table refuses.
+pub(crate) fn refused_last<'s>(exact: Vec<(Spelling<'s>, bool)>) -> Vec<(Spelling<'s>, bool)> {
+    if exact.iter().all(|(s, _)| s.refusal().is_some()) {
+        return exact;
+    }
+    exact.into_iter().filter(|(s, _)| s.refusal().is_none()).collect()
 }
 
 /// A necessary condition for a syntax line to read `quals` exactly: as many

@@ -161,7 +161,7 @@ impl<'s> InstructionMasks<'s> {
             fits.push(Some(fit));
         }
         if !exact.is_empty() {
-            return Ok(exact);
+            return Ok(crate::syntax::judge::refused_last(exact));
         }
         if let Some(d) = self.table_refusal(quals) {
             return Err(d);

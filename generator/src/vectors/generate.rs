@@ -181,7 +181,7 @@ fn select<'s>(spec: &'s Spec, req: &Request<'_>) -> Result<(Vec<String>, Vec<Var
             .any(|v| v.id == *name || v.spelling.instruction.instruction == *name)
         {
             return Err(Error::Usage(format!(
-                "--variant {name}: no such variant or instruction (variant ids are the stems of vectors/semantic/*.jsonl with `__` read `::`, as vectors/index.json lists them)"
+                "--variant {name}: no such variant or instruction (variant ids are the stems of vectors/semantic/*.jsonl.gz with `__` read `::`, as vectors/index.json lists them)"
             )));
         }
     }

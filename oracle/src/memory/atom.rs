@@ -125,8 +125,10 @@ mod tests {
     }
 
     /// (variant, mem, b, c, returned, stored, where the expectation comes from)
+    type Case = (Atom, Vec<u64>, Vec<u64>, Vec<u64>, Vec<u64>, Vec<u64>, &'static str);
+
     #[rustfmt::skip]
-    fn cases() -> Vec<(Atom, Vec<u64>, Vec<u64>, Vec<u64>, Vec<u64>, Vec<u64>, &'static str)> {
+    fn cases() -> Vec<Case> {
         let u32t = Element::Int(IntType { bits: 32, signed: false });
         let s32t = Element::Int(IntType { bits: 32, signed: true });
         vec![
