@@ -106,7 +106,61 @@ const CASES: &[(&str, &str, &str, Ptxas, Option<&str>)] = &[
     // E018 and E020 as before.
     ("red.and.pred.b32 [%rd1], %r1;", "6.3", "sm_75", Ptxas::Accepts, Some("E018")),
     ("cp.reduce.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes.and.b32 [%rd1], [%rd2], %r1, %rd9;", "8.0", "sm_90", Ptxas::Accepts, Some("E020")),
+    // A fourth operand of atom's bit-size ops (E042, probed 2026-11-26): of the
+    // type's width, read as nothing; an integer or `%rd` is read as a cache-policy
+    // (".L2::cache_hint modifier required for instruction 'atom' with 4 arguments");
+    // to `.shared` on sm_90 and later, "(C7907) Internal compiler error." (E051).
+    ("atom.global.and.b32 %r1, [%rd1], %r2, %r3;", "9.0", "sm_90", Ptxas::Accepts, Some("E042")),
+    ("atom.relaxed.gpu.global.xor.b32 %r1, [%rd1], %f7, %r2;", "6.3", "sm_75", Ptxas::Accepts, Some("E042")),
+    ("atom.shared::cluster.cluster.release.exch.b64 %rd1, [%rd2], %rd3, 1.5;", "7.8", "sm_90", Ptxas::Accepts, Some("E042")),
+    ("atom.global.exch.b128 %q1, [%rd1], %q2, %q3;", "9.0", "sm_90", Ptxas::Accepts, Some("E042")),
+    ("atom.shared.and.b32 %r1, [%rd1], %r2, %r3;", "9.0", "sm_89", Ptxas::Accepts, Some("E042")),
+    ("atom.global.and.b64 %rd1, [%rd1], %rd2, %rd3;", "9.0", "sm_90", Ptxas::Rejects, None),
+    ("atom.global.exch.b32 %r1, [%rd1], %r2, 1;", "9.0", "sm_90", Ptxas::Rejects, None),
+    ("atom.global.and.b32 %r1, [%rd1], %r2, 1.5;", "9.0", "sm_90", Ptxas::Rejects, None),
+    ("atom.global.add.u32 %r1, [%rd1], %r2, %r3;", "9.0", "sm_90", Ptxas::Rejects, None),
+    ("atom.global.and.L2::cache_hint.b32 %r1, [%rd1], %r2, %r3, %rd4;", "9.0", "sm_90", Ptxas::Rejects, None),
+    ("atom.shared.and.b32 %r1, [%rd1], %r2, %r3;", "9.0", "sm_90", Ptxas::Fails, Some("E051")),
+    ("atom.shared::cta.exch.b64 %rd1, [%rd1], %rd2, %fd3;", "9.0", "sm_100a", Ptxas::Fails, Some("E051")),
+    // A `.pred` element of a vector beside a `.b32` one and no `.f32`: taken in
+    // atom's `d` (E052), an internal compiler error in `b` (E053); beside `%f`,
+    // "Vector with elements of different types are not allowed in atom instruction".
+    ("atom.global.min.noftz.v2.f16x2 {%p5, %r2}, [%rd1], {%r3, %r4};", "9.5", "sm_90", Ptxas::Accepts, Some("E052")),
+    ("atom.global.add.v2.f32 {%p1, %r2}, [%rd1], {%f11, %f12};", "9.5", "sm_90", Ptxas::Accepts, Some("E052")),
+    ("atom.global.max.noftz.v2.bf16x2 {%p1, %f2}, [%rd1], {%r11, %r12};", "9.5", "sm_90", Ptxas::Rejects, None),
+    ("atom.global.add.noftz.v2.f16 {%p1, %h2}, [%rd1], {%h11, %h12};", "9.5", "sm_90", Ptxas::Rejects, None),
+    ("red.global.add.noftz.v2.f16x2 [%rd1], {%r11, %p9};", "8.1", "sm_90", Ptxas::Fails, Some("E053")),
+    ("atom.global.min.noftz.v2.f16x2 {%r1, %r2}, [%rd1], {%p11, %r12};", "9.5", "sm_90", Ptxas::Fails, Some("E053")),
+    ("red.global.add.v2.f32 [%rd1], {%p9, %f12};", "8.1", "sm_90", Ptxas::Rejects, None),
+    // `.shared::cta` below sm_30 (ptxas 12.9 at -arch=sm_50: E036, E046), alone and
+    // with E018's `.pred`; below PTX ISA 7.8 "Feature '::cta' requires PTX ISA
+    // .version 7.8 or later".
+    ("atom.u32.shared::cta.inc %r1, [%rd1], 1;", "8.1", "sm_20", Ptxas::Accepts, Some("E046")),
+    ("red.shared::cta.and.b32 [%rd1], 1;", "7.8", "sm_12", Ptxas::Accepts, Some("E036")),
+    ("red.pred.b32.and.shared::cta [%rd1], 1;", "7.8", "sm_20", Ptxas::Accepts, Some("E018+E036")),
+    ("red.shared::cta.and.b32 [%rd1], 1;", "7.7", "sm_20", Ptxas::Rejects, None),
+    ("atom.shared::cta.inc.u32 %r1, [%rd1], 1;", "7.8", "sm_11", Ptxas::Rejects, None),
 ];
+
+/// ptxas 12.9's fault on a `.bf16` atom whose `d` is the sink (E054), which ptxas
+/// 13.5 answers (probed 2026-11-26).
+#[test]
+fn ptxas_12_9_fails_on_a_sink_bf16_atom() {
+    let spec = Spec::load(&spec_root()).unwrap();
+    for (text, ptx, target, fails) in [
+        ("atom.acq_rel.cluster.add.shared::cta.noftz.bf16 _, [%rd1], %h2;", "7.1", "sm_60", true),
+        ("atom.add.noftz.bf16x2 _, [%rd1], %r2;", "6.3", "sm_50", true),
+        ("atom.add.noftz.bf16 _, [%rd1], %r2;", "7.8", "sm_60", false),
+        ("atom.add.noftz.f16 _, [%rd1], %h2;", "7.8", "sm_60", false),
+    ] {
+        let module = Module { ptx: ptx.parse().unwrap(), target: target.parse().unwrap() };
+        let j = judge(&spec, text, module.ptx, module.target, Order::Lenient);
+        assert!(!j.legal(), "{text}");
+        let p = predict(&spec, text, module, "12.9", &j);
+        assert_eq!(p.as_ref().map(|p| (p.fails, p.erratum.as_str())), fails.then_some((true, "E054")), "{text} at {ptx} {target}");
+        assert!(predict(&spec, text, module, "13.5", &j).is_none(), "{text}: ptxas 13.5 answers");
+    }
+}
 
 #[test]
 fn the_judge_and_the_ledger_say_what_ptxas_does() {

@@ -54,12 +54,43 @@ pub enum Departure {
     VoteWithoutMode,
     /// `.noftz` on an `.f32` add is read as nothing, from PTX ISA 9.4.
     NoftzF32,
+    /// A fourth operand of atom's `.and`, `.or`, `.xor` or `.exch` (`.b32`, `.b64`,
+    /// `.b128`, no `.L2::cache_hint`) is read as nothing where it fits as a `c` of
+    /// the type's width (a register or a float literal; an integer literal or a
+    /// `%rd` register is read as a cache-policy), outside `.shared` and
+    /// `.shared::cta` on sm_90 and later.
+    ExtraOperand,
+    /// ptxas stops with an internal compiler error on the texts of
+    /// [`Departure::ExtraOperand`] to `.shared` or `.shared::cta` on sm_90 and later.
+    ExtraOperandFault,
+    /// `.shared::cta` in a module whose target is below sm_30 is read as `.shared`,
+    /// from PTX ISA 7.8 (the `::cta` target rule is not enforced).
+    SharedCtaOldTarget,
+    /// A `.pred` register as an element of a vector destination is read as the
+    /// vector's first `.b32` register, where it has one and no `.f32` register.
+    PredVectorElement,
+    /// ptxas stops with an internal compiler error on a `.pred` register as an
+    /// element of a source vector (`b`), where [`Departure::PredVectorElement`]'s
+    /// reading of it gives a legal text.
+    PredVectorElementFault,
+    /// ptxas fails (a signal) on a scalar atom whose destination is the sink `_`
+    /// and whose type is `.bf16` or `.bf16x2`, whatever the module: the text with a
+    /// register of the type for `_`, legal for sm_90 (at the module's version, PTX
+    /// ISA 7.8 at least), is one it fails on.
+    SinkBf16Fault,
 }
 
 impl Departure {
     /// Whether ptxas fails on the texts this departure covers, rather than accepting them.
     pub fn fails(&self) -> bool {
-        matches!(self, Departure::VectorIntegerElementFault | Departure::SinkAddressFault)
+        matches!(
+            self,
+            Departure::VectorIntegerElementFault
+                | Departure::SinkAddressFault
+                | Departure::ExtraOperandFault
+                | Departure::PredVectorElementFault
+                | Departure::SinkBf16Fault
+        )
     }
 }
 

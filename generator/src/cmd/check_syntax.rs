@@ -349,7 +349,7 @@ impl Line<'_> {
             CHECK_PTXAS,
             v.instruction.as_deref(),
             v.defect.as_deref(),
-            |t| index.is_legal(t, self.ptx, self.target),
+            |t, m| index.is_legal(t, m.ptx, m.target),
         );
         buf.push(b'{');
         if let Some(id) = self.id {

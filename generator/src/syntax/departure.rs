@@ -84,10 +84,67 @@ fn vector_immediates<S: Spelled>(t: &InstrText<S>, takes: impl Fn(usize, Literal
     changed.then_some(out)
 }
 
-/// The text as ptxas reads it under a departure, if the departure changes it.
-fn rewrite<S: Spelled>(d: &Departure, t: &InstrText<S>, module: Module) -> Option<InstrText<S>> {
+/// Whether `t` is atom's `.and`, `.or`, `.xor` or `.exch` of `.b32`, `.b64` or
+/// `.b128` with a fourth operand that ptxas 13.5 takes as the `c` of `.cas`: a
+/// register or float literal of the type's width. An integer literal or a `%rd`
+/// register there it reads as a cache-policy (".L2::cache_hint modifier required
+/// for instruction 'atom' with 4 arguments"); with `.L2::cache_hint`, five operands
+/// draw "Arguments mismatch".
+fn extra_operand<S: AsRef<str>>(t: &InstrText<S>) -> bool {
+    use text::RegClass as R;
+    let has = |q: Qualifier| t.words.iter().any(|w| w.as_ref() == word(q));
+    if t.words.first().map(AsRef::as_ref) != Some("atom")
+        || ![Qualifier::And, Qualifier::Or, Qualifier::Xor, Qualifier::Exch].into_iter().any(has)
+        || has(Qualifier::Cas)
+        || has(Qualifier::L2CacheHint)
+        || t.operands.len() != 4
+    {
+        return false;
+    }
+    let Operand::Scalar(c) = &t.operands[3] else { return false };
+    if has(Qualifier::B32) {
+        matches!(c, Atom::Reg(R::B32 | R::F32, _) | Atom::Imm(Literal::HexF32, _))
+    } else if has(Qualifier::B64) {
+        matches!(c, Atom::Reg(R::F64, _) | Atom::Imm(Literal::HexF64 | Literal::Decimal, _))
+    } else if has(Qualifier::B128) {
+        matches!(c, Atom::Reg(R::B128, _))
+    } else {
+        false
+    }
+}
+
+/// `t` with each `.pred` register of its brace vectors before the address
+/// (`source` false: a destination) or after it (`source` true) read as the
+/// vector's first `.b32` register, where the vector has one and no `.f32`
+/// register; `None` when no element is so read.
+fn pred_elements<S: Clone + PartialEq>(t: &InstrText<S>, source: bool) -> Option<InstrText<S>> {
+    use text::RegClass as R;
+    let mut out = t.clone();
+    let mut changed = false;
+    let mut after_address = false;
+    for op in &mut out.operands {
+        after_address |= matches!(op, Operand::Address(..));
+        let Operand::Vector(elems) = op else { continue };
+        if after_address != source || elems.iter().any(|a| matches!(a, Atom::Reg(R::F32, _))) {
+            continue;
+        }
+        let Some(b32) = elems.iter().find(|a| matches!(a, Atom::Reg(R::B32, _))).cloned() else { continue };
+        for e in elems.iter_mut() {
+            if matches!(e, Atom::Reg(R::Pred, _)) {
+                *e = b32.clone();
+                changed = true;
+            }
+        }
+    }
+    changed.then_some(out)
+}
+
+/// The text as ptxas reads it under a departure, and the module it is read in
+/// (the text's own but for [`Departure::SinkBf16Fault`]), if the departure changes it.
+fn rewrite<S: Spelled>(d: &Departure, t: &InstrText<S>, module: Module) -> Option<(InstrText<S>, Module)> {
     let has = |q: Qualifier| t.words.iter().any(|w| w.as_ref() == word(q));
     let float_literal = |l: Literal| matches!(l, Literal::HexF32 | Literal::HexF64 | Literal::Decimal);
+    let mut read_in = module;
     let out = match d {
         Departure::ExtraPred => {
             let mut out = t.clone();
@@ -195,8 +252,61 @@ fn rewrite<S: Spelled>(d: &Departure, t: &InstrText<S>, module: Module) -> Optio
             out.words.retain(|w| w.as_ref() != word(Qualifier::Noftz));
             out
         }
+        // ptxas 13.5 on sm_90 and later stops with "(C7907) Internal compiler
+        // error." on these texts to `.shared` or `.shared::cta` (ptxas 12.9 at sm_90,
+        // and 13.5 below sm_90, accept them).
+        Departure::ExtraOperand | Departure::ExtraOperandFault => {
+            let shared_cta = has(Qualifier::Shared) || has(Qualifier::SharedCta);
+            let faults = shared_cta && module.target.arch >= 90;
+            if !extra_operand(t) || faults != matches!(d, Departure::ExtraOperandFault) {
+                return None;
+            }
+            let mut out = t.clone();
+            out.operands.truncate(3);
+            out
+        }
+        // ptxas 12.9: "Feature '::cta' requires PTX ISA .version 7.8 or later" below
+        // 7.8; from 7.8 it takes `.shared::cta` on sm_12 and sm_20 as `.shared`.
+        Departure::SharedCtaOldTarget => {
+            if !has(Qualifier::SharedCta) || module.target.arch >= 30 || module.ptx < "7.8".parse().ok()? {
+                return None;
+            }
+            let mut out = t.clone();
+            for w in &mut out.words {
+                if w.as_ref() == word(Qualifier::SharedCta) {
+                    *w = S::literal(word(Qualifier::Shared));
+                }
+            }
+            out
+        }
+        // ptxas 13.5: `{%p1, %r2}` is taken, `{%p1, %f2}` draws "Vector with elements
+        // of different types are not allowed in atom instruction", `{%p1, %p2}`
+        // "Arguments mismatch"; in the source vector the same reading ends in
+        // "(C7907) Internal compiler error.".
+        Departure::PredVectorElement | Departure::PredVectorElementFault => {
+            pred_elements(t, matches!(d, Departure::PredVectorElementFault))?
+        }
+        // ptxas 12.9 is killed by signal 11 once the operands match, whatever the
+        // module's errors (sm_50 to sm_90 alike).
+        Departure::SinkBf16Fault => {
+            if t.words.first().map(AsRef::as_ref) != Some("atom") || t.operands.first() != Some(&Operand::Scalar(Atom::Sink)) {
+                return None;
+            }
+            let reg = if has(Qualifier::Bf16) {
+                Atom::Reg(text::RegClass::B16, S::literal("%h1"))
+            } else if has(Qualifier::Bf16x2) {
+                Atom::Reg(text::RegClass::B32, S::literal("%r1"))
+            } else {
+                return None;
+            };
+            let mut out = t.clone();
+            out.operands[0] = Operand::Scalar(reg);
+            let v78: PtxVersion = "7.8".parse().ok()?;
+            read_in = Module { ptx: module.ptx.max(v78), target: "sm_90".parse().ok()? };
+            out
+        }
     };
-    (out != *t).then_some(out)
+    (out != *t).then_some((out, read_in))
 }
 
 /// Whether a departure can change `text` at all, asked of the raw text before it is
@@ -212,6 +322,12 @@ fn may_apply(d: &Departure, text: &str) -> bool {
         Departure::SinkPredicateIgnored => text.contains('|') && starts_a_sink(text),
         Departure::VoteWithoutMode => text.contains("vote"),
         Departure::NoftzF32 => text.contains(".noftz") && text.contains(".f32"),
+        Departure::ExtraOperand | Departure::ExtraOperandFault => {
+            text.contains("atom") && [".and", ".or", ".xor", ".exch"].iter().any(|o| text.contains(o))
+        }
+        Departure::SharedCtaOldTarget => text.contains(".shared::cta"),
+        Departure::PredVectorElement | Departure::PredVectorElementFault => text.contains('{') && text.contains("%p"),
+        Departure::SinkBf16Fault => text.contains(".bf16") && starts_a_sink(text),
     }
 }
 
@@ -224,13 +340,17 @@ fn starts_a_sink(text: &str) -> bool {
 
 /// The rules a departure's texts are refused by: a qualifier the line has no place
 /// for (in any line, or in the line the others fit), written twice or missing, an
-/// operand of another shape.
+/// operand of another shape, count or class, a combination a table leaves out
+/// (atom's four-operand line, E042), a rule of the instruction (`shared_cta`'s
+/// target, E036).
 fn departing(rule: &RuleId) -> bool {
     matches!(
         rule,
         RuleId::Qualifier(
             QualifierRule::NotAllowed | QualifierRule::Duplicate | QualifierRule::Missing | QualifierRule::Extra
-        ) | RuleId::Operand(OperandRule::Shape)
+        ) | RuleId::Operand(OperandRule::Shape | OperandRule::Class | OperandRule::Count)
+            | RuleId::Table(_)
+            | RuleId::Spec(_)
     )
 }
 
@@ -253,12 +373,14 @@ fn render<S: AsRef<str>>(t: &InstrText<S>) -> String {
 
 /// The ledger's prediction for a text judged `j` in `module`, where ptxas departs
 /// from the verdict, for ptxas `release` (`13.5`); `None` where the verdict is the
-/// prediction. The departures are tried in ledger order, each alone.
+/// prediction. The departures are tried in ledger order, each alone, then two at
+/// once (the first's reading read again by the second: `red.pred.b32.and.shared::cta`
+/// at sm_20 is E018's and E036's), the prediction naming both (`E018+E036`).
 pub fn predict(spec: &Spec, text: &str, module: Module, release: &str, j: &Judgement) -> Option<Prediction> {
-    predict_by(spec, text, module, release, j, |t| judge(spec, t, module.ptx, module.target, Order::Lenient))
+    predict_by(spec, text, module, release, j, |t, m| judge(spec, t, m.ptx, m.target, Order::Lenient))
 }
 
-/// [`predict`], with `judge` judging a rewritten text in `module` (leniently) as
+/// [`predict`], with `judge` judging a rewritten text in a module (leniently) as
 /// [`judge`] does: the batch judge's index answers it there.
 pub fn predict_by(
     spec: &Spec,
@@ -266,15 +388,16 @@ pub fn predict_by(
     module: Module,
     release: &str,
     j: &Judgement,
-    judge: impl Fn(&str) -> Judgement,
+    judge: impl Fn(&str, Module) -> Judgement,
 ) -> Option<Prediction> {
-    predict_with(spec, text, None, module, release, j.instruction.as_deref(), j.defect.as_ref(), |t| judge(t).legal())
+    predict_with(spec, text, None, module, release, j.instruction.as_deref(), j.defect.as_ref(), |t, m| judge(t, m).legal())
 }
 
 /// [`predict`] for a verdict given as its instruction and defect, with `legal`
-/// saying whether a rewritten text is legal in `module` (judged leniently, as
-/// [`judge`] does). `tokens`, where given, are `text`'s as [`text::tokenize`]
-/// makes them (the batch judge's, borrowed); else `text` is tokenized here.
+/// saying whether a rewritten text is legal in a module (judged leniently, as
+/// [`judge`] does; the module is `module` but where a departure reads the text in
+/// another). `tokens`, where given, are `text`'s as [`text::tokenize`] makes them
+/// (the batch judge's, borrowed); else `text` is tokenized here.
 #[allow(clippy::too_many_arguments)]
 pub fn predict_with(
     spec: &Spec,
@@ -284,7 +407,7 @@ pub fn predict_with(
     release: &str,
     instruction: Option<&str>,
     defect: Option<&Defect>,
-    legal: impl Fn(&str) -> bool,
+    legal: impl Fn(&str, Module) -> bool,
 ) -> Option<Prediction> {
     // Every departure reads a statement of the general grammar: a malformed text
     // has none.
@@ -293,7 +416,7 @@ pub fn predict_with(
         return None;
     }
     let instruction = instruction?;
-    let mut candidates = spec
+    let candidates: Vec<(&ptxvec_spec::Erratum, &Departure)> = spec
         .errata
         .errata
         .iter()
@@ -302,31 +425,63 @@ pub fn predict_with(
             let seen_in = e.releases.is_empty() || e.releases.iter().any(|r| r == release);
             (seen_in && e.instructions.iter().any(|i| i == instruction) && may_apply(d, text)).then_some((e, d))
         })
-        .peekable();
+        .collect();
     // Tokenized once some departure may apply, as few texts are.
-    candidates.peek()?;
-    let predicted = |(e, d): (&ptxvec_spec::Erratum, &Departure), read: String| {
-        legal(&read).then(|| Prediction {
-            accepts: !d.fails(),
-            fails: d.fails(),
-            erratum: e.id.clone(),
-        })
-    };
+    if candidates.is_empty() {
+        return None;
+    }
     match tokens {
-        Some(t) => candidates.find_map(|c| predicted(c, render(&rewrite(c.1, t, module)?))),
-        None => {
-            let t = text::tokenize(text).ok()?;
-            candidates.find_map(|c| predicted(c, render(&rewrite(c.1, &t, module)?)))
+        Some(t) => predict_among(&candidates, t, module, &legal),
+        None => predict_among(&candidates, &text::tokenize(text).ok()?, module, &legal),
+    }
+}
+
+/// The first of `candidates` (alone, then two at once) whose reading of `t` is legal.
+fn predict_among<S: Spelled>(
+    candidates: &[(&ptxvec_spec::Erratum, &Departure)],
+    t: &InstrText<S>,
+    module: Module,
+    legal: &impl Fn(&str, Module) -> bool,
+) -> Option<Prediction> {
+    let prediction = |read: &[&(&ptxvec_spec::Erratum, &Departure)]| {
+        let fails = read.iter().any(|(_, d)| d.fails());
+        Prediction {
+            accepts: !fails,
+            fails,
+            erratum: read.iter().map(|(e, _)| e.id.as_str()).collect::<Vec<_>>().join("+"),
+        }
+    };
+    let singles: Vec<Option<(InstrText<S>, Module)>> = candidates.iter().map(|c| rewrite(c.1, t, module)).collect();
+    for (c, r) in candidates.iter().zip(&singles) {
+        if let Some((read, m)) = r {
+            if legal(&render(read), *m) {
+                return Some(prediction(&[c]));
+            }
         }
     }
+    for (i, first) in candidates.iter().enumerate() {
+        let Some((read, m)) = &singles[i] else { continue };
+        for (k, second) in candidates.iter().enumerate() {
+            // Two entries of one departure (E018 and E049) read a text alike.
+            if k == i || first.1 == second.1 {
+                continue;
+            }
+            if let Some((again, m2)) = rewrite(second.1, read, *m) {
+                if legal(&render(&again), m2) {
+                    return Some(prediction(&[first, second]));
+                }
+            }
+        }
+    }
+    None
 }
 
 /// The ledger's prediction for a verdict (as [`predict`]), its rewritten texts
 /// judged through the batch's index.
 pub fn predict_by_index(index: &Index<'_>, text: &str, ptx: PtxVersion, target: Target, j: &Judgement) -> Option<Prediction> {
     let module = Module { ptx, target };
-    predict_by(index.spec(), text, module, CHECK_PTXAS, j, |t| {
-        index.judge(t, &Tokens::of(t), ptx, target, Order::Lenient)
+    predict_by(index.spec(), text, module, CHECK_PTXAS, j, |t, m| {
+        index.judge(t, &Tokens::of(t), m.ptx, m.target, Order::Lenient)
     })
 }
 

@@ -49,10 +49,13 @@ pub fn recorded_departures(spec: &Spec, cache: &std::path::Path) -> Result<BTree
     for p in recorded {
         let (Some(pr), Some((_, kept))) = (&p.predicted, &p.ptxas) else { continue };
         if Said::of(kept) == p.expected() {
-            out.entry(pr.erratum.clone()).or_default().push(format!(
-                "explore:{}:{}:{}",
-                p.module.ptx, p.module.target, p.walked.text
-            ));
+            // A prediction of two departures at once (`E018+E036`) witnesses both.
+            for id in pr.erratum.split('+') {
+                out.entry(id.to_owned()).or_default().push(format!(
+                    "explore:{}:{}:{}",
+                    p.module.ptx, p.module.target, p.walked.text
+                ));
+            }
         }
     }
     Ok(out)
@@ -158,14 +161,21 @@ pub enum Said {
     Accepts,
     /// It gives an error.
     Rejects,
-    /// It fails: a signal, the time limit.
+    /// It fails: a signal, the time limit, an internal compiler error.
     Fails,
+}
+
+/// Whether a ptxas message is an internal compiler error (`(C7907) Internal
+/// compiler error.`): ptxas failing on a text, not a verdict on it (E051).
+pub fn internal_error(message: &str) -> bool {
+    message.contains("Internal compiler error")
 }
 
 impl Said {
     fn of(k: &Kept) -> Said {
         match k {
             Kept::Accepted => Said::Accepts,
+            Kept::Rejected(m) if internal_error(m) => Said::Fails,
             Kept::Rejected(_) => Said::Rejects,
             Kept::Failed(_) => Said::Fails,
         }
@@ -343,7 +353,7 @@ fn class_of(p: &Probe) -> Option<String> {
             pr.erratum,
             said.word()
         ),
-        (None, Kept::Rejected(m)) => format!("{}: ours legal, ptxas rejects: {} [{steps}]", p.instruction, normalized(m)),
+        (None, Kept::Rejected(m)) if !internal_error(m) => format!("{}: ours legal, ptxas rejects: {} [{steps}]", p.instruction, normalized(m)),
         (None, _) => format!(
             "{}: ours {} ({}), ptxas {} [{steps}]",
             p.instruction,
