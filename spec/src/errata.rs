@@ -78,6 +78,10 @@ pub enum Departure {
     /// register of the type for `_`, legal for sm_90 (at the module's version, PTX
     /// ISA 7.8 at least), is one it fails on.
     SinkBf16Fault,
+    /// ptxas fails (a signal) on an integer literal as the `c` of `atom.cas.b128`,
+    /// where the text with a `.b128` register there is legal (a float literal draws
+    /// "Arguments mismatch").
+    CasB128ImmediateFault,
 }
 
 impl Departure {
@@ -90,6 +94,7 @@ impl Departure {
                 | Departure::ExtraOperandFault
                 | Departure::PredVectorElementFault
                 | Departure::SinkBf16Fault
+                | Departure::CasB128ImmediateFault
         )
     }
 }

@@ -286,6 +286,21 @@ fn rewrite<S: Spelled>(d: &Departure, t: &InstrText<S>, module: Module) -> Optio
         Departure::PredVectorElement | Departure::PredVectorElementFault => {
             pred_elements(t, matches!(d, Departure::PredVectorElementFault))?
         }
+        // ptxas 13.5 is killed by signal 11 on `atom.global.cas.b128 %q1, [%rd1],
+        // %q2, 2;` (an immediate `b` it takes).
+        Departure::CasB128ImmediateFault => {
+            if !(has(Qualifier::Cas) && has(Qualifier::B128)) {
+                return None;
+            }
+            let mut out = t.clone();
+            // An integer literal: a float one draws "Arguments mismatch".
+            let c = out.operands.get_mut(3)?;
+            if !matches!(c, Operand::Scalar(Atom::Imm(Literal::Int, _))) {
+                return None;
+            }
+            *c = Operand::Scalar(Atom::Reg(text::RegClass::B128, S::literal("%q9")));
+            out
+        }
         // ptxas 12.9 is killed by signal 11 once the operands match, whatever the
         // module's errors (sm_50 to sm_90 alike).
         Departure::SinkBf16Fault => {
@@ -328,6 +343,7 @@ fn may_apply(d: &Departure, text: &str) -> bool {
         Departure::SharedCtaOldTarget => text.contains(".shared::cta"),
         Departure::PredVectorElement | Departure::PredVectorElementFault => text.contains('{') && text.contains("%p"),
         Departure::SinkBf16Fault => text.contains(".bf16") && starts_a_sink(text),
+        Departure::CasB128ImmediateFault => text.contains(".cas") && text.contains(".b128"),
     }
 }
 
@@ -410,11 +426,13 @@ pub fn predict_with(
     legal: impl Fn(&str, Module) -> bool,
 ) -> Option<Prediction> {
     // Every departure reads a statement of the general grammar: a malformed text
-    // has none.
-    let defect = defect?;
-    if defect.kind != super::defect::Kind::Invalid || !departing(&defect.rule) {
-        return None;
-    }
+    // has none. A legal text can meet only a fault: ptxas failing on what it
+    // should take (E054: ptxas 12.9 on a legal `_` of `.bf16`).
+    let faults_only = match defect {
+        Some(d) if d.kind != super::defect::Kind::Invalid || !departing(&d.rule) => return None,
+        Some(_) => false,
+        None => true,
+    };
     let instruction = instruction?;
     let candidates: Vec<(&ptxvec_spec::Erratum, &Departure)> = spec
         .errata
@@ -423,7 +441,8 @@ pub fn predict_with(
         .filter_map(|e| {
             let d = e.departure.as_ref()?;
             let seen_in = e.releases.is_empty() || e.releases.iter().any(|r| r == release);
-            (seen_in && e.instructions.iter().any(|i| i == instruction) && may_apply(d, text)).then_some((e, d))
+            let kind = !faults_only || d.fails();
+            (kind && seen_in && e.instructions.iter().any(|i| i == instruction) && may_apply(d, text)).then_some((e, d))
         })
         .collect();
     // Tokenized once some departure may apply, as few texts are.

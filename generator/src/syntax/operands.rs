@@ -376,6 +376,13 @@ fn check_one<S: AsRef<str>>(
             // PTX ISA 6.4 (Vector Operands): a vector operand is a brace-enclosed
             // list of scalar registers; ptxas's reading of immediates there is a
             // ledgered departure (E027, E028).
+            // ptxas 13.5 infers a brace vector's type from its registers: one of
+            // sinks alone draws "Unable to infer type of vector elements (assuming
+            // .b8)" (`atom.global.add.v2.f32 {_, _}, ...`), where `{_, %f2}` and
+            // `_` for the whole vector are taken.
+            Operand::Vector(elems) if elems.iter().all(|a| matches!(a, Atom::Sink)) => Err(defect(OperandRule::Shape,
+                format!("operand `{}`: a brace vector of sinks alone has no type; write `_` for the whole vector", p.name),
+            )),
             Operand::Vector(elems) if elems.len() as u32 == n => elems.iter().try_for_each(|a| match a {
                 Atom::Imm(_, text) => Err(defect(OperandRule::Shape,
                     format!("operand `{}`: the elements of a brace vector are registers; the immediate `{}` written", p.name, text.as_ref()),
@@ -440,6 +447,12 @@ fn check_atom<S: AsRef<str>>(
         )),
         Atom::Imm(..) if p.spec.dest => Err(defect(OperandRule::RegisterRequired,
             format!("operand `{}` is a destination: it must be a register", p.name),
+        )),
+        // ptxas 13.5 takes an immediate `b` of atom's `.b128` forms but is killed by
+        // signal 11 on an immediate `c` of `.cas.b128` (E043): no text ptxas
+        // assembles has one, so the operand without `imm` takes none.
+        Atom::Imm(_, text) if class == Qualifier::B128 && !p.spec.imm => Err(defect(OperandRule::Class,
+            format!("immediate `{}` for operand `{}` of type `.b128`: it takes a register (ptxas 13.5 faults on an immediate here, E043)", text.as_ref(), p.name),
         )),
         Atom::Imm(lit, text) => {
             let text = text.as_ref();
