@@ -556,7 +556,10 @@ fn operand_mutants(base: &Legal<'_>, out: &mut Vec<Mutant>) {
 }
 
 /// Spellings of the syntax line that a table or a forbid rule rules out, each
-/// reduced to the fewest optional qualifiers that still break the same rule.
+/// reduced to the fewest optional qualifiers that still break the same rule. A
+/// chain another line reads and allows is no refusal: with this line's operands it
+/// is that line's text with the wrong operands (`atom.cas.b32 %r1, [%rd1], %r2;`
+/// lacks the `c` of the `.cas` line, whatever the line without `c` refuses).
 fn refused_mutants(spec: &Spec, instruction: &Instruction, group: &SyntaxGroup, form: &Form) -> Vec<Mutant> {
     let mut seen = BTreeSet::new();
     let mut out = Vec::new();
@@ -564,6 +567,11 @@ fn refused_mutants(spec: &Spec, instruction: &Instruction, group: &SyntaxGroup, 
         let Some(refusal) = s.refusal() else { continue };
         let minimal = reduce(&s, &refusal);
         let key = minimal.qualifiers();
+        let allowed_elsewhere = super::judge::read_chain(instruction, &key)
+            .is_ok_and(|readings| readings.iter().any(|(r, _)| r.refusal().is_none()));
+        if allowed_elsewhere {
+            continue;
+        }
         if !seen.insert(key) {
             continue;
         }
