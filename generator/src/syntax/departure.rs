@@ -56,22 +56,36 @@ fn register_of<S: Clone>(elems: &[Atom<S>]) -> Option<Atom<S>> {
     elems.iter().find(|a| matches!(a, Atom::Reg(..))).cloned()
 }
 
-/// Replaces the immediates of `t`'s source brace vectors that `takes(position, literal)`
-/// picks by a register element of the same vector; `None` when none is replaced,
-/// or when one that is picked has no register to stand for it.
-fn vector_immediates<S: Spelled>(t: &InstrText<S>, takes: impl Fn(usize, Literal) -> bool) -> Option<InstrText<S>> {
+/// `t` with its brace vectors on one side of its address (`source`: after it, the
+/// sources; else before it, atom's destination) each given to `edit`, which says
+/// whether it changed one, or `None` to give up; `None` when none changed.
+fn edit_vectors<S: Clone>(
+    t: &InstrText<S>,
+    source: bool,
+    mut edit: impl FnMut(&mut Vec<Atom<S>>) -> Option<bool>,
+) -> Option<InstrText<S>> {
     let mut out = t.clone();
     let mut changed = false;
-    // Only a source: a vector before the address is a destination (atom's `d`),
-    // where ptxas 13.5 takes no immediate.
     let mut after_address = false;
     for op in &mut out.operands {
         after_address |= matches!(op, Operand::Address(..));
-        let Operand::Vector(elems) = op else { continue };
-        if !after_address {
-            continue;
+        match op {
+            Operand::Vector(elems) if after_address == source => changed |= edit(elems)?,
+            _ => {}
         }
+    }
+    changed.then_some(out)
+}
+
+/// Replaces the immediates of `t`'s source brace vectors that `takes(position, literal)`
+/// picks by a register element of the same vector; `None` when none is replaced,
+/// or when one that is picked has no register to stand for it. Only a source: a
+/// vector before the address is a destination (atom's `d`), where ptxas 13.5 takes
+/// no immediate.
+fn vector_immediates<S: Spelled>(t: &InstrText<S>, takes: impl Fn(usize, Literal) -> bool) -> Option<InstrText<S>> {
+    edit_vectors(t, true, |elems| {
         let reg = register_of(elems);
+        let mut changed = false;
         for (k, e) in elems.iter_mut().enumerate() {
             if let Atom::Imm(lit, _) = e {
                 if takes(k, *lit) {
@@ -80,8 +94,8 @@ fn vector_immediates<S: Spelled>(t: &InstrText<S>, takes: impl Fn(usize, Literal
                 }
             }
         }
-    }
-    changed.then_some(out)
+        Some(changed)
+    })
 }
 
 /// Whether `t` is atom's `.and`, `.or`, `.xor` or `.exch` of `.b32`, `.b64` or
@@ -119,24 +133,22 @@ fn extra_operand<S: AsRef<str>>(t: &InstrText<S>) -> bool {
 /// register; `None` when no element is so read.
 fn pred_elements<S: Clone + PartialEq>(t: &InstrText<S>, source: bool) -> Option<InstrText<S>> {
     use text::RegClass as R;
-    let mut out = t.clone();
-    let mut changed = false;
-    let mut after_address = false;
-    for op in &mut out.operands {
-        after_address |= matches!(op, Operand::Address(..));
-        let Operand::Vector(elems) = op else { continue };
-        if after_address != source || elems.iter().any(|a| matches!(a, Atom::Reg(R::F32, _))) {
-            continue;
+    edit_vectors(t, source, |elems| {
+        if elems.iter().any(|a| matches!(a, Atom::Reg(R::F32, _))) {
+            return Some(false);
         }
-        let Some(b32) = elems.iter().find(|a| matches!(a, Atom::Reg(R::B32, _))).cloned() else { continue };
+        let Some(b32) = elems.iter().find(|a| matches!(a, Atom::Reg(R::B32, _))).cloned() else {
+            return Some(false);
+        };
+        let mut changed = false;
         for e in elems.iter_mut() {
             if matches!(e, Atom::Reg(R::Pred, _)) {
                 *e = b32.clone();
                 changed = true;
             }
         }
-    }
-    changed.then_some(out)
+        Some(changed)
+    })
 }
 
 /// The text as ptxas reads it under a departure, and the module it is read in
