@@ -146,4 +146,22 @@ impl Erratum {
 pub struct Ledger {
     /// Every finding.
     pub errata: Vec<Erratum>,
+    /// Which of them have a `departure`, found on first use: the batch judge asks
+    /// it of every line, and most entries have none.
+    #[serde(skip)]
+    departing: std::sync::OnceLock<Vec<usize>>,
+}
+
+impl Ledger {
+    /// The entries with a `departure`, in file order, with it.
+    pub fn departures(&self) -> impl Iterator<Item = (&Erratum, &Departure)> {
+        let indices = self.departing.get_or_init(|| {
+            (0..self.errata.len())
+                .filter(|&i| self.errata[i].departure.is_some())
+                .collect()
+        });
+        indices
+            .iter()
+            .filter_map(|&i| self.errata[i].departure.as_ref().map(|d| (&self.errata[i], d)))
+    }
 }

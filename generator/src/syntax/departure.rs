@@ -448,10 +448,8 @@ pub fn predict_with(
     let instruction = instruction?;
     let candidates: Vec<(&ptxvec_spec::Erratum, &Departure)> = spec
         .errata
-        .errata
-        .iter()
-        .filter_map(|e| {
-            let d = e.departure.as_ref()?;
+        .departures()
+        .filter_map(|(e, d)| {
             let seen_in = e.releases.is_empty() || e.releases.iter().any(|r| r == release);
             let kind = !faults_only || d.fails();
             (kind && seen_in && e.instructions.iter().any(|i| i == instruction) && may_apply(d, text)).then_some((e, d))
