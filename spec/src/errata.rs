@@ -146,20 +146,30 @@ impl Erratum {
 pub struct Ledger {
     /// Every finding.
     pub errata: Vec<Erratum>,
-    /// Which of them have a `departure`, found on first use: the batch judge asks
-    /// it of every line, and most entries have none.
+    /// The entries with a `departure`, by the instruction they name, found on first
+    /// use: the batch judge asks it of every line, and most entries have none or
+    /// name another instruction.
     #[serde(skip)]
-    departing: std::sync::OnceLock<Vec<usize>>,
+    departing: std::sync::OnceLock<Vec<(String, Vec<usize>)>>,
 }
 
 impl Ledger {
-    /// The entries with a `departure`, in file order, with it.
-    pub fn departures(&self) -> impl Iterator<Item = (&Erratum, &Departure)> {
-        let indices = self.departing.get_or_init(|| {
-            (0..self.errata.len())
-                .filter(|&i| self.errata[i].departure.is_some())
-                .collect()
+    /// The entries with a `departure` that name `instruction`, in file order, with
+    /// it.
+    pub fn departures_of(&self, instruction: &str) -> impl Iterator<Item = (&Erratum, &Departure)> {
+        let by_instruction = self.departing.get_or_init(|| {
+            let mut by: Vec<(String, Vec<usize>)> = Vec::new();
+            for (i, e) in self.errata.iter().enumerate().filter(|(_, e)| e.departure.is_some()) {
+                for name in &e.instructions {
+                    match by.iter_mut().find(|(n, _)| n == name) {
+                        Some((_, indices)) => indices.push(i),
+                        None => by.push((name.clone(), vec![i])),
+                    }
+                }
+            }
+            by
         });
+        let indices = by_instruction.iter().find(|(n, _)| n == instruction).map_or(&[][..], |(_, i)| i);
         indices
             .iter()
             .filter_map(|&i| self.errata[i].departure.as_ref().map(|d| (&self.errata[i], d)))

@@ -22,3 +22,8 @@ pub const MAX_NODES: u64 = 1_000_000;
 /// The most errors reported for one file, and the most parses of it: each error
 /// after the first costs a further parse of the file.
 pub const MAX_ERRORS_PER_FILE: usize = 32;
+
+/// The most qualifier positions one syntax line may have (spec/'s longest has
+/// 11): the judge places a chain's qualifiers with a set of free positions held in
+/// one 64-bit word.
+pub const MAX_SLOTS: usize = 64;

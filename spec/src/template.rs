@@ -265,6 +265,12 @@ impl Template {
                 p.at,
             ));
         }
+        if slots.len() > crate::limits::MAX_SLOTS {
+            return Err(err(
+                format!("expected at most {} qualifier positions", crate::limits::MAX_SLOTS),
+                p.at,
+            ));
+        }
         let operands = parse_operands(&mut p).map_err(|(m, at)| err(m, at))?;
         Ok(Template {
             text: text.to_owned(),
@@ -451,6 +457,14 @@ mod tests {
         assert_eq!(t.operand_names(), ["a", "b", "cache-policy"]);
         assert_eq!(t.operands[0].shape, OperandShape::Address);
         assert!(!t.operands[1].optional && t.operands[2].optional);
+    }
+
+    #[test]
+    fn a_line_holds_at_most_the_capped_positions() {
+        let line = |n: usize| format!("red{}.u32 [a], b;", ".op".repeat(n - 1));
+        assert_eq!(Template::parse(&line(crate::limits::MAX_SLOTS)).unwrap().slots.len(), crate::limits::MAX_SLOTS);
+        let e = Template::parse(&line(crate::limits::MAX_SLOTS + 1)).unwrap_err();
+        assert!(e.to_string().contains("expected at most 64 qualifier positions"), "{e}");
     }
 
     #[test]

@@ -337,11 +337,16 @@ fn rewrite<S: Spelled>(d: &Departure, t: &InstrText<S>, module: Module) -> Optio
 }
 
 /// Whether a departure can change `text` at all, asked of the raw text before it is
-/// tokenized (most illegal texts are not departures; the batch judge asks of each).
-fn may_apply(d: &Departure, text: &str) -> bool {
+/// tokenized, or of its chain's `words` where the caller has them (most illegal
+/// texts are not departures; the batch judge asks of each).
+fn may_apply(d: &Departure, text: &str, words: Option<&[&str]>) -> bool {
     match d {
         Departure::ExtraPred => text.contains(".pred"),
-        Departure::RepeatIgnored(quals) => quals.iter().any(|q| text.matches(q.spelling()).nth(1).is_some()),
+        Departure::RepeatIgnored(quals) => quals.iter().any(|q| match words {
+            // What `rewrite` drops: a word of the chain written again.
+            Some(words) => words.iter().filter(|&&w| w == word(*q)).nth(1).is_some(),
+            None => text.matches(q.spelling()).nth(1).is_some(),
+        }),
         // A guard may stand before the opcode.
         Departure::BareMbar => text.contains("cp."),
         Departure::VectorImmediate | Departure::VectorIntegerElementFault => text.contains('{'),
@@ -448,11 +453,10 @@ pub fn predict_with(
     let instruction = instruction?;
     let candidates: Vec<(&ptxvec_spec::Erratum, &Departure)> = spec
         .errata
-        .departures()
-        .filter_map(|(e, d)| {
+        .departures_of(instruction)
+        .filter(|(e, d)| {
             let seen_in = e.releases.is_empty() || e.releases.iter().any(|r| r == release);
-            let kind = !faults_only || d.fails();
-            (kind && seen_in && e.instructions.iter().any(|i| i == instruction) && may_apply(d, text)).then_some((e, d))
+            (!faults_only || d.fails()) && seen_in && may_apply(d, text, tokens.map(|t| &t.words[..]))
         })
         .collect();
     // Tokenized once some departure may apply, as few texts are.

@@ -42,11 +42,12 @@ use super::text::{self, InstrText, LexError, RegClass};
 
 /// The most chains the index keeps; past it, it starts over (a stream of
 /// distinct chains must not grow memory without bound). The explorer's 400,000
-/// walks hold about 61,000 distinct chains: at 2^15 a third of them were read twice.
-/// A reading takes about a hundred bytes there (the batch's peak memory grew by
-/// 2 MB from 2^15 to 2^17), and at most a few kilobytes (one placement and one
-/// defect per syntax line of its instruction).
-pub const MAX_CHAINS: usize = 1 << 16;
+/// walks hold about 82,000 distinct chains since atom joined them: at 2^16 the
+/// index started over once in a run and read the later chains again (3 to 4% of
+/// the batch's time, alternating runs); at 2^17 it never does, for 10 MB more peak memory (96 to
+/// 106 MB). A reading takes at most a few kilobytes (one placement and one defect
+/// per syntax line of its instruction).
+pub const MAX_CHAINS: usize = 1 << 17;
 /// Longer chains are read for each line, never kept.
 pub const MAX_CHAIN_BYTES: usize = 256;
 

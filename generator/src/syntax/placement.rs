@@ -6,6 +6,7 @@ use std::collections::BTreeSet;
 
 use ptxvec_spec::model::{Form, SyntaxGroup};
 use ptxvec_spec::template::SlotToken;
+use ptxvec_spec::limits::MAX_SLOTS;
 use ptxvec_spec::{QualKind, Qualifier};
 
 /// How a list of qualifiers maps onto one form's positions.
@@ -62,21 +63,32 @@ pub fn fit(
 /// when `admits(k, q)`: the batch judge's readings ask masks it computed once per
 /// syntax line.
 pub fn fit_admitting(quals: &[Qualifier], positions: usize, admits: impl Fn(usize, Qualifier) -> bool) -> Fit {
-    // Whether position k takes written qualifier i, asked once per pair rather than
-    // at every step of the search (the batch judge reads thousands of chains); one
-    // allocation for the whole matrix.
-    let mut admit = Vec::with_capacity(positions * quals.len());
-    for k in 0..positions {
-        admit.extend(quals.iter().map(|&q| admits(k, q)));
+    // Per written qualifier, the positions that take it, a bit each: asked once per
+    // pair rather than at every step of the search (the batch judge reads tens of
+    // thousands of chains). The loader refuses a line of more positions than a
+    // word holds (`limits::MAX_SLOTS`); past it a position would take nothing.
+    let held = positions.min(MAX_SLOTS);
+    let takes: Vec<u64> = quals
+        .iter()
+        .map(|&q| (0..held).filter(|&k| admits(k, q)).fold(0, |m, k| m | 1 << k))
+        .collect();
+    // How many of the qualifiers from the i-th on some position takes: no branch
+    // places more of them, whatever it does with the ones before.
+    let mut placeable_from = vec![0; quals.len() + 1];
+    for i in (0..quals.len()).rev() {
+        placeable_from[i] = placeable_from[i + 1] + usize::from(takes[i] != 0);
     }
     let mut search = Search {
         quals,
-        admit,
+        takes,
+        placeable_from,
         placed: vec![None; positions],
         best: None,
+        best_placed: vec![None; positions],
     };
-    search.from(0, 0);
-    let placed = search.best.map_or_else(|| vec![None; positions], |b| b.2);
+    let every = if held == MAX_SLOTS { u64::MAX } else { (1 << held) - 1 };
+    search.from(0, 0, every);
+    let placed = search.best_placed;
     let unplaced = (0..quals.len())
         .filter(|i| !placed.contains(&Some(*i)))
         .collect();
@@ -84,24 +96,33 @@ pub fn fit_admitting(quals: &[Qualifier], positions: usize, admits: impl Fn(usiz
 }
 
 /// A depth-first search over placements: each written qualifier goes to a free
-/// position that takes it, or stays unplaced.
+/// position that takes it (the lowest first), or stays unplaced.
 struct Search<'a> {
     quals: &'a [Qualifier],
-    /// Per position, per written qualifier: whether the position takes it (row
-    /// `k` is position `k`'s, `quals.len()` long).
-    admit: Vec<bool>,
+    /// Per written qualifier, the positions that take it, a bit each.
+    takes: Vec<u64>,
+    /// Per `i`, how many of the qualifiers from the i-th on some position takes.
+    placeable_from: Vec<usize>,
     placed: Vec<Option<usize>>,
-    /// (qualifiers placed, in written order, placement)
-    best: Option<(usize, bool, Vec<Option<usize>>)>,
+    /// The best placement so far: how many it places and whether in written
+    /// order; the placement itself is `best_placed` (none placed until a first is
+    /// found, which every search does).
+    best: Option<(usize, bool)>,
+    best_placed: Vec<Option<usize>>,
 }
 
 impl Search<'_> {
-    fn from(&mut self, i: usize, count: usize) {
+    /// Places the qualifiers from the `i`-th on, `count` placed before, onto the
+    /// positions of `free`.
+    fn from(&mut self, i: usize, count: usize, free: u64) {
         // A branch that cannot place more than the best so far, nor as many in
-        // written order where the best is not, cannot replace it: skipped.
-        if let Some((c, o, _)) = &self.best {
-            let most = count + (self.quals.len() - i);
-            if most < *c || (most == *c && *o) {
+        // written order where the best is not, cannot replace it: skipped. It
+        // places at most the qualifiers left that some position takes, and at most
+        // as many as positions are left free (most explorer chains hold a
+        // qualifier that no position of the line takes).
+        if let Some((c, o)) = self.best {
+            let most = count + self.placeable_from[i].min(free.count_ones() as usize);
+            if most < c || (most == c && o) {
                 return;
             }
         }
@@ -117,23 +138,25 @@ impl Search<'_> {
                 return;
             }
             let ordered = in_order(&self.placed);
-            let better = match &self.best {
+            let better = match self.best {
                 None => true,
-                Some((c, o, _)) => count > *c || (count == *c && ordered && !*o),
+                Some((c, o)) => count > c || (count == c && ordered && !o),
             };
             if better {
-                self.best = Some((count, ordered, self.placed.clone()));
+                self.best = Some((count, ordered));
+                self.best_placed.copy_from_slice(&self.placed);
             }
             return;
         }
-        for k in 0..self.placed.len() {
-            if self.placed[k].is_none() && self.admit[k * self.quals.len() + i] {
-                self.placed[k] = Some(i);
-                self.from(i + 1, count + 1);
-                self.placed[k] = None;
-            }
+        let mut options = self.takes[i] & free;
+        while options != 0 {
+            let k = options.trailing_zeros() as usize;
+            options &= options - 1;
+            self.placed[k] = Some(i);
+            self.from(i + 1, count + 1, free & !(1 << k));
+            self.placed[k] = None;
         }
-        self.from(i + 1, count);
+        self.from(i + 1, count, free);
     }
 }
 
