@@ -278,13 +278,14 @@ fn a_nan(width: u32) -> Bits {
 }
 
 /// A result that keeps `e`, chosen without the grader: the bits as written; for
-/// `nan:any` the NaN above; for `one_of` the `pick`-th pattern (so that every listed
-/// pattern is given somewhere); for `undefined` zero; nothing where `null`.
+/// `nan:any` the NaN above; for `one_of` and `permutation` (one thread's value) the
+/// `pick`-th pattern (so that every listed pattern is given somewhere); for
+/// `undefined` zero; nothing where `null`.
 fn keep(e: &Expectation, width: u32, pick: usize) -> Option<Bits> {
     match e {
         Expectation::Exact(b) => Some(*b),
         Expectation::AnyNan => Some(a_nan(width)),
-        Expectation::OneOf { bits, .. } => Some(bits[pick % bits.len()]),
+        Expectation::OneOf { bits, .. } | Expectation::Permutation(bits) => Some(bits[pick % bits.len()]),
         Expectation::Undefined => Some(Bits::new(0, 4)),
         Expectation::NotExecuted => None,
     }
@@ -380,13 +381,14 @@ fn the_oracles_own_eval_scores_100_percent_under_both_profiles() {
 }
 
 /// Changes a result so that it no longer keeps `e`: flip a bit of exact bits, zero
-/// for `nan:any` (no format's NaN), for `one_of` a small integer it does not list
-/// (no NaN either), a value where `null`. `undefined` takes anything: `None`.
+/// for `nan:any` (no format's NaN), for `one_of` and `permutation` a small integer
+/// it does not list (no NaN either), a value where `null`. `undefined` takes
+/// anything: `None`.
 fn break_it(e: &Expectation) -> Option<Option<Bits>> {
     match e {
         Expectation::Exact(b) => Some(Some(Bits::new(b.value ^ 1, b.width))),
         Expectation::AnyNan => Some(Some(Bits::new(0, 4))),
-        Expectation::OneOf { bits, .. } => (0..4u64)
+        Expectation::OneOf { bits, .. } | Expectation::Permutation(bits) => (0..4u64)
             .find(|v| bits.iter().all(|b| b.value != *v))
             .map(|v| Some(Bits::new(v, 4))),
         Expectation::NotExecuted => Some(Some(Bits::new(0, 4))),
@@ -400,6 +402,7 @@ fn class_name(e: &Expectation) -> &'static str {
         Expectation::AnyNan => "nan:any",
         Expectation::OneOf { nan: false, .. } => "one_of",
         Expectation::OneOf { nan: true, .. } => "one_of+nan",
+        Expectation::Permutation(_) => "permutation",
         Expectation::Undefined => "undefined",
         Expectation::NotExecuted => "null",
     }
@@ -435,7 +438,7 @@ fn perturbing_one_slot_of_each_class_fails_exactly_those_records() {
     }
     assert_eq!(
         done,
-        BTreeSet::from(["exact", "nan:any", "one_of", "one_of+nan", "null"]),
+        BTreeSet::from(["exact", "nan:any", "one_of", "one_of+nan", "permutation", "null"]),
         "a class the vectors use was not perturbed"
     );
     let path = write(dir.path(), "r.jsonl", &lines(&results));

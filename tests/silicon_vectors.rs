@@ -57,24 +57,31 @@ fn every_sm_90_variant_module_assembles_with_ptxas() {
 
 /// Outputs that keep the sm_90 expectation: exact bits where it pins them, for
 /// classes a value the class accepts, and the poison in a lane that does not
-/// execute (it writes nothing).
+/// execute (it writes nothing); an atom contention record's threads after its own
+/// `d`, thread t finding the permutation's entry t.
 fn sm_90_outputs(s: &Suite) -> Vec<Option<raw::Values>> {
+    let contended = s.contention_records();
     s.records
         .iter()
-        .map(|r| {
+        .enumerate()
+        .map(|(i, r)| {
             (!selfcheck::skipped(r)).then(|| {
                 s.outputs()
                     .iter()
                     .map(|(o, _)| {
-                        s.slots(r, Profile::Sm90, *o)
-                            .iter()
-                            .map(|x| match x {
-                                Expectation::Exact(b) => b.value,
-                                Expectation::OneOf { bits, .. } => bits[0].value,
-                                Expectation::NotExecuted => raw::poison_word(raw::slot_bytes(s, *o)),
-                                _ => 0x7fc0_0000,
-                            })
-                            .collect()
+                        let slots = s.slots(r, Profile::Sm90, *o);
+                        let value = |x: &Expectation, t: usize| match x {
+                            Expectation::Exact(b) => b.value,
+                            Expectation::OneOf { bits, .. } => bits[0].value,
+                            Expectation::Permutation(bits) => bits[t].value,
+                            Expectation::NotExecuted => raw::poison_word(raw::slot_bytes(s, *o)),
+                            _ => 0x7fc0_0000,
+                        };
+                        let mut v: Vec<u64> = slots.iter().map(|x| value(x, 0)).collect();
+                        if *o == Out::D && contended.contains(&i) && s.threads_d_offset().is_some() {
+                            v.extend((0..32).flat_map(|t| slots.iter().map(move |x| (x, t))).map(|(x, t)| value(x, t)));
+                        }
+                        v
                     })
                     .collect()
             })
@@ -116,6 +123,8 @@ fn raw_buffers_are_judged_and_replayed_slot_by_slot() {
             "cp.reduce.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes.add.u32",
             Window::Global,
         ),
+        ("atom.add.u32", Window::Shared),
+        ("atom.cas.b128", Window::Global),
     ] {
         let s = suites().into_iter().find(|s| s.id == id).unwrap();
         let mut s = s.in_window(window).unwrap();
@@ -166,6 +175,48 @@ fn raw_buffers_are_judged_and_replayed_slot_by_slot() {
             problems.iter().any(|p| p.contains("no longer rebuild")),
             "{id}: {problems:?}"
         );
+    }
+}
+
+/// An atom contention record's threads judged together: the values in any other
+/// order of the threads keep the record and its digest; one thread finding what
+/// another found (the list no longer taken once each) fails the record at that
+/// `d` slot, and its replay keeps every thread's value.
+#[test]
+fn contending_threads_are_judged_as_a_permutation() {
+    for id in ["atom.add.u32", "atom.cas.b32", "atom.exch.b128"] {
+        let s = suites().into_iter().find(|s| s.id == id).unwrap();
+        let s = s.in_window(Window::Global).unwrap_or(s);
+        let (p, t) = s.module_for((9, 0)).unwrap();
+        let vals = sm_90_outputs(&s);
+        let contended = s.contention_records();
+        assert_eq!(contended.len(), 2, "{id}");
+        let r = contended[0];
+        let d = s.outputs().iter().position(|(o, _)| *o == Out::D).unwrap();
+        let elements = s.slots(&s.records[r], Profile::Sm90, Out::D).len();
+        let clean = vectors::evaluate(&s, &p, &t, &raw::encode(&s, &vals), &[]);
+        assert_eq!(clean.matched("sm_90"), s.run_count(), "{id}: {clean:?}");
+        // The threads in reverse order: the same multiset.
+        let mut reversed = vals.clone();
+        let v = &mut reversed[r].as_mut().unwrap()[d];
+        let threads: Vec<Vec<u64>> = v[elements..].chunks(elements).map(<[u64]>::to_vec).collect();
+        v.truncate(elements);
+        v.extend(threads.iter().rev().flatten());
+        assert_ne!(reversed, vals, "{id}: the threads found one value alone");
+        let again = vectors::evaluate(&s, &p, &t, &raw::encode(&s, &reversed), &[]);
+        assert_eq!(again.matched("sm_90"), s.run_count(), "{id}: {again:?}");
+        assert_eq!(again.raw_sha256, clean.raw_sha256, "{id}");
+        // Thread 1 finds what thread 0 found, where the list has them differ.
+        let mut doubled = vals.clone();
+        let v = &mut doubled[r].as_mut().unwrap()[d];
+        let k = (0..elements).find(|&k| v[elements + k] != v[2 * elements + k]).unwrap();
+        v[2 * elements + k] = v[elements + k];
+        let bad = vectors::evaluate(&s, &p, &t, &raw::encode(&s, &doubled), &[]);
+        assert_eq!(bad.mismatched("sm_90"), 1, "{id}: {bad:?}");
+        let named = &bad.sm_90_mismatches.as_ref().unwrap()[0];
+        assert_eq!((named.id.as_str(), named.out.clone()), (s.records[r].id.as_str(), format!("d[{k}]")), "{id}");
+        assert!(vectors::replay(&bad, &s).is_empty(), "{id}: {:?}", vectors::replay(&bad, &s));
+        assert_ne!(bad.raw_sha256, clean.raw_sha256, "{id}");
     }
 }
 

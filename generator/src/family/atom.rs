@@ -4,15 +4,19 @@
 //! and `.cas` draw bit patterns, `.cas` once with the memory as its compare value
 //! (it swaps) and once with another (it does not, unless they happen to be equal).
 //! Each record holds `d`, the value returned, and `mem`, the memory after.
+//! Contention records put 32 threads holding the same operands on one address:
+//! each finds what the one before it left, so the values they return are the
+//! access applied again and again, in an order no one promises (a `permutation`).
 
 use ptxvec_oracle::int::IntType;
-use ptxvec_oracle::memory::atom::Atom;
+use ptxvec_oracle::memory::atom::{contention as atom_contention, Atom};
 use ptxvec_oracle::memory::{Element, Engine, Op, Reduction, Space};
 use ptxvec_oracle::profile::Profile;
 use ptxvec_spec::{QualKind, Qualifier};
 
-use super::{memory, Draft, Execution, Family, NotComputed, Quals, Sampling};
+use super::{catalog, memory, Draft, Execution, Family, NotComputed, Quals, Sampling};
 use crate::error::{Error, Result};
+use crate::record::expectation::CONTENDERS;
 use crate::record::{Bits, Expectation, Inputs, Outputs, Shape};
 use crate::syntax::spelling::Spelling;
 
@@ -63,16 +67,27 @@ impl Family for Atom {
                 .flat_map(|(inputs, class)| compare_both_ways(self, inputs, class))
                 .collect(),
         };
-        accesses.into_iter().map(|(i, c)| at.draft(i, c)).collect()
+        // Appended, so that the records before them keep their ids.
+        accesses
+            .into_iter()
+            .chain(contention_inputs(self, at))
+            .map(|(i, c)| at.draft(i, c))
+            .collect()
     }
 
     fn outputs(self, _negate: bool, inputs: &Inputs, profile: Profile) -> Result<Outputs<Expectation>> {
-        let Inputs::Memory { mem, operand, swap } = inputs else {
-            return Err(Error::Input(
-                "an atom record takes \"mem\", \"operand\" (and \"swap\" for .cas): one thread on its own memory".to_owned(),
-            ));
-        };
         let values = |v: &[Bits]| v.iter().map(|b| b.value).collect::<Vec<u64>>();
+        let (mem, operand, swap) = match inputs {
+            Inputs::Memory { mem, operand, swap } => (mem, operand, swap),
+            Inputs::Contention { mem, operands, swaps } => {
+                return contended(self, profile, &values(mem), operands, swaps.as_deref());
+            }
+            Inputs::Warp(_) => {
+                return Err(Error::Input(
+                    "an atom record takes \"mem\", \"operand\" (and \"swap\" for .cas): one thread on its own memory; or \"mem\", \"operands\" (and \"swaps\"): 32 threads on one address".to_owned(),
+                ))
+            }
+        };
         let c = swap.as_deref().map(values).unwrap_or_default();
         let access = self.access(profile, &values(mem), &values(operand), &c);
         let width = self.element_bits();
@@ -104,6 +119,72 @@ impl Family for Atom {
         }
         out
     }
+}
+
+/// The outputs of a contention record: `mem` the access applied once per thread,
+/// `d` per element the permutation of what the threads found. Every thread must
+/// hold the same operands (otherwise what each finds depends on the order), 32 of
+/// them, and every access must leave the memory known.
+fn contended(a: Atom, profile: Profile, mem: &[u64], operands: &[Vec<Bits>], swaps: Option<&[Vec<Bits>]>) -> Result<Outputs<Expectation>> {
+    let values = |v: &[Bits]| v.iter().map(|b| b.value).collect::<Vec<u64>>();
+    let same = |lists: &[Vec<Bits>]| lists.windows(2).all(|w| w[0] == w[1]);
+    if operands.len() != CONTENDERS || !same(operands) || !swaps.is_none_or(same) {
+        return Err(Error::Input(format!(
+            "an atom contention record gives all {CONTENDERS} threads the same \"operands\" (and \"swaps\"): with different ones, what each thread finds depends on the order they land in"
+        )));
+    }
+    let b = values(&operands[0]);
+    let c = swaps.and_then(|s| s.first()).map(|s| values(s)).unwrap_or_default();
+    let Some((found, after)) = atom_contention(a, profile, mem, &b, &c, CONTENDERS) else {
+        return Err(Error::Input(
+            "an atom contention record whose accesses leave the memory open (a NaN's bits, a choice): no permutation to list".to_owned(),
+        ));
+    };
+    let width = a.element_bits();
+    let bits = |v: Vec<u64>| v.into_iter().map(|x| Bits::new(x, width)).collect::<Vec<Bits>>();
+    Ok(Outputs {
+        d: Some(found.into_iter().map(|f| Expectation::Permutation(bits(f))).collect()),
+        mem: Some(bits(after).into_iter().map(Expectation::Exact).collect()),
+        p: None,
+    })
+}
+
+/// Contention records: 32 threads with the same drawn operands on one address,
+/// twice, each draw made again until every access under every profile leaves the
+/// memory known (a float NaN's bits are a choice); `.cas` once with the memory as
+/// its compare value (the first thread swaps) and once with another.
+fn contention_inputs(a: Atom, at: &Sampling<'_>) -> Vec<(Inputs, Vec<String>)> {
+    let (width, elems) = (a.element_bits(), a.elements());
+    let mut draws = catalog::random_bits(at.seed, &format!("{}:contention", at.id), width, 3 * elems * 64)
+        .into_iter()
+        .map(|n| n.bits);
+    let mut out = Vec::new();
+    let kinds: &[&str] = if a.takes_c() { &["equal", "unequal"] } else { &["same", "same"] };
+    for kind in kinds {
+        for _ in 0..64 {
+            let mut draw = || (0..elems).map(|_| draws.next().unwrap_or(1)).collect::<Vec<u64>>();
+            let mem = draw();
+            let (b, c) = match *kind {
+                "equal" => (mem.clone(), draw()),
+                _ => (draw(), if a.takes_c() { draw() } else { Vec::new() }),
+            };
+            let known = Profile::ALL
+                .iter()
+                .all(|&p| atom_contention(a, p, &mem, &b, &c, CONTENDERS).is_some());
+            if !known {
+                continue;
+            }
+            let bits = |v: &[u64]| v.iter().map(|&x| Bits::new(x, width)).collect::<Vec<Bits>>();
+            let inputs = Inputs::Contention {
+                mem: bits(&mem),
+                operands: vec![bits(&b); CONTENDERS],
+                swaps: a.takes_c().then(|| vec![bits(&c); CONTENDERS]),
+            };
+            out.push((inputs, vec![format!("contention_{CONTENDERS} {kind}"); elems]));
+            break;
+        }
+    }
+    out
 }
 
 /// The reduction whose catalogs `.exch` and `.cas` draw from: unsigned integers of

@@ -11,6 +11,7 @@ use ptxvec_spec::{QualKind, Qualifier};
 use super::catalog::{self, Named};
 use super::{int_op, Draft, Execution, Family, MemSpace, NotComputed, Quals, Sampling};
 use crate::error::{Error, Result};
+use crate::record::expectation::CONTENDERS;
 use crate::record::{Bits, Expectation, Inputs, Out, Outputs, Shape};
 use crate::syntax::spelling::Spelling;
 
@@ -54,7 +55,7 @@ impl Family for Reduction {
             Inputs::Memory { mem, operand, .. } => {
                 Ok(apply(self, mem, std::slice::from_ref(operand), profile))
             }
-            Inputs::Contention { mem, operands } => Ok(apply(self, mem, operands, profile)),
+            Inputs::Contention { mem, operands, .. } => Ok(apply(self, mem, operands, profile)),
             Inputs::Warp(_) => Err(Error::Input(
                 "a memory reduction takes \"mem\" and \"operand\", not warp inputs".to_owned(),
             )),
@@ -287,9 +288,6 @@ fn accesses(r: Reduction, pairs: &[(Named, Named)]) -> Vec<(Inputs, Vec<String>)
         .collect()
 }
 
-/// Threads of a contention vector: all hitting one address.
-const CONTENDERS: usize = 32;
-
 /// Contention vectors for `red`: 32 threads reduce into one address, each with its
 /// own operand (and once all with the same one). Only where the result cannot
 /// depend on the order the threads land in: the bitwise ops, integer add, min and
@@ -371,6 +369,7 @@ fn contention_inputs(at: &Sampling<'_>, r: Reduction) -> Vec<(Inputs, Vec<String
         }
         let bits = |x: &u64| Bits::new(*x, width);
         let ins = Inputs::Contention {
+            swaps: None,
             mem: mem.iter().map(bits).collect(),
             operands: threads
                 .iter()

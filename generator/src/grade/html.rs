@@ -123,10 +123,13 @@ fn inputs(t: &TestCase) -> String {
             }
             h
         }
-        CaseInputs::Record(Inputs::Contention { mem, operands }) => {
+        CaseInputs::Record(Inputs::Contention { mem, operands, swaps }) => {
             let mut h = format!("mem {}", values(mem));
             for (k, o) in operands.iter().enumerate() {
                 let _ = write!(h, "<br>thread {k}: {}", values(o));
+                if let Some(c) = swaps.as_ref().and_then(|s| s.get(k)) {
+                    let _ = write!(h, " swap {}", values(c));
+                }
             }
             h
         }

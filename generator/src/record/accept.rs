@@ -27,6 +27,25 @@ pub fn accepts(expected: &Expectation, got: Option<u64>, float: Option<Format>) 
         (Expectation::OneOf { bits, nan: n }, Some(g)) => {
             bits.iter().any(|b| b.value == g) || (*n && nan(g))
         }
+        // One thread's value, where only one is at hand: one of those listed.
+        (Expectation::Permutation(bits), Some(g)) => bits.iter().any(|b| b.value == g),
+    }
+}
+
+/// Whether the values the contending threads returned (`got`, one per thread, in
+/// thread order) keep `expected`: for a `permutation`, exactly its bits in some
+/// order (each listed value taken by as many threads as it is listed); for any
+/// other class, every thread's value.
+pub fn accepts_threads(expected: &Expectation, got: &[u64], float: Option<Format>) -> bool {
+    match expected {
+        Expectation::Permutation(bits) => {
+            let mut want: Vec<u64> = bits.iter().map(|b| b.value).collect();
+            let mut have = got.to_vec();
+            want.sort_unstable();
+            have.sort_unstable();
+            want == have
+        }
+        e => got.iter().all(|&g| accepts(e, Some(g), float)),
     }
 }
 
@@ -47,6 +66,11 @@ mod tests {
         let (f16, f32, f64) = (Some(Format::F16), Some(Format::F32), Some(Format::F64));
         let one_of_two = r#"{"accept":"one_of","bits":["0x00000001","0x00000002"]}"#;
         let one_or_nan = r#"{"accept":"one_of","bits":["0x00000001"],"nan":true}"#;
+        // Found by threads 0 to 31: 0, 1, 2, 3, 3, ..., 3.
+        let permutation = format!(
+            r#"{{"accept":"permutation","bits":[{}]}}"#,
+            (0..32u64).map(|t| format!("\"0x{:08x}\"", t.min(3))).collect::<Vec<_>>().join(",")
+        );
         let rows: &[(&str, Option<u64>, Option<Format>, bool)] = &[
             // "exact bits (a hex string)"
             (r#""0x00000005""#, Some(5), None, true),
@@ -85,12 +109,17 @@ mod tests {
             (one_or_nan, Some(0xff80_0001), f32, true),
             (one_or_nan, Some(0x7f80_0000), f32, false),
             (one_or_nan, Some(2), f32, false),
+            // permutation, one thread's value at hand: "one of the listed values"
+            (&permutation, Some(3), None, true),
+            (&permutation, Some(0), None, true),
+            (&permutation, Some(4), None, false),
+            (&permutation, None, None, false),
             // undefined: "anything: the profile promises nothing"
             (r#"{"accept":"undefined"}"#, Some(77), None, true),
             (r#"{"accept":"undefined"}"#, Some(0x7fc0_0000), f32, true),
             (r#"{"accept":"undefined"}"#, None, None, true),
         ];
-        for &(text, got, float, want) in rows {
+        for &(text, got, float, want) in rows.iter() {
             let e = read(text);
             assert_eq!(
                 accepts(&e, got, float),
@@ -103,5 +132,25 @@ mod tests {
                 "round trip: {text}"
             );
         }
+    }
+
+    /// vectors/README.md's `permutation` row with every thread's value at hand:
+    /// "each listed value found by as many threads as it is listed".
+    #[test]
+    fn a_permutation_takes_the_listed_values_in_any_order() {
+        let listed: Vec<u64> = (0..32u64).map(|t| t.min(3)).collect();
+        let e = Expectation::Permutation(listed.iter().map(|&v| crate::record::Bits::new(v, 32)).collect());
+        let mut got = listed.clone();
+        assert!(accepts_threads(&e, &got, None));
+        got.reverse();
+        assert!(accepts_threads(&e, &got, None));
+        // 3 found once more, 2 once less: the same values, not the same counts.
+        let two = got.iter().position(|&v| v == 2).unwrap();
+        got[two] = 3;
+        assert!(!accepts_threads(&e, &got, None));
+        assert!(!accepts_threads(&e, &listed[..31], None));
+        // Another class holds each thread's value to itself.
+        let exact = Expectation::Exact(crate::record::Bits::new(3, 32));
+        assert!(accepts_threads(&exact, &[3, 3], None) && !accepts_threads(&exact, &[3, 2], None));
     }
 }

@@ -29,6 +29,11 @@ pub enum Expectation {
         /// Any NaN is accepted too.
         nan: bool,
     },
+    /// `{"accept": "permutation", "bits": [...]}`: in a contention record, the
+    /// values that the contending threads return for this element are these, one
+    /// thread each, in any order (atom's `d`: each thread finds the memory as the
+    /// threads before it left it, in an order the document leaves open).
+    Permutation(Vec<Bits>),
     /// `{"accept": "undefined"}`: the lane executes, its value is undefined.
     Undefined,
     /// `null`: the lane does not execute the instruction and writes nothing.
@@ -87,6 +92,9 @@ impl Expectation {
                 bits: bits.iter().map(|b| fit(*b)).collect::<Result<_, _>>()?,
                 nan: *nan,
             },
+            Expectation::Permutation(bits) => {
+                Expectation::Permutation(bits.iter().map(|b| fit(*b)).collect::<Result<_, _>>()?)
+            }
             e => e.clone(),
         })
     }
@@ -95,6 +103,10 @@ impl Expectation {
 const ACCEPT_NAN_ANY: &str = "nan:any";
 const ACCEPT_ONE_OF: &str = "one_of";
 const ACCEPT_UNDEFINED: &str = "undefined";
+const ACCEPT_PERMUTATION: &str = "permutation";
+/// The threads of a contention record, whose returned values a `permutation`
+/// lists.
+pub const CONTENDERS: usize = 32;
 
 impl Serialize for Expectation {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -117,6 +129,12 @@ impl Serialize for Expectation {
                 }
                 m.end()
             }
+            Expectation::Permutation(bits) => {
+                let mut m = s.serialize_map(Some(2))?;
+                m.serialize_entry("accept", ACCEPT_PERMUTATION)?;
+                m.serialize_entry("bits", bits)?;
+                m.end()
+            }
         }
     }
 }
@@ -134,7 +152,7 @@ impl<'de> Visitor<'de> for ExpectationVisitor {
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(
-            "a hex bit pattern, null, or an accept class {\"accept\": \"nan:any\" | \"one_of\" | \"undefined\"}",
+            "a hex bit pattern, null, or an accept class {\"accept\": \"nan:any\" | \"one_of\" | \"permutation\" | \"undefined\"}",
         )
     }
 
@@ -175,6 +193,12 @@ impl<'de> Visitor<'de> for ExpectationVisitor {
                     "`one_of` lists one or two patterns under \"bits\"",
                 )),
             },
+            ACCEPT_PERMUTATION => match bits {
+                Some(bits) if bits.len() == CONTENDERS && nan.is_none() => Ok(Expectation::Permutation(bits)),
+                _ => Err(de::Error::custom(format_args!(
+                    "`permutation` lists {CONTENDERS} patterns under \"bits\", one per contending thread, and takes no \"nan\""
+                ))),
+            },
             ACCEPT_NAN_ANY | ACCEPT_UNDEFINED if bits.is_some() || nan.is_some() => Err(
                 de::Error::custom(format_args!("`{accept}` takes no \"bits\" and no \"nan\"")),
             ),
@@ -182,7 +206,7 @@ impl<'de> Visitor<'de> for ExpectationVisitor {
             ACCEPT_UNDEFINED => Ok(Expectation::Undefined),
             other => Err(de::Error::unknown_variant(
                 other,
-                &[ACCEPT_NAN_ANY, ACCEPT_ONE_OF, ACCEPT_UNDEFINED],
+                &[ACCEPT_NAN_ANY, ACCEPT_ONE_OF, ACCEPT_PERMUTATION, ACCEPT_UNDEFINED],
             )),
         }
     }
@@ -206,6 +230,8 @@ mod tests {
             r#"{"accept":"nan:any","bits":["0x1"]}"#,
             r#"{"accept":"undefined","accept":"undefined"}"#,
             r#"{"accept":"undefined","why":"x"}"#,
+            r#"{"accept":"permutation","bits":["0x1","0x2"]}"#,
+            r#"{"accept":"permutation"}"#,
             r#"{"bits":["0x1"]}"#,
             "5",
             "true",

@@ -208,11 +208,15 @@ fn inputs(out: &mut Vec<u8>, i: &Inputs) {
                 bits_list(obj.out, swap);
             }
         }
-        Inputs::Contention { mem, operands } => {
+        Inputs::Contention { mem, operands, swaps } => {
             obj.key("mem");
             bits_list(obj.out, mem);
             obj.key("operands");
             list(obj.out, operands, |out, o| bits_list(out, o));
+            if let Some(swaps) = swaps {
+                obj.key("swaps");
+                list(obj.out, swaps, |out, o| bits_list(out, o));
+            }
         }
         Inputs::Warp(w) => warp(&mut obj, w),
     }
@@ -272,6 +276,11 @@ fn expectation(out: &mut Vec<u8>, e: &Expectation) {
             }
             out.push(b'}');
         }
+        Expectation::Permutation(list_of) => {
+            out.extend_from_slice(br#"{"accept":"permutation","bits":"#);
+            bits_list(out, list_of);
+            out.push(b'}');
+        }
     }
 }
 
@@ -328,6 +337,7 @@ mod tests {
                 bits: vec![b(3, 32)],
                 nan: true,
             },
+            Expectation::Permutation((0..32).map(|k| b(k % 3, 32)).collect()),
         ];
         let warp = WarpInputs {
             membermask: Some(b(0xffff_ffff, 32)),
@@ -386,6 +396,15 @@ mod tests {
             inputs: Inputs::Contention {
                 mem: vec![b(0, 64), b(u64::MAX, 64)],
                 operands: vec![vec![b(1, 64), b(2, 64)], vec![b(3, 64), b(4, 64)]],
+                swaps: None,
+            },
+            ..base.clone()
+        });
+        out.push(Record {
+            inputs: Inputs::Contention {
+                mem: vec![b(0, 64), b(u64::MAX, 64)],
+                operands: vec![vec![b(1, 64), b(2, 64)], vec![b(3, 64), b(4, 64)]],
+                swaps: Some(vec![vec![b(5, 64), b(6, 64)], vec![b(7, 64), b(8, 64)]]),
             },
             ..base.clone()
         });

@@ -93,6 +93,9 @@ pub enum Inputs {
         mem: Vec<Bits>,
         /// Per thread, its operand.
         operands: Vec<Vec<Bits>>,
+        /// Per thread, what `atom.cas` stores (its `c`); absent for every other
+        /// instruction.
+        swaps: Option<Vec<Vec<Bits>>>,
     },
     /// A warp executes the instruction.
     Warp(WarpInputs),
@@ -199,6 +202,8 @@ struct InputFields {
     operands: Option<Vec<Vec<Bits>>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     swap: Option<Vec<Bits>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    swaps: Option<Vec<Vec<Bits>>>,
 }
 
 impl TryFrom<InputFields> for Inputs {
@@ -211,8 +216,11 @@ impl TryFrom<InputFields> for Inputs {
             || f.executing.is_some()
             || f.exited.is_some()
             || f.membermask.is_some();
-        if f.swap.is_some() && f.mem.is_none() {
-            return Err("\"swap\" (atom.cas's `c`) without \"mem\"".to_owned());
+        if (f.swap.is_some() || f.swaps.is_some()) && f.mem.is_none() {
+            return Err("\"swap\" or \"swaps\" (atom.cas's `c`) without \"mem\"".to_owned());
+        }
+        if f.swaps.is_some() && f.operands.is_none() {
+            return Err("\"swaps\" (atom.cas's `c`, one list per thread) without \"operands\"".to_owned());
         }
         match (f.mem, f.operand, f.operands) {
             (Some(_), _, _) | (None, Some(_), _) | (None, None, Some(_)) if warp_keys => Err(
@@ -220,10 +228,15 @@ impl TryFrom<InputFields> for Inputs {
                     .to_owned(),
             ),
             (Some(mem), Some(operand), None) => Ok(Inputs::Memory { mem, operand, swap: f.swap }),
-            (Some(_), None, Some(_)) if f.swap.is_some() => {
-                Err("\"swap\" (atom.cas's `c`) with \"operands\": contention records take none".to_owned())
-            }
-            (Some(mem), None, Some(operands)) => Ok(Inputs::Contention { mem, operands }),
+            (Some(_), None, Some(_)) if f.swap.is_some() => Err(
+                "\"swap\" (one thread's `c`) with \"operands\": a contention record gives \"swaps\", one list per thread"
+                    .to_owned(),
+            ),
+            (Some(mem), None, Some(operands)) => Ok(Inputs::Contention {
+                mem,
+                operands,
+                swaps: f.swaps,
+            }),
             (Some(_), Some(_), Some(_)) => {
                 Err("\"operand\" (one thread) and \"operands\" (one list per thread) in one record".to_owned())
             }
@@ -258,9 +271,10 @@ impl From<Inputs> for InputFields {
                 swap,
                 ..InputFields::default()
             },
-            Inputs::Contention { mem, operands } => InputFields {
+            Inputs::Contention { mem, operands, swaps } => InputFields {
                 mem: Some(mem),
                 operands: Some(operands),
+                swaps,
                 ..InputFields::default()
             },
             Inputs::Warp(w) => InputFields {
@@ -427,9 +441,12 @@ impl Inputs {
                 },
             }),
             (
-                Inputs::Contention { mem, operands },
+                Inputs::Contention { mem, operands, swaps },
                 Shape::Memory {
-                    width, elements, ..
+                    width,
+                    elements,
+                    swap: takes_swap,
+                    ..
                 },
             ) => {
                 if operands.is_empty() {
@@ -439,15 +456,35 @@ impl Inputs {
                         want: 1,
                     });
                 }
-                Ok(Inputs::Contention {
-                    mem: fit_all("mem", mem, Field::Bits(width), elements)?,
-                    operands: operands
+                let per_thread = |key: &str, lists: Vec<Vec<Bits>>| {
+                    lists
                         .into_iter()
                         .enumerate()
-                        .map(|(t, o)| {
-                            fit_all(&format!("operands[{t}]"), o, Field::Bits(width), elements)
-                        })
-                        .collect::<Result<_, _>>()?,
+                        .map(|(t, o)| fit_all(&format!("{key}[{t}]"), o, Field::Bits(width), elements))
+                        .collect::<Result<Vec<_>, _>>()
+                };
+                let threads = operands.len();
+                Ok(Inputs::Contention {
+                    mem: fit_all("mem", mem, Field::Bits(width), elements)?,
+                    operands: per_thread("operands", operands)?,
+                    swaps: match (takes_swap, swaps) {
+                        (true, Some(v)) if v.len() != threads => {
+                            return Err(ShapeError::Count {
+                                key: "swaps".to_owned(),
+                                got: v.len(),
+                                want: threads,
+                            })
+                        }
+                        (true, Some(v)) => Some(per_thread("swaps", v)?),
+                        (true, None) => return Err(ShapeError::Missing("swaps")),
+                        (false, Some(_)) => {
+                            return Err(ShapeError::Extra {
+                                key: "swaps",
+                                instruction: "this instruction",
+                            })
+                        }
+                        (false, None) => None,
+                    },
                 })
             }
             (Inputs::Warp(_), Shape::Memory { .. }) => Err(warp_only("a memory reduction")),

@@ -273,8 +273,8 @@ impl<'a> Scan<'a> {
     }
 
     fn inputs(&mut self) -> Option<Inputs> {
-        const KEYS: [&str; 10] =
-            ["a", "b", "c", "executing", "exited", "mem", "membermask", "operand", "operands", "swap"];
+        const KEYS: [&str; 11] =
+            ["a", "b", "c", "executing", "exited", "mem", "membermask", "operand", "operands", "swap", "swaps"];
         let mut f = InputFields::default();
         self.object(&KEYS, |s, key| {
             let bits_list = |s: &mut Self| s.list(Self::bits);
@@ -288,7 +288,8 @@ impl<'a> Scan<'a> {
                 6 => f.membermask = Some(s.bits()?),
                 7 => f.operand = Some(bits_list(s)?),
                 8 => f.operands = Some(s.list(bits_list)?),
-                _ => f.swap = Some(bits_list(s)?),
+                9 => f.swap = Some(bits_list(s)?),
+                _ => f.swaps = Some(s.list(bits_list)?),
             }
             Some(())
         })?;

@@ -84,6 +84,11 @@ impl<C> Swept<C> {
         self.reduction.space == Space::SharedCta
     }
 
+    /// Whether the instruction returns the memory it found (`atom`).
+    pub fn returns(&self) -> bool {
+        self.reduction.engine == Engine::Atom
+    }
+
     /// Whether both elements travel in one 32-bit register (the `x2` types).
     pub fn is_packed(&self) -> bool {
         self.reduction.packed
@@ -100,7 +105,7 @@ impl<C> Swept<C> {
     }
 }
 
-/// The 16-bit sweeps' catalog: every (memory, operand) pair of 16 memory
+/// The 16-bit sweeps' catalog: every (memory, operand) pair of 22 memory
 /// reductions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Bits16;
@@ -117,6 +122,15 @@ const fn red(op: Op, fmt: Format, lanes: u8, packed: bool) -> Reduction {
         lanes,
         packed,
         noftz: true,
+    }
+}
+
+/// `atom`'s add: red's element function on the same pairs (the kernel also holds
+/// the value it returns to the memory it found).
+const fn atom(fmt: Format, lanes: u8, packed: bool) -> Reduction {
+    Reduction {
+        engine: Engine::Atom,
+        ..red(Op::Add, fmt, lanes, packed)
     }
 }
 
@@ -162,6 +176,12 @@ impl Catalog for Bits16 {
         sweep(concat!("cp.reduce.async.bulk.global.shared::cta.bulk_group", ".max.f16"), bulk(MAX, F16), Layout::Scalar),
         sweep(concat!("cp.reduce.async.bulk.global.shared::cta.bulk_group", ".min.bf16"), bulk(MIN, BF16), Layout::Scalar),
         sweep(concat!("cp.reduce.async.bulk.global.shared::cta.bulk_group", ".max.bf16"), bulk(MAX, BF16), Layout::Scalar),
+        sweep("atom.global.add.noftz.f16", atom(F16, 1, false), Layout::Scalar),
+        sweep("atom.global.add.noftz.bf16", atom(BF16, 1, false), Layout::Scalar),
+        sweep("atom.global.add.noftz.f16x2", atom(F16, 2, true), Layout::Swapped),
+        sweep("atom.global.add.noftz.bf16x2", atom(BF16, 2, true), Layout::Swapped),
+        sweep("atom.global.add.noftz.v2.f16", atom(F16, 2, false), Layout::Swapped),
+        sweep("atom.global.add.noftz.v2.bf16", atom(BF16, 2, false), Layout::Swapped),
     ];
 }
 

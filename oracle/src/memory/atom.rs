@@ -93,6 +93,25 @@ impl Atom {
     }
 }
 
+/// What `threads` threads holding the same operands find and leave when each
+/// accesses one address once: per element, the values found in the order the
+/// accesses land (the first thread's finds `mem`, each later one what the one
+/// before left), and the memory after the last. Whatever that order, thread by
+/// thread, is the same function applied again, so the values found are these
+/// in some order. `None` where some access leaves the memory open.
+pub fn contention(a: Atom, profile: Profile, mem: &[u64], b: &[u64], c: &[u64], threads: usize) -> Option<(Vec<Vec<u64>>, Vec<u64>)> {
+    let mask = mask(a.element_bits());
+    let mut now: Vec<u64> = mem.iter().map(|&m| m & mask).collect();
+    let mut found = vec![Vec::with_capacity(threads); now.len()];
+    for _ in 0..threads {
+        for (list, &x) in found.iter_mut().zip(&now) {
+            list.push(x);
+        }
+        now = a.step(profile, &now, b, c)?;
+    }
+    Some((found, now))
+}
+
 fn mask(bits: u32) -> u64 {
     if bits >= 64 {
         u64::MAX
@@ -122,6 +141,32 @@ mod tests {
 
     fn bits(v: &[u64]) -> Vec<Expect> {
         v.iter().map(|&x| Expect::Bits(x)).collect()
+    }
+
+    /// Thread after thread on one address, from the document's functions: add
+    /// counts up from the memory, `.cas` with the memory as its compare value
+    /// swaps once (the first thread finds the memory, every later one the swapped
+    /// value, which no longer compares equal), exch leaves every later thread the
+    /// operand, inc wraps to 0 past its bound.
+    #[test]
+    fn contending_threads_find_the_function_applied_again() {
+        let u32t = Element::Int(IntType { bits: 32, signed: false });
+        let add = reduce(Op::Int(IntOp::Add), u32t, Space::Generic);
+        let (found, after) = contention(add, Profile::Sm90, &[5], &[3], &[], 32).unwrap();
+        assert_eq!(found, vec![(0..32).map(|k| 5 + 3 * k).collect::<Vec<u64>>()]);
+        assert_eq!(after, vec![5 + 3 * 32]);
+        let (found, after) = contention(Atom::Cas(32), Profile::PtxIsa, &[7], &[7], &[9], 32).unwrap();
+        let mut want = vec![9u64; 32];
+        want[0] = 7;
+        assert_eq!((found, after), (vec![want], vec![9]));
+        let (found, after) = contention(Atom::Exch(128), Profile::PtxIsa, &[1, 2], &[3, 4], &[], 3).unwrap();
+        assert_eq!((found, after), (vec![vec![1, 3, 3], vec![2, 4, 4]], vec![3, 4]));
+        let inc = reduce(Op::Int(IntOp::Inc), u32t, Space::Generic);
+        let (found, after) = contention(inc, Profile::Sm90, &[1], &[2], &[], 4).unwrap();
+        assert_eq!((found, after), (vec![vec![1, 2, 0, 1]], vec![2]));
+        // A NaN's bits are a choice under ptx-isa: nothing to list.
+        let fadd = reduce(Op::Add, Element::Float(Format::F32), Space::Global);
+        assert_eq!(contention(fadd, Profile::PtxIsa, &[0x7fc0_0001], &[0x3f80_0000], &[], 2), None);
     }
 
     /// (variant, mem, b, c, returned, stored, where the expectation comes from)

@@ -4,8 +4,14 @@
 //! The digest is SHA-256 over, for every record that ran (file order), every output
 //! (`mem`, or `d` then `p`), every slot the sm_90 profile defines (not `null`, not
 //! `undefined`): the value's bits little-endian in 1, 2, 4 or 8 bytes (predicates
-//! one byte). A replay rebuilds the same bytes from the sm_90 expectations and the
-//! silicon bits the evidence keeps for the slots they do not pin.
+//! one byte); for a `permutation` slot, every contending thread's value instead,
+//! in ascending order (the order the threads landed in is no result). A replay
+//! rebuilds the same bytes from the sm_90 expectations and the silicon bits the
+//! evidence keeps for the slots they do not pin.
+//!
+//! A contention record of atom has, after its `d` slots (the value thread 0
+//! found), each contending thread's: thread `t`'s element `k` at slot
+//! `elements × (1 + t) + k` of `d`.
 
 use sha2::{Digest, Sha256};
 
@@ -13,7 +19,7 @@ use ptxvec_oracle::profile::Profile;
 
 use super::emit::LANE_BYTES;
 use super::{skipped, Execution, Suite, WARP};
-use crate::record::accept::accepts;
+use crate::record::accept::{accepts, accepts_threads};
 use crate::record::{Expectation, Out};
 
 /// The byte a runner fills `ptxvec_raw`'s buffer with before the launch, so that a
@@ -71,8 +77,21 @@ pub fn left(s: &Suite, vals: &[Option<Values>], p: Profile) -> Vec<(SlotBits, Le
     out
 }
 
-/// Per output (in [`Suite::outputs`] order), per slot: the bits.
+/// Per output (in [`Suite::outputs`] order), per slot: the bits (for a contention
+/// record's `d`, the threads' after the record's own: module doc).
 pub type Values = Vec<Vec<u64>>;
+
+/// The values the contending threads found for element `k` of an output of
+/// `elements` slots, where `got` holds them (module doc).
+fn threads(got: &[u64], elements: usize, k: usize) -> Option<Vec<u64>> {
+    (got.len() == elements * (1 + WARP)).then(|| (0..WARP).map(|t| got[elements * (1 + t) + k]).collect())
+}
+
+/// Whether a slot's value `g` (and, for a contention record, the threads' values
+/// `all` of its element) keep `slot`.
+fn keeps(slot: &Expectation, g: u64, all: Option<&[u64]>, float: Option<ptxvec_oracle::float::Format>) -> bool {
+    accepts(slot, Some(g), float) && all.is_none_or(|all| accepts_threads(slot, all, float))
+}
 
 /// The index of `p` in [`Profile::ALL`].
 pub fn profile_index(p: Profile) -> usize {
@@ -90,6 +109,7 @@ fn le(buf: &[u8], at: usize, bytes: usize) -> u64 {
 /// Reads `ptxvec_raw`'s buffer: per record, `None` when skipped.
 pub fn decode(s: &Suite, out: &[u8]) -> Vec<Option<Values>> {
     let stride = s.stride();
+    let contended = s.contention_records();
     s.records
         .iter()
         .enumerate()
@@ -100,14 +120,22 @@ pub fn decode(s: &Suite, out: &[u8]) -> Vec<Option<Values>> {
             Some(match s.exec {
                 Execution::Memory { width, lanes, .. } => {
                     let wb = (width / 8) as usize;
-                    // Memory from the buffer's start; atom's `d` from `d_offset`.
+                    // Memory from the buffer's start; atom's `d` from `d_offset`,
+                    // and a contention record's threads' from `threads_d_offset`.
+                    let lanes = lanes as usize;
+                    let block = contended.iter().position(|&x| x == r);
                     s.outputs()
                         .iter()
                         .map(|(o, _)| {
                             let base = if *o == Out::D { s.d_offset().unwrap_or(0) } else { 0 };
-                            (0..lanes as usize)
-                                .map(|k| le(out, base + r * stride + k * wb, wb))
-                                .collect()
+                            let mut v: Vec<u64> = (0..lanes).map(|k| le(out, base + r * stride + k * wb, wb)).collect();
+                            if let (Out::D, Some(j), Some(at)) = (*o, block, s.threads_d_offset()) {
+                                for t in 0..WARP {
+                                    let slot = at + (j * WARP + t) * stride;
+                                    v.extend((0..lanes).map(|k| le(out, slot + k * wb, wb)));
+                                }
+                            }
+                            v
                         })
                         .collect()
                 }
@@ -160,11 +188,13 @@ pub fn judge(s: &Suite, vals: &[Option<Values>], p: Profile) -> Tally {
         let mut ok = true;
         for (oi, (o, _)) in outs.iter().enumerate() {
             let float = s.float(*o);
-            for (k, slot) in s.slots(rec, p, *o).iter().enumerate() {
+            let slots = s.slots(rec, p, *o);
+            for (k, slot) in slots.iter().enumerate() {
                 let g = got[oi][k];
+                let all = threads(&got[oi], slots.len(), k);
                 // A lane that does not execute writes nothing: the buffer keeps
                 // whatever was there.
-                if *slot != Expectation::NotExecuted && !accepts(slot, Some(g), float) {
+                if *slot != Expectation::NotExecuted && !keeps(slot, g, all.as_deref(), float) {
                     ok = false;
                     v.slots.push(SlotBits {
                         record: r,
@@ -191,14 +221,29 @@ pub fn unpinned(s: &Suite, vals: &[Option<Values>]) -> Vec<SlotBits> {
     for (r, (rec, got)) in s.records.iter().zip(vals).enumerate() {
         let Some(got) = got else { continue };
         for (oi, (o, _)) in s.outputs().iter().enumerate() {
-            for (k, slot) in s.slots(rec, Profile::Sm90, *o).iter().enumerate() {
-                if slot.pinned() && slot.exact() != Some(got[oi][k]) {
-                    out.push(SlotBits {
-                        record: r,
-                        out: *o,
-                        slot: k,
-                        got: got[oi][k],
-                    });
+            let slots = s.slots(rec, Profile::Sm90, *o);
+            let mut keep = |slot: usize| {
+                out.push(SlotBits {
+                    record: r,
+                    out: *o,
+                    slot,
+                    got: got[oi][slot],
+                })
+            };
+            for (k, slot) in slots.iter().enumerate() {
+                match (slot, threads(&got[oi], slots.len(), k)) {
+                    // Pinned where the value is among the listed and the threads'
+                    // are the list: the replay takes them from it.
+                    (Expectation::Permutation(_), all) => {
+                        if !accepts(slot, Some(got[oi][k]), None) {
+                            keep(k);
+                        }
+                        if all.is_some_and(|all| !accepts_threads(slot, &all, None)) {
+                            (0..WARP).for_each(|t| keep(slots.len() * (1 + t) + k));
+                        }
+                    }
+                    _ if slot.pinned() && slot.exact() != Some(got[oi][k]) => keep(k),
+                    _ => {}
                 }
             }
         }
@@ -218,13 +263,13 @@ pub fn rebuild(s: &Suite, unpinned: &[SlotBits]) -> Result<Vec<Option<Values>>, 
         let mut vals = Vec::new();
         for (o, _) in &s.outputs() {
             let mut v = Vec::new();
-            for (k, slot) in s.slots(rec, Profile::Sm90, *o).iter().enumerate() {
-                let kept = unpinned
-                    .iter()
-                    .find(|u| u.record == r && u.out == *o && u.slot == k);
-                v.push(match (kept, slot) {
+            let slots = s.slots(rec, Profile::Sm90, *o);
+            let kept = |k: usize| unpinned.iter().find(|u| u.record == r && u.out == *o && u.slot == k);
+            for (k, slot) in slots.iter().enumerate() {
+                v.push(match (kept(k), slot) {
                     (Some(u), _) => u.got,
                     (None, Expectation::Exact(x)) => x.value,
+                    (None, Expectation::Permutation(bits)) => bits[0].value,
                     (None, s) if !s.pinned() => 0,
                     (None, s) => {
                         return Err(format!(
@@ -235,6 +280,19 @@ pub fn rebuild(s: &Suite, unpinned: &[SlotBits]) -> Result<Vec<Option<Values>>, 
                         ))
                     }
                 });
+            }
+            // A contention record's threads: as silicon left them where the
+            // evidence keeps them, else thread t found the list's entry t.
+            if *o == Out::D && s.contention_records().contains(&r) && s.threads_d_offset().is_some() {
+                for t in 0..WARP {
+                    for (k, slot) in slots.iter().enumerate() {
+                        let listed = match slot {
+                            Expectation::Permutation(bits) => bits[t].value,
+                            other => other.exact().unwrap_or(0),
+                        };
+                        v.push(kept(slots.len() * (1 + t) + k).map_or(listed, |u| u.got));
+                    }
+                }
             }
             vals.push(v);
         }
@@ -251,9 +309,15 @@ pub fn digest(s: &Suite, vals: &[Option<Values>]) -> String {
         let Some(got) = got else { continue };
         for (oi, (o, width)) in outs.iter().enumerate() {
             let bytes = (width.div_ceil(8)) as usize;
-            for (k, slot) in s.slots(rec, Profile::Sm90, *o).iter().enumerate() {
-                if slot.pinned() {
-                    h.update(&got[oi][k].to_le_bytes()[..bytes]);
+            let slots = s.slots(rec, Profile::Sm90, *o);
+            for (k, slot) in slots.iter().enumerate() {
+                match (slot, threads(&got[oi], slots.len(), k)) {
+                    (Expectation::Permutation(_), Some(mut all)) => {
+                        all.sort_unstable();
+                        all.iter().for_each(|x| h.update(&x.to_le_bytes()[..bytes]));
+                    }
+                    _ if slot.pinned() => h.update(&got[oi][k].to_le_bytes()[..bytes]),
+                    _ => {}
                 }
             }
         }
@@ -274,11 +338,20 @@ pub fn encode(s: &Suite, vals: &[Option<Values>]) -> Vec<u8> {
             s.slots(&s.records[r], Profile::Sm90, o).get(l) != Some(&Expectation::NotExecuted)
         };
         match s.exec {
-            Execution::Memory { width, .. } => {
-                let wb = (width / 8) as usize;
-                for (k, x) in v[0].iter().enumerate() {
-                    let at = r * stride + k * wb;
-                    out[at..at + wb].copy_from_slice(&x.to_le_bytes()[..wb]);
+            Execution::Memory { width, lanes, .. } => {
+                let (wb, lanes) = ((width / 8) as usize, lanes as usize);
+                let block = s.contention_records().iter().position(|&x| x == r);
+                for (oi, (o, _)) in s.outputs().iter().enumerate() {
+                    let base = if *o == Out::D { s.d_offset().unwrap_or(0) } else { 0 };
+                    for (k, x) in v[oi].iter().enumerate() {
+                        // Past the record's own slots, the contending threads'.
+                        let at = match (k.checked_sub(lanes), block, s.threads_d_offset()) {
+                            (None, _, _) => base + r * stride + k * wb,
+                            (Some(i), Some(j), Some(t0)) => t0 + (j * WARP + i / lanes) * stride + i % lanes * wb,
+                            _ => continue,
+                        };
+                        out[at..at + wb].copy_from_slice(&x.to_le_bytes()[..wb]);
+                    }
                 }
             }
             Execution::Warp => {

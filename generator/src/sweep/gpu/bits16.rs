@@ -122,16 +122,58 @@ fn stride(s: &Sweep) -> u32 {
     }
 }
 
-/// The instruction as it stands in the kernel.
+/// The instruction as it stands in the kernel: `atom` returns the memory it found
+/// into `%h3` (scalar), `%r13` (packed) or `{%h3, %h4}` (a vector).
 pub fn text(s: &Sweep) -> String {
+    let d = match (s.returns(), s.layout, s.is_packed()) {
+        (false, _, _) => "",
+        (true, Layout::Scalar, _) => "%h3, ",
+        (true, Layout::Swapped, true) => "%r13, ",
+        (true, Layout::Swapped, false) => "{%h3, %h4}, ",
+    };
     if s.is_bulk() {
         format!("{} [%rd2], [%r10], %r12;", s.name)
     } else if s.layout == Layout::Scalar {
-        format!("{} [%rd2], %h1;", s.name)
+        format!("{} {d}[%rd2], %h1;", s.name)
     } else if s.is_packed() {
-        format!("{} [%rd2], %r9;", s.name)
+        format!("{} {d}[%rd2], %r9;", s.name)
     } else {
-        format!("{} [%rd2], {{%h1, %h2}};", s.name)
+        format!("{} {d}[%rd2], {{%h1, %h2}};", s.name)
+    }
+}
+
+/// After an `atom`, the value it returned held to the memory word `init` wrote
+/// (`%r6`, or `%r7 << 16 | %r6` for two elements): where they differ, the result is
+/// spoiled (bits `0x5a5a` of each element flipped), so that a wrong `d` shows as
+/// mismatched results, named pair by pair like any other. Using `d` also keeps
+/// ptxas from making the instruction a RED, which returns nothing.
+fn hold_returned(s: &Sweep, c: &mut Code) {
+    match s.layout {
+        Layout::Scalar => {
+            c.ins("cvt.u32.u16 %r14, %h3");
+            c.ins("mov.u32 %r15, %r6");
+        }
+        Layout::Swapped => {
+            if !s.is_packed() {
+                c.ins("mov.b32 %r13, {%h3, %h4}");
+            }
+            c.ins("mov.u32 %r14, %r13");
+            c.ins("shl.b32 %r15, %r7, 16");
+            c.ins("or.b32 %r15, %r15, %r6");
+        }
+    }
+    c.branch_if("eq.u32", "%p2", "%r14", "%r15", "DONE");
+    match s.layout {
+        Layout::Scalar => {
+            c.ins("ld.global.b16 %h5, [%rd2]");
+            c.ins("xor.b16 %h5, %h5, 0x5a5a");
+            c.ins("st.global.b16 [%rd2], %h5");
+        }
+        Layout::Swapped => {
+            c.ins("ld.global.b32 %r16, [%rd2]");
+            c.ins("xor.b32 %r16, %r16, 0x5a5a5a5a");
+            c.ins("st.global.b32 [%rd2], %r16");
+        }
     }
 }
 
@@ -144,7 +186,7 @@ fn entry(name: &str) -> Entry {
         .param(".u64", "p_rows")
         .param(".u32", "p_base");
     e.registers(RegClass::Pred, 4);
-    e.registers(RegClass::B16, 4);
+    e.registers(RegClass::B16, 6);
     e.registers(RegClass::B32, 32);
     e.registers(RegClass::B64, 16);
     e
@@ -211,6 +253,9 @@ fn reduce(s: &Sweep, e: &mut Entry, stride: u32) {
             }
         }
         c.verbatim(&text);
+        if s.returns() {
+            hold_returned(s, c);
+        }
     }
 }
 

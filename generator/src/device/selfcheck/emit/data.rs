@@ -81,10 +81,12 @@ pub(super) fn inputs(m: &mut Module, s: &Suite) {
 fn memory_inputs(m: &mut Module, s: &Suite, width: u32) {
     let (mut mem, mut op, mut swaps) = (Vec::new(), Vec::new(), Vec::new());
     for r in &s.records {
-        // A contention record's own thread carries the first thread's operand.
+        // A contention record's own thread carries the first thread's operands.
         let (a, b, c) = match &r.inputs {
             Inputs::Memory { mem, operand, swap } => (mem, Some(operand), swap.as_ref()),
-            Inputs::Contention { mem, operands } => (mem, operands.first(), None),
+            Inputs::Contention { mem, operands, swaps } => {
+                (mem, operands.first(), swaps.as_ref().and_then(|s| s.first()))
+            }
             Inputs::Warp(_) => continue,
         };
         mem.extend(a.iter().map(|x| x.value));
@@ -108,22 +110,30 @@ fn memory_inputs(m: &mut Module, s: &Suite, width: u32) {
         .map(|r| u64::from(contention_of(r).is_some()))
         .collect();
     let idx: Vec<u64> = contention.iter().map(|&r| r as u64).collect();
-    let ops: Vec<u64> = contention
-        .iter()
-        .flat_map(|&r| {
-            contention_of(&s.records[r])
-                .unwrap_or_default()
-                .iter()
-                .flatten()
-                .map(|x| x.value)
-        })
-        .collect();
+    let per_thread = |lists: &dyn Fn(&Inputs) -> Option<&Vec<Vec<Bits>>>| -> Vec<u64> {
+        contention
+            .iter()
+            .flat_map(|&r| lists(&s.records[r].inputs).into_iter().flatten().flatten().map(|x| x.value))
+            .collect()
+    };
+    let ops = per_thread(&|i| match i {
+        Inputs::Contention { operands, .. } => Some(operands),
+        _ => None,
+    });
     m.comment("Per record: 1 for a contention record (its own thread stays idle).");
     m.array("ptxvec_contended", 8, &flags);
     m.comment("Per contention block: its record.");
     m.array("ptxvec_contention_record", 32, &idx);
     m.comment("Per contention block, per thread (32): its operand.");
     m.array("ptxvec_operands", width, &ops);
+    if matches!(s.shape, Shape::Memory { swap: true, .. }) {
+        let swaps = per_thread(&|i| match i {
+            Inputs::Contention { swaps, .. } => swaps.as_ref(),
+            _ => None,
+        });
+        m.comment("Per contention block, per thread (32): what .cas stores (its `c`).");
+        m.array("ptxvec_swaps", width, &swaps);
+    }
 }
 
 fn warp_inputs(m: &mut Module, s: &Suite) {

@@ -353,9 +353,10 @@ fn reduce_address(c: &mut Code, space: MemSpace) -> &'static str {
 }
 
 /// A contention block (`CONTEND`): thread 0 stores the record's memory, 32 threads
-/// reduce their operands into that one address between two barriers, thread 0
-/// copies a shared result out, and goes on to `CHECK` with the record in `%r3` and
-/// its output in `%rd3`.
+/// reduce their operands into that one address between two barriers (for atom
+/// each storing the value it found in its own slot), thread 0 copies a shared
+/// result out (and for atom its own value to the record's), and goes on to
+/// `CHECK` with the record in `%r3`, its memory at `%rd3` and its value at `%rd36`.
 fn contention_body(c: &mut Code, s: &Suite, e: &Elems, path: OperandPath) {
     let Execution::Memory { space, .. } = s.exec else {
         return;
@@ -377,6 +378,11 @@ fn contention_body(c: &mut Code, s: &Suite, e: &Elems, path: OperandPath) {
     c.ins("add.u32 %r13, %r13, %r0");
     ins!(c, "mul.wide.u32 %rd5, %r13, {stride}");
     c.symbol_plus("%rd5", "%rd32", "ptxvec_operands", "%rd5");
+    let swap_base = e.swap.is_some().then(|| {
+        ins!(c, "mul.wide.u32 %rd37, %r13, {stride}");
+        c.symbol_plus("%rd37", "%rd38", "ptxvec_swaps", "%rd37");
+        "%rd37"
+    });
     c.ins("setp.eq.u32 %p7, %r0, 0");
     ins!(c, "setp.lt.u32 %p8, %r0, {WARP}");
     let sp = if shared {
@@ -391,13 +397,25 @@ fn contention_body(c: &mut Code, s: &Suite, e: &Elems, path: OperandPath) {
     c.label("CSTORED");
     c.ins("bar.sync 0");
     c.branch(Pred::not("%p8"), "CREDUCED");
-    e.load_operands(c, "%rd5", None, path);
+    e.load_operands(c, "%rd5", swap_base, path);
     let addr = reduce_address(c, space);
     e.instruction(c, &s.opcode, addr);
+    if let Some(at) = s.threads_d_offset() {
+        // Thread t of block j: slot 32 j + t of the threads' region.
+        ins!(c, "mul.wide.u32 %rd39, %r13, {stride}");
+        c.ins("add.u64 %rd39, %rd39, %rd1");
+        ins!(c, "add.u64 %rd39, %rd39, {at}");
+        e.store_d(c, "%rd39");
+    }
     c.label("CREDUCED");
     c.ins("bar.sync 0");
     c.branch(Pred::not("%p7"), "DONE");
     if shared {
         e.copy(c, None, ("shared", "%rd6"), ("global", "%rd3"));
+    }
+    if let Some(off) = s.d_offset() {
+        // The record's own value: thread 0's, one of the threads'.
+        ins!(c, "add.u64 %rd36, %rd3, {off}");
+        e.store_d(c, "%rd36");
     }
 }

@@ -131,6 +131,14 @@ impl Suite {
         }
     }
 
+    /// Where the values that each contending thread returns start (atom's `d` in
+    /// contention blocks): after the records' own returned values, 32 per
+    /// contention record (block `j`'s thread `t` at slot `32 j + t`, a record's
+    /// stride each); `None` for a variant that returns none.
+    pub fn threads_d_offset(&self) -> Option<usize> {
+        self.d_offset().map(|d| 2 * d)
+    }
+
     /// Blocks of one thread per record for a memory variant: the records' own
     /// threads (contention records among them sit idle), rounded up to whole
     /// clusters of two for the `.shared::cluster` bulk form.
@@ -166,9 +174,12 @@ impl Suite {
                 Launch {
                     grid: plain + self.contention_records().len() as u32,
                     block: BLOCK,
-                    // Memory, then the returned values where there are any.
-                    out_bytes: plain as usize * BLOCK as usize * self.stride()
-                        * if self.d_offset().is_some() { 2 } else { 1 },
+                    // Memory, then the returned values where there are any: the
+                    // records', then each contending thread's.
+                    out_bytes: match self.threads_d_offset() {
+                        Some(at) => at + self.contention_records().len() * WARP * self.stride(),
+                        None => plain as usize * BLOCK as usize * self.stride(),
+                    },
                     result_bytes,
                 }
             }
