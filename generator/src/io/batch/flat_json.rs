@@ -91,9 +91,34 @@ fn string(line: &str, at: usize) -> Option<(&str, usize)> {
     if b.get(at) != Some(&b'"') {
         return None;
     }
-    let len = b[at + 1..].iter().position(|&c| c == b'"' || c == b'\\' || c < 0x20)?;
+    let len = first_quote_escape_or_control(&b[at + 1..])?;
     let end = at + 1 + len;
     (b[end] == b'"').then(|| (&line[at + 1..end], end + 1))
+}
+
+/// Where the first `"`, `\\` or control character of `b` stands: eight bytes at a
+/// time (a line's text runs to a hundred bytes, and every line is read so).
+fn first_quote_escape_or_control(b: &[u8]) -> Option<usize> {
+    const ONES: u64 = u64::from_le_bytes([0x01; 8]);
+    const HIGHS: u64 = u64::from_le_bytes([0x80; 8]);
+    // The high bit of each zero byte of `x`, and perhaps of bytes after the first
+    // zero (a borrow): the lowest bit set is the first zero byte, exactly.
+    let zeros = |x: u64| x.wrapping_sub(ONES) & !x & HIGHS;
+    let mut chunks = b.chunks_exact(8);
+    let mut at = 0;
+    for c in &mut chunks {
+        let x = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+        // A byte below 0x20 has none of the bits 0xe0 (a UTF-8 byte has 0x80).
+        let hits = zeros(x & u64::from_le_bytes([0xe0; 8]))
+            | zeros(x ^ u64::from_le_bytes([b'"'; 8]))
+            | zeros(x ^ u64::from_le_bytes([b'\\'; 8]));
+        if hits != 0 {
+            return Some(at + hits.trailing_zeros() as usize / 8);
+        }
+        at += 8;
+    }
+    let rest = chunks.remainder();
+    rest.iter().position(|&c| c == b'"' || c == b'\\' || c < 0x20).map(|k| at + k)
 }
 
 /// An integer, `true` or `false` starting at `at`, and where it ends.
@@ -125,6 +150,25 @@ mod tests {
             true
         })
         .then_some(got)
+    }
+
+    /// The first `"`, `\\` or control character, against a plain scan, at every
+    /// position of strings longer than a word, with UTF-8 bytes around it.
+    #[test]
+    fn the_first_special_byte_is_found_at_any_position() {
+        for special in [b'"', b'\\', 0x00, 0x1f, b'\n'] {
+            for len in 0..40 {
+                for at in 0..=len {
+                    let mut b: Vec<u8> = (0..len).map(|i| if i % 3 == 0 { 0xc3 } else { b'a' + (i % 26) as u8 }).collect();
+                    b.extend_from_slice(b" \x7f\xff");
+                    if at < len {
+                        b[at] = special;
+                    }
+                    let want = b.iter().position(|&c| c == b'"' || c == b'\\' || c < 0x20);
+                    assert_eq!(first_quote_escape_or_control(&b), want, "{b:?}");
+                }
+            }
+        }
     }
 
     #[test]
