@@ -236,3 +236,29 @@ fn compare_both_ways(a: Atom, inputs: Inputs, class: Vec<String>) -> Vec<(Inputs
     }
     vec![(equal, equal_class), (unequal, unequal_class)]
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A contention record whose threads hold different operands has no
+    /// permutation to list (what each finds depends on the order): an input
+    /// error, not a verdict; with the same operands, `exch` leaves every thread
+    /// after the first the operand (the document's `exch(r, s) = s`).
+    #[test]
+    fn contention_needs_the_same_operands_in_every_thread() {
+        let b = |v| Bits::new(v, 32);
+        let inputs = |second: u64| Inputs::Contention {
+            mem: vec![b(5)],
+            operands: (0..CONTENDERS as u64).map(|t| vec![b(if t == 1 { second } else { 9 })]).collect(),
+            swaps: None,
+        };
+        let e = Atom::Exch(32).outputs(false, &inputs(8), Profile::PtxIsa).unwrap_err();
+        assert!(e.to_string().contains("the same \"operands\""), "{e}");
+        let o = Atom::Exch(32).outputs(false, &inputs(9), Profile::PtxIsa).unwrap();
+        let mut found = vec![b(9); CONTENDERS];
+        found[0] = b(5);
+        assert_eq!(o.d, Some(vec![Expectation::Permutation(found)]));
+        assert_eq!(o.mem, Some(vec![Expectation::Exact(b(9))]));
+    }
+}

@@ -382,6 +382,26 @@ pub enum ShapeError {
     },
 }
 
+/// An input that only some instructions take (`.cas`'s `c`, `key`): fitted by
+/// `fit` where the shape takes it (`taken`), an error where it is missing or
+/// extra.
+fn only_where_taken<T>(
+    key: &'static str,
+    taken: bool,
+    value: Option<T>,
+    fit: impl FnOnce(T) -> Result<T, ShapeError>,
+) -> Result<Option<T>, ShapeError> {
+    match (taken, value) {
+        (true, Some(v)) => fit(v).map(Some),
+        (true, None) => Err(ShapeError::Missing(key)),
+        (false, Some(_)) => Err(ShapeError::Extra {
+            key,
+            instruction: "this instruction",
+        }),
+        (false, None) => Ok(None),
+    }
+}
+
 fn fit_all(key: &str, mut v: Vec<Bits>, field: Field, want: usize) -> Result<Vec<Bits>, ShapeError> {
     if v.len() != want {
         return Err(ShapeError::Count {
@@ -428,17 +448,7 @@ impl Inputs {
             ) => Ok(Inputs::Memory {
                 mem: fit_all("mem", mem, Field::Bits(width), elements)?,
                 operand: fit_all("operand", operand, Field::Bits(width), elements)?,
-                swap: match (takes_swap, swap) {
-                    (true, Some(v)) => Some(fit_all("swap", v, Field::Bits(width), elements)?),
-                    (true, None) => return Err(ShapeError::Missing("swap")),
-                    (false, Some(_)) => {
-                        return Err(ShapeError::Extra {
-                            key: "swap",
-                            instruction: "this instruction",
-                        })
-                    }
-                    (false, None) => None,
-                },
+                swap: only_where_taken("swap", takes_swap, swap, |v| fit_all("swap", v, Field::Bits(width), elements))?,
             }),
             (
                 Inputs::Contention { mem, operands, swaps },
@@ -467,24 +477,14 @@ impl Inputs {
                 Ok(Inputs::Contention {
                     mem: fit_all("mem", mem, Field::Bits(width), elements)?,
                     operands: per_thread("operands", operands)?,
-                    swaps: match (takes_swap, swaps) {
-                        (true, Some(v)) if v.len() != threads => {
-                            return Err(ShapeError::Count {
-                                key: "swaps".to_owned(),
-                                got: v.len(),
-                                want: threads,
-                            })
-                        }
-                        (true, Some(v)) => Some(per_thread("swaps", v)?),
-                        (true, None) => return Err(ShapeError::Missing("swaps")),
-                        (false, Some(_)) => {
-                            return Err(ShapeError::Extra {
-                                key: "swaps",
-                                instruction: "this instruction",
-                            })
-                        }
-                        (false, None) => None,
-                    },
+                    swaps: only_where_taken("swaps", takes_swap, swaps, |v| match v.len() {
+                        n if n == threads => per_thread("swaps", v),
+                        got => Err(ShapeError::Count {
+                            key: "swaps".to_owned(),
+                            got,
+                            want: threads,
+                        }),
+                    })?,
                 })
             }
             (Inputs::Warp(_), Shape::Memory { .. }) => Err(warp_only("a memory reduction")),
@@ -783,6 +783,9 @@ mod tests {
             r#"{"membermask":"0x1"}"#,
             r#"{"executing":"0x1","lanes":"0x1"}"#,
             r#"{"executing":"0x1","executing":"0x1"}"#,
+            r#"{"mem":["0x1"],"operands":[["0x1"]],"swap":["0x1"]}"#,
+            r#"{"mem":["0x1"],"operand":["0x1"],"swaps":[["0x1"]]}"#,
+            r#"{"swaps":[["0x1"]]}"#,
         ] {
             let line = format!(r#"{{"text":"x","inputs":{inputs}}}"#);
             assert!(Record::from_line(&line).is_err(), "accepted: {inputs}");
@@ -831,6 +834,32 @@ mod tests {
             format!(r#"{{"executing":"0x1","a":{}}}"#, lanes("0x1")),
         ] {
             assert!(read(&bad).fit(vote).is_err(), "accepted: {bad}");
+        }
+        // atom.cas.b32 on one address: `swaps` one list per thread, and only where
+        // the instruction takes a `c`.
+        let memory = |swap| Shape::Memory {
+            width: 32,
+            elements: 1,
+            float: None,
+            returns: true,
+            swap,
+        };
+        let (cas, add) = (memory(true), memory(false));
+        let threads = |n: usize| format!("[{}]", vec![r#"["0x1"]"#; n].join(","));
+        let contention = |swaps: Option<usize>| {
+            let swaps = swaps.map_or(String::new(), |n| format!(r#","swaps":{}"#, threads(n)));
+            read(&format!(r#"{{"mem":["0x1"],"operands":{}{swaps}}}"#, threads(2)))
+        };
+        let Inputs::Contention { swaps, .. } = contention(Some(2)).fit(cas).unwrap() else { panic!() };
+        assert_eq!(swaps.map(|s| s.len()), Some(2));
+        assert!(contention(None).fit(add).is_ok());
+        for (inputs, shape, why) in [
+            (contention(None), cas, "\"swaps\""),
+            (contention(Some(3)), cas, "\"swaps\""),
+            (contention(Some(2)), add, "\"swaps\""),
+        ] {
+            let e = inputs.fit(shape).unwrap_err().to_string();
+            assert!(e.contains(why), "{e}");
         }
     }
 }
