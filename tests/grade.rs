@@ -1343,3 +1343,61 @@ fn the_readme_conformance_table_is_current() {
         "README.md's conformance table is stale; it is now:\n{want}"
     );
 }
+
+/// A contention record's `d` given as every thread's value: the listed values in
+/// another order pass, one thread finding what another found fails at that slot,
+/// and one thread's value alone passes where it is listed (vectors/README.md's
+/// `permutation` row). An empty list is a bad line, named by its column.
+#[test]
+fn a_permutation_slot_takes_every_threads_value() {
+    let dir = tempfile::tempdir().unwrap();
+    let prefix = "atom.add.u32#";
+    let results: Vec<_> = exact_engine(Profile::PtxIsa)
+        .into_iter()
+        .filter(|(id, _)| id.starts_with(prefix))
+        .collect();
+    let contended: Vec<&Record> = evaluated()
+        .iter()
+        .filter(|r| r.id.starts_with(prefix) && matches!(r.inputs, ptxvec_generator::record::Inputs::Contention { .. }))
+        .collect();
+    assert_eq!(contended.len(), 2);
+    let listed = |r: &Record| -> Vec<String> {
+        match &r.expected(Profile::PtxIsa).unwrap().d.as_ref().unwrap()[0] {
+            Expectation::Permutation(bits) => bits.iter().map(Bits::to_string).collect(),
+            e => panic!("{}: {e:?}", r.id),
+        }
+    };
+    let mut answers = lines(&results);
+    let line_of = |id: &str| results.iter().position(|(i, _)| i == id).unwrap();
+    let with_d = |r: &Record, d: serde_json::Value| {
+        let mem = r.expected(Profile::PtxIsa).unwrap().mem.as_ref().unwrap()[0].clone();
+        serde_json::json!({"id": r.id, "outputs": {"d": [d], "mem": [mem]}}).to_string()
+    };
+    // The first: the list reversed. The second: thread 31 finds thread 0's value.
+    let mut reversed = listed(contended[0]);
+    reversed.reverse();
+    answers[line_of(&contended[0].id)] = with_d(contended[0], serde_json::json!(reversed));
+    let mut doubled = listed(contended[1]);
+    assert_ne!(doubled[0], doubled[31], "an add finds a new value each time");
+    doubled[31] = doubled[0].clone();
+    answers[line_of(&contended[1].id)] = with_d(contended[1], serde_json::json!(doubled));
+    let path = write(dir.path(), "r.jsonl", &answers);
+    let json = dir.path().join("report.json");
+    let out = ptxvec(&["grade", "--semantic", &path, "--json", json.to_str().unwrap()], None);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let got = failures(&json);
+    assert_eq!(got.len(), 1, "{got:?}");
+    assert_eq!(got[0].1, contended[1].id);
+    assert!(got[0].2.starts_with("d[0]: the threads' values are not the listed ones"), "{got:?}");
+    // One thread's value alone keeps the slot: exact_engine's lines, as they were.
+    let path = write(dir.path(), "one.jsonl", &lines(&results));
+    let out = ptxvec(&["grade", "--semantic", &path], None);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+    // An empty list: a bad line, at the list's column.
+    let bad = format!(r#"{{"id":"{}","outputs":{{"d":[[]],"mem":["0x00000000"]}}}}"#, contended[1].id);
+    let path = write(dir.path(), "bad.jsonl", &[bad]);
+    let out = ptxvec(&["grade", "--semantic", &path], None);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    let column = r#"{"id":"","outputs":{"d":["#.len() + contended[1].id.len() + 1;
+    assert!(text(&out.stderr).contains(&format!("bad.jsonl:1:{column}: expected a bit pattern, or a list")), "{}", text(&out.stderr));
+}

@@ -14,7 +14,7 @@ use serde_json::value::RawValue;
 use super::failure::Failure;
 use crate::error::{Error, Result};
 use crate::record::position::{char_column, error_column};
-use crate::record::{strip_position, Bits, Outputs};
+use crate::record::{strip_position, Bits, Out, Outputs};
 
 /// One line of syntax results: what the consumer made of a case of
 /// vectors/syntax, in its module. The one type for every syntax results file:
@@ -167,11 +167,25 @@ pub struct SemanticResult {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Computed {
     /// These outputs, shaped like the record's `expect` (`mem`, or `d` and `p`), each
-    /// slot a bit pattern or `None` where the lane did not execute.
-    Outputs(Outputs<Option<Bits>>),
+    /// slot a bit pattern or `None` where the lane did not execute; a slot given as
+    /// a list (each contending thread's value, for a `permutation`) holds its first,
+    /// and the list is in `threads`.
+    Outputs(Outputs<Option<Bits>>, Vec<ThreadValues>),
     /// It could not run the record, for this reason (an instruction or type it does
     /// not implement): not graded, and counted as such.
     Skipped(String),
+}
+
+/// A slot of a contention record given as every thread's value (atom's `d`, whose
+/// expectation is a `permutation` of them).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ThreadValues {
+    /// The output.
+    pub out: Out,
+    /// The slot (the element).
+    pub slot: usize,
+    /// The values, thread by thread.
+    pub values: Vec<Bits>,
 }
 
 /// A semantic results line as written, `{"id", "outputs"}` or `{"id", "skipped"}`,
@@ -236,10 +250,20 @@ impl ResultLine for SemanticResult {
     fn read(line: &str) -> std::result::Result<Self, LineError> {
         let l: SemanticLine<'_> =
             serde_json::from_str(line).map_err(|e| LineError::json(line, &e))?;
-        let slots = |v: Option<Vec<Option<&RawValue>>>| -> std::result::Result<_, LineError> {
+        let mut threads = Vec::new();
+        let mut slots = |out: Out, v: Option<Vec<Option<&RawValue>>>| -> std::result::Result<_, LineError> {
             v.map(|v| {
                 v.into_iter()
-                    .map(|s| s.map(|raw| slot(line, raw)).transpose())
+                    .enumerate()
+                    .map(|(k, s)| match s {
+                        Some(raw) if raw.get().starts_with('[') => {
+                            let values = thread_values(line, raw)?;
+                            let first = values[0];
+                            threads.push(ThreadValues { out, slot: k, values });
+                            Ok(Some(first))
+                        }
+                        s => s.map(|raw| slot(line, raw)).transpose(),
+                    })
                     .collect()
             })
             .transpose()
@@ -254,11 +278,14 @@ impl ResultLine for SemanticResult {
             message: message.to_owned(),
         };
         let answer = match (l.outputs, l.skipped) {
-            (Some(o), None) => Computed::Outputs(Outputs {
-                d: slots(o.d)?,
-                mem: slots(o.mem)?,
-                p: slots(o.p)?,
-            }),
+            (Some(o), None) => {
+                let outputs = Outputs {
+                    d: slots(Out::D, o.d)?,
+                    mem: slots(Out::Mem, o.mem)?,
+                    p: slots(Out::P, o.p)?,
+                };
+                Computed::Outputs(outputs, threads)
+            }
             (None, Some(why)) => Computed::Skipped(why),
             (Some(_), Some(_)) => {
                 return Err(whole("\"outputs\" and \"skipped\" in one line"));
@@ -284,6 +311,23 @@ fn slot(line: &str, raw: &RawValue) -> std::result::Result<Bits, LineError> {
         ),
         message: strip_position(&e),
     })
+}
+
+/// A slot given as a list: each thread's bit pattern, at least one; an error names
+/// the column of what is wrong.
+fn thread_values(line: &str, raw: &RawValue) -> std::result::Result<Vec<Bits>, LineError> {
+    let at = |r: &RawValue| char_column(line, (r.get().as_ptr() as usize).saturating_sub(line.as_ptr() as usize));
+    let items: Vec<&RawValue> = serde_json::from_str(raw.get()).map_err(|e| LineError {
+        column: at(raw),
+        message: strip_position(&e),
+    })?;
+    if items.is_empty() {
+        return Err(LineError {
+            column: at(raw),
+            message: "expected a bit pattern, or a list of the contending threads' bit patterns; found an empty list".to_owned(),
+        });
+    }
+    items.into_iter().map(|r| slot(line, r)).collect()
 }
 
 /// A result and the line it was read from (1-based).

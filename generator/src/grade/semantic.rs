@@ -8,10 +8,10 @@ use std::path::Path;
 use ptxvec_oracle::profile::Profile;
 use ptxvec_spec::Spec;
 
-use crate::record::accept::accepts;
+use crate::record::accept::{accepts, accepts_threads};
 use super::failure::{Failure, Slot};
 use super::report::{CaseInputs, Section, Status, TestCase};
-use super::results::{BadLine, ById, Computed, Line, SemanticResult};
+use super::results::{BadLine, ById, Computed, Line, SemanticResult, ThreadValues};
 use super::syntax::unknown;
 use crate::io::progress::Progress;
 use crate::error::{Error, Result};
@@ -222,7 +222,9 @@ pub fn grade(
                 .answer(&r.id, &mut t.failures)
                 .map(|l| &l.value.answer)
             {
-                Some(Computed::Outputs(o)) => grade_outputs(v, r, o, mode.profile, &mut t.failures),
+                Some(Computed::Outputs(o, threads)) => {
+                    grade_outputs(v, r, o, threads, mode.profile, &mut t.failures)
+                }
                 Some(Computed::Skipped(why)) => {
                     t.not_graded = Some(format!("skipped by the consumer: {why}"))
                 }
@@ -251,6 +253,7 @@ fn grade_outputs(
     v: &Variant,
     r: &Record,
     got: &Outputs<Option<Bits>>,
+    threads: &[ThreadValues],
     p: Profile,
     failures: &mut Vec<Failure>,
 ) {
@@ -266,7 +269,50 @@ fn grade_outputs(
         }
     }
     for s in &shapes {
-        grade_output(s, v.suite.slots(r, p, s.out), got.get(s.out), failures);
+        let expected = v.suite.slots(r, p, s.out);
+        grade_output(s, expected, got.get(s.out), failures);
+        for t in threads.iter().filter(|t| t.out == s.out) {
+            grade_threads(s, expected.get(t.slot), t, failures);
+        }
+    }
+}
+
+/// The failure of a slot given as every contending thread's value: each must fit
+/// the slot, and together they must keep its expectation (a `permutation`: the
+/// listed values, each as many times as listed).
+fn grade_threads(shape: &OutShape, expected: Option<&Expectation>, t: &ThreadValues, failures: &mut Vec<Failure>) {
+    let key = format!("{}[{}]", shape.out.name(), t.slot);
+    let fail = |what: String, expected: String| Failure {
+        what: format!("{key}: {what}"),
+        expected,
+        got: format!("[{}]", t.values.iter().map(Bits::to_string).collect::<Vec<_>>().join(", ")),
+        slot: Some(Slot {
+            output: shape.out,
+            index: t.slot,
+        }),
+    };
+    let Some(e) = expected else {
+        // The slot count is wrong: `grade_output` says so.
+        return;
+    };
+    let fitted: std::result::Result<Vec<u64>, _> = t
+        .values
+        .iter()
+        .map(|b| match shape.field {
+            Field::Bits(w) => b.fit(w),
+            Field::Pred => b.fit_pred(),
+        }.map(|b| b.value))
+        .collect();
+    let what = match fitted {
+        Err(err) => Some(err.to_string()),
+        Ok(values) if !accepts_threads(e, &values, shape.float) => Some(match e {
+            Expectation::Permutation(_) => "the threads' values are not the listed ones, each as many times as listed".to_owned(),
+            _ => "a thread's value not accepted".to_owned(),
+        }),
+        Ok(_) => None,
+    };
+    if let Some(what) = what {
+        failures.push(fail(what, expectation_text(e)));
     }
 }
 
