@@ -4,9 +4,10 @@
 //!
 //! The shape: printable ASCII (spaces and tabs the only whitespace), an optional
 //! guard, a chain of dotted words, operands that are registers, names, sinks,
-//! decimal or hex integers, `[base]` or `[base+offset]` addresses, brace vectors,
-//! `d|p` pairs and `!p` negations, and one `;` at the end. Anything else (a
-//! label, a comment, a float or an integer expression, whitespace inside the chain,
+//! decimal or hex integers, floats written as their bits (`0f…`, `0d…`), `[base]`
+//! or `[base+offset]` addresses, brace vectors, `d|p` pairs and `!p` negations, and
+//! one `;` at the end. Anything else (a label, a comment, a decimal float or an
+//! integer expression, whitespace inside the chain,
 //! every text that does not tokenize) goes to the definition, which names its
 //! defects. Within the shape each step below is the definition's, so the tokens
 //! are its tokens; a test holds the two to that on every vector and explorer text.
@@ -272,6 +273,19 @@ fn integer(s: &str) -> Option<Literal> {
     (hex || decimal).then_some(Literal::Int)
 }
 
+/// A float written as its bits (`literal`'s `HexF32`, `HexF64`): `0f` and 8 hex
+/// digits, `0d` and 16 (either case of the letter); a minus before it is outside
+/// the shape.
+fn float_bits(s: &str) -> Option<Literal> {
+    let b = s.as_bytes();
+    let hex = |n: usize| b.len() == 2 + n && b[2..].iter().all(u8::is_ascii_hexdigit);
+    match b.get(..2)? {
+        b"0f" | b"0F" if hex(8) => Some(Literal::HexF32),
+        b"0d" | b"0D" if hex(16) => Some(Literal::HexF64),
+        _ => None,
+    }
+}
+
 /// `Atom::parse` on an atom of the shape: the sink, an integer, or an identifier
 /// (a register where its prefix shows a class).
 fn atom(s: &str) -> Option<Atom<&str>> {
@@ -281,7 +295,7 @@ fn atom(s: &str) -> Option<Atom<&str>> {
         return Some(Atom::Sink);
     }
     if first.is_ascii_digit() {
-        return integer(s).map(|lit| Atom::Imm(lit, s));
+        return integer(s).or_else(|| float_bits(s)).map(|lit| Atom::Imm(lit, s));
     }
     // An identifier: a letter then name bytes, or `_`, `$` or `%` then at least
     // one name byte. No literal starts so.
@@ -334,6 +348,12 @@ mod tests {
         "red.add.u32 [%rd1], 1.5;",
         "red.add.u32 [%rd1], .5;",
         "red.add.u32 [%rd1], 0f3F800000;",
+        "red.add.f64 [%rd1], 0D3FF0000000000000;",
+        "red.add.f32 [%rd1], 0f3F80000;",
+        "red.add.f32 [%rd1], 0f3F8000000;",
+        "red.add.v2.f32 [%rd1], {0F3F800000, %f1};",
+        "red.add.f32 [%rd1+0f3F800000], %f1;",
+        "red.add.f32 [%rd1], 0fxyzw1234;",
         "red.add.u32 [%rd1], 1U;",
         "red.add.u32 [%rd1], 0x;",
         "red.add.u32 [%rd1], %r;",
