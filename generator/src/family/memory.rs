@@ -179,7 +179,7 @@ pub(super) fn window_choice(s: &Spelling<'_>, engine: Engine) -> Vec<String> {
 }
 
 /// The element a type qualifier names, and whether it is packed (two per 32 bits).
-pub(super) fn element(ty: Qualifier) -> Option<(Element, bool)> {
+fn element(ty: Qualifier) -> Option<(Element, bool)> {
     let int = |bits, signed| Some((Element::Int(IntType { bits, signed }), false));
     match ty {
         Qualifier::B32 | Qualifier::U32 => int(32, false),

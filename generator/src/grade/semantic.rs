@@ -15,7 +15,7 @@ use super::results::{BadLine, ById, Computed, Line, SemanticResult, ThreadValues
 use super::syntax::unknown;
 use crate::io::progress::Progress;
 use crate::error::{Error, Result};
-use crate::record::{Bits, Expectation, Field, Out, OutShape, Outputs, Record};
+use crate::record::{Bits, Expectation, Out, OutShape, Outputs, Record};
 use crate::device::selfcheck::{self, raw, Suite, Window};
 
 /// One variant of vectors/semantic, loaded.
@@ -155,10 +155,7 @@ fn grade_output(
         return;
     }
     for (k, (e, g)) in expected.iter().zip(got).enumerate() {
-        let fits = g.map(|b| match shape.field {
-            Field::Bits(w) => b.fit(w),
-            Field::Pred => b.fit_pred(),
-        });
+        let fits = g.map(|b| shape.field.fit(b));
         let what = match (e, g, fits) {
             (_, _, Some(Err(err))) => Some(err.to_string()),
             (_, _, Some(Ok(b))) if !accepts(e, Some(b.value), shape.float) => Some(match e {
@@ -298,10 +295,7 @@ fn grade_threads(shape: &OutShape, expected: Option<&Expectation>, t: &ThreadVal
     let fitted: std::result::Result<Vec<u64>, _> = t
         .values
         .iter()
-        .map(|b| match shape.field {
-            Field::Bits(w) => b.fit(w),
-            Field::Pred => b.fit_pred(),
-        }.map(|b| b.value))
+        .map(|b| shape.field.fit(*b).map(|b| b.value))
         .collect();
     let what = match fitted {
         Err(err) => Some(err.to_string()),

@@ -418,11 +418,7 @@ fn fit_all(key: &str, mut v: Vec<Bits>, field: Field, want: usize) -> Result<Vec
 }
 
 fn fit_one(key: &str, b: Bits, field: Field) -> Result<Bits, ShapeError> {
-    match field {
-        Field::Bits(w) => b.fit(w),
-        Field::Pred => b.fit_pred(),
-    }
-    .map_err(|err| ShapeError::Bits {
+    field.fit(b).map_err(|err| ShapeError::Bits {
         key: key.to_owned(),
         err,
     })

@@ -14,6 +14,14 @@ pub enum Field {
 }
 
 impl Field {
+    /// `b` as a value of this field: a pattern of its width, or a predicate's 0 or 1.
+    pub fn fit(self, b: super::Bits) -> Result<super::Bits, super::bits::BitsError> {
+        match self {
+            Field::Bits(w) => b.fit(w),
+            Field::Pred => b.fit_pred(),
+        }
+    }
+
     /// The width the field is written at.
     pub fn width(self) -> u32 {
         match self {

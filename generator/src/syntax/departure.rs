@@ -336,35 +336,11 @@ fn rewrite<S: Spelled>(d: &Departure, t: &InstrText<S>, module: Module) -> Optio
     (out != *t).then_some((out, read_in))
 }
 
-/// Whether a departure can change `text` at all, asked of the raw text before it is
-/// tokenized, where the caller has no tokens ([`may_change`] where it has; most
-/// illegal texts are not departures).
-fn may_apply(d: &Departure, text: &str) -> bool {
-    match d {
-        Departure::ExtraPred => text.contains(".pred"),
-        Departure::RepeatIgnored(quals) => quals.iter().any(|q| text.matches(q.spelling()).nth(1).is_some()),
-        // A guard may stand before the opcode.
-        Departure::BareMbar => text.contains("cp."),
-        Departure::VectorImmediate | Departure::VectorIntegerElementFault => text.contains('{'),
-        Departure::SharedSinkAddress | Departure::SinkAddressFault => starts_a_sink(text),
-        Departure::SinkPredicateIgnored => text.contains('|') && starts_a_sink(text),
-        Departure::VoteWithoutMode => text.contains("vote"),
-        Departure::NoftzF32 => text.contains(".noftz") && text.contains(".f32"),
-        Departure::ExtraOperand | Departure::ExtraOperandFault => {
-            text.contains("atom") && [".and", ".or", ".xor", ".exch"].iter().any(|o| text.contains(o))
-        }
-        Departure::SharedCtaOldTarget => text.contains(".shared::cta"),
-        Departure::PredVectorElement | Departure::PredVectorElementFault => text.contains('{') && text.contains("%p"),
-        Departure::SinkBf16Fault => text.contains(".bf16") && starts_a_sink(text),
-        Departure::CasB128ImmediateFault => text.contains(".cas") && text.contains(".b128"),
-    }
-}
-
 /// Whether [`rewrite`] can change `t` under `d`, by what each of its arms asks
 /// first (a word of the chain, the shape of an operand): implied by `rewrite`
 /// changing it, so it skips no departure, and it reads no text (the batch judge
-/// asks it of every line's candidates, where searching the text was a tenth of
-/// its time).
+/// asks it of every line's candidates, where searching the text for the same
+/// words was a tenth of its time).
 fn may_change<S: AsRef<str>>(d: &Departure, t: &InstrText<S>) -> bool {
     use text::RegClass as R;
     let has = |q: Qualifier| t.words.iter().any(|w| w.as_ref() == word(q));
@@ -399,13 +375,6 @@ fn may_change<S: AsRef<str>>(d: &Departure, t: &InstrText<S>) -> bool {
         Departure::SinkBf16Fault => first_word("atom") && first_operand(&|o| matches!(o, Operand::Scalar(Atom::Sink))),
         Departure::CasB128ImmediateFault => has(Qualifier::Cas) && has(Qualifier::B128),
     }
-}
-
-/// Whether a `_` in `text` starts a token (a sink, or a name such as `_x`), not a
-/// word's inside (`bulk_group`, `L2::cache_hint`).
-fn starts_a_sink(text: &str) -> bool {
-    let b = text.as_bytes();
-    (0..b.len()).any(|i| b[i] == b'_' && (i == 0 || !(b[i - 1].is_ascii_alphanumeric() || b"_:$%".contains(&b[i - 1]))))
 }
 
 /// The rules a departure's texts are refused by: a qualifier the line has no place
@@ -488,27 +457,36 @@ pub fn predict_with(
         None => true,
     };
     let instruction = instruction?;
+    match tokens {
+        Some(t) => predict_by_tokens(spec, t, module, release, instruction, faults_only, &legal),
+        None => predict_by_tokens(spec, &text::tokenize(text).ok()?, module, release, instruction, faults_only, &legal),
+    }
+}
+
+/// [`predict_with`] on the text's tokens `t`: the departures of `instruction` seen
+/// in `release` (faults alone where `faults_only`) that may change `t`, then the
+/// first whose reading is legal.
+fn predict_by_tokens<S: Spelled>(
+    spec: &Spec,
+    t: &InstrText<S>,
+    module: Module,
+    release: &str,
+    instruction: &str,
+    faults_only: bool,
+    legal: &impl Fn(&str, Module) -> bool,
+) -> Option<Prediction> {
     let candidates: Vec<(&ptxvec_spec::Erratum, &Departure)> = spec
         .errata
         .departures_of(instruction)
         .filter(|(e, d)| {
             let seen_in = e.releases.is_empty() || e.releases.iter().any(|r| r == release);
-            (!faults_only || d.fails())
-                && seen_in
-                && match tokens {
-                    Some(t) => may_change(d, t),
-                    None => may_apply(d, text),
-                }
+            (!faults_only || d.fails()) && seen_in && may_change(d, t)
         })
         .collect();
-    // Tokenized once some departure may apply, as few texts are.
     if candidates.is_empty() {
         return None;
     }
-    match tokens {
-        Some(t) => predict_among(&candidates, t, module, &legal),
-        None => predict_among(&candidates, &text::tokenize(text).ok()?, module, &legal),
-    }
+    predict_among(&candidates, t, module, legal)
 }
 
 /// The first of `candidates` (alone, then two at once) whose reading of `t` is legal.

@@ -106,9 +106,32 @@ fn le(buf: &[u8], at: usize, bytes: usize) -> u64 {
     u64::from_le_bytes(w)
 }
 
+/// Where, in `ptxvec_raw`'s buffer, a memory variant's record `r` keeps slot `k`
+/// of output `o` (elements of `wb` bytes, `lanes` a record): memory from the
+/// buffer's start, atom's `d` from `d_offset`, and past the record's own `d` the
+/// threads' of the `block`-th contention record from `threads_d_offset`. `None`
+/// for a slot the layout has not.
+fn memory_slot_at(s: &Suite, r: usize, block: Option<usize>, o: Out, k: usize, (wb, lanes): (usize, usize)) -> Option<usize> {
+    let stride = s.stride();
+    let base = if o == Out::D { s.d_offset()? } else { 0 };
+    match k.checked_sub(lanes) {
+        None => Some(base + r * stride + k * wb),
+        Some(i) if o == Out::D => Some(s.threads_d_offset()? + (block? * WARP + i / lanes) * stride + i % lanes * wb),
+        Some(_) => None,
+    }
+}
+
+/// The slots a memory variant's record keeps of output `o`: its elements, and for
+/// a contention record's `d` each thread's after them.
+fn memory_slots(s: &Suite, block: Option<usize>, o: Out, lanes: usize) -> usize {
+    match (o, block, s.threads_d_offset()) {
+        (Out::D, Some(_), Some(_)) => lanes * (1 + WARP),
+        _ => lanes,
+    }
+}
+
 /// Reads `ptxvec_raw`'s buffer: per record, `None` when skipped.
 pub fn decode(s: &Suite, out: &[u8]) -> Vec<Option<Values>> {
-    let stride = s.stride();
     let contended = s.contention_records();
     s.records
         .iter()
@@ -119,23 +142,14 @@ pub fn decode(s: &Suite, out: &[u8]) -> Vec<Option<Values>> {
             }
             Some(match s.exec {
                 Execution::Memory { width, lanes, .. } => {
-                    let wb = (width / 8) as usize;
-                    // Memory from the buffer's start; atom's `d` from `d_offset`,
-                    // and a contention record's threads' from `threads_d_offset`.
-                    let lanes = lanes as usize;
+                    let (wb, lanes) = ((width / 8) as usize, lanes as usize);
                     let block = contended.iter().position(|&x| x == r);
                     s.outputs()
                         .iter()
-                        .map(|(o, _)| {
-                            let base = if *o == Out::D { s.d_offset().unwrap_or(0) } else { 0 };
-                            let mut v: Vec<u64> = (0..lanes).map(|k| le(out, base + r * stride + k * wb, wb)).collect();
-                            if let (Out::D, Some(j), Some(at)) = (*o, block, s.threads_d_offset()) {
-                                for t in 0..WARP {
-                                    let slot = at + (j * WARP + t) * stride;
-                                    v.extend((0..lanes).map(|k| le(out, slot + k * wb, wb)));
-                                }
-                            }
-                            v
+                        .map(|&(o, _)| {
+                            (0..memory_slots(s, block, o, lanes))
+                                .map(|k| memory_slot_at(s, r, block, o, k, (wb, lanes)).map_or(0, |at| le(out, at, wb)))
+                                .collect()
                         })
                         .collect()
                 }
@@ -255,6 +269,7 @@ pub fn unpinned(s: &Suite, vals: &[Option<Values>]) -> Vec<SlotBits> {
 /// they were. An error names a slot that neither pins.
 pub fn rebuild(s: &Suite, unpinned: &[SlotBits]) -> Result<Vec<Option<Values>>, String> {
     let mut out = Vec::new();
+    let contended = s.contention_records();
     for (r, rec) in s.records.iter().enumerate() {
         if skipped(rec) {
             out.push(None);
@@ -283,7 +298,7 @@ pub fn rebuild(s: &Suite, unpinned: &[SlotBits]) -> Result<Vec<Option<Values>>, 
             }
             // A contention record's threads: as silicon left them where the
             // evidence keeps them, else thread t found the list's entry t.
-            if *o == Out::D && s.contention_records().contains(&r) && s.threads_d_offset().is_some() {
+            if *o == Out::D && contended.contains(&r) && s.threads_d_offset().is_some() {
                 for t in 0..WARP {
                     for (k, slot) in slots.iter().enumerate() {
                         let listed = match slot {
@@ -330,7 +345,7 @@ pub fn digest(s: &Suite, vals: &[Option<Values>]) -> String {
 /// keep the poison).
 pub fn encode(s: &Suite, vals: &[Option<Values>]) -> Vec<u8> {
     let mut out = vec![POISON; s.launch().out_bytes];
-    let stride = s.stride();
+    let contended = s.contention_records();
     for (r, v) in vals.iter().enumerate() {
         let Some(v) = v else { continue };
         // A lane that does not execute writes nothing.
@@ -340,17 +355,12 @@ pub fn encode(s: &Suite, vals: &[Option<Values>]) -> Vec<u8> {
         match s.exec {
             Execution::Memory { width, lanes, .. } => {
                 let (wb, lanes) = ((width / 8) as usize, lanes as usize);
-                let block = s.contention_records().iter().position(|&x| x == r);
-                for (oi, (o, _)) in s.outputs().iter().enumerate() {
-                    let base = if *o == Out::D { s.d_offset().unwrap_or(0) } else { 0 };
+                let block = contended.iter().position(|&x| x == r);
+                for (oi, &(o, _)) in s.outputs().iter().enumerate() {
                     for (k, x) in v[oi].iter().enumerate() {
-                        // Past the record's own slots, the contending threads'.
-                        let at = match (k.checked_sub(lanes), block, s.threads_d_offset()) {
-                            (None, _, _) => base + r * stride + k * wb,
-                            (Some(i), Some(j), Some(t0)) => t0 + (j * WARP + i / lanes) * stride + i % lanes * wb,
-                            _ => continue,
-                        };
-                        out[at..at + wb].copy_from_slice(&x.to_le_bytes()[..wb]);
+                        if let Some(at) = memory_slot_at(s, r, block, o, k, (wb, lanes)) {
+                            out[at..at + wb].copy_from_slice(&x.to_le_bytes()[..wb]);
+                        }
                     }
                 }
             }
