@@ -588,30 +588,29 @@ impl<'s> Index<'s> {
                 return j;
             }
         };
-        let mut first_defect = None;
-        for c in candidates {
-            match operands::check_at(&c.spelling, &c.positions, &parsed.operands) {
-                Err(d) => {
-                    first_defect.get_or_insert((c, d));
-                }
-                Ok(()) => {
-                    j.form = Some(Cow::Borrowed(&c.spelling.form.id));
-                    if !c.in_order {
-                        let msg = format!("qualifiers not in the document's order `{}`", c.chain);
-                        if order == Order::Strict {
-                            j.defect = Some(Cow::Owned(defect::fail(Kind::Invalid, QualifierRule::Order, msg)));
-                            return j;
-                        }
-                        j.warnings.push(msg);
+        // The first reading the operands fit, else the first reading's defect
+        // (`operands::fits` first: only the defect kept is worded).
+        match candidates.iter().find(|c| operands::fits(&c.spelling, &c.positions, &parsed.operands)) {
+            Some(c) => {
+                j.form = Some(Cow::Borrowed(&c.spelling.form.id));
+                if !c.in_order {
+                    let msg = format!("qualifiers not in the document's order `{}`", c.chain);
+                    if order == Order::Strict {
+                        j.defect = Some(Cow::Owned(defect::fail(Kind::Invalid, QualifierRule::Order, msg)));
+                        return j;
                     }
-                    j.defect = self.allowed(c, ptx, target);
-                    return j;
+                    j.warnings.push(msg);
+                }
+                j.defect = self.allowed(c, ptx, target);
+            }
+            None => {
+                if let Some(c) = candidates.first() {
+                    if let Err(d) = operands::check_at(&c.spelling, &c.positions, &parsed.operands) {
+                        j.form = Some(Cow::Borrowed(&c.spelling.form.id));
+                        j.defect = Some(Cow::Owned(defect::fail(Kind::Invalid, d.rule, d.message)));
+                    }
                 }
             }
-        }
-        if let Some((c, d)) = first_defect {
-            j.form = Some(Cow::Borrowed(&c.spelling.form.id));
-            j.defect = Some(Cow::Owned(defect::fail(Kind::Invalid, d.rule, d.message)));
         }
         j
     }

@@ -142,7 +142,7 @@ pub fn operands_fit<S: AsRef<str>>(
             form: line.form,
             slots,
         };
-        operands::check_at(&s, &operands::positions(&s), written).is_ok()
+        operands::fits(&s, &operands::positions(&s), written)
     })
 }
 

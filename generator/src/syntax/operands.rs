@@ -305,6 +305,24 @@ fn defect(rule: OperandRule, message: String) -> OperandDefect {
     OperandDefect { rule, message }
 }
 
+/// Whether a check words its defect's message. The judge tries a chain's
+/// readings one after another and keeps the first defect only when none fits, so
+/// the batch judge asks first whether each fits ([`fits`]), without the messages
+/// (a formatted message was a fiftieth of its time on the explorer's stream).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Say {
+    Message,
+    RuleOnly,
+}
+
+/// `format!`, where the check words its messages; an empty message where it
+/// does not ([`Say::RuleOnly`]).
+macro_rules! said {
+    ($say:expr, $($arg:tt)*) => {
+        if $say == Say::Message { format!($($arg)*) } else { String::new() }
+    };
+}
+
 /// Checks written operands against a spelling's positions.
 pub fn check(s: &Spelling<'_>, written: &[Operand]) -> Result<(), OperandDefect> {
     check_at(s, &positions(s), written)
@@ -316,15 +334,29 @@ pub fn check_at<S: AsRef<str>>(
     ps: &[Position<'_>],
     written: &[Operand<S>],
 ) -> Result<(), OperandDefect> {
+    check_saying(s, ps, written, Say::Message)
+}
+
+/// Whether [`check_at`] takes the written operands: the same checks, no message.
+pub fn fits<S: AsRef<str>>(s: &Spelling<'_>, ps: &[Position<'_>], written: &[Operand<S>]) -> bool {
+    check_saying(s, ps, written, Say::RuleOnly).is_ok()
+}
+
+fn check_saying<S: AsRef<str>>(
+    s: &Spelling<'_>,
+    ps: &[Position<'_>],
+    written: &[Operand<S>],
+    say: Say,
+) -> Result<(), OperandDefect> {
     let required = ps.iter().filter(|p| !p.optional).count();
     if written.len() < required || written.len() > ps.len() {
         let want = if required == ps.len() {
-            format!("{required}")
+            said!(say, "{required}")
         } else {
-            format!("{required} to {}", ps.len())
+            said!(say, "{required} to {}", ps.len())
         };
         return Err(defect(OperandRule::Count,
-            format!(
+            said!(say,
                 "{} takes {want} operands ({}); {} written",
                 s.form.syntax.mnemonic,
                 ps.iter().map(|p| p.name).collect::<Vec<_>>().join(", "),
@@ -333,7 +365,7 @@ pub fn check_at<S: AsRef<str>>(
         ));
     }
     for (p, w) in ps.iter().zip(written) {
-        check_one(s, p, w)?;
+        check_one(s, p, w, say)?;
     }
     // An optional operand and the qualifier it goes with (PTX ISA: "When the optional
     // argument cache-policy is specified, the qualifier .level::cache_hint is required";
@@ -343,12 +375,12 @@ pub fn check_at<S: AsRef<str>>(
         let present = i < written.len();
         if let Some(q) = p.spec.requires.filter(|q| present && !written_q(q)) {
             return Err(defect(OperandRule::Requires,
-            format!("operand `{}` needs the qualifier `{q}`", p.name),
+            said!(say, "operand `{}` needs the qualifier `{q}`", p.name),
             ));
         }
         if let Some(q) = p.spec.required_by.filter(|q| !present && written_q(q)) {
             return Err(defect(OperandRule::RequiredBy,
-            format!("the qualifier `{q}` needs the operand `{}`", p.name),
+            said!(say, "the qualifier `{q}` needs the operand `{}`", p.name),
             ));
         }
     }
@@ -359,15 +391,16 @@ fn check_one<S: AsRef<str>>(
     s: &Spelling<'_>,
     p: &Position<'_>,
     w: &Operand<S>,
+    say: Say,
 ) -> Result<(), OperandDefect> {
     let shape = |expected: &str| {
         Err(defect(OperandRule::Shape,
-            format!("operand `{}` must be {expected}; {} written", p.name, w.shape()),
+            said!(say, "operand `{}` must be {expected}; {} written", p.name, w.shape()),
         ))
     };
     let Some(class) = p.class else {
         return match w {
-            Operand::Address(base, _) => check_address(s, p, base),
+            Operand::Address(base, _) => check_address(s, p, base, say),
             _ => shape("an address `[...]`"),
         };
     };
@@ -381,21 +414,21 @@ fn check_one<S: AsRef<str>>(
             // .b8)" (`atom.global.add.v2.f32 {_, _}, ...`), where `{_, %f2}` and
             // `_` for the whole vector are taken.
             Operand::Vector(elems) if elems.iter().all(|a| matches!(a, Atom::Sink)) => Err(defect(OperandRule::Shape,
-                format!("operand `{}`: a brace vector of sinks alone has no type; write `_` for the whole vector", p.name),
+                said!(say, "operand `{}`: a brace vector of sinks alone has no type; write `_` for the whole vector", p.name),
             )),
             Operand::Vector(elems) if elems.len() as u32 == n => elems.iter().try_for_each(|a| match a {
                 Atom::Imm(_, text) => Err(defect(OperandRule::Shape,
-                    format!("operand `{}`: the elements of a brace vector are registers; the immediate `{}` written", p.name, text.as_ref()),
+                    said!(say, "operand `{}`: the elements of a brace vector are registers; the immediate `{}` written", p.name, text.as_ref()),
                 )),
                 // ptxas 13.5: an element of a packed vector (`.v2.f16x2`) takes any
                 // 32-bit register, `.f32` included, where the scalar operand takes
                 // `.b32` only (`{%r1, %f3}` is accepted, `red.add.noftz.f16x2 [a], %f1`
                 // draws "Arguments mismatch").
                 Atom::Reg(RegClass::F32, _) if matches!(class, Qualifier::F16x2 | Qualifier::Bf16x2) => Ok(()),
-                _ => check_atom(p, class, a, false),
+                _ => check_atom(p, class, a, false, say),
             }),
             Operand::Vector(elems) => Err(defect(OperandRule::Shape,
-            format!(
+            said!(say,
                     "operand `{}` must be a vector of {n} elements; {} written",
                     p.name,
                     elems.len()
@@ -404,12 +437,12 @@ fn check_one<S: AsRef<str>>(
             // ptxas 13.5: a sink-capable vector destination takes `_` whole
             // (`atom.global.add.v2.f32 _, [%rd1], {%f1, %f2};`), as each element.
             Operand::Scalar(Atom::Sink) if p.spec.dest && p.spec.sink => Ok(()),
-            _ => shape(&format!("a brace vector of {n} elements")),
+            _ => shape(&said!(say, "a brace vector of {n} elements")),
         };
     }
     match w {
-        Operand::Scalar(a) => check_atom(p, class, a, false),
-        Operand::Not(a) if p.negatable => check_atom(p, class, a, false),
+        Operand::Scalar(a) => check_atom(p, class, a, false, say),
+        Operand::Not(a) if p.negatable => check_atom(p, class, a, false, say),
         Operand::Not(_) => shape("written without `!`: only a predicate source may be negated"),
         Operand::Pair(d, q) => match &p.pair {
             Some((qp, _)) => {
@@ -417,8 +450,8 @@ fn check_one<S: AsRef<str>>(
                     // ptxas 13.5: `_|_` is a parse error (E015).
                     return shape("at most one sink in `d|p`");
                 }
-                check_atom(p, class, d, true)?;
-                check_atom(qp, qp.class.unwrap_or(Qualifier::Pred), q, true)
+                check_atom(p, class, d, true, say)?;
+                check_atom(qp, qp.class.unwrap_or(Qualifier::Pred), q, true, say)
             }
             None => shape("a single register: this instruction has no predicate output `|p`"),
         },
@@ -432,53 +465,54 @@ fn check_atom<S: AsRef<str>>(
     class: Qualifier,
     a: &Atom<S>,
     in_pair: bool,
+    say: Say,
 ) -> Result<(), OperandDefect> {
     let int_only = p.spec.int_registers;
     match a {
         Atom::Sink if !p.spec.dest => Err(defect(OperandRule::Shape,
-            format!("operand `{}` is a source: the sink `_` stands only for a destination", p.name),
+            said!(say, "operand `{}` is a source: the sink `_` stands only for a destination", p.name),
         )),
         Atom::Sink if !p.spec.sink => Err(defect(OperandRule::Sink,
-            format!("operand `{}` may not be the sink `_`", p.name),
+            said!(say, "operand `{}` may not be the sink `_`", p.name),
         )),
         Atom::Sink => Ok(()),
         Atom::Imm(..) if p.spec.dest && in_pair => Err(defect(OperandRule::Shape,
-            format!("operand `{}` of a `d|p` pair must be a register", p.name),
+            said!(say, "operand `{}` of a `d|p` pair must be a register", p.name),
         )),
         Atom::Imm(..) if p.spec.dest => Err(defect(OperandRule::RegisterRequired,
-            format!("operand `{}` is a destination: it must be a register", p.name),
+            said!(say, "operand `{}` is a destination: it must be a register", p.name),
         )),
         // ptxas 13.5 takes an immediate `b` of atom's `.b128` forms but is killed by
         // signal 11 on an immediate `c` of `.cas.b128` (E043): no text ptxas
         // assembles has one, so the operand without `imm` takes none.
         Atom::Imm(_, text) if class == Qualifier::B128 && !p.spec.imm => Err(defect(OperandRule::Class,
-            format!("immediate `{}` for operand `{}` of type `.b128`: it takes a register (ptxas 13.5 faults on an immediate here, E043)", text.as_ref(), p.name),
+            said!(say, "immediate `{}` for operand `{}` of type `.b128`: it takes a register (ptxas 13.5 faults on an immediate here, E043)", text.as_ref(), p.name),
         )),
         Atom::Imm(lit, text) => {
             let text = text.as_ref();
             if !literal_fits(class, *lit, int_only) {
                 return Err(defect(OperandRule::Class,
-            format!("immediate `{text}` does not fit operand `{}` of type `{class}`", p.name),
+            said!(say, "immediate `{text}` does not fit operand `{}` of type `{class}`", p.name),
                 ));
             }
             if let (Some(max), Some(v)) = (&p.spec.max, int_value(text)) {
                 if v < 0 || v > i128::from(max.value) {
                     return Err(defect(OperandRule::Range,
-            format!("operand `{}` must lie in 0..={}; {text} written", p.name, max.value),
+            said!(say, "operand `{}` must lie in 0..={}; {text} written", p.name, max.value),
                     ));
                 }
             }
             if let (Some(m), Some(v)) = (p.spec.multiple_of, int_value(text)) {
                 if v % i128::from(m) != 0 {
                     return Err(defect(OperandRule::MultipleOf,
-            format!("operand `{}` must be a multiple of {m}; {text} written", p.name),
+            said!(say, "operand `{}` must be a multiple of {m}; {text} written", p.name),
                     ));
                 }
             }
             Ok(())
         }
         Atom::Reg(r, name) if !reg_fits(class, *r, int_only) => Err(defect(OperandRule::Class,
-            format!(
+            said!(say,
                 "register `{}` ({}) does not fit operand `{}` of type `{class}`",
                 name.as_ref(),
                 r.declared_type(),
@@ -493,24 +527,25 @@ fn check_address<S: AsRef<str>>(
     s: &Spelling<'_>,
     p: &Position<'_>,
     base: &Atom<S>,
+    say: Say,
 ) -> Result<(), OperandDefect> {
     match base {
         Atom::Reg(RegClass::F32 | RegClass::F64 | RegClass::Pred, name) => Err(defect(OperandRule::Class,
-            format!("register `{}` cannot hold the address `{}`", name.as_ref(), p.name),
+            said!(say, "register `{}` cannot hold the address `{}`", name.as_ref(), p.name),
         )),
         Atom::Reg(RegClass::B32, name) if narrow_address_refused(s) => {
             Err(defect(OperandRule::AddressSize,
-            format!("register `{}` is narrower than the 64-bit address of a global or generic `{}`", name.as_ref(), p.name),
+            said!(say, "register `{}` is narrower than the 64-bit address of a global or generic `{}`", name.as_ref(), p.name),
             ))
         }
         // "Immediate addresses allowed only for .local state space".
         Atom::Imm(_, text) => Err(defect(OperandRule::Address,
-            format!("`[{}]`: an immediate address is allowed only for .local", text.as_ref()),
+            said!(say, "`[{}]`: an immediate address is allowed only for .local", text.as_ref()),
         )),
         // The tokenizer refuses `[_]` (malformed); an operand built by hand is
         // refused here too.
         Atom::Sink => Err(defect(OperandRule::Shape,
-            format!("operand `{}`: `[_]` is not an address", p.name),
+            said!(say, "operand `{}`: `[_]` is not an address", p.name),
         )),
         Atom::Reg(..) | Atom::Symbol(_) => Ok(()),
     }

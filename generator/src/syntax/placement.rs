@@ -59,40 +59,111 @@ pub fn fit(
     })
 }
 
+/// Written qualifiers a placement search keeps on the stack. A chain reaches the
+/// search only once its qualifiers are distinct (a repeat is refused before), and
+/// there are fewer than 64 qualifiers, so a longer list takes the heap only where
+/// a caller places repeats.
+const STACK_QUALS: usize = 64;
+
+/// No written qualifier on a position (a [`Search`]'s placements hold indices).
+const EMPTY: u32 = u32::MAX;
+
 /// [`fit`] onto `positions` positions, of which position `k` takes qualifier `q`
 /// when `admits(k, q)`: the batch judge's readings ask masks it computed once per
 /// syntax line.
 pub fn fit_admitting(quals: &[Qualifier], positions: usize, admits: impl Fn(usize, Qualifier) -> bool) -> Fit {
+    // The search's buffers live on the stack: the batch judge places every chain
+    // it reads on every syntax line of its instruction (a few hundred thousand
+    // placements on the explorer's stream), and four allocations each were a
+    // tenth of a reading.
+    let n = quals.len();
+    if n <= STACK_QUALS {
+        let (mut takes, mut placeable) = ([0u64; STACK_QUALS], [0u32; STACK_QUALS + 1]);
+        search(quals, positions, &admits, &mut takes[..n], &mut placeable[..=n])
+    } else {
+        search(quals, positions, &admits, &mut vec![0; n], &mut vec![0; n + 1])
+    }
+}
+
+/// [`fit_admitting`] with its buffers: `takes` and `placeable_from` hold one
+/// entry per written qualifier (and one more).
+fn search(
+    quals: &[Qualifier],
+    positions: usize,
+    admits: &impl Fn(usize, Qualifier) -> bool,
+    takes: &mut [u64],
+    placeable_from: &mut [u32],
+) -> Fit {
     // Per written qualifier, the positions that take it, a bit each: asked once per
     // pair rather than at every step of the search (the batch judge reads tens of
     // thousands of chains). The loader refuses a line of more positions than a
     // word holds (`limits::MAX_SLOTS`); past it a position would take nothing.
     let held = positions.min(MAX_SLOTS);
-    let takes: Vec<u64> = quals
-        .iter()
-        .map(|&q| (0..held).filter(|&k| admits(k, q)).fold(0, |m, k| m | 1 << k))
-        .collect();
+    for (t, &q) in takes.iter_mut().zip(quals) {
+        *t = (0..held).filter(|&k| admits(k, q)).fold(0, |m, k| m | 1 << k);
+    }
     // How many of the qualifiers from the i-th on some position takes: no branch
     // places more of them, whatever it does with the ones before.
-    let mut placeable_from = vec![0; quals.len() + 1];
+    placeable_from[quals.len()] = 0;
     for i in (0..quals.len()).rev() {
-        placeable_from[i] = placeable_from[i + 1] + usize::from(takes[i] != 0);
+        placeable_from[i] = placeable_from[i + 1] + u32::from(takes[i] != 0);
+    }
+    if let Some(fit) = forced(quals, positions, takes) {
+        return fit;
     }
     let mut search = Search {
         quals,
         takes,
         placeable_from,
-        placed: vec![None; positions],
+        placed: [EMPTY; MAX_SLOTS],
         best: None,
-        best_placed: vec![None; positions],
+        best_placed: [EMPTY; MAX_SLOTS],
     };
     let every = if held == MAX_SLOTS { u64::MAX } else { (1 << held) - 1 };
     search.from(0, 0, every);
-    let placed = search.best_placed;
-    let unplaced = (0..quals.len())
-        .filter(|i| !placed.contains(&Some(*i)))
+    let best = &search.best_placed[..held];
+    let placed: Vec<Option<usize>> = (0..positions)
+        .map(|k| best.get(k).filter(|&&i| i != EMPTY).map(|&i| i as usize))
         .collect();
+    let mut unplaced = Vec::new();
+    for i in 0..quals.len() {
+        if !best.contains(&(i as u32)) {
+            unplaced.push(i);
+        }
+    }
     Fit { placed, unplaced }
+}
+
+/// The search's answer where each written qualifier has at most one position that
+/// takes it (nearly every line and chain), found without the search, or `None`
+/// where the search must decide.
+///
+/// The search's first placement then puts each qualifier on its position unless
+/// one written earlier holds it: it fills every position some qualifier wants,
+/// so none places more. It is the answer when it is in written order (no later
+/// placement replaces a best in order), or when no two qualifiers want one
+/// position (it is the only placement of as many), provided the state spaces
+/// stand in their order.
+fn forced(quals: &[Qualifier], positions: usize, takes: &[u64]) -> Option<Fit> {
+    if takes.iter().any(|t| t.count_ones() > 1) {
+        return None;
+    }
+    let mut placed = vec![None; positions];
+    let mut unplaced = Vec::new();
+    let mut contested = false;
+    for (i, &t) in takes.iter().enumerate() {
+        let k = t.trailing_zeros() as usize;
+        match t {
+            0 => unplaced.push(i),
+            _ if placed[k].is_some() => {
+                contested = true;
+                unplaced.push(i);
+            }
+            _ => placed[k] = Some(i),
+        }
+    }
+    let answer = (!contested || in_order(&placed)) && spaces_in_order(quals, placed.iter().flatten().copied());
+    answer.then_some(Fit { placed, unplaced })
 }
 
 /// A depth-first search over placements: each written qualifier goes to a free
@@ -100,15 +171,16 @@ pub fn fit_admitting(quals: &[Qualifier], positions: usize, admits: impl Fn(usiz
 struct Search<'a> {
     quals: &'a [Qualifier],
     /// Per written qualifier, the positions that take it, a bit each.
-    takes: Vec<u64>,
+    takes: &'a [u64],
     /// Per `i`, how many of the qualifiers from the i-th on some position takes.
-    placeable_from: Vec<usize>,
-    placed: Vec<Option<usize>>,
+    placeable_from: &'a [u32],
+    /// Per position, the index of the written qualifier on it, or [`EMPTY`].
+    placed: [u32; MAX_SLOTS],
     /// The best placement so far: how many it places and whether in written
     /// order; the placement itself is `best_placed` (none placed until a first is
     /// found, which every search does).
     best: Option<(usize, bool)>,
-    best_placed: Vec<Option<usize>>,
+    best_placed: [u32; MAX_SLOTS],
 }
 
 impl Search<'_> {
@@ -121,7 +193,7 @@ impl Search<'_> {
         // as many as positions are left free (most explorer chains hold a
         // qualifier that no position of the line takes).
         if let Some((c, o)) = self.best {
-            let most = count + self.placeable_from[i].min(free.count_ones() as usize);
+            let most = count + (self.placeable_from[i] as usize).min(free.count_ones() as usize);
             if most < c || (most == c && o) {
                 return;
             }
@@ -134,17 +206,18 @@ impl Search<'_> {
             // pair may stand in either order: ptxas 13.5 accepts every permutation
             // of every legal chain tried (`redux.sync.min.NaN.abs.f32`), the two
             // spaces' order aside.
-            if !spaces_in_order(self.quals, &self.placed) {
+            let placed = self.placed.iter().filter(|&&p| p != EMPTY).map(|&p| p as usize);
+            if !spaces_in_order(self.quals, placed.clone()) {
                 return;
             }
-            let ordered = in_order(&self.placed);
+            let ordered = ascending(placed);
             let better = match self.best {
                 None => true,
                 Some((c, o)) => count > c || (count == c && ordered && !o),
             };
             if better {
                 self.best = Some((count, ordered));
-                self.best_placed.copy_from_slice(&self.placed);
+                self.best_placed = self.placed;
             }
             return;
         }
@@ -152,9 +225,9 @@ impl Search<'_> {
         while options != 0 {
             let k = options.trailing_zeros() as usize;
             options &= options - 1;
-            self.placed[k] = Some(i);
+            self.placed[k] = i as u32;
             self.from(i + 1, count + 1, free & !(1 << k));
-            self.placed[k] = None;
+            self.placed[k] = EMPTY;
         }
         self.from(i + 1, count, free);
     }
@@ -162,7 +235,11 @@ impl Search<'_> {
 
 /// Whether the positions hold the written qualifiers in written order.
 pub fn in_order(placed: &[Option<usize>]) -> bool {
-    let mut seq = placed.iter().flatten();
+    ascending(placed.iter().flatten().copied())
+}
+
+/// Whether the indices rise, each above the one before.
+fn ascending(mut seq: impl Iterator<Item = usize>) -> bool {
     let mut prev = seq.next();
     seq.all(|x| {
         let ok = prev.is_none_or(|p| p < x);
@@ -171,19 +248,11 @@ pub fn in_order(placed: &[Option<usize>]) -> bool {
     })
 }
 
-/// Whether the state spaces lie on the positions in the order they are written.
-fn spaces_in_order(quals: &[Qualifier], placed: &[Option<usize>]) -> bool {
+/// Whether the state spaces lie on the positions (their written qualifiers'
+/// indices, position by position) in the order they are written.
+fn spaces_in_order(quals: &[Qualifier], placed: impl Iterator<Item = usize>) -> bool {
     // Asked at every end of the search: without collecting the spaces.
-    let mut last = None;
-    placed
-        .iter()
-        .flatten()
-        .filter(|&&i| quals[i].kind() == QualKind::Space)
-        .all(|&i| {
-            let ok = last.is_none_or(|l| l < i);
-            last = Some(i);
-            ok
-        })
+    ascending(placed.filter(|&i| quals[i].kind() == QualKind::Space))
 }
 
 #[cfg(test)]
