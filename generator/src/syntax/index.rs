@@ -60,22 +60,40 @@ pub struct Candidate<'s> {
     pub in_order: bool,
     /// The spelling's operand positions.
     positions: Vec<Position<'s>>,
+    // The rest is asked only of a reading whose operands fit (most explorer
+    // chains are read for a line or two whose operands do not), so each is made
+    // when first asked.
     /// Its canonical chain, for messages.
-    chain: String,
+    chain: OnceLock<String>,
     /// The defect of a table or forbid rule that refuses it in every module.
-    refusal: Option<Defect>,
+    refusal: OnceLock<Option<Defect>>,
     /// Its requirement rules, in file order.
-    requiring: Vec<&'s Rule>,
-    /// What all of them need at once: asked by `eval` alone, so made when first
-    /// asked ([`Candidate::needs`]).
+    requiring: OnceLock<Vec<&'s Rule>>,
+    /// What all of them need at once: asked by `eval` alone.
     needs: OnceLock<Needs>,
 }
 
-impl Candidate<'_> {
+impl<'s> Candidate<'s> {
     /// What the spelling's requirement rules need at once, under `model` (the
     /// spec's target model).
     pub fn needs(&self, model: &ptxvec_spec::TargetModel) -> &Needs {
         self.needs.get_or_init(|| self.spelling.needs(model))
+    }
+
+    /// The spelling's canonical chain.
+    fn chain(&self) -> &str {
+        self.chain.get_or_init(|| self.spelling.chain())
+    }
+
+    /// The defect of a table or forbid rule that refuses the spelling in every
+    /// module.
+    fn refusal(&self) -> Option<&Defect> {
+        self.refusal.get_or_init(|| judge::refusal_defect(&self.spelling)).as_ref()
+    }
+
+    /// The spelling's requirement rules, in file order.
+    fn requiring(&self) -> &[&'s Rule] {
+        self.requiring.get_or_init(|| self.spelling.requiring_rules())
     }
 }
 
@@ -135,9 +153,9 @@ impl<'s> Chain<'s> {
                 .into_iter()
                 .map(|(spelling, in_order)| Candidate {
                     positions: operands::positions(&spelling),
-                    chain: spelling.chain(),
-                    refusal: judge::refusal_defect(&spelling),
-                    requiring: spelling.requiring_rules(),
+                    chain: OnceLock::new(),
+                    refusal: OnceLock::new(),
+                    requiring: OnceLock::new(),
                     needs: OnceLock::new(),
                     spelling,
                     in_order: in_order && !moved,
@@ -594,7 +612,7 @@ impl<'s> Index<'s> {
             Some(c) => {
                 j.form = Some(Cow::Borrowed(&c.spelling.form.id));
                 if !c.in_order {
-                    let msg = format!("qualifiers not in the document's order `{}`", c.chain);
+                    let msg = format!("qualifiers not in the document's order `{}`", c.chain());
                     if order == Order::Strict {
                         j.defect = Some(Cow::Owned(defect::fail(Kind::Invalid, QualifierRule::Order, msg)));
                         return j;
@@ -617,11 +635,11 @@ impl<'s> Index<'s> {
 
     /// [`judge::allowed`] from what the candidate keeps.
     fn allowed<'a>(&self, c: &'a Candidate<'s>, ptx: PtxVersion, target: Target) -> Option<Cow<'a, Defect>> {
-        if let Some(d) = &c.refusal {
+        if let Some(d) = c.refusal() {
             return Some(Cow::Borrowed(d));
         }
-        unmet_among(&c.requiring, &self.spec.targets, ptx, target)
-            .and_then(|rule| judge::unmet_defect(rule, &c.chain, ptx, target))
+        unmet_among(c.requiring(), &self.spec.targets, ptx, target)
+            .and_then(|rule| judge::unmet_defect(rule, c.chain(), ptx, target))
             .map(Cow::Owned)
     }
 }
