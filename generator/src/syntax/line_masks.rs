@@ -17,7 +17,7 @@ use super::judge::Unread;
 use super::defect::{Kind, fail};
 use super::rule_id::{QualifierRule, RuleId};
 use super::nearest::{line_defect, Line};
-use super::placement::{fit_admitting, in_order, Fit};
+use super::placement::{fit_taking, in_order, Fit};
 use super::spelling::{Refusal, Spelling};
 
 /// A set of qualifiers, a bit each.
@@ -71,6 +71,29 @@ struct LineMasks<'s> {
     group: &'s SyntaxGroup,
     form: &'s Form,
     takes: Vec<Bits>,
+    /// Per qualifier, the positions that take it, a bit each (`takes` turned
+    /// around, for the placement).
+    positions: Positions,
+}
+
+/// Per qualifier (by its number), the positions that take it, a bit each.
+struct Positions(Vec<u64>);
+
+impl Positions {
+    /// From what each position takes.
+    fn of(takes: &[Bits]) -> Positions {
+        Positions(
+            Qualifier::ALL
+                .iter()
+                .map(|&q| takes.iter().take(64).enumerate().filter(|(_, &t)| t & bit(q) != 0).fold(0, |m, (k, _)| m | 1 << k))
+                .collect(),
+        )
+    }
+
+    /// The placement of `quals` onto these positions.
+    fn place(&self, quals: &[Qualifier], count: usize) -> Fit {
+        fit_taking(quals, count, |q| self.0[q as usize])
+    }
 }
 
 /// A combinations table: the lines it constrains, their positions widened by its
@@ -78,9 +101,9 @@ struct LineMasks<'s> {
 struct TableMasks<'s> {
     table: &'s Table,
     /// Per line the table names (an index into `lines`, in `forms` order), what
-    /// each position takes once widened: a position that takes any qualifier of a
+    /// its positions take once widened: a position that takes any qualifier of a
     /// column takes every qualifier of it.
-    lines: Vec<(usize, Vec<Bits>)>,
+    lines: Vec<(usize, Positions)>,
     /// `across::only_across`, asked only once a reading needs it (as the
     /// definition asks it).
     across: OnceLock<bool>,
@@ -90,15 +113,19 @@ impl<'s> InstructionMasks<'s> {
     fn new(instruction: &'s Instruction) -> InstructionMasks<'s> {
         let lines: Vec<LineMasks<'s>> = instruction
             .forms()
-            .map(|(group, form)| LineMasks {
-                group,
-                form,
-                takes: form
+            .map(|(group, form)| {
+                let takes: Vec<Bits> = form
                     .syntax
                     .slots
                     .iter()
                     .map(|slot| bits_of(Qualifier::ALL.iter().filter(|&&q| group.takes(slot, q))))
-                    .collect(),
+                    .collect();
+                LineMasks {
+                    group,
+                    form,
+                    positions: Positions::of(&takes),
+                    takes,
+                }
             })
             .collect();
         let tables = instruction
@@ -116,7 +143,7 @@ impl<'s> InstructionMasks<'s> {
                         .iter()
                         .enumerate()
                         .filter(|(_, l)| table.forms.contains(&l.form.id))
-                        .map(|(k, l)| (k, l.takes.iter().map(|&t| widened(t)).collect()))
+                        .map(|(k, l)| (k, Positions::of(&l.takes.iter().map(|&t| widened(t)).collect::<Vec<_>>())))
                         .collect(),
                     across: OnceLock::new(),
                 }
@@ -154,7 +181,7 @@ impl<'s> InstructionMasks<'s> {
                 fits.push(None);
                 continue;
             }
-            let fit = placed_by(quals, &line.takes);
+            let fit = line.positions.place(quals, line.takes.len());
             if fit.cost(line.form) == 0 {
                 exact.push((self.spelling(line, &fit, quals), in_order(&fit.placed)));
             }
@@ -182,7 +209,7 @@ impl<'s> InstructionMasks<'s> {
             .map(|(line, fit)| Line {
                 group: line.group,
                 form: line.form,
-                fit: fit.unwrap_or_else(|| placed_by(quals, &line.takes)),
+                fit: fit.unwrap_or_else(|| line.positions.place(quals, line.takes.len())),
             })
             .collect();
         let key = |l: &Line<'_>| (l.fit.cost(l.form), l.fit.unplaced.len());
@@ -203,7 +230,7 @@ impl<'s> InstructionMasks<'s> {
         for t in &self.tables {
             for (k, widened) in &t.lines {
                 let line = &self.lines[*k];
-                let placement = placed_by(quals, widened);
+                let placement = widened.place(quals, line.takes.len());
                 if placement.cost(line.form) != 0 {
                     continue;
                 }
@@ -249,10 +276,6 @@ impl LineMasks<'_> {
     }
 }
 
-/// `placement::fit` onto positions that take `takes`.
-fn placed_by(quals: &[Qualifier], takes: &[Bits]) -> Fit {
-    fit_admitting(quals, takes.len(), |k, q| takes[k] & bit(q) != 0)
-}
 
 #[cfg(test)]
 mod tests {

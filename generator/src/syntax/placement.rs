@@ -69,9 +69,19 @@ const STACK_QUALS: usize = 64;
 const EMPTY: u32 = u32::MAX;
 
 /// [`fit`] onto `positions` positions, of which position `k` takes qualifier `q`
-/// when `admits(k, q)`: the batch judge's readings ask masks it computed once per
-/// syntax line.
+/// when `admits(k, q)`.
 pub fn fit_admitting(quals: &[Qualifier], positions: usize, admits: impl Fn(usize, Qualifier) -> bool) -> Fit {
+    // The loader refuses a line of more positions than a word holds
+    // (`limits::MAX_SLOTS`); past it a position would take nothing.
+    let held = positions.min(MAX_SLOTS);
+    fit_taking(quals, positions, |q| (0..held).filter(|&k| admits(k, q)).fold(0, |m, k| m | 1 << k))
+}
+
+/// [`fit`] onto `positions` positions, of which those that take qualifier `q`
+/// are the bits of `taking(q)` (the lowest bit the first position; none at
+/// [`MAX_SLOTS`] or past it): the batch judge's readings look them up in masks
+/// made once per syntax line.
+pub fn fit_taking(quals: &[Qualifier], positions: usize, taking: impl Fn(Qualifier) -> u64) -> Fit {
     // The search's buffers live on the stack: the batch judge places every chain
     // it reads on every syntax line of its instruction (a few hundred thousand
     // placements on the explorer's stream), and four allocations each were a
@@ -79,28 +89,27 @@ pub fn fit_admitting(quals: &[Qualifier], positions: usize, admits: impl Fn(usiz
     let n = quals.len();
     if n <= STACK_QUALS {
         let (mut takes, mut placeable) = ([0u64; STACK_QUALS], [0u32; STACK_QUALS + 1]);
-        search(quals, positions, &admits, &mut takes[..n], &mut placeable[..=n])
+        search(quals, positions, &taking, &mut takes[..n], &mut placeable[..=n])
     } else {
-        search(quals, positions, &admits, &mut vec![0; n], &mut vec![0; n + 1])
+        search(quals, positions, &taking, &mut vec![0; n], &mut vec![0; n + 1])
     }
 }
 
-/// [`fit_admitting`] with its buffers: `takes` and `placeable_from` hold one
+/// [`fit_taking`] with its buffers: `takes` and `placeable_from` hold one
 /// entry per written qualifier (and one more).
 fn search(
     quals: &[Qualifier],
     positions: usize,
-    admits: &impl Fn(usize, Qualifier) -> bool,
+    taking: &impl Fn(Qualifier) -> u64,
     takes: &mut [u64],
     placeable_from: &mut [u32],
 ) -> Fit {
     // Per written qualifier, the positions that take it, a bit each: asked once per
-    // pair rather than at every step of the search (the batch judge reads tens of
-    // thousands of chains). The loader refuses a line of more positions than a
-    // word holds (`limits::MAX_SLOTS`); past it a position would take nothing.
+    // qualifier rather than at every step of the search.
     let held = positions.min(MAX_SLOTS);
+    let within = if held == MAX_SLOTS { u64::MAX } else { (1 << held) - 1 };
     for (t, &q) in takes.iter_mut().zip(quals) {
-        *t = (0..held).filter(|&k| admits(k, q)).fold(0, |m, k| m | 1 << k);
+        *t = taking(q) & within;
     }
     // How many of the qualifiers from the i-th on some position takes: no branch
     // places more of them, whatever it does with the ones before.
@@ -119,8 +128,7 @@ fn search(
         best: None,
         best_placed: [EMPTY; MAX_SLOTS],
     };
-    let every = if held == MAX_SLOTS { u64::MAX } else { (1 << held) - 1 };
-    search.from(0, 0, every);
+    search.from(0, 0, within);
     let best = &search.best_placed[..held];
     let placed: Vec<Option<usize>> = (0..positions)
         .map(|k| best.get(k).filter(|&&i| i != EMPTY).map(|&i| i as usize))
