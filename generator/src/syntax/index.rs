@@ -612,7 +612,7 @@ impl<'s> Index<'s> {
             Some(c) => {
                 j.form = Some(Cow::Borrowed(&c.spelling.form.id));
                 if !c.in_order {
-                    let msg = format!("qualifiers not in the document's order `{}`", c.chain());
+                    let msg = ["qualifiers not in the document's order `", c.chain(), "`"].concat();
                     if order == Order::Strict {
                         j.defect = Some(Cow::Owned(defect::fail(Kind::Invalid, QualifierRule::Order, msg)));
                         return j;

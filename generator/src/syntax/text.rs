@@ -387,7 +387,7 @@ pub fn plain_form_unchecked(text: &str) -> Option<String> {
     let words: Vec<&str> = split_chain(h.chain).ok()?;
     let start = h.chain.as_ptr() as usize - code.as_ptr() as usize;
     let end = start + h.chain.len();
-    Some(format!("{}{}{}", &code[..start], words.join("."), &code[end..]))
+    Some([&code[..start], &words.join("."), &code[end..]].concat())
 }
 
 fn tokenize_as<'t, S: From<&'t str>>(text: &'t str) -> Result<InstrText<S>, LexError> {
