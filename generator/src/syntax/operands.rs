@@ -414,10 +414,13 @@ fn check_one<S: AsRef<str>>(
     w: &Operand<S>,
     say: Say,
 ) -> Result<(), OperandDefect> {
+    // Concatenated, not formatted: the commonest defect of the explorer's lines.
     let shape = |expected: &str| {
-        Err(defect(OperandRule::Shape,
-            said!(say, "operand `{}` must be {expected}; {} written", p.name, w.shape()),
-        ))
+        let message = match say {
+            Say::Message => ["operand `", p.name, "` must be ", expected, "; ", w.shape(), " written"].concat(),
+            Say::RuleOnly => String::new(),
+        };
+        Err(defect(OperandRule::Shape, message))
     };
     let Some(class) = p.class else {
         return match w {
@@ -532,14 +535,16 @@ fn check_atom<S: AsRef<str>>(
             }
             Ok(())
         }
-        Atom::Reg(r, name) if !reg_fits(class, *r, int_only) => Err(defect(OperandRule::Class,
-            said!(say,
-                "register `{}` ({}) does not fit operand `{}` of type `{class}`",
-                name.as_ref(),
-                r.declared_type(),
-                p.name
-            ),
-        )),
+        Atom::Reg(r, name) if !reg_fits(class, *r, int_only) => {
+            let message = match say {
+                Say::Message => {
+                    let (reg, declared, spelling) = (name.as_ref(), r.declared_type(), class.spelling());
+                    ["register `", reg, "` (", declared, ") does not fit operand `", p.name, "` of type `", spelling, "`"].concat()
+                }
+                Say::RuleOnly => String::new(),
+            };
+            Err(defect(OperandRule::Class, message))
+        }
         Atom::Reg(..) | Atom::Symbol(_) => Ok(()),
     }
 }
