@@ -127,8 +127,9 @@ fn search(
         placed: [EMPTY; MAX_SLOTS],
         best: None,
         best_placed: [EMPTY; MAX_SLOTS],
+        within,
     };
-    search.from(0, 0, within);
+    search.from(0, 0, within, true);
     let best = &search.best_placed[..held];
     let placed: Vec<Option<usize>> = (0..positions)
         .map(|k| best.get(k).filter(|&&i| i != EMPTY).map(|&i| i as usize))
@@ -189,20 +190,23 @@ struct Search<'a> {
     /// found, which every search does).
     best: Option<(usize, bool)>,
     best_placed: [u32; MAX_SLOTS],
+    /// The positions there are, a bit each.
+    within: u64,
 }
 
 impl Search<'_> {
     /// Places the qualifiers from the `i`-th on, `count` placed before, onto the
     /// positions of `free`.
-    fn from(&mut self, i: usize, count: usize, free: u64) {
+    fn from(&mut self, i: usize, count: usize, free: u64, ordered: bool) {
         // A branch that cannot place more than the best so far, nor as many in
         // written order where the best is not, cannot replace it: skipped. It
         // places at most the qualifiers left that some position takes, and at most
         // as many as positions are left free (most explorer chains hold a
-        // qualifier that no position of the line takes).
+        // qualifier that no position of the line takes); once out of order, it
+        // stays so.
         if let Some((c, o)) = self.best {
             let most = count + (self.placeable_from[i] as usize).min(free.count_ones() as usize);
-            if most < c || (most == c && o) {
+            if most < c || (most == c && (o || !ordered)) {
                 return;
             }
         }
@@ -214,11 +218,11 @@ impl Search<'_> {
             // pair may stand in either order: ptxas 13.5 accepts every permutation
             // of every legal chain tried (`redux.sync.min.NaN.abs.f32`), the two
             // spaces' order aside.
-            let placed = self.placed.iter().filter(|&&p| p != EMPTY).map(|&p| p as usize);
-            if !spaces_in_order(self.quals, placed.clone()) {
+            let held = self.within.count_ones() as usize;
+            let placed = self.placed[..held].iter().filter(|&&p| p != EMPTY).map(|&p| p as usize);
+            if !spaces_in_order(self.quals, placed) {
                 return;
             }
-            let ordered = ascending(placed);
             let better = match self.best {
                 None => true,
                 Some((c, o)) => count > c || (count == c && ordered && !o),
@@ -233,11 +237,14 @@ impl Search<'_> {
         while options != 0 {
             let k = options.trailing_zeros() as usize;
             options &= options - 1;
+            // The qualifiers are placed in written order, so the placement stays
+            // in order while each goes above every position taken before.
+            let taken_above = !free & !((2u64 << k).wrapping_sub(1)) & self.within;
             self.placed[k] = i as u32;
-            self.from(i + 1, count + 1, free & !(1 << k));
+            self.from(i + 1, count + 1, free & !(1 << k), ordered && taken_above == 0);
             self.placed[k] = EMPTY;
         }
-        self.from(i + 1, count, free);
+        self.from(i + 1, count, free, ordered);
     }
 }
 
