@@ -61,8 +61,8 @@ pub fn fit(
 
 /// Written qualifiers a placement search keeps on the stack. A chain reaches the
 /// search only once its qualifiers are distinct (a repeat is refused before), and
-/// there are fewer than 64 qualifiers, so a longer list takes the heap only where
-/// a caller places repeats.
+/// there are at most 64 qualifiers, so a longer list takes the heap only where a
+/// caller places repeats.
 const STACK_QUALS: usize = 64;
 
 /// No written qualifier on a position (a [`Search`]'s placements hold indices).
