@@ -77,25 +77,37 @@ fn edit_vectors<S: Clone>(
     changed.then_some(out)
 }
 
-/// Replaces the immediates of `t`'s source brace vectors that `takes(position, literal)`
-/// picks by a register element of the same vector; `None` when none is replaced,
-/// or when one that is picked has no register to stand for it. Only a source: a
-/// vector before the address is a destination (atom's `d`), where ptxas 13.5 takes
-/// no immediate.
-fn vector_immediates<S: Spelled>(t: &InstrText<S>, takes: impl Fn(usize, Literal) -> bool) -> Option<InstrText<S>> {
-    edit_vectors(t, true, |elems| {
-        let reg = register_of(elems);
-        let mut changed = false;
-        for (k, e) in elems.iter_mut().enumerate() {
-            if let Atom::Imm(lit, _) = e {
-                if takes(k, *lit) {
-                    *e = reg.clone()?;
-                    changed = true;
-                }
-            }
-        }
-        Some(changed)
-    })
+/// The register a vector reads as throughout when a literal opens it (E027,
+/// E045): ptxas 13.5 takes the vector's type from that literal and then takes
+/// registers of other widths after it. An integer literal opens a `.f32` or `.f16`
+/// vector followed by bit registers alone (`.b16`, `.b32`, `.b64`: `{0, %h1}`,
+/// `{0, %rd1}`, and float literals once a register stands before them); a float
+/// literal opens a `.f32` one followed by those, `.f32` registers and float
+/// literals. A `.f32`, `.f64` or predicate register after an
+/// integer literal, or a literal after it of the other kind, draws "Vector with
+/// elements of different types"; an integer literal after it, a fault (E028).
+fn typed_by_first_literal<S: Spelled>(elems: &[Atom<S>], f32_vector: bool, f16_vector: bool) -> Option<Atom<S>> {
+    use text::RegClass as R;
+    let (Atom::Imm(first, _), rest) = elems.split_first()? else {
+        return None;
+    };
+    let bits = |a: &Atom<S>| matches!(a, Atom::Reg(R::B16 | R::B32 | R::B64, _));
+    let float = |l: Literal| matches!(l, Literal::HexF32 | Literal::HexF64 | Literal::Decimal);
+    // A float literal after an integer one is converted once a register stands
+    // between them (`{0, %h1, 0f3F800000, %r1}`; `{0, 1.5}` is refused).
+    let after_a_register = |k: usize| rest[..k].iter().any(bits);
+    let takes = match first {
+        Literal::Int if f32_vector || f16_vector => rest
+            .iter()
+            .enumerate()
+            .all(|(k, a)| bits(a) || matches!(a, Atom::Imm(l, _) if float(*l) && after_a_register(k))),
+        l if float(*l) && f32_vector => rest
+            .iter()
+            .all(|a| bits(a) || matches!(a, Atom::Reg(R::F32, _)) || matches!(a, Atom::Imm(l, _) if float(*l))),
+        _ => false,
+    };
+    let reg = if f32_vector { Atom::Reg(R::F32, S::literal("%f1")) } else { Atom::Reg(R::B16, S::literal("%h1")) };
+    (takes && !rest.is_empty()).then_some(reg)
 }
 
 /// Whether `t` is atom's `.and`, `.or`, `.xor` or `.exch` of `.b32`, `.b64` or
@@ -192,22 +204,63 @@ fn rewrite<S: Spelled>(d: &Departure, t: &InstrText<S>, module: Module) -> Optio
         }
         // ptxas 13.5 takes a vector's type from its first element: a float
         // literal after a register is converted (`.f32`: anywhere), and an integer
-        // literal first makes a `.f16` vector's type.
+        // literal first makes a `.f16` vector's type. A literal first makes the
+        // vector's type whatever the registers after it: read as the type's
+        // registers throughout ([`typed_by_first_literal`]).
         Departure::VectorImmediate => {
             let f32_vector = has(Qualifier::F32);
             let f16_vector = has(Qualifier::F16);
-            vector_immediates(t, |k, lit| {
-                (float_literal(lit) && (k > 0 || f32_vector)) || (lit == Literal::Int && k == 0 && f16_vector)
+            let typed = |elems: &[Atom<S>]| typed_by_first_literal(elems, f32_vector, f16_vector);
+            edit_vectors(t, true, |elems| {
+                if let Some(reg) = typed(elems) {
+                    elems.iter_mut().for_each(|e| *e = reg.clone());
+                    return Some(true);
+                }
+                let reg = register_of(elems);
+                let mut changed = false;
+                for (k, e) in elems.iter_mut().enumerate() {
+                    if let Atom::Imm(lit, _) = e {
+                        if (float_literal(*lit) && (k > 0 || f32_vector)) || (*lit == Literal::Int && k == 0 && f16_vector) {
+                            *e = reg.clone()?;
+                            changed = true;
+                        }
+                    }
+                }
+                Some(changed)
             })?
         }
+        // An integer literal past the first element of a vector whose type is a
+        // bit type: 16-bit and packed vectors (`{%h1, 1}`), and a `.f32` one that
+        // a `.b32` register or an integer literal opens (`{%r1, 7}`, `{0, %h1, 1,
+        // %r1}`).
         Departure::VectorIntegerElementFault => {
             let half = [Qualifier::F16, Qualifier::Bf16, Qualifier::F16x2, Qualifier::Bf16x2]
                 .into_iter()
                 .any(has);
-            if !half {
-                return None;
-            }
-            vector_immediates(t, |k, lit| lit == Literal::Int && k > 0)?
+            let f32_vector = has(Qualifier::F32);
+            edit_vectors(t, true, |elems| {
+                use text::RegClass as R;
+                // In a `.f32` vector, registers of one kind only: a `.f32` register
+                // among `.b32` ones draws "Vector with elements of different types".
+                let registers = |ok: fn(&Atom<S>) -> bool| elems.iter().filter(|a| matches!(a, Atom::Reg(..))).all(ok);
+                let opens_bits = match elems.first() {
+                    Some(Atom::Reg(R::B32, _)) => registers(|a| matches!(a, Atom::Reg(R::B32, _))),
+                    Some(Atom::Imm(Literal::Int, _)) => registers(|a| matches!(a, Atom::Reg(R::B16 | R::B32 | R::B64, _))),
+                    _ => false,
+                };
+                if !half && !(f32_vector && opens_bits) {
+                    return Some(false);
+                }
+                let reg = register_of(elems);
+                let mut changed = false;
+                for e in elems.iter_mut().skip(1) {
+                    if matches!(e, Atom::Imm(Literal::Int, _)) {
+                        *e = reg.clone()?;
+                        changed = true;
+                    }
+                }
+                Some(changed)
+            })?
         }
         Departure::SharedSinkAddress | Departure::SinkAddressFault => {
             let shared = [Qualifier::Shared, Qualifier::SharedCta, Qualifier::SharedCluster]

@@ -595,7 +595,10 @@ pub fn narrow_address_refused(s: &Spelling<'_>) -> bool {
 pub const NARROW_ADDRESS_PTXAS: &str =
     "32-Bit ABI (--machine 32 or 32-Bit addressing) is not supported on sm_90 or higher architectures.";
 
-/// The value of an integer literal, for the multiple-of check.
+/// The value of an integer literal or constant expression, for the range and
+/// multiple-of checks (ptxas 13.5 checks the value an expression computes:
+/// `16|0xffffffff` draws "unexpected value '4294967295', expected to be multiple
+/// of 16"). `None` where it has none (a division by zero).
 fn int_value(text: &str) -> Option<i128> {
     let (neg, body) = match text.strip_prefix('-') {
         Some(b) => (true, b),
@@ -603,11 +606,14 @@ fn int_value(text: &str) -> Option<i128> {
     };
     let body = body.strip_suffix('U').unwrap_or(body);
     let v = if let Some(h) = body.strip_prefix("0x").or_else(|| body.strip_prefix("0X")) {
-        i128::from_str_radix(h, 16).ok()?
+        i128::from_str_radix(h, 16).ok()
     } else if let Some(b) = body.strip_prefix("0b").or_else(|| body.strip_prefix("0B")) {
-        i128::from_str_radix(b, 2).ok()?
+        i128::from_str_radix(b, 2).ok()
     } else {
-        body.parse().ok()?
+        body.parse().ok()
     };
-    Some(if neg { -v } else { v })
+    match v {
+        Some(v) => Some(if neg { -v } else { v }),
+        None => crate::syntax::text::int_expression_value(text),
+    }
 }

@@ -602,21 +602,112 @@ pub(super) fn is_identifier(s: &str) -> bool {
 /// for a .u32 source, and refuses `!0f3F800000` and `!1.5`). A plain literal is
 /// [`literal`]'s.
 fn int_expression(s: &str) -> bool {
+    int_expression_read(s).is_some()
+}
+
+/// The value of an integer constant expression with an operator or parenthesis
+/// ([`int_expression`]), by PTX ISA 4.6's rules: 64-bit arithmetic, unsigned
+/// where an operand is (a `U` suffix, or a literal past `.s64`), signed otherwise,
+/// wrapping, and read back as `.s64` as ptxas 13.5 reports it (`16|0xffffffff` is
+/// 4294967295, `0xffffffffffffffff` alone is -1, `(0-1)>>60` is -1). `None` for
+/// no such expression, or one whose value is undefined (a division by zero,
+/// ptxas: "Constant expression has division by zero"; a shift by 64 or more).
+pub fn int_expression_value(s: &str) -> Option<i128> {
+    let v = int_expression_read(s)?;
+    v.defined.then_some(i128::from(v.bits as i64))
+}
+
+fn int_expression_read(s: &str) -> Option<Value> {
     let b = s.as_bytes();
     // An expression starts with a digit, a parenthesis or a unary operator; a
     // register, a name, a sink or a bracket starts none.
     let starts = b.first().is_some_and(|c| c.is_ascii_digit() || b"(!~-+".contains(c));
     if !starts || !b.iter().any(|c| b"()!~+-*/%<>&|^=?".contains(c)) || b.len() > 4096 {
-        return false;
+        return None;
     }
     let mut p = Expr { b, at: 0, depth: 0 };
-    p.ternary() && {
-        p.space();
-        p.at == b.len()
+    let v = p.ternary()?;
+    p.space();
+    (p.at == b.len()).then_some(v)
+}
+
+/// A value of a constant expression: its 64 bits, whether it is unsigned, and
+/// whether it is defined at all (not after a division by zero).
+#[derive(Debug, Clone, Copy)]
+struct Value {
+    bits: u64,
+    unsigned: bool,
+    defined: bool,
+}
+
+impl Value {
+    fn signed(bits: u64) -> Value {
+        Value { bits, unsigned: false, defined: true }
+    }
+
+    fn truth(b: bool) -> Value {
+        Value::signed(u64::from(b))
+    }
+
+    /// The value of an integer literal (`literal`'s `Int`): `.u64` with a `U`
+    /// suffix or past `.s64`'s range, else `.s64`.
+    fn of_literal(s: &str) -> Option<Value> {
+        let suffixed = s.strip_suffix('U');
+        let body = suffixed.unwrap_or(s);
+        let v = if let Some(h) = body.strip_prefix("0x").or_else(|| body.strip_prefix("0X")) {
+            u64::from_str_radix(h, 16).ok()?
+        } else if let Some(b) = body.strip_prefix("0b").or_else(|| body.strip_prefix("0B")) {
+            u64::from_str_radix(b, 2).ok()?
+        } else {
+            body.parse().ok()?
+        };
+        Some(Value { bits: v, unsigned: suffixed.is_some() || v > i64::MAX as u64, defined: true })
+    }
+
+    /// `self op other` by C's rules on 64 bits: unsigned if either is.
+    fn binary(self, op: &[u8], other: Value) -> Value {
+        let unsigned = self.unsigned || other.unsigned;
+        let (a, b) = (self.bits, other.bits);
+        let (sa, sb) = (a as i64, b as i64);
+        let cmp = |u: bool, s: bool| Value::truth(if unsigned { u } else { s });
+        let mut v = match op {
+            b"||" => Value::truth(a != 0 || b != 0),
+            b"&&" => Value::truth(a != 0 && b != 0),
+            b"|" => Value { bits: a | b, unsigned, defined: true },
+            b"^" => Value { bits: a ^ b, unsigned, defined: true },
+            b"&" => Value { bits: a & b, unsigned, defined: true },
+            b"==" => Value::truth(a == b),
+            b"!=" => Value::truth(a != b),
+            b"<" => cmp(a < b, sa < sb),
+            b">" => cmp(a > b, sa > sb),
+            b"<=" => cmp(a <= b, sa <= sb),
+            b">=" => cmp(a >= b, sa >= sb),
+            // A shift keeps its left operand's type.
+            b"<<" | b">>" => {
+                let bits = match (b < 64, op == b"<<") {
+                    (false, _) => return Value { bits: 0, unsigned: self.unsigned, defined: false },
+                    (true, true) => a << b,
+                    (true, false) if self.unsigned => a >> b,
+                    (true, false) => (sa >> b) as u64,
+                };
+                Value { bits, unsigned: self.unsigned, defined: true }
+            }
+            b"+" => Value { bits: a.wrapping_add(b), unsigned, defined: true },
+            b"-" => Value { bits: a.wrapping_sub(b), unsigned, defined: true },
+            b"*" => Value { bits: a.wrapping_mul(b), unsigned, defined: true },
+            b"/" | b"%" if b == 0 => Value { bits: 0, unsigned, defined: false },
+            b"/" if unsigned => Value { bits: a / b, unsigned, defined: true },
+            b"/" => Value { bits: sa.wrapping_div(sb) as u64, unsigned, defined: true },
+            b"%" if unsigned => Value { bits: a % b, unsigned, defined: true },
+            _ => Value { bits: sa.wrapping_rem(sb) as u64, unsigned, defined: true },
+        };
+        v.defined &= self.defined && other.defined;
+        v
     }
 }
 
-/// A recursive-descent reader of an integer constant expression, by C's precedence.
+/// A recursive-descent reader of an integer constant expression, by C's
+/// precedence, that computes its [`Value`].
 struct Expr<'b> {
     b: &'b [u8],
     at: usize,
@@ -640,14 +731,22 @@ impl Expr<'_> {
         }
     }
 
-    fn ternary(&mut self) -> bool {
-        if !self.binary(0) {
-            return false;
-        }
+    fn ternary(&mut self) -> Option<Value> {
+        let cond = self.binary(0)?;
         if self.eat(b"?") {
-            return self.ternary() && self.eat(b":") && self.ternary();
+            let yes = self.ternary()?;
+            if !self.eat(b":") {
+                return None;
+            }
+            let no = self.ternary()?;
+            let picked = if cond.bits != 0 { yes } else { no };
+            return Some(Value {
+                bits: picked.bits,
+                unsigned: yes.unsigned || no.unsigned,
+                defined: cond.defined && yes.defined && no.defined,
+            });
         }
-        true
+        Some(cond)
     }
 
     /// Binary operators, loosest first; within a level, longer spellings first.
@@ -664,13 +763,11 @@ impl Expr<'_> {
         &[b"*", b"/", b"%"],
     ];
 
-    fn binary(&mut self, level: usize) -> bool {
+    fn binary(&mut self, level: usize) -> Option<Value> {
         let Some(ops) = Self::LEVELS.get(level) else {
             return self.unary();
         };
-        if !self.binary(level + 1) {
-            return false;
-        }
+        let mut v = self.binary(level + 1)?;
         loop {
             self.space();
             let rest = &self.b[self.at..];
@@ -682,37 +779,45 @@ impl Expr<'_> {
                         && (rest[1] == op[0] || (b"<>!=".contains(&op[0]) && rest[1] == b'=')))
             });
             let Some(op) = op else {
-                return true;
+                return Some(v);
             };
             self.at += op.len();
-            if !self.binary(level + 1) {
-                return false;
-            }
+            let rhs = self.binary(level + 1)?;
+            v = v.binary(op, rhs);
         }
     }
 
-    fn unary(&mut self) -> bool {
+    fn unary(&mut self) -> Option<Value> {
         self.depth += 1;
         if self.depth > 256 {
-            return false;
+            return None;
         }
-        let ok = if self.eat(b"!") || self.eat(b"~") || self.eat(b"-") || self.eat(b"+") {
+        let v = if self.eat(b"!") {
+            self.unary().map(|v| Value { defined: v.defined, ..Value::truth(v.bits == 0) })
+        } else if self.eat(b"~") {
+            self.unary().map(|v| Value { bits: !v.bits, ..v })
+        } else if self.eat(b"-") {
+            self.unary().map(|v| Value { bits: v.bits.wrapping_neg(), ..v })
+        } else if self.eat(b"+") {
             self.unary()
         } else if self.eat(b"(") {
-            self.ternary() && self.eat(b")")
+            let v = self.ternary();
+            if self.eat(b")") { v } else { None }
         } else {
             self.space();
             let start = self.at;
             while self.b.get(self.at).is_some_and(|c| c.is_ascii_alphanumeric()) {
                 self.at += 1;
             }
-            std::str::from_utf8(&self.b[start..self.at])
-                .ok()
-                .and_then(literal)
-                == Some(Literal::Int)
+            let word = std::str::from_utf8(&self.b[start..self.at]).ok()?;
+            // A literal of the integer syntax whose value does not fit 64 bits
+            // reads, but has no value.
+            (literal(word) == Some(Literal::Int)).then(|| {
+                Value::of_literal(word).unwrap_or(Value { bits: 0, unsigned: false, defined: false })
+            })
         };
         self.depth -= 1;
-        ok
+        v
     }
 }
 
@@ -842,6 +947,33 @@ mod tests {
         assert!(!int_expression(&deep));
         let t = tokenize("red.add.u32 [%rd1], !1;").unwrap();
         assert_eq!(t.operands[1], Operand::Scalar(Atom::Imm(Literal::Int, "!1".into())));
+    }
+
+    /// The values ptxas 13.5 names for `cp.reduce.async.bulk`'s size written as a
+    /// constant expression ("unexpected value '4294967295', expected to be multiple
+    /// of 16", "value '-16' out of range"), at .version 8.6, .target sm_90.
+    #[test]
+    fn constant_expressions_have_the_values_ptxas_names() {
+        for (e, want) in [
+            ("16|0xffffffff", Some(4_294_967_295)),
+            ("16+1", Some(17)),
+            ("0-16", Some(-16)),
+            ("17/1", Some(17)),
+            ("~15", Some(-16)),
+            ("!0", Some(1)),
+            ("16*0x100000000+16", Some(68_719_476_752)),
+            ("(0-1)>>60", Some(-1)),
+            ("32-16", Some(16)),
+            ("1<<4", Some(16)),
+            ("(8*2)", Some(16)),
+            ("2>1?16:17", Some(16)),
+            // "Constant expression has division by zero": no value.
+            ("1/0", None),
+        ] {
+            assert_eq!(int_expression_value(e), want, "{e}");
+        }
+        // A plain literal is no expression here.
+        assert_eq!(int_expression_value("16"), None);
     }
 
     #[test]
