@@ -248,7 +248,7 @@ fn rewrite<S: Spelled>(d: &Departure, t: &InstrText<S>, module: Module) -> Optio
                     Some(Atom::Imm(Literal::Int, _)) => registers(|a| matches!(a, Atom::Reg(R::B16 | R::B32 | R::B64, _))),
                     _ => false,
                 };
-                if !half && !(f32_vector && opens_bits) {
+                if !(half || (f32_vector && opens_bits)) {
                     return Some(false);
                 }
                 let reg = register_of(elems);
