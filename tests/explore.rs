@@ -186,6 +186,12 @@ fn ptxas_12_9_fails_on_a_sink_bf16_atom() {
         ("atom.add.noftz.bf16x2 _, [%rd1], %r2;", "6.3", "sm_50", true),
         ("atom.add.noftz.bf16 _, [%rd1], %r2;", "7.8", "sm_60", false),
         ("atom.add.noftz.f16 _, [%rd1], %h2;", "7.8", "sm_60", false),
+        // The vector forms' `_`, and an address ptxas refuses: the fault comes
+        // first (ptxas 12.9, killed by signal 11; the explorer's seed 2026112613).
+        ("atom.max.noftz.v2.bf16x2 _, [1], {%r3, %r4};", "7.0", "sm_52", true),
+        ("atom.global.add.noftz.bf16 _, [1], %h1;", "8.6", "sm_90", true),
+        ("atom.global.add.noftz.v2.bf16 _, [%r1], {%h1, %h2};", "8.6", "sm_90", true),
+        ("atom.global.add.noftz.v2.f16 _, [1], {%h1, %h2};", "8.6", "sm_90", false),
     ] {
         let module = Module { ptx: ptx.parse().unwrap(), target: target.parse().unwrap() };
         let j = judge(&spec, text, module.ptx, module.target, Order::Lenient);
@@ -194,6 +200,14 @@ fn ptxas_12_9_fails_on_a_sink_bf16_atom() {
         assert_eq!(p.as_ref().map(|p| (p.fails, p.erratum.as_str())), fails.then_some((true, "E054")), "{text} at {ptx} {target}");
         assert!(predict(&spec, text, module, "13.5", &j).is_none(), "{text}: ptxas 13.5 answers");
     }
+    // A legal text: ptxas 13.5 takes it, ptxas 12.9 is killed by signal 11.
+    let text = "atom.global.add.noftz.v4.bf16x2 _, [%rd1], {%r1, %r2, %r3, %r4};";
+    let module = Module { ptx: "8.6".parse().unwrap(), target: "sm_90".parse().unwrap() };
+    let j = judge(&spec, text, module.ptx, module.target, Order::Lenient);
+    assert!(j.legal(), "{text}: {:?}", j.defect);
+    let p = predict(&spec, text, module, "12.9", &j);
+    assert_eq!(p.as_ref().map(|p| (p.fails, p.erratum.as_str())), Some((true, "E054")), "{text}");
+    assert!(predict(&spec, text, module, "13.5", &j).is_none(), "{text}: ptxas 13.5 answers");
 }
 
 #[test]

@@ -367,22 +367,40 @@ fn rewrite<S: Spelled>(d: &Departure, t: &InstrText<S>, module: Module) -> Optio
             out
         }
         // ptxas 12.9 is killed by signal 11 once the operands match, whatever the
-        // module's errors (sm_50 to sm_90 alike).
+        // module's errors (sm_50 to sm_90 alike), the vector forms' `_` for the
+        // whole vector included, and whatever the address (`[1]`, `[%r1]`).
         Departure::SinkBf16Fault => {
             if t.words.first().map(AsRef::as_ref) != Some("atom") || t.operands.first() != Some(&Operand::Scalar(Atom::Sink)) {
                 return None;
             }
-            let reg = if has(Qualifier::Bf16) {
-                Atom::Reg(text::RegClass::B16, S::literal("%h1"))
+            const HALVES: [&str; 8] = ["%h1", "%h2", "%h3", "%h4", "%h5", "%h6", "%h7", "%h8"];
+            const WORDS: [&str; 8] = ["%r1", "%r2", "%r3", "%r4", "%r5", "%r6", "%r7", "%r8"];
+            let (class, names) = if has(Qualifier::Bf16) {
+                (text::RegClass::B16, HALVES)
             } else if has(Qualifier::Bf16x2) {
-                Atom::Reg(text::RegClass::B32, S::literal("%r1"))
+                (text::RegClass::B32, WORDS)
             } else {
                 return None;
             };
+            let reg = |k: usize| Atom::Reg(class, S::literal(names[k]));
+            let length = [(Qualifier::V2, 2), (Qualifier::V4, 4), (Qualifier::V8, 8)]
+                .into_iter()
+                .find(|&(q, _)| has(q))
+                .map(|(_, n)| n);
             let mut out = t.clone();
-            out.operands[0] = Operand::Scalar(reg);
-            let v78: PtxVersion = "7.8".parse().ok()?;
-            read_in = Module { ptx: module.ptx.max(v78), target: "sm_90".parse().ok()? };
+            out.operands[0] = match length {
+                Some(n) => Operand::Vector((0..n).map(reg).collect()),
+                None => Operand::Scalar(reg(0)),
+            };
+            if let Some(a @ Operand::Address(..)) = out.operands.get_mut(1) {
+                if !matches!(a, Operand::Address(Atom::Reg(text::RegClass::B64, _) | Atom::Symbol(_), _)) {
+                    *a = Operand::Address(Atom::Reg(text::RegClass::B64, S::literal("%rd1")), S::literal("%rd1"));
+                }
+            }
+            // Read where the spelling is allowed: `.bf16` atoms from 7.8, their
+            // vector forms from 8.1, on sm_90.
+            let least: PtxVersion = if length.is_some() { "8.1" } else { "7.8" }.parse().ok()?;
+            read_in = Module { ptx: module.ptx.max(least), target: "sm_90".parse().ok()? };
             out
         }
     };
@@ -432,7 +450,8 @@ fn may_change<S: AsRef<str>>(d: &Departure, t: &InstrText<S>) -> bool {
 
 /// The rules a departure's texts are refused by: a qualifier the line has no place
 /// for (in any line, or in the line the others fit), written twice or missing, an
-/// operand of another shape, count or class, a combination a table leaves out
+/// operand of another shape, count or class, an address ptxas 12.9 faults on
+/// before it refuses it (E054), a combination a table leaves out
 /// (atom's four-operand line, E042), a rule of the instruction (`shared_cta`'s
 /// target, E036).
 fn departing(rule: &RuleId) -> bool {
@@ -440,7 +459,9 @@ fn departing(rule: &RuleId) -> bool {
         rule,
         RuleId::Qualifier(
             QualifierRule::NotAllowed | QualifierRule::Duplicate | QualifierRule::Missing | QualifierRule::Extra
-        ) | RuleId::Operand(OperandRule::Shape | OperandRule::Class | OperandRule::Count)
+        ) | RuleId::Operand(
+            OperandRule::Shape | OperandRule::Class | OperandRule::Count | OperandRule::Address | OperandRule::AddressSize
+        )
             | RuleId::Table(_)
             | RuleId::Spec(_)
     )
