@@ -124,6 +124,11 @@ const CASES: &[(&str, &str, &str, Ptxas, Option<&str>)] = &[
     ("cp.reduce.async.bulk.global.shared::cta.bulk_group.add.u32 [%rd1], [%rd2], 32-16;", "8.6", "sm_90", Ptxas::Accepts, None),
     ("cp.reduce.async.bulk.global.shared::cta.bulk_group.add.u32 [%rd1], [%rd2], 2>1?16:17;", "8.6", "sm_90", Ptxas::Accepts, None),
     ("cp.reduce.async.bulk.global.shared::cta.bulk_group.add.u32 [%rd1], [%rd2], 0x8000000000000000/-1;", "8.6", "sm_90", Ptxas::Accepts, None),
+    ("cp.reduce.async.bulk.global.shared::cta.bulk_group.add.u32 [%rd1], [%rd2], 16<<65;", "8.6", "sm_90", Ptxas::Accepts, None),
+    ("cp.reduce.async.bulk.global.shared::cta.bulk_group.add.u32 [%rd1], [%rd2], 1<<64;", "8.6", "sm_90", Ptxas::Rejects, None),
+    ("cp.reduce.async.bulk.global.shared::cta.bulk_group.add.u32 [%rd1], [%rd2], 33 % 17;", "8.6", "sm_90", Ptxas::Accepts, None),
+    ("cp.reduce.async.bulk.global.shared::cta.bulk_group.add.u32 [%rd1], [%rd2], 32 %17;", "8.6", "sm_90", Ptxas::Rejects, None),
+    ("red.global.add.u32 [%rd1], 0/0+16;", "8.6", "sm_90", Ptxas::Rejects, None),
     // A packed vector's element takes any 32-bit register; the scalar takes .b32.
     ("red.global.add.noftz.v2.bf16x2 [%rd1], {%r1, %f3};", "8.1", "sm_90", Ptxas::Accepts, None),
     ("red.global.add.noftz.bf16x2 [%rd1], %f1;", "8.1", "sm_90", Ptxas::Rejects, None),

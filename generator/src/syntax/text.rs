@@ -602,16 +602,18 @@ pub(super) fn is_identifier(s: &str) -> bool {
 /// for a .u32 source, and refuses `!0f3F800000` and `!1.5`). A plain literal is
 /// [`literal`]'s.
 fn int_expression(s: &str) -> bool {
-    int_expression_read(s).is_some()
+    // ptxas 13.5 refuses a division by zero as it reads the text: "Constant
+    // expression has division by zero" (`0/0+16`).
+    int_expression_read(s).is_some_and(|v| !v.divided_by_zero)
 }
 
 /// The value of an integer constant expression with an operator or parenthesis
 /// ([`int_expression`]), by PTX ISA 4.6's rules: 64-bit arithmetic, unsigned
 /// where an operand is (a `U` suffix, or a literal past `.s64`), signed otherwise,
 /// wrapping, and read back as `.s64` as ptxas 13.5 reports it (`16|0xffffffff` is
-/// 4294967295, `0xffffffffffffffff` alone is -1, `(0-1)>>60` is -1). `None` for
-/// no such expression, or one whose value is undefined (a division by zero,
-/// ptxas: "Constant expression has division by zero"; a shift by 64 or more).
+/// 4294967295, `0xffffffffffffffff` alone is -1, `(0-1)>>60` is -1, a shift
+/// counts modulo 64: `1<<64` is 1). `None` for no such expression, or one without
+/// a value (a division by zero, or a literal past 64 bits).
 pub fn int_expression_value(s: &str) -> Option<i128> {
     let v = int_expression_read(s)?;
     v.defined.then_some(i128::from(v.bits as i64))
@@ -631,18 +633,28 @@ fn int_expression_read(s: &str) -> Option<Value> {
     (p.at == b.len()).then_some(v)
 }
 
-/// A value of a constant expression: its 64 bits, whether it is unsigned, and
-/// whether it is defined at all (not after a division by zero).
+/// A value of a constant expression: its 64 bits, whether it is unsigned,
+/// whether it is defined at all, and whether a division by zero made it not.
 #[derive(Debug, Clone, Copy)]
 struct Value {
     bits: u64,
     unsigned: bool,
     defined: bool,
+    divided_by_zero: bool,
 }
 
 impl Value {
     fn signed(bits: u64) -> Value {
-        Value { bits, unsigned: false, defined: true }
+        Value { bits, unsigned: false, defined: true, divided_by_zero: false }
+    }
+
+    fn undefined() -> Value {
+        Value { bits: 0, unsigned: false, defined: false, divided_by_zero: false }
+    }
+
+    /// `bits` of the given signedness, defined.
+    fn of(bits: u64, unsigned: bool) -> Value {
+        Value { bits, unsigned, defined: true, divided_by_zero: false }
     }
 
     fn truth(b: bool) -> Value {
@@ -661,7 +673,7 @@ impl Value {
         } else {
             body.parse().ok()?
         };
-        Some(Value { bits: v, unsigned: suffixed.is_some() || v > i64::MAX as u64, defined: true })
+        Some(Value::of(v, suffixed.is_some() || v > i64::MAX as u64))
     }
 
     /// `self op other` by C's rules on 64 bits: unsigned if either is.
@@ -673,35 +685,31 @@ impl Value {
         let mut v = match op {
             b"||" => Value::truth(a != 0 || b != 0),
             b"&&" => Value::truth(a != 0 && b != 0),
-            b"|" => Value { bits: a | b, unsigned, defined: true },
-            b"^" => Value { bits: a ^ b, unsigned, defined: true },
-            b"&" => Value { bits: a & b, unsigned, defined: true },
+            b"|" => Value::of(a | b, unsigned),
+            b"^" => Value::of(a ^ b, unsigned),
+            b"&" => Value::of(a & b, unsigned),
             b"==" => Value::truth(a == b),
             b"!=" => Value::truth(a != b),
             b"<" => cmp(a < b, sa < sb),
             b">" => cmp(a > b, sa > sb),
             b"<=" => cmp(a <= b, sa <= sb),
             b">=" => cmp(a >= b, sa >= sb),
-            // A shift keeps its left operand's type.
-            b"<<" | b">>" => {
-                let bits = match (b < 64, op == b"<<") {
-                    (false, _) => return Value { bits: 0, unsigned: self.unsigned, defined: false },
-                    (true, true) => a << b,
-                    (true, false) if self.unsigned => a >> b,
-                    (true, false) => (sa >> b) as u64,
-                };
-                Value { bits, unsigned: self.unsigned, defined: true }
-            }
-            b"+" => Value { bits: a.wrapping_add(b), unsigned, defined: true },
-            b"-" => Value { bits: a.wrapping_sub(b), unsigned, defined: true },
-            b"*" => Value { bits: a.wrapping_mul(b), unsigned, defined: true },
-            b"/" | b"%" if b == 0 => Value { bits: 0, unsigned, defined: false },
-            b"/" if unsigned => Value { bits: a / b, unsigned, defined: true },
-            b"/" => Value { bits: sa.wrapping_div(sb) as u64, unsigned, defined: true },
-            b"%" if unsigned => Value { bits: a % b, unsigned, defined: true },
-            _ => Value { bits: sa.wrapping_rem(sb) as u64, unsigned, defined: true },
+            // A shift keeps its left operand's type and counts modulo 64 (ptxas
+            // 13.5: `1<<64` is 1, `16<<65` is 32).
+            b"<<" => Value::of(a.wrapping_shl(b as u32 & 63), self.unsigned),
+            b">>" if self.unsigned => Value::of(a.wrapping_shr(b as u32 & 63), true),
+            b">>" => Value::of(sa.wrapping_shr(b as u32 & 63) as u64, false),
+            b"+" => Value::of(a.wrapping_add(b), unsigned),
+            b"-" => Value::of(a.wrapping_sub(b), unsigned),
+            b"*" => Value::of(a.wrapping_mul(b), unsigned),
+            b"/" | b"%" if b == 0 => Value { divided_by_zero: true, ..Value::undefined() },
+            b"/" if unsigned => Value::of(a / b, true),
+            b"/" => Value::of(sa.wrapping_div(sb) as u64, false),
+            b"%" if unsigned => Value::of(a % b, true),
+            _ => Value::of(sa.wrapping_rem(sb) as u64, false),
         };
         v.defined &= self.defined && other.defined;
+        v.divided_by_zero |= self.divided_by_zero || other.divided_by_zero;
         v
     }
 }
@@ -744,6 +752,7 @@ impl Expr<'_> {
                 bits: picked.bits,
                 unsigned: yes.unsigned || no.unsigned,
                 defined: cond.defined && yes.defined && no.defined,
+                divided_by_zero: cond.divided_by_zero || yes.divided_by_zero || no.divided_by_zero,
             });
         }
         Some(cond)
@@ -771,12 +780,15 @@ impl Expr<'_> {
         loop {
             self.space();
             let rest = &self.b[self.at..];
-            // `|` is not the start of `||`, nor `&` of `&&`, nor `<` of `<<`.
+            // `|` is not the start of `||`, nor `&` of `&&`, nor `<` of `<<`; a
+            // `%` before a name's byte starts a name (`%17`: ptxas 13.5, "Parsing
+            // error near '%17'"), not the remainder.
             let op = ops.iter().find(|op| {
                 rest.starts_with(op)
                     && !(op.len() == 1
                         && rest.len() > 1
                         && (rest[1] == op[0] || (b"<>!=".contains(&op[0]) && rest[1] == b'=')))
+                    && !(**op == b"%" && rest.get(1).is_some_and(|&c| c.is_ascii_alphanumeric() || c == b'_' || c == b'$'))
             });
             let Some(op) = op else {
                 return Some(v);
@@ -793,7 +805,7 @@ impl Expr<'_> {
             return None;
         }
         let v = if self.eat(b"!") {
-            self.unary().map(|v| Value { defined: v.defined, ..Value::truth(v.bits == 0) })
+            self.unary().map(|v| Value { defined: v.defined, divided_by_zero: v.divided_by_zero, ..Value::truth(v.bits == 0) })
         } else if self.eat(b"~") {
             self.unary().map(|v| Value { bits: !v.bits, ..v })
         } else if self.eat(b"-") {
@@ -813,7 +825,7 @@ impl Expr<'_> {
             // A literal of the integer syntax whose value does not fit 64 bits
             // reads, but has no value.
             (literal(word) == Some(Literal::Int)).then(|| {
-                Value::of_literal(word).unwrap_or(Value { bits: 0, unsigned: false, defined: false })
+                Value::of_literal(word).unwrap_or_else(Value::undefined)
             })
         };
         self.depth -= 1;
@@ -967,11 +979,19 @@ mod tests {
             ("1<<4", Some(16)),
             ("(8*2)", Some(16)),
             ("2>1?16:17", Some(16)),
-            // "Constant expression has division by zero": no value.
+            ("1<<64", Some(1)),
+            ("16<<65", Some(32)),
+            ("33 % 17", Some(16)),
+            ("(33)%(17)", Some(16)),
+            // "Constant expression has division by zero": no value, and no
+            // expression ptxas reads.
             ("1/0", None),
         ] {
             assert_eq!(int_expression_value(e), want, "{e}");
         }
+        assert!(!int_expression("0/0+16") && !int_expression("1%0"));
+        // `%17` is a name ("Parsing error near '%17'"): no remainder.
+        assert!(!int_expression("32 %17") && !int_expression("1%0"));
         // A plain literal is no expression here.
         assert_eq!(int_expression_value("16"), None);
     }
