@@ -49,24 +49,12 @@ const WORD: usize = std::mem::size_of::<usize>();
 unsafe impl std::alloc::GlobalAlloc for Allocator {
     unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
         // SAFETY: mimalloc's allocation entries take any size.
-        unsafe {
-            if layout.align() <= WORD {
-                libmimalloc_sys::mi_malloc(layout.size()).cast()
-            } else {
-                libmimalloc_sys::mi_malloc_aligned(layout.size(), layout.align()).cast()
-            }
-        }
+        unsafe { by_alignment(layout, libmimalloc_sys::mi_malloc, libmimalloc_sys::mi_malloc_aligned) }
     }
 
     unsafe fn alloc_zeroed(&self, layout: std::alloc::Layout) -> *mut u8 {
         // SAFETY: as `alloc`.
-        unsafe {
-            if layout.align() <= WORD {
-                libmimalloc_sys::mi_zalloc(layout.size()).cast()
-            } else {
-                libmimalloc_sys::mi_zalloc_aligned(layout.size(), layout.align()).cast()
-            }
-        }
+        unsafe { by_alignment(layout, libmimalloc_sys::mi_zalloc, libmimalloc_sys::mi_zalloc_aligned) }
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, _layout: std::alloc::Layout) {
@@ -101,6 +89,28 @@ fn keep_freed_memory() {
     // pointer is passed.
     unsafe {
         libmimalloc_sys::mi_option_set(PURGE_DELAY, -1);
+    }
+}
+
+/// A block of `layout` from mimalloc's `plain` entry where a word's alignment
+/// suffices, else from its `aligned` one.
+///
+/// # Safety
+/// Both entries must be mimalloc's allocation entries of one kind.
+#[allow(unsafe_code)]
+unsafe fn by_alignment(
+    layout: std::alloc::Layout,
+    plain: unsafe extern "C" fn(usize) -> *mut std::ffi::c_void,
+    aligned: unsafe extern "C" fn(usize, usize) -> *mut std::ffi::c_void,
+) -> *mut u8 {
+    // SAFETY: the caller passes mimalloc's entries, which take any size and
+    // power-of-two alignment.
+    unsafe {
+        if layout.align() <= WORD {
+            plain(layout.size()).cast()
+        } else {
+            aligned(layout.size(), layout.align()).cast()
+        }
     }
 }
 
