@@ -56,6 +56,33 @@ fn register_of<S: Clone>(elems: &[Atom<S>]) -> Option<Atom<S>> {
     elems.iter().find(|a| matches!(a, Atom::Reg(..))).cloned()
 }
 
+/// Replaces the immediates of one brace vector that `picks(position, literal)`
+/// picks by its first register; whether one was replaced, or `None` when one is
+/// picked and no register stands for it.
+fn replace_immediates<S: Clone>(elems: &mut [Atom<S>], picks: impl Fn(usize, Literal) -> bool) -> Option<bool> {
+    let reg = register_of(elems);
+    let mut changed = false;
+    for (k, e) in elems.iter_mut().enumerate() {
+        if let Atom::Imm(lit, _) = e {
+            if picks(k, *lit) {
+                *e = reg.clone()?;
+                changed = true;
+            }
+        }
+    }
+    Some(changed)
+}
+
+/// Whether a literal is a float's (its bits, `0f…`/`0d…`, or decimal).
+fn float_literal(l: Literal) -> bool {
+    matches!(l, Literal::HexF32 | Literal::HexF64 | Literal::Decimal)
+}
+
+/// Whether an element is a register of a bit type (`.b16`, `.b32`, `.b64`).
+fn bit_register<S>(a: &Atom<S>) -> bool {
+    matches!(a, Atom::Reg(text::RegClass::B16 | text::RegClass::B32 | text::RegClass::B64, _))
+}
+
 /// `t` with its brace vectors on one side of its address (`source`: after it, the
 /// sources; else before it, atom's destination) each given to `edit`, which says
 /// whether it changed one, or `None` to give up; `None` when none changed.
@@ -91,19 +118,17 @@ fn typed_by_first_literal<S: Spelled>(elems: &[Atom<S>], f32_vector: bool, f16_v
     let (Atom::Imm(first, _), rest) = elems.split_first()? else {
         return None;
     };
-    let bits = |a: &Atom<S>| matches!(a, Atom::Reg(R::B16 | R::B32 | R::B64, _));
-    let float = |l: Literal| matches!(l, Literal::HexF32 | Literal::HexF64 | Literal::Decimal);
     // A float literal after an integer one is converted once a register stands
     // between them (`{0, %h1, 0f3F800000, %r1}`; `{0, 1.5}` is refused).
-    let after_a_register = |k: usize| rest[..k].iter().any(bits);
+    let after_a_register = |k: usize| rest[..k].iter().any(bit_register);
     let takes = match first {
         Literal::Int if f32_vector || f16_vector => rest
             .iter()
             .enumerate()
-            .all(|(k, a)| bits(a) || matches!(a, Atom::Imm(l, _) if float(*l) && after_a_register(k))),
-        l if float(*l) && f32_vector => rest
+            .all(|(k, a)| bit_register(a) || matches!(a, Atom::Imm(l, _) if float_literal(*l) && after_a_register(k))),
+        l if float_literal(*l) && f32_vector => rest
             .iter()
-            .all(|a| bits(a) || matches!(a, Atom::Reg(R::F32, _)) || matches!(a, Atom::Imm(l, _) if float(*l))),
+            .all(|a| bit_register(a) || matches!(a, Atom::Reg(R::F32, _)) || matches!(a, Atom::Imm(l, _) if float_literal(*l))),
         _ => false,
     };
     let reg = if f32_vector { Atom::Reg(R::F32, S::literal("%f1")) } else { Atom::Reg(R::B16, S::literal("%h1")) };
@@ -167,7 +192,6 @@ fn pred_elements<S: Clone + PartialEq>(t: &InstrText<S>, source: bool) -> Option
 /// (the text's own but for [`Departure::SinkBf16Fault`]), if the departure changes it.
 fn rewrite<S: Spelled>(d: &Departure, t: &InstrText<S>, module: Module) -> Option<(InstrText<S>, Module)> {
     let has = |q: Qualifier| t.words.iter().any(|w| w.as_ref() == word(q));
-    let float_literal = |l: Literal| matches!(l, Literal::HexF32 | Literal::HexF64 | Literal::Decimal);
     let mut read_in = module;
     let out = match d {
         Departure::ExtraPred => {
@@ -216,17 +240,9 @@ fn rewrite<S: Spelled>(d: &Departure, t: &InstrText<S>, module: Module) -> Optio
                     elems.iter_mut().for_each(|e| *e = reg.clone());
                     return Some(true);
                 }
-                let reg = register_of(elems);
-                let mut changed = false;
-                for (k, e) in elems.iter_mut().enumerate() {
-                    if let Atom::Imm(lit, _) = e {
-                        if (float_literal(*lit) && (k > 0 || f32_vector)) || (*lit == Literal::Int && k == 0 && f16_vector) {
-                            *e = reg.clone()?;
-                            changed = true;
-                        }
-                    }
-                }
-                Some(changed)
+                replace_immediates(elems, |k, lit| {
+                    (float_literal(lit) && (k > 0 || f32_vector)) || (lit == Literal::Int && k == 0 && f16_vector)
+                })
             })?
         }
         // An integer literal past the first element of a vector whose type is a
@@ -239,27 +255,18 @@ fn rewrite<S: Spelled>(d: &Departure, t: &InstrText<S>, module: Module) -> Optio
                 .any(has);
             let f32_vector = has(Qualifier::F32);
             edit_vectors(t, true, |elems| {
-                use text::RegClass as R;
                 // In a `.f32` vector, registers of one kind only: a `.f32` register
                 // among `.b32` ones draws "Vector with elements of different types".
                 let registers = |ok: fn(&Atom<S>) -> bool| elems.iter().filter(|a| matches!(a, Atom::Reg(..))).all(ok);
                 let opens_bits = match elems.first() {
-                    Some(Atom::Reg(R::B32, _)) => registers(|a| matches!(a, Atom::Reg(R::B32, _))),
-                    Some(Atom::Imm(Literal::Int, _)) => registers(|a| matches!(a, Atom::Reg(R::B16 | R::B32 | R::B64, _))),
+                    Some(Atom::Reg(text::RegClass::B32, _)) => registers(|a| matches!(a, Atom::Reg(text::RegClass::B32, _))),
+                    Some(Atom::Imm(Literal::Int, _)) => registers(bit_register),
                     _ => false,
                 };
                 if !(half || (f32_vector && opens_bits)) {
                     return Some(false);
                 }
-                let reg = register_of(elems);
-                let mut changed = false;
-                for e in elems.iter_mut().skip(1) {
-                    if matches!(e, Atom::Imm(Literal::Int, _)) {
-                        *e = reg.clone()?;
-                        changed = true;
-                    }
-                }
-                Some(changed)
+                replace_immediates(elems, |k, lit| lit == Literal::Int && k > 0)
             })?
         }
         Departure::SharedSinkAddress | Departure::SinkAddressFault => {

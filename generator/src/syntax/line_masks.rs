@@ -85,7 +85,7 @@ impl Positions {
         Positions(
             Qualifier::ALL
                 .iter()
-                .map(|&q| takes.iter().take(64).enumerate().filter(|(_, &t)| t & bit(q) != 0).fold(0, |m, (k, _)| m | 1 << k))
+                .map(|&q| takes.iter().take(ptxvec_spec::limits::MAX_SLOTS).enumerate().filter(|(_, &t)| t & bit(q) != 0).fold(0, |m, (k, _)| m | 1 << k))
                 .collect(),
         )
     }

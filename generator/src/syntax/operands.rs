@@ -315,11 +315,21 @@ enum Say {
     RuleOnly,
 }
 
-/// `format!`, where the check words its messages; an empty message where it
-/// does not ([`Say::RuleOnly`]).
+impl Say {
+    /// The message `word` makes, where the check words its messages; an empty
+    /// one where it does not.
+    fn word(self, word: impl FnOnce() -> String) -> String {
+        match self {
+            Say::Message => word(),
+            Say::RuleOnly => String::new(),
+        }
+    }
+}
+
+/// `format!` under [`Say::word`].
 macro_rules! said {
     ($say:expr, $($arg:tt)*) => {
-        if $say == Say::Message { format!($($arg)*) } else { String::new() }
+        $say.word(|| format!($($arg)*))
     };
 }
 
@@ -350,10 +360,7 @@ fn check_saying<S: AsRef<str>>(
 ) -> Result<(), OperandDefect> {
     let required = ps.iter().filter(|p| !p.optional).count();
     if written.len() < required || written.len() > ps.len() {
-        let message = match say {
-            Say::Message => count_message(s, ps, required, written.len()),
-            Say::RuleOnly => String::new(),
-        };
+        let message = say.word(|| count_message(s, ps, required, written.len()));
         return Err(defect(OperandRule::Count, message));
     }
     for (p, w) in ps.iter().zip(written) {
@@ -416,10 +423,7 @@ fn check_one<S: AsRef<str>>(
 ) -> Result<(), OperandDefect> {
     // Concatenated, not formatted: the commonest defect of the explorer's lines.
     let shape = |expected: &str| {
-        let message = match say {
-            Say::Message => ["operand `", p.name, "` must be ", expected, "; ", w.shape(), " written"].concat(),
-            Say::RuleOnly => String::new(),
-        };
+        let message = say.word(|| ["operand `", p.name, "` must be ", expected, "; ", w.shape(), " written"].concat());
         Err(defect(OperandRule::Shape, message))
     };
     let Some(class) = p.class else {
@@ -536,13 +540,10 @@ fn check_atom<S: AsRef<str>>(
             Ok(())
         }
         Atom::Reg(r, name) if !reg_fits(class, *r, int_only) => {
-            let message = match say {
-                Say::Message => {
-                    let (reg, declared, spelling) = (name.as_ref(), r.declared_type(), class.spelling());
-                    ["register `", reg, "` (", declared, ") does not fit operand `", p.name, "` of type `", spelling, "`"].concat()
-                }
-                Say::RuleOnly => String::new(),
-            };
+            let message = say.word(|| {
+                let (reg, declared, spelling) = (name.as_ref(), r.declared_type(), class.spelling());
+                ["register `", reg, "` (", declared, ") does not fit operand `", p.name, "` of type `", spelling, "`"].concat()
+            });
             Err(defect(OperandRule::Class, message))
         }
         Atom::Reg(..) | Atom::Symbol(_) => Ok(()),
