@@ -21,7 +21,7 @@ use crate::syntax::illegal::CHECK_PTXAS;
 use crate::syntax::rule_id::RuleId;
 use crate::syntax::judge::{judge, Judgement, Order};
 use crate::syntax::defect::Kind;
-use crate::syntax::text::{self, InstrText};
+use crate::syntax::text;
 
 /// The arguments of `check-syntax`.
 #[derive(Debug, ClapArgs)]
@@ -325,32 +325,28 @@ impl Line<'_> {
     fn answer(&self, index: &Index<'_>, text: &str, tokens: &Tokens<'_>, buf: &mut Vec<u8>) {
         let (ptx, target, order) = (self.ptx, self.target, self.order);
         match index.parsed(text, tokens, ptx, target, order) {
-            Ok(parsed) => index.with_reading(tokens.chain, |chain| {
-                let v = index.verdict(chain, parsed, ptx, target, order);
-                self.write(index, text, Some(parsed), &v, buf);
+            Ok(parsed) => index.with_reading(tokens.chain, |r| {
+                let v = index.verdict(&r.chain, parsed, ptx, target, order);
+                let predicted = v.instruction.as_ref().and_then(|_| {
+                    let departures = r.departures(index.spec(), tokens.chain);
+                    let module = crate::syntax::context::Module { ptx, target };
+                    departure::predict_from(departures, parsed, module, v.defect.as_deref(), &|t, m| {
+                        index.is_legal_tokens(t, m.ptx, m.target)
+                    })
+                });
+                self.write(&v, predicted, buf);
             }),
-            Err(j) => self.write(index, text, None, &Verdict::from(j), buf),
+            Err(j) => {
+                let predicted = index.predict(text, ptx, target, &j);
+                self.write(&Verdict::from(j), predicted, buf)
+            }
         }
     }
 
-    /// Appends the answer record of verdict `v` on `text` (whose tokens are
-    /// `tokens`, where it has them), with the ledger's prediction, as serde_json
-    /// writes [`Answer`]: the same keys in the same order, the same escapes.
-    fn write(&self, index: &Index<'_>, text: &str, tokens: Option<&InstrText<&str>>, v: &Verdict<'_>, buf: &mut Vec<u8>) {
-        let module = crate::syntax::context::Module {
-            ptx: self.ptx,
-            target: self.target,
-        };
-        let predicted = departure::predict_with(
-            index.spec(),
-            text,
-            tokens,
-            module,
-            CHECK_PTXAS,
-            v.instruction.as_deref(),
-            v.defect.as_deref(),
-            |t, m| index.is_legal(t, m.ptx, m.target),
-        );
+    /// Appends the answer record of verdict `v`, with the ledger's prediction, as
+    /// serde_json writes [`Answer`]: the same keys in the same order, the same
+    /// escapes.
+    fn write(&self, v: &Verdict<'_>, predicted: Option<Prediction>, buf: &mut Vec<u8>) {
         buf.push(b'{');
         if let Some(id) = self.id {
             buf.extend_from_slice(b"\"id\":");

@@ -4,7 +4,6 @@
 
 use ptxvec_spec::{PtxVersion, Target};
 
-use crate::syntax::departure::predict_by_index;
 use crate::syntax::departure::Prediction;
 use crate::syntax::index::{Index, Tokens};
 use crate::syntax::judge::{Judgement, Order};
@@ -67,7 +66,7 @@ pub fn judge_all(
             if judgement.legal() && judgement.warnings.is_empty() {
                 return None;
             }
-            let predicted = predict_by_index(index, text, ptx, target, &judgement);
+            let predicted = index.predict(text, ptx, target, &judgement);
             Some(Verdict { judgement, predicted })
         },
     )

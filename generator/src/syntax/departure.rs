@@ -5,11 +5,10 @@
 //! what ptxas does with the original: `check-syntax` says so (`ptxas 13.5 accepts
 //! this: E019`), and the explorer holds each prediction to ptxas.
 
-use ptxvec_spec::{Departure, PtxVersion, Qualifier, Spec, Target};
+use ptxvec_spec::{Departure, PtxVersion, Qualifier, Spec};
 
 use super::context::Module;
 use super::illegal::CHECK_PTXAS;
-use super::index::{Index, Tokens};
 use super::judge::{judge, Judgement, Order};
 use super::defect::Defect;
 use super::rule_id::{OperandRule, QualifierRule, RuleId};
@@ -29,25 +28,6 @@ pub struct Prediction {
 /// The word of a qualifier in a chain, without its dot.
 fn word(q: Qualifier) -> &'static str {
     &q.spelling()[1..]
-}
-
-/// A token's spelling as a departure rewrites it: owned (the text tokenized here)
-/// or borrowed from the text (the batch judge's tokens), and made from a literal
-/// where the rewriting writes one (`%rd1`).
-trait Spelled: AsRef<str> + Clone + PartialEq {
-    fn literal(s: &'static str) -> Self;
-}
-
-impl Spelled for String {
-    fn literal(s: &'static str) -> String {
-        s.to_owned()
-    }
-}
-
-impl Spelled for &str {
-    fn literal(s: &'static str) -> Self {
-        s
-    }
 }
 
 /// An element of a brace vector that may stand where an immediate does: the first
@@ -113,7 +93,7 @@ fn edit_vectors<S: Clone>(
 /// literals. A `.f32`, `.f64` or predicate register after an
 /// integer literal, or a literal after it of the other kind, draws "Vector with
 /// elements of different types"; an integer literal after it, a fault (E028).
-fn typed_by_first_literal<S: Spelled>(elems: &[Atom<S>], f32_vector: bool, f16_vector: bool) -> Option<Atom<S>> {
+fn typed_by_first_literal<'t>(elems: &[Atom<&'t str>], f32_vector: bool, f16_vector: bool) -> Option<Atom<&'t str>> {
     use text::RegClass as R;
     let (Atom::Imm(first, _), rest) = elems.split_first()? else {
         return None;
@@ -131,7 +111,7 @@ fn typed_by_first_literal<S: Spelled>(elems: &[Atom<S>], f32_vector: bool, f16_v
             .all(|a| bit_register(a) || matches!(a, Atom::Reg(R::F32, _)) || matches!(a, Atom::Imm(l, _) if float_literal(*l))),
         _ => false,
     };
-    let reg = if f32_vector { Atom::Reg(R::F32, S::literal("%f1")) } else { Atom::Reg(R::B16, S::literal("%h1")) };
+    let reg = if f32_vector { Atom::Reg(R::F32, "%f1") } else { Atom::Reg(R::B16, "%h1") };
     (takes && !rest.is_empty()).then_some(reg)
 }
 
@@ -190,24 +170,24 @@ fn pred_elements<S: Clone + PartialEq>(t: &InstrText<S>, source: bool) -> Option
 
 /// The text as ptxas reads it under a departure, and the module it is read in
 /// (the text's own but for [`Departure::SinkBf16Fault`]), if the departure changes it.
-fn rewrite<S: Spelled>(d: &Departure, t: &InstrText<S>, module: Module) -> Option<(InstrText<S>, Module)> {
-    let has = |q: Qualifier| t.words.iter().any(|w| w.as_ref() == word(q));
+fn rewrite<'t>(d: &Departure, t: &InstrText<&'t str>, module: Module) -> Option<(InstrText<&'t str>, Module)> {
+    let has = |q: Qualifier| t.words.iter().any(|w| *w == word(q));
     let mut read_in = module;
     let out = match d {
         Departure::ExtraPred => {
             let mut out = t.clone();
-            out.words.retain(|w| w.as_ref() != word(Qualifier::Pred));
+            out.words.retain(|w| *w != word(Qualifier::Pred));
             out
         }
         Departure::RepeatIgnored(quals) => {
             let mut out = t.clone();
-            let mut seen: Vec<S> = Vec::new();
+            let mut seen: Vec<&str> = Vec::new();
             out.words.retain(|w| {
-                let ignored = quals.iter().any(|q| word(*q) == w.as_ref());
+                let ignored = quals.iter().any(|q| word(*q) == *w);
                 if ignored && seen.contains(w) {
                     return false;
                 }
-                seen.push(w.clone());
+                seen.push(w);
                 true
             });
             out
@@ -220,7 +200,7 @@ fn rewrite<S: Spelled>(d: &Departure, t: &InstrText<S>, module: Module) -> Optio
             let op = out.operands.get_mut(3)?;
             match op {
                 Operand::Scalar(Atom::Reg(text::RegClass::B64, _) | Atom::Imm(Literal::Int, _)) => {
-                    *op = Operand::Address(Atom::Reg(text::RegClass::B64, S::literal("%rd1")), S::literal("%rd1"));
+                    *op = Operand::Address(Atom::Reg(text::RegClass::B64, "%rd1"), "%rd1");
                 }
                 _ => return None,
             }
@@ -234,7 +214,7 @@ fn rewrite<S: Spelled>(d: &Departure, t: &InstrText<S>, module: Module) -> Optio
         Departure::VectorImmediate => {
             let f32_vector = has(Qualifier::F32);
             let f16_vector = has(Qualifier::F16);
-            let typed = |elems: &[Atom<S>]| typed_by_first_literal(elems, f32_vector, f16_vector);
+            let typed = |elems: &[Atom<&'t str>]| typed_by_first_literal(elems, f32_vector, f16_vector);
             edit_vectors(t, true, |elems| {
                 if let Some(reg) = typed(elems) {
                     elems.iter_mut().for_each(|e| *e = reg.clone());
@@ -257,7 +237,7 @@ fn rewrite<S: Spelled>(d: &Departure, t: &InstrText<S>, module: Module) -> Optio
             edit_vectors(t, true, |elems| {
                 // In a `.f32` vector, registers of one kind only: a `.f32` register
                 // among `.b32` ones draws "Vector with elements of different types".
-                let registers = |ok: fn(&Atom<S>) -> bool| elems.iter().filter(|a| matches!(a, Atom::Reg(..))).all(ok);
+                let registers = |ok: fn(&Atom<&'t str>) -> bool| elems.iter().filter(|a| matches!(a, Atom::Reg(..))).all(ok);
                 let opens_bits = match elems.first() {
                     Some(Atom::Reg(text::RegClass::B32, _)) => registers(|a| matches!(a, Atom::Reg(text::RegClass::B32, _))),
                     Some(Atom::Imm(Literal::Int, _)) => registers(bit_register),
@@ -281,7 +261,7 @@ fn rewrite<S: Spelled>(d: &Departure, t: &InstrText<S>, module: Module) -> Optio
             if *first != Operand::Scalar(Atom::Sink) {
                 return None;
             }
-            *first = Operand::Address(Atom::Reg(text::RegClass::B64, S::literal("%rd1")), S::literal("%rd1"));
+            *first = Operand::Address(Atom::Reg(text::RegClass::B64, "%rd1"), "%rd1");
             out
         }
         // The destination only (elsewhere `|` is a parse error), and not `_|_`.
@@ -301,8 +281,8 @@ fn rewrite<S: Spelled>(d: &Departure, t: &InstrText<S>, module: Module) -> Optio
             // Below sm_90 ptxas 12.9 lowers `vote.sync` without a mode to a call it
             // then refuses ("Call to '__cuda_sm70_votesync' requires call
             // prototype"); the non-sync `vote` it takes on every target.
-            let sync = t.words.iter().any(|w| w.as_ref() == "sync");
-            if t.words.first().map(AsRef::as_ref) != Some("vote")
+            let sync = t.words.contains(&"sync");
+            if t.words.first().copied() != Some("vote")
                 || modes.into_iter().any(has)
                 || !has(Qualifier::Pred)
                 || (sync && module.target.arch < 90)
@@ -310,7 +290,7 @@ fn rewrite<S: Spelled>(d: &Departure, t: &InstrText<S>, module: Module) -> Optio
                 return None;
             }
             let mut out = t.clone();
-            out.words.push(S::literal(word(Qualifier::All)));
+            out.words.push(word(Qualifier::All));
             out
         }
         // ptxas 13.5: "Feature 'red with .noftz and .f32' requires PTX ISA .version
@@ -321,7 +301,7 @@ fn rewrite<S: Spelled>(d: &Departure, t: &InstrText<S>, module: Module) -> Optio
                 return None;
             }
             let mut out = t.clone();
-            out.words.retain(|w| w.as_ref() != word(Qualifier::Noftz));
+            out.words.retain(|w| *w != word(Qualifier::Noftz));
             out
         }
         // ptxas 13.5 on sm_90 and later stops with "(C7907) Internal compiler
@@ -345,8 +325,8 @@ fn rewrite<S: Spelled>(d: &Departure, t: &InstrText<S>, module: Module) -> Optio
             }
             let mut out = t.clone();
             for w in &mut out.words {
-                if w.as_ref() == word(Qualifier::SharedCta) {
-                    *w = S::literal(word(Qualifier::Shared));
+                if *w == word(Qualifier::SharedCta) {
+                    *w = word(Qualifier::Shared);
                 }
             }
             out
@@ -370,14 +350,14 @@ fn rewrite<S: Spelled>(d: &Departure, t: &InstrText<S>, module: Module) -> Optio
             if !matches!(c, Operand::Scalar(Atom::Imm(Literal::Int, _))) {
                 return None;
             }
-            *c = Operand::Scalar(Atom::Reg(text::RegClass::B128, S::literal("%q9")));
+            *c = Operand::Scalar(Atom::Reg(text::RegClass::B128, "%q9"));
             out
         }
         // ptxas 12.9 is killed by signal 11 once the operands match, whatever the
         // module's errors (sm_50 to sm_90 alike), the vector forms' `_` for the
         // whole vector included, and whatever the address (`[1]`, `[%r1]`).
         Departure::SinkBf16Fault => {
-            if t.words.first().map(AsRef::as_ref) != Some("atom") || t.operands.first() != Some(&Operand::Scalar(Atom::Sink)) {
+            if t.words.first().copied() != Some("atom") || t.operands.first() != Some(&Operand::Scalar(Atom::Sink)) {
                 return None;
             }
             const HALVES: [&str; 8] = ["%h1", "%h2", "%h3", "%h4", "%h5", "%h6", "%h7", "%h8"];
@@ -389,7 +369,7 @@ fn rewrite<S: Spelled>(d: &Departure, t: &InstrText<S>, module: Module) -> Optio
             } else {
                 return None;
             };
-            let reg = |k: usize| Atom::Reg(class, S::literal(names[k]));
+            let reg = |k: usize| Atom::Reg(class, names[k]);
             let length = [(Qualifier::V2, 2), (Qualifier::V4, 4), (Qualifier::V8, 8)]
                 .into_iter()
                 .find(|&(q, _)| has(q))
@@ -401,7 +381,7 @@ fn rewrite<S: Spelled>(d: &Departure, t: &InstrText<S>, module: Module) -> Optio
             };
             if let Some(a @ Operand::Address(..)) = out.operands.get_mut(1) {
                 if !matches!(a, Operand::Address(Atom::Reg(text::RegClass::B64, _) | Atom::Symbol(_), _)) {
-                    *a = Operand::Address(Atom::Reg(text::RegClass::B64, S::literal("%rd1")), S::literal("%rd1"));
+                    *a = Operand::Address(Atom::Reg(text::RegClass::B64, "%rd1"), "%rd1");
                 }
             }
             // Read where the spelling is allowed: `.bf16` atoms from 7.8, their
@@ -414,44 +394,66 @@ fn rewrite<S: Spelled>(d: &Departure, t: &InstrText<S>, module: Module) -> Optio
     (out != *t).then_some((out, read_in))
 }
 
-/// Whether [`rewrite`] can change `t` under `d`, by what each of its arms asks
-/// first (a word of the chain, the shape of an operand): implied by `rewrite`
-/// changing it, so it skips no departure, and it reads no text (the batch judge
-/// asks it of every line's candidates, where searching the text for the same
-/// words was a tenth of its time).
-fn may_change<S: AsRef<str>>(d: &Departure, t: &InstrText<S>) -> bool {
-    use text::RegClass as R;
-    let has = |q: Qualifier| t.words.iter().any(|w| w.as_ref() == word(q));
-    let first_word = |w: &str| t.words.first().is_some_and(|f| f.as_ref() == w);
-    let first_operand = |f: &dyn Fn(&Operand<S>) -> bool| t.operands.first().is_some_and(f);
-    let in_a_vector = |f: &dyn Fn(&Atom<S>) -> bool| {
-        t.operands.iter().any(|o| matches!(o, Operand::Vector(elems) if elems.iter().any(f)))
-    };
+/// Whether [`rewrite`] can change a text of a chain of these `words` under `d`,
+/// by what each of its arms asks first of the chain: implied by `rewrite`
+/// changing it, so it skips no departure, and it reads no text. True where an arm
+/// asks nothing of the chain. The same for every text of a chain: the batch judge
+/// asks it once per chain ([`word_departures`]), then [`operands_may_change`] of
+/// each line.
+fn words_may_change<S: AsRef<str>>(d: &Departure, words: &[S]) -> bool {
+    let has = |q: Qualifier| words.iter().any(|w| w.as_ref() == word(q));
+    let first_word = |w: &str| words.first().is_some_and(|f| f.as_ref() == w);
     match d {
         Departure::ExtraPred => has(Qualifier::Pred),
         Departure::RepeatIgnored(quals) => {
-            quals.iter().any(|q| t.words.iter().filter(|w| w.as_ref() == word(*q)).nth(1).is_some())
+            quals.iter().any(|q| words.iter().filter(|w| w.as_ref() == word(*q)).nth(1).is_some())
         }
+        Departure::VoteWithoutMode => first_word("vote"),
+        Departure::NoftzF32 => has(Qualifier::Noftz) && has(Qualifier::F32),
+        Departure::ExtraOperand | Departure::ExtraOperandFault | Departure::SinkBf16Fault => first_word("atom"),
+        Departure::SharedCtaOldTarget => has(Qualifier::SharedCta),
+        Departure::CasB128ImmediateFault => has(Qualifier::Cas) && has(Qualifier::B128),
+        Departure::BareMbar
+        | Departure::VectorImmediate
+        | Departure::VectorIntegerElementFault
+        | Departure::SharedSinkAddress
+        | Departure::SinkAddressFault
+        | Departure::SinkPredicateIgnored
+        | Departure::PredVectorElement
+        | Departure::PredVectorElementFault => true,
+    }
+}
+
+/// [`words_may_change`]'s counterpart for a text's operands: what each arm of
+/// [`rewrite`] asks first of them (true where it asks nothing of them).
+fn operands_may_change<S>(d: &Departure, operands: &[Operand<S>]) -> bool {
+    use text::RegClass as R;
+    let first_operand = |f: &dyn Fn(&Operand<S>) -> bool| operands.first().is_some_and(f);
+    let in_a_vector = |f: &dyn Fn(&Atom<S>) -> bool| {
+        operands.iter().any(|o| matches!(o, Operand::Vector(elems) if elems.iter().any(f)))
+    };
+    match d {
         Departure::BareMbar => matches!(
-            t.operands.get(3),
+            operands.get(3),
             Some(Operand::Scalar(Atom::Reg(R::B64, _) | Atom::Imm(Literal::Int, _)))
         ),
         Departure::VectorImmediate | Departure::VectorIntegerElementFault => {
             in_a_vector(&|a| matches!(a, Atom::Imm(..)))
         }
-        Departure::SharedSinkAddress | Departure::SinkAddressFault => {
+        Departure::SharedSinkAddress | Departure::SinkAddressFault | Departure::SinkBf16Fault => {
             first_operand(&|o| matches!(o, Operand::Scalar(Atom::Sink)))
         }
         Departure::SinkPredicateIgnored => first_operand(&|o| matches!(o, Operand::Pair(_, Atom::Sink))),
-        Departure::VoteWithoutMode => first_word("vote"),
-        Departure::NoftzF32 => has(Qualifier::Noftz) && has(Qualifier::F32),
-        Departure::ExtraOperand | Departure::ExtraOperandFault => t.operands.len() > 3 && first_word("atom"),
-        Departure::SharedCtaOldTarget => has(Qualifier::SharedCta),
+        Departure::ExtraOperand | Departure::ExtraOperandFault => operands.len() > 3,
         Departure::PredVectorElement | Departure::PredVectorElementFault => {
             in_a_vector(&|a| matches!(a, Atom::Reg(R::Pred, _)))
         }
-        Departure::SinkBf16Fault => first_word("atom") && first_operand(&|o| matches!(o, Operand::Scalar(Atom::Sink))),
-        Departure::CasB128ImmediateFault => has(Qualifier::Cas) && has(Qualifier::B128),
+        Departure::ExtraPred
+        | Departure::RepeatIgnored(_)
+        | Departure::VoteWithoutMode
+        | Departure::NoftzF32
+        | Departure::SharedCtaOldTarget
+        | Departure::CasB128ImmediateFault => true,
     }
 }
 
@@ -475,7 +477,7 @@ fn departing(rule: &RuleId) -> bool {
 }
 
 /// The text of tokens, as the enumerator writes it.
-fn render<S: AsRef<str>>(t: &InstrText<S>) -> String {
+pub fn render<S: AsRef<str>>(t: &InstrText<S>) -> String {
     let mut s = String::new();
     if let Some(l) = &t.label {
         s.push_str(l.as_ref());
@@ -501,7 +503,7 @@ pub fn predict(spec: &Spec, text: &str, module: Module, release: &str, j: &Judge
 }
 
 /// [`predict`], with `judge` judging a rewritten text in a module (leniently) as
-/// [`judge`] does: the batch judge's index answers it there.
+/// [`judge`] does.
 pub fn predict_by(
     spec: &Spec,
     text: &str,
@@ -510,73 +512,81 @@ pub fn predict_by(
     j: &Judgement,
     judge: impl Fn(&str, Module) -> Judgement,
 ) -> Option<Prediction> {
-    predict_with(spec, text, None, module, release, j.instruction.as_deref(), j.defect.as_ref(), |t, m| judge(t, m).legal())
+    let instruction = j.instruction.as_deref()?;
+    let faults_only = faults_only(j.defect.as_ref())?;
+    // `text::tokenize`'s tokens (comments made whitespace), borrowed.
+    let code = text::uncommented(text).ok()?;
+    let t = text::tokenize_borrowed(&code).ok()?;
+    let departures = word_departures(spec, instruction, release, &t.words);
+    predict_among(&departures, &t, module, faults_only, &|t, m| judge(&render(t), m).legal())
 }
 
-/// [`predict`] for a verdict given as its instruction and defect, with `legal`
-/// saying whether a rewritten text is legal in a module (judged leniently, as
-/// [`judge`] does; the module is `module` but where a departure reads the text in
-/// another). `tokens`, where given, are `text`'s as [`text::tokenize`] makes them
-/// (the batch judge's, borrowed); else `text` is tokenized here.
-#[allow(clippy::too_many_arguments)]
-pub fn predict_with(
-    spec: &Spec,
-    text: &str,
-    tokens: Option<&InstrText<&str>>,
-    module: Module,
-    release: &str,
-    instruction: Option<&str>,
-    defect: Option<&Defect>,
-    legal: impl Fn(&str, Module) -> bool,
-) -> Option<Prediction> {
+/// Whether only the departures that fail can change a verdict with this defect
+/// (`Some(true)`: a legal text), or any can (`Some(false)`); `None` where none
+/// can.
+fn faults_only(defect: Option<&Defect>) -> Option<bool> {
     // Every departure reads a statement of the general grammar: a malformed text
     // has none. A legal text can meet only a fault: ptxas failing on what it
     // should take (E054: ptxas 12.9 on a legal `_` of `.bf16`).
-    let faults_only = match defect {
-        Some(d) if d.kind != super::defect::Kind::Invalid || !departing(&d.rule) => return None,
-        Some(_) => false,
-        None => true,
-    };
-    let instruction = instruction?;
-    match tokens {
-        Some(t) => predict_by_tokens(spec, t, module, release, instruction, faults_only, &legal),
-        None => predict_by_tokens(spec, &text::tokenize(text).ok()?, module, release, instruction, faults_only, &legal),
+    match defect {
+        Some(d) if d.kind != super::defect::Kind::Invalid || !departing(&d.rule) => None,
+        Some(_) => Some(false),
+        None => Some(true),
     }
 }
 
-/// [`predict_with`] on the text's tokens `t`: the departures of `instruction` seen
-/// in `release` (faults alone where `faults_only`) that may change `t`, then the
-/// first whose reading is legal.
-fn predict_by_tokens<S: Spelled>(
-    spec: &Spec,
-    t: &InstrText<S>,
-    module: Module,
-    release: &str,
+/// The departures of `instruction` seen in ptxas `release` that may change a text
+/// whose chain has these `words`, in ledger order ([`words_may_change`]): the same
+/// for every text of one chain, and asked once per chain by the batch judge
+/// ([`super::index::Read::departures`]).
+pub fn word_departures<'s, S: AsRef<str>>(
+    spec: &'s Spec,
     instruction: &str,
-    faults_only: bool,
-    legal: &impl Fn(&str, Module) -> bool,
-) -> Option<Prediction> {
-    let candidates: Vec<(&ptxvec_spec::Erratum, &Departure)> = spec
-        .errata
+    release: &str,
+    words: &[S],
+) -> Vec<(&'s ptxvec_spec::Erratum, &'s Departure)> {
+    spec.errata
         .departures_of(instruction)
         .filter(|(e, d)| {
             let seen_in = e.releases.is_empty() || e.releases.iter().any(|r| r == release);
-            (!faults_only || d.fails()) && seen_in && may_change(d, t)
+            seen_in && words_may_change(d, words)
         })
+        .collect()
+}
+
+/// The ledger's prediction for a text `t` of a chain whose [`word_departures`] are
+/// `departures`, judged with `defect` in `module` (as [`predict`]), with `legal`
+/// saying whether a rewritten text is legal in a module: the batch judge's, which
+/// judges the rewritten tokens through its index.
+pub fn predict_from(
+    departures: &[(&ptxvec_spec::Erratum, &Departure)],
+    t: &InstrText<&str>,
+    module: Module,
+    defect: Option<&Defect>,
+    legal: &dyn Fn(&InstrText<&str>, Module) -> bool,
+) -> Option<Prediction> {
+    if departures.is_empty() {
+        return None;
+    }
+    predict_among(departures, t, module, faults_only(defect)?, legal)
+}
+
+/// The first of `candidates` (alone, then two at once) whose reading of `t` is legal.
+fn predict_among(
+    departures: &[(&ptxvec_spec::Erratum, &Departure)],
+    t: &InstrText<&str>,
+    module: Module,
+    faults_only: bool,
+    legal: &dyn Fn(&InstrText<&str>, Module) -> bool,
+) -> Option<Prediction> {
+    let candidates: Vec<(&ptxvec_spec::Erratum, &Departure)> = departures
+        .iter()
+        .filter(|(_, d)| (!faults_only || d.fails()) && operands_may_change(d, &t.operands))
+        .copied()
         .collect();
     if candidates.is_empty() {
         return None;
     }
-    predict_among(&candidates, t, module, legal)
-}
-
-/// The first of `candidates` (alone, then two at once) whose reading of `t` is legal.
-fn predict_among<S: Spelled>(
-    candidates: &[(&ptxvec_spec::Erratum, &Departure)],
-    t: &InstrText<S>,
-    module: Module,
-    legal: &impl Fn(&str, Module) -> bool,
-) -> Option<Prediction> {
     let prediction = |read: &[&(&ptxvec_spec::Erratum, &Departure)]| {
         let fails = read.iter().any(|(_, d)| d.fails());
         Prediction {
@@ -585,10 +595,10 @@ fn predict_among<S: Spelled>(
             erratum: read.iter().map(|(e, _)| e.id.as_str()).collect::<Vec<_>>().join("+"),
         }
     };
-    let singles: Vec<Option<(InstrText<S>, Module)>> = candidates.iter().map(|c| rewrite(c.1, t, module)).collect();
+    let singles: Vec<Option<(InstrText<&str>, Module)>> = candidates.iter().map(|c| rewrite(c.1, t, module)).collect();
     for (c, r) in candidates.iter().zip(&singles) {
         if let Some((read, m)) = r {
-            if legal(&render(read), *m) {
+            if legal(read, *m) {
                 return Some(prediction(&[c]));
             }
         }
@@ -601,22 +611,13 @@ fn predict_among<S: Spelled>(
                 continue;
             }
             if let Some((again, m2)) = rewrite(second.1, read, *m) {
-                if legal(&render(&again), m2) {
+                if legal(&again, m2) {
                     return Some(prediction(&[first, second]));
                 }
             }
         }
     }
     None
-}
-
-/// The ledger's prediction for a verdict (as [`predict`]), its rewritten texts
-/// judged through the batch's index.
-pub fn predict_by_index(index: &Index<'_>, text: &str, ptx: PtxVersion, target: Target, j: &Judgement) -> Option<Prediction> {
-    let module = Module { ptx, target };
-    predict_by(index.spec(), text, module, CHECK_PTXAS, j, |t, m| {
-        index.judge(t, &Tokens::of(t), m.ptx, m.target, Order::Lenient)
-    })
 }
 
 /// The human line's note on a prediction: `(ptxas 13.5 accepts this: E019)`.

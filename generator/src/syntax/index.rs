@@ -28,9 +28,11 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use rayon::prelude::*;
 
 use ptxvec_spec::model::Rule;
-use ptxvec_spec::{Instruction, PtxVersion, Qualifier, Spec, Target};
+use ptxvec_spec::{Departure, Erratum, Instruction, PtxVersion, Qualifier, Spec, Target};
 
 use super::common_text;
+use super::departure;
+use super::illegal::CHECK_PTXAS;
 use super::judge::{self, Judgement, Order, Unread};
 use super::defect::{self, Defect, Kind};
 use super::line_masks::Masks;
@@ -181,6 +183,38 @@ impl<'s> Chain<'s> {
     }
 }
 
+/// A chain's reading as the index keeps it, with what the ledger's departures ask
+/// of its words.
+pub struct Read<'s> {
+    /// The reading.
+    pub chain: Chain<'s>,
+    /// The ledger's departures of its instruction that its words may meet
+    /// ([`departure::word_departures`]), made when first asked: a verdict whose
+    /// defect no departure can change never asks.
+    departures: OnceLock<Vec<(&'s Erratum, &'s Departure)>>,
+}
+
+impl<'s> Read<'s> {
+    fn new(chain: Chain<'s>) -> Read<'s> {
+        Read {
+            chain,
+            departures: OnceLock::new(),
+        }
+    }
+
+    /// The departures of the chain's instruction, seen in ptxas [`CHECK_PTXAS`],
+    /// that its words may meet; `words` is the chain this is the reading of.
+    pub fn departures(&self, spec: &'s Spec, words: &str) -> &[(&'s Erratum, &'s Departure)] {
+        self.departures.get_or_init(|| match &self.chain {
+            Chain::Unplaced { instruction: None, .. } => Vec::new(),
+            Chain::Unplaced { instruction: Some(i), .. } | Chain::Instruction { instruction: i, .. } => {
+                let words: Vec<&str> = words.split('.').collect();
+                departure::word_departures(spec, &i.instruction, CHECK_PTXAS, &words)
+            }
+        })
+    }
+}
+
 /// An instruction text split into its tokens once, for one or several verdicts.
 #[derive(Debug)]
 pub struct Tokens<'t> {
@@ -265,12 +299,12 @@ pub struct Index<'s> {
     spec: &'s Spec,
     /// The readings kept from the chunks before, looked up once per line (shared,
     /// so that a reading met in a chunk is kept without moving it).
-    chains: ByChain<Arc<Chain<'s>>>,
+    chains: ByChain<Arc<Read<'s>>>,
     /// The readings made while a chunk is answered ([`Index::with_reading`]): a
     /// chain met for the first time is read by the worker that meets it, on the
     /// spot, and shared with the chunk's other lines at once; [`Index::keep_met`]
     /// keeps them for the chunks after.
-    met: Mutex<ByChain<Arc<Chain<'s>>>>,
+    met: Mutex<ByChain<Arc<Read<'s>>>>,
     /// The spec's syntax lines as bit masks, made when the first chain is read.
     masks: OnceLock<Masks<'s>>,
     /// The module words the target model lists, made when first asked.
@@ -359,9 +393,9 @@ impl<'s> Index<'s> {
             self.chains.clear();
         }
         let this = &*self;
-        let read: Vec<(Box<str>, Arc<Chain<'s>>)> = missing
+        let read: Vec<(Box<str>, Arc<Read<'s>>)> = missing
             .par_iter()
-            .map(|c| (Box::from(*c), Arc::new(this.read(c))))
+            .map(|c| (Box::from(*c), Arc::new(Read::new(this.read(c)))))
             .collect();
         self.chains.extend(read);
     }
@@ -426,7 +460,7 @@ impl<'s> Index<'s> {
     /// The reading of `chain`, from the index or read now, to `use`.
     pub fn with_chain<T>(&self, chain: &str, f: impl FnOnce(&Chain<'s>) -> T) -> T {
         match self.chains.get(chain) {
-            Some(c) => f(c),
+            Some(r) => f(&r.chain),
             None => f(&self.read(chain)),
         }
     }
@@ -436,12 +470,12 @@ impl<'s> Index<'s> {
     /// longer than [`MAX_CHAIN_BYTES`] is read for each line, never kept). Two
     /// workers may both read a chain they meet at once (the same reading); the
     /// second keeps the first's.
-    pub fn with_reading<T>(&self, chain: &str, f: impl FnOnce(&Chain<'s>) -> T) -> T {
-        if let Some(c) = self.chains.get(chain) {
-            return f(c);
+    pub fn with_reading<T>(&self, chain: &str, f: impl FnOnce(&Read<'s>) -> T) -> T {
+        if let Some(r) = self.chains.get(chain) {
+            return f(r);
         }
         if chain.len() > MAX_CHAIN_BYTES {
-            return f(&self.read(chain));
+            return f(&Read::new(self.read(chain)));
         }
         // A poisoned lock holds whole readings: each is inserted at once.
         let met = || self.met.lock().unwrap_or_else(PoisonError::into_inner);
@@ -449,7 +483,7 @@ impl<'s> Index<'s> {
         let reading = found.unwrap_or_else(|| {
             // Read outside the lock, which the other worker asks for every chain
             // it does not find kept.
-            let read = Arc::new(self.read(chain));
+            let read = Arc::new(Read::new(self.read(chain)));
             met().entry(Box::from(chain)).or_insert(read).clone()
         });
         f(&reading)
@@ -467,7 +501,7 @@ impl<'s> Index<'s> {
             // Sorted so that which chains a full index keeps does not depend on
             // hashing (it changes no answer, only the time). Only a chunk of more
             // distinct chains than the index holds needs it.
-            let mut sorted: Vec<(Box<str>, Arc<Chain<'s>>)> = met.drain().collect();
+            let mut sorted: Vec<(Box<str>, Arc<Read<'s>>)> = met.drain().collect();
             sorted.sort_unstable_by(|a, b| a.0.cmp(&b.0));
             sorted.truncate(MAX_CHAINS);
             met.extend(sorted);
@@ -510,11 +544,31 @@ impl<'s> Index<'s> {
     pub fn is_legal(&self, text: &str, ptx: PtxVersion, target: Target) -> bool {
         let tokens = Tokens::of(text);
         match self.parsed(text, &tokens, ptx, target, Order::Lenient) {
-            Ok(parsed) => self.with_reading(tokens.chain, |chain| {
-                self.verdict(chain, parsed, ptx, target, Order::Lenient).defect.is_none()
+            Ok(parsed) => self.with_reading(tokens.chain, |r| {
+                self.verdict(&r.chain, parsed, ptx, target, Order::Lenient).defect.is_none()
             }),
             Err(j) => j.legal(),
         }
+    }
+
+    /// The ledger's prediction for verdict `j` on `text` (as
+    /// [`departure::predict`]), its rewritten texts judged here.
+    pub fn predict(&self, text: &str, ptx: PtxVersion, target: Target, j: &Judgement) -> Option<departure::Prediction> {
+        let module = super::context::Module { ptx, target };
+        departure::predict_by(self.spec, text, module, CHECK_PTXAS, j, |t, m| {
+            self.judge(t, &Tokens::of(t), m.ptx, m.target, Order::Lenient)
+        })
+    }
+
+    /// [`Index::is_legal`] on the text `t` is the tokens of, without writing it:
+    /// the same verdict, since the written text reads back as `t` (a departure's
+    /// rewriting keeps the shape the tokens were read in).
+    pub fn is_legal_tokens(&self, t: &InstrText<&str>, ptx: PtxVersion, target: Target) -> bool {
+        if self.spec.targets.check_version(ptx, target).is_err() {
+            return self.is_legal(&departure::render(t), ptx, target);
+        }
+        let chain = t.words.join(".");
+        self.with_reading(&chain, |r| self.verdict(&r.chain, t, ptx, target, Order::Lenient).defect.is_none())
     }
 
     /// The tokens [`Index::verdict`] judges, or the verdict when the steps before the
@@ -648,7 +702,7 @@ impl<'s> Index<'s> {
 /// allocations, freed one after another on the thread that ends a batch run.
 impl Drop for Index<'_> {
     fn drop(&mut self) {
-        let chains: Vec<(Box<str>, Arc<Chain<'_>>)> = self.chains.drain().collect();
+        let chains: Vec<(Box<str>, Arc<Read<'_>>)> = self.chains.drain().collect();
         chains.into_par_iter().for_each(drop);
     }
 }
