@@ -772,31 +772,37 @@ impl Expr<'_> {
         &[b"*", b"/", b"%"],
     ];
 
+    /// The operators of levels `level` and up, left to right (precedence
+    /// climbing: what a descent through the levels reads, without a call per
+    /// level for each operand).
     fn binary(&mut self, level: usize) -> Option<Value> {
-        let Some(ops) = Self::LEVELS.get(level) else {
-            return self.unary();
-        };
-        let mut v = self.binary(level + 1)?;
-        loop {
-            self.space();
-            let rest = &self.b[self.at..];
-            // `|` is not the start of `||`, nor `&` of `&&`, nor `<` of `<<`; a
-            // `%` before a name's byte starts a name (`%17`: ptxas 13.5, "Parsing
-            // error near '%17'"), not the remainder.
-            let op = ops.iter().find(|op| {
-                rest.starts_with(op)
-                    && !(op.len() == 1
-                        && rest.len() > 1
-                        && (rest[1] == op[0] || (b"<>!=".contains(&op[0]) && rest[1] == b'=')))
-                    && !(**op == b"%" && rest.get(1).is_some_and(|&c| c.is_ascii_alphanumeric() || c == b'_' || c == b'$'))
-            });
-            let Some(op) = op else {
-                return Some(v);
-            };
+        let mut v = self.unary()?;
+        while let Some((op, at_level)) = self.operator(level) {
             self.at += op.len();
-            let rhs = self.binary(level + 1)?;
+            let rhs = self.binary(at_level + 1)?;
             v = v.binary(op, rhs);
         }
+        Some(v)
+    }
+
+    /// The binary operator at the cursor of level `level` or up, and its level:
+    /// the tightest level's first, as a descent through the levels meets them.
+    fn operator(&mut self, level: usize) -> Option<(&'static [u8], usize)> {
+        self.space();
+        let rest = &self.b[self.at..];
+        // `|` is not the start of `||`, nor `&` of `&&`, nor `<` of `<<`; a `%`
+        // before a name's byte starts a name (`%17`: ptxas 13.5, "Parsing error
+        // near '%17'"), not the remainder.
+        let reads = |op: &[u8]| {
+            rest.starts_with(op)
+                && !(op.len() == 1
+                    && rest.len() > 1
+                    && (rest[1] == op[0] || (b"<>!=".contains(&op[0]) && rest[1] == b'=')))
+                && !(op == b"%" && rest.get(1).is_some_and(|&c| c.is_ascii_alphanumeric() || c == b'_' || c == b'$'))
+        };
+        (level..Self::LEVELS.len())
+            .rev()
+            .find_map(|l| Self::LEVELS[l].iter().find(|op| reads(op)).map(|op| (*op, l)))
     }
 
     fn unary(&mut self) -> Option<Value> {
