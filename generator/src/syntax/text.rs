@@ -378,6 +378,16 @@ pub fn plain_form(text: &str) -> Option<String> {
 
 /// [`plain_form`] before its tokens are checked: the caller tokenizes it anyway.
 pub fn plain_form_unchecked(text: &str) -> Option<String> {
+    // A text with no comment (no `/`) and no whitespace before a dot is its own
+    // plain form: whitespace inside a chain stands before a dot ([`chain_end`]), and
+    // the byte before that dot ends the whitespace (ASCII, or the last byte of a
+    // wider character). Seen without reading the text's parts: most batch lines
+    // that do not tokenize are asked this.
+    let b = text.as_bytes();
+    let space_before_a_dot = b.windows(2).any(|w| w[1] == b'.' && (w[0].is_ascii_whitespace() || !w[0].is_ascii()));
+    if !space_before_a_dot && !b.contains(&b'/') {
+        return None;
+    }
     let code = uncommented(text).ok()?;
     let h = head(&code).ok()?;
     let spaced = h.chain.bytes().any(|b| b.is_ascii_whitespace());
@@ -1023,6 +1033,12 @@ mod tests {
             ("redux.sync.add.u32 %r1, %r2, 1;", None),
             ("redux.sync. add.u32 %r1, %r2, 1; // x", None),
             ("redux.sync.add.u32 %r1, %r2, 1; /* open", None),
+            // Whitespace before a dot, in the chain or not: tab, a wide character
+            // (not ASCII whitespace, so the chain is not taken for a spaced one).
+            ("redux.sync\t.add.u32 %r1, %r2, 1;", Some("redux.sync.add.u32 %r1, %r2, 1;")),
+            ("redux.sync.add.u32 %r1, %r2, .5;", None),
+            ("redux.sync\u{2003}.add.u32 %r1, %r2, 1;", None),
+            ("redux.sync .add.u32\u{2003}.u32 %r1, %r2, 1;", Some("redux.sync.add.u32.u32 %r1, %r2, 1;")),
         ] {
             let got = plain_form(text);
             assert_eq!(got.as_deref(), want, "{text}");
