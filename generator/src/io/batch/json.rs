@@ -22,19 +22,21 @@ pub fn string(buf: &mut Vec<u8>, s: &str) {
 fn needs_escape(b: &[u8]) -> bool {
     const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
     const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
-    // Whether some byte of `x` is zero (the classic test: exact where it says no).
-    let has_zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGHS != 0;
+    // Not zero where some byte of `x` is zero (the classic test: exact where it
+    // is zero).
+    let zeros = |x: u64| x.wrapping_sub(ONES) & !x & HIGHS;
     let mut chunks = b.chunks_exact(8);
+    // Every word asked, the answers joined: one branch per word, not three.
+    let mut hits = 0;
     for c in &mut chunks {
         let x = u64::from_ne_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
         // A byte below 0x20 has none of the bits 0xe0; a byte of 0x80 and up
         // (UTF-8's) has one, so it never counts as a control character here.
-        let control = has_zero(x & u64::from_ne_bytes([0xe0; 8]));
-        if control || has_zero(x ^ u64::from_ne_bytes([b'"'; 8])) || has_zero(x ^ u64::from_ne_bytes([b'\\'; 8])) {
-            return true;
-        }
+        hits |= zeros(x & u64::from_ne_bytes([0xe0; 8]))
+            | zeros(x ^ u64::from_ne_bytes([b'"'; 8]))
+            | zeros(x ^ u64::from_ne_bytes([b'\\'; 8]));
     }
-    chunks.remainder().iter().any(|&c| c < 0x20 || c == b'"' || c == b'\\')
+    hits != 0 || chunks.remainder().iter().any(|&c| c < 0x20 || c == b'"' || c == b'\\')
 }
 
 /// Appends `,"key":` and `value` as a JSON string (`key` needs no escape).
