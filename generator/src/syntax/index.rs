@@ -562,7 +562,9 @@ impl<'s> Index<'s> {
 
     /// [`Index::is_legal`] on the text `t` is the tokens of, without writing it:
     /// the same verdict, since the written text reads back as `t` (a departure's
-    /// rewriting keeps the shape the tokens were read in).
+    /// rewriting keeps the shape the tokens were read in). `tests/batch_fast_path.rs`
+    /// holds it to the definition, which writes each rewritten text out and judges
+    /// that.
     pub fn is_legal_tokens(&self, t: &InstrText<&str>, ptx: PtxVersion, target: Target) -> bool {
         if self.spec.targets.check_version(ptx, target).is_err() {
             return self.is_legal(&departure::render(t), ptx, target);
