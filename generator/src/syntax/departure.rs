@@ -513,12 +513,13 @@ pub fn predict_by(
     judge: impl Fn(&str, Module) -> Judgement,
 ) -> Option<Prediction> {
     let instruction = j.instruction.as_deref()?;
-    let faults_only = faults_only(j.defect.as_ref())?;
+    // A defect no departure changes: nothing to tokenize.
+    faults_only(j.defect.as_ref())?;
     // `text::tokenize`'s tokens (comments made whitespace), borrowed.
     let code = text::uncommented(text).ok()?;
     let t = text::tokenize_borrowed(&code).ok()?;
     let departures = word_departures(spec, instruction, release, &t.words);
-    predict_among(&departures, &t, module, faults_only, &|t, m| judge(&render(t), m).legal())
+    predict_from(&departures, &t, module, j.defect.as_ref(), &|t, m| judge(&render(t), m).legal())
 }
 
 /// Whether only the departures that fail can change a verdict with this defect
@@ -556,8 +557,9 @@ pub fn word_departures<'s, S: AsRef<str>>(
 
 /// The ledger's prediction for a text `t` of a chain whose [`word_departures`] are
 /// `departures`, judged with `defect` in `module` (as [`predict`]), with `legal`
-/// saying whether a rewritten text is legal in a module: the batch judge's, which
-/// judges the rewritten tokens through its index.
+/// saying whether a rewritten text is legal in a module (the batch judge judges
+/// the rewritten tokens through its index): the first of the departures that may
+/// change `t` (alone, then two at once) whose reading of it is legal.
 pub fn predict_from(
     departures: &[(&ptxvec_spec::Erratum, &Departure)],
     t: &InstrText<&str>,
@@ -565,20 +567,7 @@ pub fn predict_from(
     defect: Option<&Defect>,
     legal: &dyn Fn(&InstrText<&str>, Module) -> bool,
 ) -> Option<Prediction> {
-    if departures.is_empty() {
-        return None;
-    }
-    predict_among(departures, t, module, faults_only(defect)?, legal)
-}
-
-/// The first of `candidates` (alone, then two at once) whose reading of `t` is legal.
-fn predict_among(
-    departures: &[(&ptxvec_spec::Erratum, &Departure)],
-    t: &InstrText<&str>,
-    module: Module,
-    faults_only: bool,
-    legal: &dyn Fn(&InstrText<&str>, Module) -> bool,
-) -> Option<Prediction> {
+    let faults_only = faults_only(defect)?;
     let candidates: Vec<(&ptxvec_spec::Erratum, &Departure)> = departures
         .iter()
         .filter(|(_, d)| (!faults_only || d.fails()) && operands_may_change(d, &t.operands))

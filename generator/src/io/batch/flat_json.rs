@@ -4,6 +4,8 @@
 //! `false`. Within that form serde_json reads the same keys and values (JSON's
 //! grammar, RFC 8259); anything else is serde's to read, and to name its error.
 
+use super::json;
+
 /// A value of the plain form.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Value<'a> {
@@ -96,29 +98,20 @@ fn string(line: &str, at: usize) -> Option<(&str, usize)> {
     (b[end] == b'"').then(|| (&line[at + 1..end], end + 1))
 }
 
-/// Where the first `"`, `\\` or control character of `b` stands: eight bytes at a
-/// time (a line's text runs to a hundred bytes, and every line is read so).
+/// Where the first `"`, `\\` or control character of `b` stands
+/// ([`json::is_escaped`]): eight bytes at a time (a line's text runs to a hundred
+/// bytes, and every line is read so).
 fn first_quote_escape_or_control(b: &[u8]) -> Option<usize> {
-    const ONES: u64 = u64::from_le_bytes([0x01; 8]);
-    const HIGHS: u64 = u64::from_le_bytes([0x80; 8]);
-    // The high bit of each zero byte of `x`, and perhaps of bytes after the first
-    // zero (a borrow): the lowest bit set is the first zero byte, exactly.
-    let zeros = |x: u64| x.wrapping_sub(ONES) & !x & HIGHS;
     let mut chunks = b.chunks_exact(8);
     let mut at = 0;
     for c in &mut chunks {
-        let x = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
-        // A byte below 0x20 has none of the bits 0xe0 (a UTF-8 byte has 0x80).
-        let hits = zeros(x & u64::from_le_bytes([0xe0; 8]))
-            | zeros(x ^ u64::from_le_bytes([b'"'; 8]))
-            | zeros(x ^ u64::from_le_bytes([b'\\'; 8]));
+        let hits = json::escaped_bytes(u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]));
         if hits != 0 {
             return Some(at + hits.trailing_zeros() as usize / 8);
         }
         at += 8;
     }
-    let rest = chunks.remainder();
-    rest.iter().position(|&c| c == b'"' || c == b'\\' || c < 0x20).map(|k| at + k)
+    chunks.remainder().iter().position(|&c| json::is_escaped(c)).map(|k| at + k)
 }
 
 /// An integer, `true` or `false` starting at `at`, and where it ends.

@@ -17,26 +17,35 @@ pub fn string(buf: &mut Vec<u8>, s: &str) {
     }
 }
 
-/// Whether a byte of `b` is one serde_json escapes: a control character, `"` or
-/// `\`. Eight bytes at a time: the answers' messages run to a hundred bytes.
+/// Whether a byte of `b` is one serde_json escapes ([`is_escaped`]). Eight bytes
+/// at a time: the answers' messages run to a hundred bytes.
 fn needs_escape(b: &[u8]) -> bool {
-    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
-    const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
-    // Not zero where some byte of `x` is zero (the classic test: exact where it
-    // is zero).
-    let zeros = |x: u64| x.wrapping_sub(ONES) & !x & HIGHS;
     let mut chunks = b.chunks_exact(8);
     // Every word asked, the answers joined: one branch per word, not three.
     let mut hits = 0;
     for c in &mut chunks {
-        let x = u64::from_ne_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
-        // A byte below 0x20 has none of the bits 0xe0; a byte of 0x80 and up
-        // (UTF-8's) has one, so it never counts as a control character here.
-        hits |= zeros(x & u64::from_ne_bytes([0xe0; 8]))
-            | zeros(x ^ u64::from_ne_bytes([b'"'; 8]))
-            | zeros(x ^ u64::from_ne_bytes([b'\\'; 8]));
+        hits |= escaped_bytes(u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]));
     }
-    hits != 0 || chunks.remainder().iter().any(|&c| c < 0x20 || c == b'"' || c == b'\\')
+    hits != 0 || chunks.remainder().iter().any(|&c| is_escaped(c))
+}
+
+/// Whether a JSON string escapes `c`: a control character, `"` or `\\`.
+pub(super) fn is_escaped(c: u8) -> bool {
+    c < 0x20 || c == b'"' || c == b'\\'
+}
+
+/// [`is_escaped`] on the eight bytes of `x` (read little-endian): the high bit of
+/// each such byte, and perhaps of bytes after the first (a borrow). Zero exactly
+/// where `x` has none, and its lowest bit set is the first one's, exactly.
+pub(super) fn escaped_bytes(x: u64) -> u64 {
+    const ONES: u64 = u64::from_le_bytes([0x01; 8]);
+    const HIGHS: u64 = u64::from_le_bytes([0x80; 8]);
+    let zeros = |x: u64| x.wrapping_sub(ONES) & !x & HIGHS;
+    // A byte below 0x20 has none of the bits 0xe0; a byte of 0x80 and up
+    // (UTF-8's) has one, so it never counts as a control character here.
+    zeros(x & u64::from_le_bytes([0xe0; 8]))
+        | zeros(x ^ u64::from_le_bytes([b'"'; 8]))
+        | zeros(x ^ u64::from_le_bytes([b'\\'; 8]))
 }
 
 /// Appends `,"key":` and `value` as a JSON string (`key` needs no escape).
