@@ -248,7 +248,7 @@ fn operand(s: &str) -> Option<Operand<&str>> {
         b'0'..=b'9' if !b.iter().all(u8::is_ascii_alphanumeric) => return None,
         b'!' => {
             let named = trimmed(&s[1..]).bytes().next();
-            if !named.is_some_and(|c| c.is_ascii_alphabetic() || b"_$%".contains(&c)) {
+            if !named.is_some_and(|c| c.is_ascii_alphabetic() || matches!(c, b'_' | b'$' | b'%')) {
                 return None;
             }
         }
@@ -303,7 +303,7 @@ fn atom(s: &str) -> Option<Atom<&str>> {
     let named = if first.is_ascii_alphabetic() {
         rest_named
     } else {
-        b"_$%".contains(&first) && b.len() > 1 && rest_named
+        matches!(first, b'_' | b'$' | b'%') && b.len() > 1 && rest_named
     };
     if !named {
         return None;
@@ -322,7 +322,7 @@ fn register_class(b: &[u8]) -> Option<RegClass> {
     if digits.is_empty() || !digits.iter().all(u8::is_ascii_digit) {
         return None;
     }
-    RegClass::ALL.iter().copied().find(|c| c.prefix().as_bytes()[1..] == *prefix)
+    RegClass::of_letters(prefix)
 }
 
 #[cfg(test)]

@@ -128,7 +128,7 @@ impl<'s> Chain<'s> {
     /// Reads a chain (`red.global.add.u32`) as [`judge::judge`] does, its
     /// qualifiers placed by `masks` (the spec's syntax lines as bit masks).
     pub fn read(spec: &'s Spec, masks: &Masks<'s>, chain: &str) -> Chain<'s> {
-        let words: Vec<&str> = chain.split('.').collect();
+        let words = words_of(chain);
         let head = match judge::head_of(spec, &words) {
             Ok(head) => head,
             Err(defect) => {
@@ -208,7 +208,7 @@ impl<'s> Read<'s> {
         self.departures.get_or_init(|| match &self.chain {
             Chain::Unplaced { instruction: None, .. } => Vec::new(),
             Chain::Unplaced { instruction: Some(i), .. } | Chain::Instruction { instruction: i, .. } => {
-                let words: Vec<&str> = words.split('.').collect();
+                let words = words_of(words);
                 departure::word_departures(spec, &i.instruction, CHECK_PTXAS, &words)
             }
         })
@@ -288,6 +288,15 @@ fn chain_of<'t>(text: &'t str, words: &[&'t str]) -> Option<&'t str> {
     // The words are dot-free, so the slice is their join exactly when its length is.
     let joined = words.iter().map(|w| w.len()).sum::<usize>() + words.len() - 1;
     (chain.len() == joined).then_some(chain)
+}
+
+/// A chain's words (`red.global.add.u32` → `red`, `global`, `add`, `u32`), with
+/// room for every chain of the spec's syntax lines at once: collected from the
+/// split, they grew twice for nearly every chain read.
+fn words_of(chain: &str) -> Vec<&str> {
+    let mut words = Vec::with_capacity(8);
+    words.extend(chain.split('.'));
+    words
 }
 
 /// Chains by their text: a fast hasher, randomly seeded (no input can choose its

@@ -38,6 +38,14 @@ pub fn meet(model: &TargetModel, a: Target, b: Target) -> Option<Target> {
 }
 
 impl Need {
+    /// One alternative of a rule: no version named is any version.
+    fn of_requirement(r: &Requirement) -> Need {
+        Need {
+            ptx: r.ptx.unwrap_or(PtxVersion { major: 1, minor: 0 }),
+            target: r.target,
+        }
+    }
+
     /// Whether a module with this `.version` and `.target` meets the need.
     pub fn met_by(&self, model: &TargetModel, ptx: PtxVersion, target: Target) -> bool {
         ptx >= self.ptx && self.target.is_none_or(|t| model.satisfies(target, t))
@@ -93,16 +101,13 @@ impl Needs {
 
     /// One rule's alternatives.
     pub fn of_rule(requirements: &[Requirement]) -> Needs {
-        let base = PtxVersion { major: 1, minor: 0 };
-        Needs(
-            requirements
-                .iter()
-                .map(|r| Need {
-                    ptx: r.ptx.unwrap_or(base),
-                    target: r.target,
-                })
-                .collect(),
-        )
+        Needs(requirements.iter().map(Need::of_requirement).collect())
+    }
+
+    /// `Needs::of_rule(requirements).met_by(..)`, without collecting the
+    /// alternatives: the batch judge asks it of nearly every line that reads.
+    pub fn rule_met_by(requirements: &[Requirement], model: &TargetModel, ptx: PtxVersion, target: Target) -> bool {
+        requirements.iter().any(|r| Need::of_requirement(r).met_by(model, ptx, target))
     }
 
     /// Both sets of alternatives at once.

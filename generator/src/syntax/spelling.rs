@@ -147,8 +147,8 @@ pub fn unmet_among<'s>(
         .iter()
         .copied()
         .filter(|r| match &r.effect {
-            Effect::Requires(reqs) => !Needs::of_rule(reqs).met_by(model, ptx, target),
-            Effect::Removed(at) => Needs::of_rule(std::slice::from_ref(at)).met_by(model, ptx, target),
+            Effect::Requires(reqs) => !Needs::rule_met_by(reqs, model, ptx, target),
+            Effect::Removed(at) => Needs::rule_met_by(std::slice::from_ref(at), model, ptx, target),
             Effect::Forbid(_) => false,
         })
         .max_by_key(|r| (r.when.len(), r.forms.is_some()))

@@ -81,10 +81,23 @@ impl RegClass {
         if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
             return None;
         }
-        RegClass::ALL
-            .iter()
-            .copied()
-            .find(|c| &c.prefix()[1..] == prefix)
+        RegClass::of_letters(prefix.as_bytes())
+    }
+
+    /// The class whose prefix is `%` and `letters` (`rd`: `.b64`). A match, not a
+    /// search of [`RegClass::ALL`]: every register operand of every batch line
+    /// asks it.
+    pub fn of_letters(letters: &[u8]) -> Option<RegClass> {
+        Some(match letters {
+            b"r" => RegClass::B32,
+            b"rd" => RegClass::B64,
+            b"f" => RegClass::F32,
+            b"fd" => RegClass::F64,
+            b"h" => RegClass::B16,
+            b"p" => RegClass::Pred,
+            b"q" => RegClass::B128,
+            _ => return None,
+        })
     }
 }
 
@@ -1065,6 +1078,12 @@ mod tests {
         for (name, want) in cases {
             assert_eq!(RegClass::of_name(name), want, "{name}");
         }
+        // The match names each class by its own prefix, and nothing else.
+        for &c in RegClass::ALL {
+            assert_eq!(RegClass::of_letters(&c.prefix().as_bytes()[1..]), Some(c), "{c:?}");
+        }
+        assert_eq!(RegClass::of_letters(b"b"), None);
+        assert_eq!(RegClass::of_letters(b""), None);
     }
 
     #[test]
