@@ -262,7 +262,7 @@ impl<'s> Unread<'s> {
     /// The defect of a text that writes `written` after the chain.
     pub fn defect<S: AsRef<str>>(
         &self,
-        instruction: &Instruction,
+        instruction: &'s Instruction,
         quals: &[Qualifier],
         written: &[text::Operand<S>],
     ) -> QualDefect {
@@ -273,7 +273,7 @@ impl<'s> Unread<'s> {
     /// [`Unread::defect`], borrowed from the reading where it comes from it.
     pub fn defect_ref<S: AsRef<str>>(
         &self,
-        instruction: &Instruction,
+        instruction: &'s Instruction,
         quals: &[Qualifier],
         written: &[text::Operand<S>],
     ) -> (std::borrow::Cow<'_, Defect>, Option<&str>) {
@@ -386,7 +386,9 @@ pub(crate) fn read_chain<'s>(
 /// `.op.type d, [a], b, c`, and `atom.cas.b32 %r1, [%rd1], %r2;` lacks its `c`,
 /// rather than naming a `.cas` the first line's table refuses.
 pub(crate) fn refused_last<'s>(exact: Vec<(Spelling<'s>, bool)>) -> Vec<(Spelling<'s>, bool)> {
-    if exact.iter().all(|(s, _)| s.refusal().is_some()) {
+    // One reading is kept whether refused or not: nothing to ask (nearly every
+    // chain reads one way, and the batch judge asks its refusal later, once).
+    if exact.len() < 2 || exact.iter().all(|(s, _)| s.refusal().is_some()) {
         return exact;
     }
     exact.into_iter().filter(|(s, _)| s.refusal().is_none()).collect()

@@ -206,11 +206,7 @@ impl<'s> InstructionMasks<'s> {
             .lines
             .iter()
             .zip(fits)
-            .map(|(line, fit)| Line {
-                group: line.group,
-                form: line.form,
-                fit: fit.unwrap_or_else(|| line.positions.place(quals, line.takes.len())),
-            })
+            .map(|(line, fit)| Line::new(line.group, line.form, fit.unwrap_or_else(|| line.positions.place(quals, line.takes.len()))))
             .collect();
         let key = |l: &Line<'_>| (l.fit.cost(l.form), l.fit.unplaced.len());
         let best = all.iter().map(key).min();

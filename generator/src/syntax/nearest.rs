@@ -11,12 +11,15 @@
 
 use ptxvec_spec::model::{Form, OperandClass, SyntaxGroup};
 use ptxvec_spec::template::SlotToken;
+use std::sync::OnceLock;
+
 use ptxvec_spec::{Instruction, Qualifier};
 
 use super::defect::{Defect, Kind, fail};
 use super::rule_id::{QualifierRule, RuleId};
 use super::operands;
 use super::placement::{fit, Fit};
+use super::operands::Position;
 use super::spelling::Spelling;
 use super::text::Operand;
 
@@ -28,6 +31,77 @@ pub struct Line<'s> {
     pub form: &'s Form,
     /// The placement.
     pub fit: Fit,
+    /// The spellings the placement completes to, with their operand positions
+    /// ([`operands_fit`]'s), made when first asked: they depend on the chain
+    /// alone, and the batch judge asks them of every line that writes the chain.
+    completions: OnceLock<Vec<(Spelling<'s>, Vec<Position<'s>>)>>,
+}
+
+impl<'s> Line<'s> {
+    /// `form` of `group`, with the qualifiers placed on it as `fit`.
+    pub fn new(group: &'s SyntaxGroup, form: &'s Form, fit: Fit) -> Line<'s> {
+        Line {
+            group,
+            form,
+            fit,
+            completions: OnceLock::new(),
+        }
+    }
+
+    /// The spellings of `instruction` that the placement of `quals` completes
+    /// to: each empty placeholder an operand's class or vector length is drawn
+    /// from filled with each of its values in turn.
+    fn completions(&self, instruction: &'s Instruction, quals: &[Qualifier]) -> &[(Spelling<'s>, Vec<Position<'s>>)] {
+        self.completions.get_or_init(|| {
+            let placed: Vec<Option<Qualifier>> = self.fit.placed.iter().map(|p| p.map(|i| quals[i])).collect();
+            // The empty placeholders an operand's class or length is drawn from.
+            let drawn: Vec<&str> = self
+                .form
+                .operands
+                .values()
+                .flat_map(|o| {
+                    let class = match &o.class {
+                        OperandClass::FromSlot(p) => Some(p.as_str()),
+                        _ => None,
+                    };
+                    class.into_iter().chain(o.vector.as_deref())
+                })
+                .collect();
+            let mut completions = vec![placed];
+            for (k, slot) in self.form.syntax.slots.iter().enumerate() {
+                let SlotToken::Placeholder(p) = &slot.token else {
+                    continue;
+                };
+                if completions[0][k].is_some() || !drawn.contains(&p.as_str()) {
+                    continue;
+                }
+                let values = self.group.sets.get(p).map(|s| s.values.clone()).unwrap_or_default();
+                completions = completions
+                    .into_iter()
+                    .flat_map(|c| {
+                        values.iter().map(move |v| {
+                            let mut c = c.clone();
+                            c[k] = Some(*v);
+                            c
+                        })
+                    })
+                    .collect();
+            }
+            completions
+                .into_iter()
+                .map(|slots| {
+                    let s = Spelling {
+                        instruction,
+                        group: self.group,
+                        form: self.form,
+                        slots,
+                    };
+                    let ps = operands::positions(&s);
+                    (s, ps)
+                })
+                .collect()
+        })
+    }
 }
 
 /// The nearest lines, in spec order, and their qualifier distance (0: exact).
@@ -63,11 +137,7 @@ pub fn nearest<'s>(
 pub fn nearest_by_qualifiers<'s>(instruction: &'s Instruction, quals: &[Qualifier]) -> Nearest<'s> {
     let all: Vec<Line<'s>> = instruction
         .forms()
-        .map(|(group, form)| Line {
-            group,
-            form,
-            fit: fit(group, form, quals, &[]),
-        })
+        .map(|(group, form)| Line::new(group, form, fit(group, form, quals, &[])))
         .collect();
     let key = |l: &Line<'_>| (l.fit.cost(l.form), l.fit.unplaced.len());
     let Some(best) = all.iter().map(key).min() else {
@@ -85,65 +155,15 @@ pub fn nearest_by_qualifiers<'s>(instruction: &'s Instruction, quals: &[Qualifie
 /// Whether the written operands fit a line as the qualifiers fall on it: a
 /// position whose class or vector length comes from an empty placeholder takes
 /// whatever one of that placeholder's values would give it.
-pub fn operands_fit<S: AsRef<str>>(
-    instruction: &Instruction,
-    line: &Line<'_>,
+pub fn operands_fit<'s, S: AsRef<str>>(
+    instruction: &'s Instruction,
+    line: &Line<'s>,
     quals: &[Qualifier],
     written: &[Operand<S>],
 ) -> bool {
-    let placed: Vec<Option<Qualifier>> = line
-        .fit
-        .placed
+    line.completions(instruction, quals)
         .iter()
-        .map(|p| p.map(|i| quals[i]))
-        .collect();
-    // The empty placeholders an operand's class or length is drawn from.
-    let drawn: Vec<&str> = line
-        .form
-        .operands
-        .values()
-        .flat_map(|o| {
-            let class = match &o.class {
-                OperandClass::FromSlot(p) => Some(p.as_str()),
-                _ => None,
-            };
-            class.into_iter().chain(o.vector.as_deref())
-        })
-        .collect();
-    let mut completions = vec![placed];
-    for (k, slot) in line.form.syntax.slots.iter().enumerate() {
-        let SlotToken::Placeholder(p) = &slot.token else {
-            continue;
-        };
-        if completions[0][k].is_some() || !drawn.contains(&p.as_str()) {
-            continue;
-        }
-        let values = line
-            .group
-            .sets
-            .get(p)
-            .map(|s| s.values.clone())
-            .unwrap_or_default();
-        completions = completions
-            .into_iter()
-            .flat_map(|c| {
-                values.iter().map(move |v| {
-                    let mut c = c.clone();
-                    c[k] = Some(*v);
-                    c
-                })
-            })
-            .collect();
-    }
-    completions.into_iter().any(|slots| {
-        let s = Spelling {
-            instruction,
-            group: line.group,
-            form: line.form,
-            slots,
-        };
-        operands::fits(&s, &operands::positions(&s), written)
-    })
+        .any(|(s, ps)| operands::fits(s, ps, written))
 }
 
 /// The defect a line names for qualifiers it does not read exactly: a value
