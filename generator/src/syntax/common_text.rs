@@ -4,12 +4,12 @@
 //!
 //! The shape: printable ASCII (spaces and tabs the only whitespace), an optional
 //! guard, a chain of dotted words (a `:` only within a `::`), operands that are
-//! registers, names, sinks, decimal or hex integers, floats written as their bits
-//! (`0f…`, `0d…`), `[base]` or `[base+offset]` addresses, brace vectors, `d|p`
-//! pairs and `!p` negations, and one `;` at the end. Anything else (a label, a
-//! comment, a decimal float or an integer expression, whitespace inside the
-//! chain, every text that does not tokenize) goes to the definition, which names
-//! its defects. Within the shape each step below is the definition's, so the
+//! registers, names, sinks, unsigned numbers (integers, decimal floats, floats
+//! written as their bits), `[base]` or `[base+offset]` addresses, brace vectors,
+//! `d|p` pairs and `!p` negations, and one `;` at the end. Anything else (a
+//! label, a comment, a signed number or an integer expression, whitespace inside
+//! the chain, every text that does not tokenize) goes to the definition, which
+//! names its defects. Within the shape each step below is the definition's, so the
 //! tokens are its tokens; a test holds the two to that on every vector and
 //! explorer text.
 //!
@@ -43,6 +43,9 @@ const CLASS: [u8; 256] = {
         if b.is_ascii_alphanumeric() {
             k |= ALNUM;
         }
+        if b.is_ascii_alphanumeric() || b == b'.' {
+            k |= NUMBER;
+        }
         t[c] = k;
         c += 1;
     }
@@ -52,6 +55,7 @@ const SPACE: u8 = 1;
 const WORD: u8 = 2;
 const NAME: u8 = 4;
 const ALNUM: u8 = 8;
+const NUMBER: u8 = 16;
 
 fn is(b: u8, class: u8) -> bool {
     CLASS[usize::from(b)] & class != 0
@@ -197,7 +201,9 @@ impl<'t> Cursor<'t> {
                     self.skip_space();
                     let offset = self.at;
                     self.skip(ALNUM);
-                    integer(&self.text[offset..self.at])?;
+                    if text::literal(&self.text[offset..self.at]) != Some(Literal::Int) {
+                        return None;
+                    }
                     end = self.at;
                     self.skip_space();
                 }
@@ -234,8 +240,8 @@ impl<'t> Cursor<'t> {
                 }
                 Some(Operand::Not(self.atom()?))
             }
-            // A number: alphanumerics only, so never a pair's first half (`1|2`
-            // may be an expression, which the definition reads).
+            // A number: never a pair's first half (`1|2` may be an expression,
+            // which the definition reads).
             b'0'..=b'9' => Some(Operand::Scalar(self.atom()?)),
             _ => {
                 let first = self.atom()?;
@@ -253,15 +259,19 @@ impl<'t> Cursor<'t> {
     }
 
     /// `Atom::parse` on the atom at the cursor: the sink, a number (its
-    /// alphanumerics: an integer or a float's bits), or an identifier (a register
+    /// alphanumerics and points, as `literal` reads them), or an identifier (a register
     /// where its prefix shows a class). What follows is the caller's to check.
     fn atom(&mut self) -> Option<Atom<&'t str>> {
         let start = self.at;
         let first = self.peek()?;
-        if first.is_ascii_digit() {
-            self.skip(ALNUM);
+        let b = self.text.as_bytes();
+        if first.is_ascii_digit() || (first == b'.' && b.get(start + 1).is_some_and(u8::is_ascii_digit)) {
+            // A number's alphanumerics and points (`0x1F`, `0f3F800000`, `1.5`,
+            // `.5`, `1e3`), as `literal` reads them; a sign or an operator
+            // within it is an expression's, the definition's to read.
+            self.skip(NUMBER);
             let s = &self.text[start..self.at];
-            return integer(s).or_else(|| float_bits(s)).map(|lit| Atom::Imm(lit, s));
+            return text::literal(s).map(|lit| Atom::Imm(lit, s));
         }
         // An identifier: a letter then name bytes, or `_`, `$` or `%` then at
         // least one name byte. No literal starts so.
@@ -281,28 +291,6 @@ impl<'t> Cursor<'t> {
             Some(c) => Atom::Reg(c, s),
             None => Atom::Symbol(s),
         })
-    }
-}
-
-/// An integer of the shape (`literal`'s `Int`): decimal digits, or `0x` and hex
-/// digits.
-fn integer(s: &str) -> Option<Literal> {
-    let b = s.as_bytes();
-    let hex = b.len() > 2 && (b.starts_with(b"0x") || b.starts_with(b"0X")) && b[2..].iter().all(u8::is_ascii_hexdigit);
-    let decimal = !b.is_empty() && b.iter().all(u8::is_ascii_digit);
-    (hex || decimal).then_some(Literal::Int)
-}
-
-/// A float written as its bits (`literal`'s `HexF32`, `HexF64`): `0f` and 8 hex
-/// digits, `0d` and 16 (either case of the letter); a minus before it is outside
-/// the shape.
-fn float_bits(s: &str) -> Option<Literal> {
-    let b = s.as_bytes();
-    let hex = |n: usize| b.len() == 2 + n && b[2..].iter().all(u8::is_ascii_hexdigit);
-    match b.get(..2)? {
-        b"0f" | b"0F" if hex(8) => Some(Literal::HexF32),
-        b"0d" | b"0D" if hex(16) => Some(Literal::HexF64),
-        _ => None,
     }
 }
 

@@ -863,7 +863,7 @@ impl Expr<'_> {
 }
 
 /// The literal syntax a token uses, if it is one (PTX ISA 4.5 "Constants").
-fn literal(s: &str) -> Option<Literal> {
+pub(super) fn literal(s: &str) -> Option<Literal> {
     let negative = s.starts_with('-');
     let body = s.strip_prefix('-').unwrap_or(s);
     let hex = |t: &str, n: usize| t.len() == n && t.bytes().all(|b| b.is_ascii_hexdigit());
