@@ -215,8 +215,8 @@ fn answer_fast(index: &Index<'_>, args: &Args, order: Order, bytes: &[u8], buf: 
     let Ok(line) = std::str::from_utf8(bytes) else {
         return false;
     };
-    // A blank line's answer is a blank line.
-    if line.trim().is_empty() {
+    // A blank line's answer is a blank line (a request opens with `{`: no trim).
+    if !line.starts_with('{') && line.trim().is_empty() {
         return true;
     }
     let Some(req) = plain_request(line).or_else(|| {

@@ -336,6 +336,10 @@ pub struct Index<'s> {
 struct ModuleWords {
     versions: ByChain<PtxVersion>,
     targets: ByChain<Target>,
+    /// Per listed target, the versions whose `.version` may name it: from the
+    /// first on, up to its withdrawal if any (`TargetModel::check_version`, asked
+    /// of every line, searched the list of targets).
+    spans: HashMap<Target, (PtxVersion, Option<PtxVersion>), foldhash::fast::RandomState>,
 }
 
 impl ModuleWords {
@@ -357,6 +361,7 @@ impl ModuleWords {
                 .filter(|(w, t)| w.parse::<Target>().ok() == Some(*t))
                 .map(|(w, t)| (w.into_boxed_str(), t))
                 .collect(),
+            spans: model.targets.iter().rev().map(|t| (t.name, (t.ptx, t.withdrawn))).collect(),
         }
     }
 }
@@ -380,6 +385,16 @@ impl<'s> Index<'s> {
     pub fn listed_module(&self, ptx: &str, target: &str) -> Option<(PtxVersion, Target)> {
         let words = self.modules.get_or_init(|| ModuleWords::new(self.spec));
         Some((*words.versions.get(ptx)?, *words.targets.get(target)?))
+    }
+
+    /// Whether the target model lets a module of `.version ptx` name `.target
+    /// target`: `TargetModel::check_version(ptx, target).is_ok()`.
+    pub fn module_allowed(&self, ptx: PtxVersion, target: Target) -> bool {
+        let words = self.modules.get_or_init(|| ModuleWords::new(self.spec));
+        words
+            .spans
+            .get(&target)
+            .is_some_and(|&(from, withdrawn)| ptx >= from && withdrawn.is_none_or(|w| ptx < w))
     }
 
     /// Reads `chain` ([`Chain::read`]).
@@ -607,7 +622,7 @@ impl<'s> Index<'s> {
         order: Order,
     ) -> Result<&'t InstrText<&'a str>, Judgement> {
         let definition = || judge::judge(self.spec, text, ptx, target, order);
-        if self.spec.targets.check_version(ptx, target).is_err() || !text.trim_end().ends_with(';') {
+        if !self.module_allowed(ptx, target) || !text.trim_end().ends_with(';') {
             return Err(definition());
         }
         match &tokens.parsed {
@@ -770,6 +785,25 @@ impl From<Judgement> for Verdict<'static> {
 mod tests {
     use super::*;
     use crate::repo_spec as spec;
+
+    #[test]
+    fn modules_are_allowed_as_the_target_model_checks_them() {
+        let spec = spec();
+        let index = Index::new(&spec);
+        let model = &spec.targets;
+        let unlisted: Target = "sm_21".parse().unwrap();
+        assert!(model.info(unlisted).is_none());
+        let mut refused = 0;
+        for &v in &model.ptx_versions.values {
+            for t in model.targets.iter().map(|t| t.name).chain([unlisted]) {
+                let want = model.check_version(v, t).is_ok();
+                assert_eq!(index.module_allowed(v, t), want, "{v} {t}");
+                refused += usize::from(!want);
+            }
+        }
+        // Both answers are met: versions before a target, withdrawn ones, unlisted.
+        assert!(refused > 100, "{refused}");
+    }
 
     #[test]
     fn a_chain_is_cut_at_its_dots_as_split_cuts_it() {
