@@ -359,15 +359,15 @@ impl Line<'_> {
                 Kind::Invalid => b",\"kind\":\"invalid\"",
             });
             let (namespace, name) = d.rule.parts();
-            json::field_parts(buf, "rule", namespace, name);
+            json::field_parts(buf, b",\"rule\":", namespace, name);
         }
         if let Some(i) = &v.instruction {
-            json::field(buf, "instruction", i);
+            json::field(buf, b",\"instruction\":", i);
         }
         if let Some(f) = &v.form {
-            json::field(buf, "form", f);
+            json::field(buf, b",\"form\":", f);
         }
-        json::field(buf, "message", defect.map_or("legal", |d| d.message.as_str()));
+        json::field(buf, b",\"message\":", defect.map_or("legal", |d| d.message.as_str()));
         if !v.warnings.is_empty() {
             buf.extend_from_slice(b",\"warnings\":[");
             for (k, w) in v.warnings.iter().enumerate() {
@@ -383,7 +383,7 @@ impl Line<'_> {
             if p.fails {
                 buf.extend_from_slice(b",\"fails\":true");
             }
-            json::field(buf, "erratum", &p.erratum);
+            json::field(buf, b",\"erratum\":", &p.erratum);
             buf.push(b'}');
         }
         buf.push(b'}');

@@ -48,23 +48,22 @@ pub(super) fn escaped_bytes(x: u64) -> u64 {
         | zeros(x ^ u64::from_le_bytes([b'\\'; 8]))
 }
 
-/// Appends `,"key":` and `value` as a JSON string (`key` needs no escape).
-pub fn field(buf: &mut Vec<u8>, key: &str, value: &str) {
-    buf.extend_from_slice(b",\"");
-    buf.extend_from_slice(key.as_bytes());
-    buf.extend_from_slice(b"\":");
+/// Appends `key`, the field's opening as written (`,"form":`, a literal the caller
+/// spells whole: one copy rather than three), and `value` as a JSON string.
+pub fn field(buf: &mut Vec<u8>, key: &[u8], value: &str) {
+    buf.extend_from_slice(key);
     string(buf, value);
 }
 
-/// Appends `,"key":` and the string `head` then `tail` (one JSON string, as
-/// `field` would write their concatenation; `key` needs no escape).
-pub fn field_parts(buf: &mut Vec<u8>, key: &str, head: &str, tail: &str) {
+/// Appends `key` (as [`field`]'s) and the string `head` then `tail` (one JSON
+/// string, as `field` would write their concatenation).
+pub fn field_parts(buf: &mut Vec<u8>, key: &[u8], head: &str, tail: &str) {
     if needs_escape(head.as_bytes()) || needs_escape(tail.as_bytes()) {
         return field(buf, key, &format!("{head}{tail}"));
     }
-    buf.extend_from_slice(b",\"");
-    buf.extend_from_slice(key.as_bytes());
-    buf.extend_from_slice(b"\":\"");
+    buf.reserve(key.len() + head.len() + tail.len() + 2);
+    buf.extend_from_slice(key);
+    buf.push(b'"');
     buf.extend_from_slice(head.as_bytes());
     buf.extend_from_slice(tail.as_bytes());
     buf.push(b'"');
@@ -93,8 +92,8 @@ mod tests {
             // In two parts, split anywhere, as one string.
             for at in (0..=s.len()).filter(|&k| s.is_char_boundary(k)) {
                 let (mut whole, mut parts) = (Vec::new(), Vec::new());
-                field(&mut whole, "k", s);
-                field_parts(&mut parts, "k", &s[..at], &s[at..]);
+                field(&mut whole, b",\"k\":", s);
+                field_parts(&mut parts, b",\"k\":", &s[..at], &s[at..]);
                 assert_eq!(parts, whole, "{s:?} at {at}");
             }
         }
