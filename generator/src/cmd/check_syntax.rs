@@ -293,12 +293,12 @@ struct Plain<'a> {
 /// for any other line, which serde reads.
 fn plain_request(line: &str) -> Option<Plain<'_>> {
     let (mut text, mut ptx, mut target, mut id) = (None, None, None, None);
-    let plain = flat_json::object(line, |key, value| {
+    let plain = flat_json::object(line, &["text", "ptx", "target", "id"], |key, value| {
         let (slot, v) = match (key, value) {
-            ("text", Value::Str(s)) => (&mut text, s),
-            ("ptx", Value::Str(s)) => (&mut ptx, s),
-            ("target", Value::Str(s)) => (&mut target, s),
-            ("id", v) => (&mut id, v.raw(line)),
+            (0, Value::Str(s)) => (&mut text, s),
+            (1, Value::Str(s)) => (&mut ptx, s),
+            (2, Value::Str(s)) => (&mut target, s),
+            (3, v) => (&mut id, v.raw(line)),
             _ => return false,
         };
         slot.replace(v).is_none()

@@ -34,10 +34,12 @@ fn is_space(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\n' | b'\r')
 }
 
-/// Hands each key and value of the object `line` to `field`, in order, if the
-/// line has the plain form and `field` takes each (returns true); false as soon
-/// as either fails.
-pub fn object<'a>(line: &'a str, mut field: impl FnMut(&'a str, Value<'a>) -> bool) -> bool {
+/// Hands each field of the object `line` to `field` (the index of its key in
+/// `keys`, and its value), in order, if the line has the plain form, each key is
+/// one of `keys` and `field` takes each (returns true); false as soon as any
+/// fails. A key is matched as written, so a key of `keys` written with an
+/// escape is no match (serde reads it).
+pub fn object<'a>(line: &'a str, keys: &[&str], mut field: impl FnMut(usize, Value<'a>) -> bool) -> bool {
     let b = line.as_bytes();
     let mut at = skip_space(b, 0);
     if b.get(at) != Some(&b'{') {
@@ -48,7 +50,9 @@ pub fn object<'a>(line: &'a str, mut field: impl FnMut(&'a str, Value<'a>) -> bo
         return skip_space(b, at + 1) == b.len();
     }
     loop {
-        let Some((key, next)) = string(line, at) else {
+        // A key compared with each of `keys` as written (a few bytes each), not
+        // scanned for escapes first: every request line has three or four.
+        let Some((key, next)) = known_key(b, at, keys) else {
             return false;
         };
         at = skip_space(b, next);
@@ -77,6 +81,19 @@ pub fn object<'a>(line: &'a str, mut field: impl FnMut(&'a str, Value<'a>) -> bo
             _ => return false,
         }
     }
+}
+
+/// The index in `keys` of the key written at `at` (quotes included), and where
+/// it ends.
+fn known_key(b: &[u8], at: usize, keys: &[&str]) -> Option<(usize, usize)> {
+    let rest = b.get(at + 1..)?;
+    if b[at] != b'"' {
+        return None;
+    }
+    let k = keys
+        .iter()
+        .position(|k| rest.len() > k.len() && rest[k.len()] == b'"' && rest.starts_with(k.as_bytes()))?;
+    Some((k, at + keys[k].len() + 2))
 }
 
 fn skip_space(b: &[u8], mut at: usize) -> usize {
@@ -135,11 +152,14 @@ fn bare(line: &str, at: usize) -> Option<(&str, usize)> {
 mod tests {
     use super::*;
 
+    /// The keys the tests' lines write.
+    const KEYS: &[&str] = &["id", "text", "x", "y", "a", "b", "ptx", "target"];
+
     /// The fields of a line, or `None` where it has no plain form.
     fn read(line: &str) -> Option<Vec<(String, String)>> {
         let mut got = Vec::new();
-        object(line, |k, v| {
-            got.push((k.to_owned(), v.raw(line).to_owned()));
+        object(line, KEYS, |k, v| {
+            got.push((KEYS[k].to_owned(), v.raw(line).to_owned()));
             true
         })
         .then_some(got)
@@ -179,6 +199,12 @@ mod tests {
             (r#"{"id":[1]}"#, false),
             (r#"{"id":-}"#, false),
             (r#"{"a\u0041":"b"}"#, false),
+            (r#"{"\u0061":"b"}"#, false),
+            (r#"{"unknown":"b"}"#, false),
+            (r#"{"a":"b","ab":"c"}"#, false),
+            (r#"{"ptx":"8.6","target":"sm_90","text":"a"}"#, true),
+            (r#"{"ptx"#, false),
+            (r#"{"#, false),
             (r#"{"a":"b\"c"}"#, false),
             ("{\"a\":\"b\tc\"}", false),
             (r#"{"a":"b",}"#, false),
