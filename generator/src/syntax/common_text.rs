@@ -62,7 +62,24 @@ fn is(b: u8, class: u8) -> bool {
 }
 
 /// [`text::tokenize_borrowed`]'s tokens of `text`, if `text` has the common shape.
-pub fn tokenize(text: &str) -> Option<InstrText<&str>> {
+pub fn tokenize(text: &str) -> Result<InstrText<&str>, Uncommon> {
+    let mut spaced = false;
+    read(text, &mut spaced).ok_or(if spaced { Uncommon::SpacedChain } else { Uncommon::Other })
+}
+
+/// Why a text is not read here.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Uncommon {
+    /// A chain, whitespace, then a dot (`shfl .sync.up.b32`): the definition reads
+    /// the chain on past the whitespace, so its words are no one slice of the text
+    /// (the batch judge reads such a text as its plain form).
+    SpacedChain,
+    /// Anything else outside the shape.
+    Other,
+}
+
+/// [`tokenize`]'s reading; `spaced` is set where it stops at a spaced chain.
+fn read<'t>(text: &'t str, spaced: &mut bool) -> Option<InstrText<&'t str>> {
     // A comment is outside the shape: seen at once (SIMD), not where the reading
     // meets it (most such lines end with one).
     if memchr::memchr(b'/', text.as_bytes()).is_some() {
@@ -78,6 +95,7 @@ pub fn tokenize(text: &str) -> Option<InstrText<&str>> {
             c.skip_space();
             // A dot after whitespace: a chain written with whitespace inside.
             if c.peek()? == b'.' {
+                *spaced = true;
                 return None;
             }
         }
@@ -391,15 +409,30 @@ mod tests {
         "@%p1 ;",
         "red.add.u32 ;",
         "red.add.u32;  \t",
+        "shfl .sync.up.b32 %r1, %r2, 1, 0x1f, 0xffffffff;",
+        "shfl.sync .up.b32 %r1, %r2;",
+        "red.add.u32 .5;",
+        "red.add.u32 \t.v2.f32 [%rd1], {%f1, %f2};",
     ];
 
     fn agrees(text: &str) -> bool {
         match tokenize(text) {
-            Some(t) => {
+            Ok(t) => {
                 assert_eq!(Ok(t), text::tokenize_borrowed(text), "{text:?}");
                 true
             }
-            None => false,
+            // The definition's words of a spaced chain are no one slice of the
+            // text, where it reads them at all.
+            Err(Uncommon::SpacedChain) => {
+                if let Ok(t) = text::tokenize_borrowed(text) {
+                    let joined: usize = t.words.iter().map(|w| w.len() + 1).sum();
+                    let (first, last) = (t.words[0], t.words[t.words.len() - 1]);
+                    let span = last.as_ptr() as usize + last.len() - first.as_ptr() as usize;
+                    assert_ne!(span + 1, joined, "{text:?}");
+                }
+                false
+            }
+            Err(Uncommon::Other) => false,
         }
     }
 

@@ -243,14 +243,21 @@ impl<'t> Tokens<'t> {
             exact: false,
         };
         // Most texts have the common shape, tokenized in one pass.
-        if let Some(parsed) = common_text::tokenize(text) {
-            if let Some(chain) = chain_of(text, &parsed.words) {
-                return Tokens {
-                    parsed: Ok(parsed),
-                    chain,
-                    exact: true,
-                };
+        match common_text::tokenize(text) {
+            Ok(parsed) => {
+                if let Some(chain) = chain_of(text, &parsed.words) {
+                    return Tokens {
+                        parsed: Ok(parsed),
+                        chain,
+                        exact: true,
+                    };
+                }
             }
+            // The definition's words would be no one slice of the text: no chain
+            // to look up (the caller reads the text's plain form), so the
+            // definition is not asked to tokenize it here.
+            Err(common_text::Uncommon::SpacedChain) => return definition(),
+            Err(common_text::Uncommon::Other) => {}
         }
         if text.contains('/') {
             return definition();
