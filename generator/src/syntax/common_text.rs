@@ -6,10 +6,10 @@
 //! guard, a chain of dotted words (a `:` only within a `::`), operands that are
 //! registers, names, sinks, unsigned numbers (integers, decimal floats, floats
 //! written as their bits), `[base]` or `[base+offset]` addresses, brace vectors,
-//! `d|p` pairs and `!p` negations, and one `;` at the end. Anything else (a
-//! label, a comment, a signed number or an integer expression, whitespace inside
-//! the chain, every text that does not tokenize) goes to the definition, which
-//! names its defects. Within the shape each step below is the definition's, so the
+//! `d|p` pairs and `!p` negations, and one `;` at the end; comments between
+//! tokens, outside brackets and braces. Anything else (a label, a signed number
+//! or an integer expression, whitespace or a comment inside the chain, every text
+//! that does not tokenize) goes to the definition, which names its defects. Within the shape each step below is the definition's, so the
 //! tokens are its tokens; a test holds the two to that on every vector and
 //! explorer text.
 //!
@@ -80,19 +80,14 @@ pub enum Uncommon {
 
 /// [`tokenize`]'s reading; `spaced` is set where it stops at a spaced chain.
 fn read<'t>(text: &'t str, spaced: &mut bool) -> Option<InstrText<&'t str>> {
-    // A comment is outside the shape: seen at once (SIMD), not where the reading
-    // meets it (most such lines end with one).
-    if memchr::memchr(b'/', text.as_bytes()).is_some() {
-        return None;
-    }
     let mut c = Cursor { text, at: 0 };
-    c.skip_space();
+    c.gap()?;
     let guard = if c.peek() == Some(b'@') { Some(c.guard()?) } else { None };
     let words = c.chain()?;
     match c.peek()? {
         b';' => {}
-        b' ' | b'\t' => {
-            c.skip_space();
+        b' ' | b'\t' | b'/' => {
+            c.gap()?;
             // A dot after whitespace: a chain written with whitespace inside.
             if c.peek()? == b'.' {
                 *spaced = true;
@@ -106,20 +101,20 @@ fn read<'t>(text: &'t str, spaced: &mut bool) -> Option<InstrText<&'t str>> {
         operands.reserve(4);
         loop {
             operands.push(c.operand()?);
-            c.skip_space();
+            c.gap()?;
             match c.peek()? {
                 b',' => {
                     c.at += 1;
-                    c.skip_space();
+                    c.gap()?;
                 }
                 b';' => break,
                 _ => return None,
             }
         }
     }
-    // The one `;`, then whitespace only.
+    // The one `;`, then whitespace and comments only.
     c.at += 1;
-    c.skip_space();
+    c.gap()?;
     (c.at == text.len()).then_some(InstrText {
         label: None,
         guard,
@@ -153,6 +148,47 @@ impl<'t> Cursor<'t> {
         self.skip(SPACE);
     }
 
+    /// Moves past whitespace and comments between tokens: to the definition a
+    /// comment is whitespace (`uncommented`: a `/* … */`, or a `//` up to the
+    /// next newline). `None` for a `/*` never closed, or a `//` that a newline
+    /// ends (the rest is the definition's). Never inside brackets or braces: an
+    /// address's text would hold the comment where the definition's holds a space.
+    #[inline(always)]
+    fn gap(&mut self) -> Option<()> {
+        self.skip(SPACE);
+        // Nearly every gap is a space or none: no call for it.
+        if self.peek() != Some(b'/') {
+            return Some(());
+        }
+        self.comments()
+    }
+
+    /// [`Cursor::gap`] from a `/`.
+    #[inline(never)]
+    fn comments(&mut self) -> Option<()> {
+        let b = self.text.as_bytes();
+        loop {
+            self.skip(SPACE);
+            if self.peek() != Some(b'/') {
+                return Some(());
+            }
+            match b.get(self.at + 1) {
+                Some(b'*') => {
+                    let close = memchr::memmem::find(&b[self.at + 2..], b"*/")?;
+                    self.at += 2 + close + 2;
+                }
+                Some(b'/') => {
+                    if memchr::memchr(b'\n', &b[self.at..]).is_some() {
+                        return None;
+                    }
+                    self.at = b.len();
+                }
+                // A `/` of no comment: the caller meets it.
+                _ => return Some(()),
+            }
+        }
+    }
+
     /// The guard at `@`: up to the first whitespace, `@` or `@!` before an
     /// identifier, and the whitespace after it.
     fn guard(&mut self) -> Option<&'t str> {
@@ -169,7 +205,7 @@ impl<'t> Cursor<'t> {
         if !text::is_identifier(name) {
             return None;
         }
-        self.skip_space();
+        self.gap()?;
         Some(g)
     }
 
@@ -413,12 +449,54 @@ mod tests {
         "shfl.sync .up.b32 %r1, %r2;",
         "red.add.u32 .5;",
         "red.add.u32 \t.v2.f32 [%rd1], {%f1, %f2};",
+        "vote.any.sync.pred %p1, %p2, %r1; // 4.",
+        "vote.any.sync.pred %p1, %p2, %r1;// 4.\n",
+        "vote.any.sync.pred /* operands */ %p1,/**/%p2/* x */, %r1; /* done */",
+        "/* lead */ @%p1 /* g */ vote.any.sync.pred %p1, %p2, %r1;",
+        "vote.any.sync.pred %p1, %p2, %r1 // ;",
+        "vote.any.sync.pred %p1, %p2, %r1; /* open",
+        "vote.any.sync.pred %p1, %p2, %r1; /*/",
+        "vote.any.sync.pred %p1, %p2, %r1; /**/",
+        "activemask/* c */.b32 %r1;",
+        "activemask.b32/* c */%r1;",
+        "activemask.b32/* c */.x %r1;",
+        "red.add.u32 [%rd1/* c */+4], {%r1/* c */, %r2};",
+        "red.add.u32 [%rd1], 4/2;",
+        "red.add.u32 [%rd1], %r/* c */1;",
     ];
+
+    fn owned(o: &Operand<&str>) -> Operand<String> {
+        let a = |a: &Atom<&str>| match a {
+            Atom::Reg(c, s) => Atom::Reg(*c, (*s).to_owned()),
+            Atom::Symbol(s) => Atom::Symbol((*s).to_owned()),
+            Atom::Imm(l, s) => Atom::Imm(*l, (*s).to_owned()),
+            Atom::Sink => Atom::Sink,
+        };
+        match o {
+            Operand::Address(b, i) => Operand::Address(a(b), (*i).to_owned()),
+            Operand::Vector(v) => Operand::Vector(v.iter().map(a).collect()),
+            Operand::Pair(x, y) => Operand::Pair(a(x), a(y)),
+            Operand::Not(x) => Operand::Not(a(x)),
+            Operand::Scalar(x) => Operand::Scalar(a(x)),
+        }
+    }
 
     fn agrees(text: &str) -> bool {
         match tokenize(text) {
             Ok(t) => {
-                assert_eq!(Ok(t), text::tokenize_borrowed(text), "{text:?}");
+                // The definition's tokens of the text with its comments made
+                // whitespace, spelled alike (a token never holds a comment).
+                let want = text::tokenize(text).unwrap_or_else(|e| panic!("{text:?}: {e}"));
+                let got = InstrText::<String> {
+                    label: t.label.map(str::to_owned),
+                    guard: t.guard.map(str::to_owned),
+                    words: t.words.iter().map(|w| (*w).to_owned()).collect(),
+                    operands: t.operands.iter().map(owned).collect(),
+                };
+                assert_eq!(got, want, "{text:?}");
+                if !text.contains('/') {
+                    assert_eq!(Ok(t), text::tokenize_borrowed(text), "{text:?}");
+                }
                 true
             }
             // The definition's words of a spaced chain are no one slice of the

@@ -223,16 +223,21 @@ pub struct Tokens<'t> {
     /// The words before the operands, joined by dots (empty when it does not
     /// tokenize).
     pub chain: &'t str,
-    /// Whether `parsed` is the definition's own tokenizing of the text: false for a
-    /// text with a comment or whitespace inside its chain, which the definition
-    /// reads after making its comments whitespace.
+    /// Whether `parsed` is what the definition's tokenizer makes of the text
+    /// (`text::tokenize`, comments made whitespace): false where the tokens were
+    /// not made here (a comment or whitespace inside the chain, a comment outside
+    /// the common shape), and the definition judges the text whole.
     exact: bool,
+    /// Whether the tokens were read up to the text's `;` (the common shape's):
+    /// then the text ends there, comments aside, without looking again.
+    ended: bool,
 }
 
 impl<'t> Tokens<'t> {
-    /// Tokenizes `text`. A text with a comment, or with whitespace inside its chain
+    /// Tokenizes `text`. A text with a comment inside its chain, or whitespace
     /// (`redux.sync .add.u32`), has no tokens here: its chain is no slice of it, and
-    /// the definition ([`judge::judge`]) reads it.
+    /// the definition ([`judge::judge`]) reads it; so does a text with a comment
+    /// that is not of the common shape ([`common_text`]).
     pub fn of(text: &'t str) -> Tokens<'t> {
         let definition = || Tokens {
             parsed: Err(text::LexError {
@@ -241,8 +246,10 @@ impl<'t> Tokens<'t> {
             }),
             chain: "",
             exact: false,
+            ended: false,
         };
-        // Most texts have the common shape, tokenized in one pass.
+        // Most texts have the common shape, tokenized in one pass, comments
+        // between tokens read as the whitespace they are.
         match common_text::tokenize(text) {
             Ok(parsed) => {
                 if let Some(chain) = chain_of(text, &parsed.words) {
@@ -250,6 +257,7 @@ impl<'t> Tokens<'t> {
                         parsed: Ok(parsed),
                         chain,
                         exact: true,
+                        ended: true,
                     };
                 }
             }
@@ -274,6 +282,7 @@ impl<'t> Tokens<'t> {
             parsed,
             chain,
             exact: true,
+            ended: false,
         }
     }
 
@@ -629,7 +638,7 @@ impl<'s> Index<'s> {
         order: Order,
     ) -> Result<&'t InstrText<&'a str>, Judgement> {
         let definition = || judge::judge(self.spec, text, ptx, target, order);
-        if !self.module_allowed(ptx, target) || !text.trim_end().ends_with(';') {
+        if !self.module_allowed(ptx, target) || (!tokens.ended && !text.trim_end().ends_with(';')) {
             return Err(definition());
         }
         match &tokens.parsed {
