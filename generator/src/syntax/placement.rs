@@ -61,9 +61,12 @@ pub fn fit(
 
 /// Written qualifiers a placement search keeps on the stack. A chain reaches the
 /// search only once its qualifiers are distinct (a repeat is refused before), and
-/// there are at most 64 qualifiers, so a longer list takes the heap only where a
-/// caller places repeats.
-const STACK_QUALS: usize = 64;
+/// the longest syntax line has 11 positions (`limits::MAX_SLOTS`); a longer list
+/// (an explorer's walk may add qualifiers) takes the heap. Not 64 (every
+/// qualifier once): the buffers are zeroed for every placement, a few hundred
+/// thousand on the explorer's stream, and 772 bytes each were a tenth of the
+/// placement's work.
+const STACK_QUALS: usize = 16;
 
 /// No written qualifier on a position (a [`Search`]'s placements hold indices).
 const EMPTY: u32 = u32::MAX;
