@@ -98,7 +98,9 @@ fn read<'t>(text: &'t str, spaced: &mut bool) -> Option<InstrText<&'t str>> {
     }
     let mut operands = Vec::new();
     if c.peek()? != b';' {
-        operands.reserve(4);
+        // Room for the most operands a syntax line has (`shfl.sync`'s five), so
+        // that no line grows it.
+        operands.reserve(6);
         loop {
             operands.push(c.operand()?);
             c.gap()?;
@@ -269,7 +271,8 @@ impl<'t> Cursor<'t> {
             }
             b'{' => {
                 self.at += 1;
-                let mut atoms = Vec::with_capacity(4);
+                // Room for the widest vector (`.v8`).
+                let mut atoms = Vec::with_capacity(8);
                 loop {
                     self.skip_space();
                     atoms.push(self.atom()?);
