@@ -197,6 +197,16 @@ fn ptxas_12_9_fails_on_a_sink_bf16_atom() {
         ("atom.global.add.noftz.bf16 _, [1], %h1;", "8.6", "sm_90", true),
         ("atom.global.add.noftz.v2.bf16 _, [%r1], {%h1, %h2};", "8.6", "sm_90", true),
         ("atom.global.add.noftz.v2.f16 _, [1], {%h1, %h2};", "8.6", "sm_90", false),
+        // A repeated qualifier draws its error, then the fault (the explorer's seed
+        // 2026112801, then probes); a repeated type does not, nor a register `d`
+        // (exit status 255 after the error).
+        ("atom.noftz.add.v4.v4.bf16 _, [%h2], {%h5, %h6, %h7, %h8};", "6.3", "sm_61", true),
+        ("atom.global.add.noftz.v2.v2.bf16x2 _, [%rd1], {%r1, %r2};", "8.6", "sm_90", true),
+        ("atom.global.global.add.noftz.bf16 _, [%rd1], %h1;", "8.6", "sm_90", true),
+        ("atom.relaxed.gpu.gpu.global.add.noftz.bf16 _, [%rd1], %h1;", "8.6", "sm_90", true),
+        ("atom.add.noftz.noftz.bf16 _, [1], %h3;", "7.0", "sm_52", true),
+        ("atom.global.add.noftz.bf16.bf16 _, [%rd1], %h1;", "8.6", "sm_90", false),
+        ("atom.global.add.noftz.v2.v2.bf16 {%h3, %h4}, [%rd1], {%h1, %h2};", "8.6", "sm_90", false),
     ] {
         let module = Module { ptx: ptx.parse().unwrap(), target: target.parse().unwrap() };
         let j = judge(&spec, text, module.ptx, module.target, Order::Lenient);

@@ -354,8 +354,9 @@ fn rewrite<'t>(d: &Departure, t: &InstrText<&'t str>, module: Module) -> Option<
             out
         }
         // ptxas 12.9 is killed by signal 11 once the operands match, whatever the
-        // module's errors (sm_50 to sm_90 alike), the vector forms' `_` for the
-        // whole vector included, and whatever the address (`[1]`, `[%r1]`).
+        // module's errors (sm_50 to sm_90 alike) and a repeated qualifier's, the
+        // vector forms' `_` for the whole vector included, and whatever the
+        // address (`[1]`, `[%r1]`).
         Departure::SinkBf16Fault => {
             if t.words.first().copied() != Some("atom") || t.operands.first() != Some(&Operand::Scalar(Atom::Sink)) {
                 return None;
@@ -375,6 +376,15 @@ fn rewrite<'t>(d: &Departure, t: &InstrText<&'t str>, module: Module) -> Option<
                 .find(|&(q, _)| has(q))
                 .map(|(_, n)| n);
             let mut out = t.clone();
+            // A repeated qualifier (`.v4.v4`, `.noftz.noftz`, `.global.global`)
+            // draws its error and the fault after it; a repeated type does not
+            // (the operands never match it): kept, so the text stays refused.
+            let mut seen: Vec<&str> = Vec::with_capacity(out.words.len());
+            out.words.retain(|w| {
+                let again = seen.contains(w) && *w != word(Qualifier::Bf16) && *w != word(Qualifier::Bf16x2);
+                seen.push(w);
+                !again
+            });
             out.operands[0] = match length {
                 Some(n) => Operand::Vector((0..n).map(reg).collect()),
                 None => Operand::Scalar(reg(0)),
