@@ -1,6 +1,6 @@
-//! The texts most batch lines hold, tokenized in one pass: [`text::tokenize_borrowed`]'s
-//! tokens for a text of a common shape, or `None`, and the caller tokenizes it
-//! with the definition.
+//! The texts most batch lines hold, tokenized in one pass: [`text::tokenize`]'s
+//! tokens (comments made whitespace) for a text of a common shape, borrowed from
+//! it, or why not, and the caller tokenizes it with the definition.
 //!
 //! The shape: printable ASCII (spaces and tabs the only whitespace), an optional
 //! guard, a chain of dotted words (a `:` only within a `::`), operands that are
@@ -9,9 +9,9 @@
 //! `d|p` pairs and `!p` negations, and one `;` at the end; comments between
 //! tokens, outside brackets and braces. Anything else (a label, a signed number
 //! or an integer expression, whitespace or a comment inside the chain, every text
-//! that does not tokenize) goes to the definition, which names its defects. Within the shape each step below is the definition's, so the
-//! tokens are its tokens; a test holds the two to that on every vector and
-//! explorer text.
+//! that does not tokenize) goes to the definition, which names its defects.
+//! Within the shape each step below is the definition's, so the tokens are its
+//! tokens; a test holds the two to that on every vector and explorer text.
 //!
 //! One cursor reads the text once, left to right: each byte is looked at where it
 //! stands in the grammar, and the first that has no place there ends the fast
@@ -61,7 +61,8 @@ fn is(b: u8, class: u8) -> bool {
     CLASS[usize::from(b)] & class != 0
 }
 
-/// [`text::tokenize_borrowed`]'s tokens of `text`, if `text` has the common shape.
+/// [`text::tokenize`]'s tokens of `text`, borrowed from it, if it has the common
+/// shape; else why not.
 pub fn tokenize(text: &str) -> Result<InstrText<&str>, Uncommon> {
     let mut spaced = false;
     read(text, &mut spaced).ok_or(if spaced { Uncommon::SpacedChain } else { Uncommon::Other })

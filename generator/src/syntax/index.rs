@@ -234,8 +234,8 @@ pub struct Tokens<'t> {
 }
 
 impl<'t> Tokens<'t> {
-    /// Tokenizes `text`. A text with a comment inside its chain, or whitespace
-    /// (`redux.sync .add.u32`), has no tokens here: its chain is no slice of it, and
+    /// Tokenizes `text`. A text with a comment or whitespace inside its chain
+    /// (`redux.sync .add.u32`) has no tokens here: its chain is no slice of it, and
     /// the definition ([`judge::judge`]) reads it; so does a text with a comment
     /// that is not of the common shape ([`common_text`]).
     pub fn of(text: &'t str) -> Tokens<'t> {
@@ -377,6 +377,8 @@ impl ModuleWords {
                 .filter(|(w, t)| w.parse::<Target>().ok() == Some(*t))
                 .map(|(w, t)| (w.into_boxed_str(), t))
                 .collect(),
+            // Reversed, so that a target listed twice keeps its first entry, the
+            // one `TargetModel::info` finds.
             spans: model.targets.iter().rev().map(|t| (t.name, (t.ptx, t.withdrawn))).collect(),
         }
     }

@@ -9,17 +9,16 @@
 //! names the first nearest line's defect; the generator keeps a qualifier mutation
 //! only when every nearest line names the same rule.
 
-use ptxvec_spec::model::{Form, OperandClass, SyntaxGroup};
-use ptxvec_spec::template::SlotToken;
 use std::sync::OnceLock;
 
+use ptxvec_spec::model::{Form, OperandClass, SyntaxGroup};
+use ptxvec_spec::template::SlotToken;
 use ptxvec_spec::{Instruction, Qualifier};
 
 use super::defect::{Defect, Kind, fail};
 use super::rule_id::{QualifierRule, RuleId};
-use super::operands;
+use super::operands::{self, Position};
 use super::placement::{fit, Fit};
-use super::operands::Position;
 use super::spelling::Spelling;
 use super::text::Operand;
 
