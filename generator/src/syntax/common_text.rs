@@ -345,22 +345,11 @@ impl<'t> Cursor<'t> {
         if s.len() == 1 && !first.is_ascii_alphabetic() {
             return None;
         }
-        Some(match register_class(s.as_bytes()) {
+        Some(match RegClass::of_name(s) {
             Some(c) => Atom::Reg(c, s),
             None => Atom::Symbol(s),
         })
     }
-}
-
-/// `RegClass::of_name`: `%`, the letters of a class's prefix, then digits only.
-fn register_class(b: &[u8]) -> Option<RegClass> {
-    let rest = b.strip_prefix(b"%")?;
-    let letters = rest.iter().take_while(|c| c.is_ascii_alphabetic()).count();
-    let (prefix, digits) = rest.split_at(letters);
-    if digits.is_empty() || !digits.iter().all(u8::is_ascii_digit) {
-        return None;
-    }
-    RegClass::of_letters(prefix)
 }
 
 #[cfg(test)]

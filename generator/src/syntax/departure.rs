@@ -168,6 +168,17 @@ fn pred_elements<S: Clone + PartialEq>(t: &InstrText<S>, source: bool) -> Option
     })
 }
 
+/// `words` without the second and later copies of each word that `dropped` names
+/// (as ptxas reads a repeat it ignores, or one it draws an error for and then goes on).
+fn drop_repeats(words: &mut Vec<&str>, dropped: impl Fn(&str) -> bool) {
+    let mut seen: Vec<&str> = Vec::with_capacity(words.len());
+    words.retain(|w| {
+        let again = seen.contains(w) && dropped(w);
+        seen.push(w);
+        !again
+    });
+}
+
 /// The text as ptxas reads it under a departure, and the module it is read in
 /// (the text's own but for [`Departure::SinkBf16Fault`]), if the departure changes it.
 fn rewrite<'t>(d: &Departure, t: &InstrText<&'t str>, module: Module) -> Option<(InstrText<&'t str>, Module)> {
@@ -181,15 +192,7 @@ fn rewrite<'t>(d: &Departure, t: &InstrText<&'t str>, module: Module) -> Option<
         }
         Departure::RepeatIgnored(quals) => {
             let mut out = t.clone();
-            let mut seen: Vec<&str> = Vec::new();
-            out.words.retain(|w| {
-                let ignored = quals.iter().any(|q| word(*q) == *w);
-                if ignored && seen.contains(w) {
-                    return false;
-                }
-                seen.push(w);
-                true
-            });
+            drop_repeats(&mut out.words, |w| quals.iter().any(|q| word(*q) == w));
             out
         }
         Departure::BareMbar => {
@@ -379,12 +382,7 @@ fn rewrite<'t>(d: &Departure, t: &InstrText<&'t str>, module: Module) -> Option<
             // A repeated qualifier (`.v4.v4`, `.noftz.noftz`, `.global.global`)
             // draws its error and the fault after it; a repeated type does not
             // (the operands never match it): kept, so the text stays refused.
-            let mut seen: Vec<&str> = Vec::with_capacity(out.words.len());
-            out.words.retain(|w| {
-                let again = seen.contains(w) && *w != word(Qualifier::Bf16) && *w != word(Qualifier::Bf16x2);
-                seen.push(w);
-                !again
-            });
+            drop_repeats(&mut out.words, |w| w != word(Qualifier::Bf16) && w != word(Qualifier::Bf16x2));
             out.operands[0] = match length {
                 Some(n) => Operand::Vector((0..n).map(reg).collect()),
                 None => Operand::Scalar(reg(0)),

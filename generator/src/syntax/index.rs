@@ -618,7 +618,7 @@ impl<'s> Index<'s> {
     /// holds it to the definition, which writes each rewritten text out and judges
     /// that.
     pub fn is_legal_tokens(&self, t: &InstrText<&str>, ptx: PtxVersion, target: Target) -> bool {
-        if self.spec.targets.check_version(ptx, target).is_err() {
+        if !self.module_allowed(ptx, target) {
             return self.is_legal(&departure::render(t), ptx, target);
         }
         let chain = t.words.join(".");
