@@ -4,7 +4,8 @@
 //! `cargo test -p ptxvec-generator --release --test ptxvec -- --ignored exhaustive`)
 //! recompute every block of every sweep with the fast kernels (`sweep::fast`, the
 //! level `PTXVEC_SWEEP_LEVEL` names or the best), and hold every level's kernels to
-//! the scalar oracle on all 2^32 pairs of one sweep.
+//! the scalar oracle on all 2^32 pairs of one sweep (`PTXVEC_EXHAUSTIVE_SHARD=K/N`:
+//! the first operands `m % N == K` of them, as in the oracle's exhaustive tests).
 
 use std::time::Instant;
 
@@ -16,6 +17,7 @@ use ptxvec_generator::sweep::gpu::bits16::{
 use ptxvec_generator::sweep::fast::{boundary_values, Kernel, Level, Plan};
 use ptxvec_generator::sweep::{blocks_from_rows, Sweep, BLOCKS, ROWS, ROWS_PER_BLOCK, ROW_PAIRS};
 use ptxvec_oracle::float::{add, Format, Ftz, NanOut};
+use ptxvec_oracle::shard::Shard;
 
 use crate::support::{assert_exit, ptxvec, read_silicon, stderr};
 
@@ -208,7 +210,12 @@ fn sweeps_replay_exhaustive() {
 fn fast_kernels_exhaustive_on_f16_add() {
     // f16 add is where the levels differ most: vaddph (AVX-512 FP16), f32 with
     // vcvtps2ph (AVX-512, AVX2), host f32 with integer rounding (portable). Every
-    // result of every level against the oracle's, bit for bit.
+    // result of every level against the oracle's, bit for bit: of the rows (first
+    // operands) that PTXVEC_EXHAUSTIVE_SHARD names, so that CI shares the oracle's
+    // daily quarter (.ci/run) and four days cover every pair.
+    const VAR: &str = "PTXVEC_EXHAUSTIVE_SHARD";
+    let shard = Shard::from_var(VAR, std::env::var(VAR).ok().as_deref(), ROWS as u64)
+        .unwrap_or_else(|e| panic!("{e}"));
     let s = Sweep::find("red.global.add.noftz.f16").unwrap();
     // The oracle's f16 addition, called with its format a constant (the sweep's own
     // `result` reaches it through the reduction's dispatch, twice as slow); it is
@@ -239,8 +246,10 @@ fn fast_kernels_exhaustive_on_f16_add() {
         .collect();
     let names: Vec<&str> = kernels.iter().map(|k| k.level().name()).collect();
     let t = Instant::now();
-    let failures: Vec<String> = (0..ROWS)
-        .into_par_iter()
+    let rows: Vec<u32> = (0..ROWS).filter(|&m| shard.contains(u64::from(m))).collect();
+    let failures: Vec<String> = rows
+        .par_iter()
+        .copied()
         .flat_map_iter(|mem| {
             let want: Vec<u32> = (0..ROW_PAIRS as u32).map(|o| oracle(mem, o)).collect();
             let mut got = vec![0u32; ROW_PAIRS as usize];
@@ -262,8 +271,9 @@ fn fast_kernels_exhaustive_on_f16_add() {
         })
         .collect();
     eprintln!(
-        "{}: 2^32 pairs at {} against the oracle, {} differ, {:.1} s",
+        "{}: shard {shard}, {} rows x {ROW_PAIRS} pairs at {} against the oracle, {} differ, {:.1} s",
         s.name,
+        rows.len(),
         names.join(", "),
         failures.len(),
         t.elapsed().as_secs_f64()
