@@ -8,6 +8,7 @@ use ptxvec_generator::device::selfcheck::emit::{module, Entries};
 use ptxvec_generator::device::selfcheck::{self, raw, Suite, Window};
 use ptxvec_generator::device::silicon::{evidence, vectors};
 use ptxvec_oracle::profile::Profile;
+use rayon::prelude::*;
 
 use crate::spec_root;
 use crate::support::{assert_exit, file_names, ptxvec, repo_root, spec, stderr, stdout, vectors_root};
@@ -29,9 +30,9 @@ fn suites() -> Vec<Suite> {
 fn every_sm_90_variant_module_assembles_with_ptxas() {
     let ptxas = ptxvec_generator::ptxas::from_env("PTXVEC_PTXAS").unwrap_or_else(|e| panic!("{e}"));
     let dir = tempfile::tempdir().unwrap();
-    let mut failures = Vec::new();
-    let mut n = 0;
-    for s in suites().iter().flat_map(Suite::runs) {
+    let suites: Vec<Suite> = suites().iter().flat_map(Suite::runs).collect();
+    let mut jobs = Vec::new();
+    for s in &suites {
         let Some((ptx, target)) = s.module_for((9, 0)) else {
             continue;
         };
@@ -39,19 +40,22 @@ fn every_sm_90_variant_module_assembles_with_ptxas() {
         // non-sync forms' `.target sm_70`) is compiled for sm_90 by the driver.
         let arch = if target.ends_with('a') { target.clone() } else { "sm_90".to_owned() };
         for entries in [Entries::Both, Entries::Raw] {
-            if let Err(e) = ptxvec_generator::ptxas::assemble_module(
-                &ptxas,
-                &arch,
-                &module(&s, &ptx, &target, entries),
-                dir.path(),
-                &n.to_string(),
-            ) {
-                failures.push(format!("{} ({entries:?}): {e}", s.id));
-            }
-            n += 1;
+            jobs.push((s, ptx.clone(), target.clone(), arch.clone(), entries));
         }
     }
-    assert!(n >= 180, "only {n} modules");
+    assert!(jobs.len() >= 180, "only {} modules", jobs.len());
+    // On rayon's pool: some 900 ptxas runs, the longest of this binary's tests, which
+    // otherwise runs last on one core.
+    let failures: Vec<String> = jobs
+        .par_iter()
+        .enumerate()
+        .filter_map(|(n, (s, ptx, target, arch, entries))| {
+            let text = module(s, ptx, target, *entries);
+            ptxvec_generator::ptxas::assemble_module(&ptxas, arch, &text, dir.path(), &n.to_string())
+                .err()
+                .map(|e| format!("{} ({entries:?}): {e}", s.id))
+        })
+        .collect();
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
@@ -523,23 +527,29 @@ fn modules_lower_to_their_records_requirement() {
     let old = ptxvec_generator::ptxas::from_env("PTXVEC_PTXAS_CU12").unwrap_or_else(|e| panic!("{e}"));
     let model = spec().targets;
     let dir = tempfile::tempdir().unwrap();
-    let (mut n, mut failures) = (0, Vec::new());
-    for s in suites().iter().flat_map(Suite::runs) {
+    let suites: Vec<Suite> = suites().iter().flat_map(Suite::runs).collect();
+    let mut jobs = Vec::new();
+    for s in &suites {
         for (p, t) in &s.requires {
             let arch: u32 = t[3..].trim_end_matches(['a', 'f']).parse().unwrap();
             if arch < 50 {
                 continue;
             }
             assert!(s.allows(&model, p, t), "{}: its own requirement {t} {p}", s.id);
-            let ptxas = if arch >= 75 { &new } else { &old };
-            let m = module(&s, p, t, Entries::Both);
-            if let Err(e) = ptxvec_generator::ptxas::assemble_module(ptxas, t, &m, dir.path(), &n.to_string()) {
-                failures.push(format!("{} {:?} at {t} PTX {p}: {e}", s.id, s.window()));
-            }
-            n += 1;
+            jobs.push((s, p, t, if arch >= 75 { &new } else { &old }));
         }
     }
-    assert!(n >= 140, "only {n} modules");
+    assert!(jobs.len() >= 140, "only {} modules", jobs.len());
+    let failures: Vec<String> = jobs
+        .par_iter()
+        .enumerate()
+        .filter_map(|(n, (s, p, t, ptxas))| {
+            let m = module(s, p, t, Entries::Both);
+            ptxvec_generator::ptxas::assemble_module(ptxas, t, &m, dir.path(), &n.to_string())
+                .err()
+                .map(|e| format!("{} {:?} at {t} PTX {p}: {e}", s.id, s.window()))
+        })
+        .collect();
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
