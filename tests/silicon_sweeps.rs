@@ -213,8 +213,8 @@ fn fast_kernels_exhaustive_on_f16_add() {
     // result of every level against the oracle's, bit for bit: of the rows (first
     // operands) that PTXVEC_EXHAUSTIVE_SHARD names, so that CI shares the oracle's
     // daily quarter (.ci/run) and four days cover every pair.
-    const VAR: &str = "PTXVEC_EXHAUSTIVE_SHARD";
-    let shard = Shard::from_var(VAR, std::env::var(VAR).ok().as_deref(), ROWS as u64)
+    let var = ptxvec_oracle::shard::EXHAUSTIVE_VAR;
+    let shard = Shard::from_var(var, std::env::var(var).ok().as_deref(), ROWS as u64)
         .unwrap_or_else(|e| panic!("{e}"));
     let s = Sweep::find("red.global.add.noftz.f16").unwrap();
     // The oracle's f16 addition, called with its format a constant (the sweep's own

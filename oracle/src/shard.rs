@@ -10,6 +10,12 @@
 
 use std::fmt;
 
+/// The variable that splits the exhaustive 16-bit checks by their first operand:
+/// this crate's (add, min and max against the reference) and the generator's f16
+/// kernels against this crate's add, so that one CI run takes the same quarter of
+/// both.
+pub const EXHAUSTIVE_VAR: &str = "PTXVEC_EXHAUSTIVE_SHARD";
+
 /// Shard `k` of `n`: the items `i` with `i % n == k`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Shard {

@@ -34,7 +34,7 @@
 
 use super::NanOut;
 use super::{add, add_via_f32, convert, min_max, Format, Ftz, MinMax, MinMaxMode, MinMaxNan};
-use crate::shard::Shard;
+use crate::shard::{Shard, EXHAUSTIVE_VAR};
 use rayon::prelude::*;
 use std::cmp::Ordering;
 use std::time::Instant;
@@ -289,15 +289,12 @@ fn assert_exhaustive(h: &Host16, a_values: &[u16]) {
     );
 }
 
-/// The environment variable that splits the exhaustive tests: `K/N` checks the
-/// first operands `a` with `a % N == K` (against every second operand), so that N
-/// runs with K = 0 … N − 1 cover every pair. Unset: all of them.
-const SHARD_VAR: &str = "PTXVEC_EXHAUSTIVE_SHARD";
-
-/// Checks this run's shard (`PTXVEC_EXHAUSTIVE_SHARD`) of `h`'s pairs, and says
-/// which in the log.
+/// Checks this run's shard of `h`'s pairs, and says which in the log:
+/// `PTXVEC_EXHAUSTIVE_SHARD=K/N` ([`EXHAUSTIVE_VAR`]) checks the first operands `a`
+/// with `a % N == K` (against every second operand), so that N runs with K = 0 …
+/// N − 1 cover every pair. Unset: all of them.
 fn exhaustive(h: &Host16) {
-    let shard = Shard::from_var(SHARD_VAR, std::env::var(SHARD_VAR).ok().as_deref(), 65536)
+    let shard = Shard::from_var(EXHAUSTIVE_VAR, std::env::var(EXHAUSTIVE_VAR).ok().as_deref(), 65536)
         .unwrap_or_else(|e| panic!("{e}"));
     let rows: Vec<u16> = (0..=u16::MAX)
         .filter(|&a| shard.contains(u64::from(a)))
