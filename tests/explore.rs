@@ -207,6 +207,41 @@ fn ptxas_12_9_fails_on_a_sink_bf16_atom() {
         ("atom.add.noftz.noftz.bf16 _, [1], %h3;", "7.0", "sm_52", true),
         ("atom.global.add.noftz.bf16.bf16 _, [%rd1], %h1;", "8.6", "sm_90", false),
         ("atom.global.add.noftz.v2.v2.bf16 {%h3, %h4}, [%rd1], {%h1, %h2};", "8.6", "sm_90", false),
+        // Whatever error it draws, unless that error stops it first (the explorer's
+        // seed 2026112901, then probes, 2026-11-26): a vector whose first element
+        // has the type, a vector on a scalar type, a missing or foreign qualifier,
+        // an integer or a bracketed register `b`, a cache-policy without
+        // `.L2::cache_hint`, a sink pair.
+        ("atom.min.noftz.v4.bf16 _, [%rd1], {%h5, %fd7, %h7, %h8};", "7.3", "sm_20", true),
+        ("atom.max.noftz.bf16 _, [%rd1], {%h5, %h6, %h7, %h8};", "4.3", "sm_52", true),
+        ("atom.global.add.noftz.bf16 _, [%rd1], {%h5, %r6};", "8.6", "sm_90", true),
+        ("atom.global.add.noftz.v2.bf16 _, [%rd1], %h2;", "8.6", "sm_90", true),
+        ("atom.global.add.noftz.v4.bf16 _, [%rd1], {%h5, %h6};", "8.6", "sm_90", true),
+        ("atom.global.noftz.bf16 _, [%rd1], %h2;", "8.6", "sm_90", true),
+        ("atom.global.inc.bf16 _, [%rd1], %h2;", "8.6", "sm_90", true),
+        ("atom.global.add.noftz.up.bf16 _, [%rd1], %h2;", "8.6", "sm_90", true),
+        ("atom.global.add.noftz.bf16 _, [%rd1], [%h2+4];", "8.6", "sm_90", true),
+        ("atom.global.add.noftz.bf16x2 _, [%rd1], %f2;", "8.6", "sm_90", true),
+        ("atom.global.add.noftz.bf16x2 _, [%rd1], {%r5, %r6};", "8.6", "sm_90", true),
+        ("atom.global.add.noftz.bf16 _, [%rd1], %h2, %rd3;", "8.6", "sm_90", true),
+        ("atom.global.add.noftz.bf16 _|%p1, [%rd1], %h2;", "8.6", "sm_90", true),
+        ("atom.global.add.noftz.v2.bf16 _, [%rd1], {%h5, _};", "8.6", "sm_90", true),
+        // Errors that stop it first (exit status 255): "Arguments mismatch",
+        // "Unexpected instruction types", "Illegal modifier '.sync'", "Incompatible
+        // elements" where the first element is of another class, "Unable to infer
+        // type of vector elements".
+        ("atom.global.add.noftz.bf16 _, [%rd1], %fd2;", "8.6", "sm_90", false),
+        ("atom.global.add.noftz.bf16x2 _, [%rd1], %h2;", "8.6", "sm_90", false),
+        ("atom.global.add.noftz.v2.bf16 _, [%rd1], {%r5, %h6};", "8.6", "sm_90", false),
+        ("atom.global.add.noftz.v2.bf16 _, [%rd1], {_, _};", "8.6", "sm_90", false),
+        ("atom.global.add.noftz.bf16 _, [%rd1], [%rd2];", "8.6", "sm_90", false),
+        ("atom.global.add.noftz.bf16 _, [%rd1], 1.5;", "8.6", "sm_90", false),
+        ("atom.global.add.noftz.bf16 _, [%rd1], %h2, %h3;", "8.6", "sm_90", false),
+        ("atom.global.add.noftz.L2::cache_hint.bf16 _, [%rd1], %h2;", "8.6", "sm_90", false),
+        ("atom.global.add.noftz.bf16 _, %rd1, %h2;", "8.6", "sm_90", false),
+        ("atom.global.add.noftz.sync.bf16 _, [%rd1], %h2;", "8.6", "sm_90", false),
+        ("atom.global.cas.bf16 _, [%rd1], %h2, %h3;", "8.6", "sm_90", false),
+        ("atom.global.add.noftz.b32.bf16 _, [%rd1], %h2;", "8.6", "sm_90", false),
     ] {
         let module = Module { ptx: ptx.parse().unwrap(), target: target.parse().unwrap() };
         let j = judge(&spec, text, module.ptx, module.target, Order::Lenient);

@@ -5,7 +5,7 @@
 //! what ptxas does with the original: `check-syntax` says so (`ptxas 13.5 accepts
 //! this: E019`), and the explorer holds each prediction to ptxas.
 
-use ptxvec_spec::{Departure, PtxVersion, Qualifier, Spec};
+use ptxvec_spec::{Departure, Qualifier, Spec};
 
 use super::context::Module;
 use super::illegal::CHECK_PTXAS;
@@ -177,6 +177,70 @@ fn drop_repeats(words: &mut Vec<&str>, dropped: impl Fn(&str) -> bool) {
         seen.push(w);
         !again
     });
+}
+
+/// The type of an atom of `.bf16` or `.bf16x2` whose destination is the sink `_`
+/// (`_|p` too), where ptxas 12.9 goes on to its fault (E054), or `None` where an
+/// error it draws first stops it (exit status 255), by probes at 6.0 to 8.6 and
+/// sm_52 to sm_90 alike:
+/// - "Unexpected instruction types": a second type (`.pred` is not one: it is
+///   ignored, E018), or `.cas`; "Illegal modifier '.sync'". Any other qualifier
+///   of the spec, missing, repeated, misplaced or of another instruction (`.up`,
+///   `.bulk_group`, `.rn`), draws its error and the fault; a word the spec does
+///   not know is not predicted;
+/// - "Arguments mismatch": an operand count other than three, or four with a
+///   cache-policy (a 64-bit register or an integer; three with
+///   `.L2::cache_hint` are a mismatch), an unbracketed address, or a `b` that is
+///   none of: a register of the type (`.b16` for `.bf16`; `.b32` or `.f32` for
+///   `.bf16x2`), an integer (an expression too: `-1`, `!1`), such a register in
+///   brackets (`[%h2]`, `[%h2+4]`), or a vector whose first element is such a
+///   register or an integer; a vector of the wrong length, or on a scalar type,
+///   or with a later element of another class or `_`, draws its error and the
+///   fault; `{_, _}`, `!%h2`, `%h2|%p1`, `_` and float literals stop it.
+fn reaches_sink_bf16_fault(t: &InstrText<&str>) -> Option<Qualifier> {
+    use text::RegClass as R;
+    if t.words.first() != Some(&"atom")
+        || !matches!(t.operands.first(), Some(Operand::Scalar(Atom::Sink) | Operand::Pair(Atom::Sink, _)))
+    {
+        return None;
+    }
+    let mut ty = None;
+    let mut cache_hint = false;
+    for w in &t.words[1..] {
+        let q = *Qualifier::ALL.iter().find(|q| word(**q) == *w)?;
+        match q {
+            Qualifier::Sync | Qualifier::Cas => return None,
+            Qualifier::Pred => {}
+            Qualifier::L2CacheHint => cache_hint = true,
+            q if q.kind() == ptxvec_spec::QualKind::Type => {
+                if ty.replace(q).is_some() {
+                    return None;
+                }
+            }
+            _ => {}
+        }
+    }
+    let ty = ty.filter(|q| matches!(q, Qualifier::Bf16 | Qualifier::Bf16x2))?;
+    let fits = |c: &R| if ty == Qualifier::Bf16 { *c == R::B16 } else { matches!(c, R::B32 | R::F32) };
+    let [_, Operand::Address(..), b, policy @ ..] = &t.operands[..] else {
+        return None;
+    };
+    let policy_read = match policy {
+        [] => !cache_hint,
+        [Operand::Scalar(Atom::Reg(R::B64, _) | Atom::Imm(Literal::Int, _))] => true,
+        _ => false,
+    };
+    let b_read = match b {
+        Operand::Scalar(Atom::Reg(c, _)) | Operand::Address(Atom::Reg(c, _), _) => fits(c),
+        Operand::Scalar(Atom::Imm(Literal::Int, _)) => true,
+        Operand::Vector(elems) => match elems.first() {
+            Some(Atom::Reg(c, _)) => fits(c),
+            Some(Atom::Imm(Literal::Int, _)) => true,
+            _ => false,
+        },
+        _ => false,
+    };
+    (policy_read && b_read).then_some(ty)
 }
 
 /// The text as ptxas reads it under a departure, and the module it is read in
@@ -356,47 +420,27 @@ fn rewrite<'t>(d: &Departure, t: &InstrText<&'t str>, module: Module) -> Option<
             *c = Operand::Scalar(Atom::Reg(text::RegClass::B128, "%q9"));
             out
         }
-        // ptxas 12.9 is killed by signal 11 once the operands match, whatever the
-        // module's errors (sm_50 to sm_90 alike) and a repeated qualifier's, the
-        // vector forms' `_` for the whole vector included, and whatever the
-        // address (`[1]`, `[%r1]`).
+        // ptxas 12.9 is killed by signal 11 unless an error it draws first stops it
+        // ([`reaches_sink_bf16_fault`]); the text is read as the one spelling that
+        // carries the fault, where `.bf16` atoms are legal (7.8, sm_90), so that
+        // every text that reaches it is predicted alike.
         Departure::SinkBf16Fault => {
-            if t.words.first().copied() != Some("atom") || t.operands.first() != Some(&Operand::Scalar(Atom::Sink)) {
-                return None;
-            }
-            const HALVES: [&str; 8] = ["%h1", "%h2", "%h3", "%h4", "%h5", "%h6", "%h7", "%h8"];
-            const WORDS: [&str; 8] = ["%r1", "%r2", "%r3", "%r4", "%r5", "%r6", "%r7", "%r8"];
-            let (class, names) = if has(Qualifier::Bf16) {
-                (text::RegClass::B16, HALVES)
-            } else if has(Qualifier::Bf16x2) {
-                (text::RegClass::B32, WORDS)
-            } else {
-                return None;
+            use text::RegClass as R;
+            let (ty, class, d, b) = match reaches_sink_bf16_fault(t)? {
+                Qualifier::Bf16 => ("bf16", R::B16, "%h1", "%h2"),
+                _ => ("bf16x2", R::B32, "%r1", "%r2"),
             };
-            let reg = |k: usize| Atom::Reg(class, names[k]);
-            let length = [(Qualifier::V2, 2), (Qualifier::V4, 4), (Qualifier::V8, 8)]
-                .into_iter()
-                .find(|&(q, _)| has(q))
-                .map(|(_, n)| n);
-            let mut out = t.clone();
-            // A repeated qualifier (`.v4.v4`, `.noftz.noftz`, `.global.global`)
-            // draws its error and the fault after it; a repeated type does not
-            // (the operands never match it): kept, so the text stays refused.
-            drop_repeats(&mut out.words, |w| w != word(Qualifier::Bf16) && w != word(Qualifier::Bf16x2));
-            out.operands[0] = match length {
-                Some(n) => Operand::Vector((0..n).map(reg).collect()),
-                None => Operand::Scalar(reg(0)),
-            };
-            if let Some(a @ Operand::Address(..)) = out.operands.get_mut(1) {
-                if !matches!(a, Operand::Address(Atom::Reg(text::RegClass::B64, _) | Atom::Symbol(_), _)) {
-                    *a = Operand::Address(Atom::Reg(text::RegClass::B64, "%rd1"), "%rd1");
-                }
+            read_in = Module { ptx: "7.8".parse().ok()?, target: "sm_90".parse().ok()? };
+            InstrText {
+                label: t.label,
+                guard: t.guard,
+                words: vec!["atom", "global", "add", "noftz", ty],
+                operands: vec![
+                    Operand::Scalar(Atom::Reg(class, d)),
+                    Operand::Address(Atom::Reg(R::B64, "%rd1"), "%rd1"),
+                    Operand::Scalar(Atom::Reg(class, b)),
+                ],
             }
-            // Read where the spelling is allowed: `.bf16` atoms from 7.8, their
-            // vector forms from 8.1, on sm_90.
-            let least: PtxVersion = if length.is_some() { "8.1" } else { "7.8" }.parse().ok()?;
-            read_in = Module { ptx: module.ptx.max(least), target: "sm_90".parse().ok()? };
-            out
         }
     };
     (out != *t).then_some((out, read_in))
@@ -448,8 +492,11 @@ fn operands_may_change<S>(d: &Departure, operands: &[Operand<S>]) -> bool {
         Departure::VectorImmediate | Departure::VectorIntegerElementFault => {
             in_a_vector(&|a| matches!(a, Atom::Imm(..)))
         }
-        Departure::SharedSinkAddress | Departure::SinkAddressFault | Departure::SinkBf16Fault => {
+        Departure::SharedSinkAddress | Departure::SinkAddressFault => {
             first_operand(&|o| matches!(o, Operand::Scalar(Atom::Sink)))
+        }
+        Departure::SinkBf16Fault => {
+            first_operand(&|o| matches!(o, Operand::Scalar(Atom::Sink) | Operand::Pair(Atom::Sink, _)))
         }
         Departure::SinkPredicateIgnored => first_operand(&|o| matches!(o, Operand::Pair(_, Atom::Sink))),
         Departure::ExtraOperand | Departure::ExtraOperandFault => operands.len() > 3,
@@ -522,7 +569,7 @@ pub fn predict_by(
 ) -> Option<Prediction> {
     let instruction = j.instruction.as_deref()?;
     // A defect no departure changes: nothing to tokenize.
-    faults_only(j.defect.as_ref())?;
+    gate(j.defect.as_ref())?;
     // `text::tokenize`'s tokens (comments made whitespace), borrowed.
     let code = text::uncommented(text).ok()?;
     let t = text::tokenize_borrowed(&code).ok()?;
@@ -530,17 +577,38 @@ pub fn predict_by(
     predict_from(&departures, &t, module, j.defect.as_ref(), &|t, m| judge(&render(t), m).legal())
 }
 
-/// Whether only the departures that fail can change a verdict with this defect
-/// (`Some(true)`: a legal text), or any can (`Some(false)`); `None` where none
-/// can.
-fn faults_only(defect: Option<&Defect>) -> Option<bool> {
+/// Which departures can change a verdict with this defect; `None` where none can.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Gate {
+    /// Any: the defect is one a departure's texts are refused by ([`departing`]).
+    Any,
+    /// Those that fail: a legal text can meet only a fault, ptxas failing on what
+    /// it should take (E054: ptxas 12.9 on a legal `_` of `.bf16`).
+    Fails,
+    /// Those that read a text whatever its defect: ptxas 12.9 reports any error of
+    /// a sink `.bf16` atom's that does not stop it, then fails (E054).
+    WholeText,
+}
+
+fn gate(defect: Option<&Defect>) -> Option<Gate> {
     // Every departure reads a statement of the general grammar: a malformed text
-    // has none. A legal text can meet only a fault: ptxas failing on what it
-    // should take (E054: ptxas 12.9 on a legal `_` of `.bf16`).
+    // has none. A module the target model refuses is no instruction's.
     match defect {
-        Some(d) if d.kind != super::defect::Kind::Invalid || !departing(&d.rule) => None,
-        Some(_) => Some(false),
-        None => Some(true),
+        None => Some(Gate::Fails),
+        Some(d) if d.kind != super::defect::Kind::Invalid => None,
+        Some(d) if departing(&d.rule) => Some(Gate::Any),
+        Some(d) if !matches!(d.rule, RuleId::Module(_)) => Some(Gate::WholeText),
+        Some(_) => None,
+    }
+}
+
+impl Gate {
+    fn lets(self, d: &Departure) -> bool {
+        match self {
+            Gate::Any => true,
+            Gate::Fails => d.fails(),
+            Gate::WholeText => matches!(d, Departure::SinkBf16Fault),
+        }
     }
 }
 
@@ -575,10 +643,10 @@ pub fn predict_from(
     defect: Option<&Defect>,
     legal: &dyn Fn(&InstrText<&str>, Module) -> bool,
 ) -> Option<Prediction> {
-    let faults_only = faults_only(defect)?;
+    let gate = gate(defect)?;
     let candidates: Vec<(&ptxvec_spec::Erratum, &Departure)> = departures
         .iter()
-        .filter(|(_, d)| (!faults_only || d.fails()) && operands_may_change(d, &t.operands))
+        .filter(|(_, d)| gate.lets(d) && operands_may_change(d, &t.operands))
         .copied()
         .collect();
     if candidates.is_empty() {

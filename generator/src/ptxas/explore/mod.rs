@@ -36,7 +36,7 @@ use self::walk::{Step, Walked};
 pub const DEFAULT_CACHE: &str = "explore/ptxas-verdicts.txt";
 /// The recorded explorations (explore/README.md): (seed, count of texts), each
 /// with its verdicts in the committed cache.
-pub const RECORDED: &[(u64, usize)] = &[(22, 100_000), (2026, 40_000), (13, 40_000), (100, 40_000)];
+pub const RECORDED: &[(u64, usize)] = &[(22, 100_000), (2026, 40_000), (13, 40_000), (100, 40_000), (2026112901, 100_000)];
 
 /// Per ledger entry, the texts of the recorded explorations on which ptxas departs
 /// from the verdict as the entry predicts (from the committed cache, no ptxas):
