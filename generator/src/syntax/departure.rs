@@ -204,23 +204,21 @@ fn reaches_sink_bf16_fault(t: &InstrText<&str>) -> Option<Qualifier> {
     {
         return None;
     }
-    let mut ty = None;
-    let mut cache_hint = false;
+    let (mut types, mut cache_hint) = (Vec::with_capacity(1), false);
     for w in &t.words[1..] {
         let q = *Qualifier::ALL.iter().find(|q| word(**q) == *w)?;
         match q {
             Qualifier::Sync | Qualifier::Cas => return None,
             Qualifier::Pred => {}
             Qualifier::L2CacheHint => cache_hint = true,
-            q if q.kind() == ptxvec_spec::QualKind::Type => {
-                if ty.replace(q).is_some() {
-                    return None;
-                }
-            }
+            q if q.kind() == ptxvec_spec::QualKind::Type => types.push(q),
             _ => {}
         }
     }
-    let ty = ty.filter(|q| matches!(q, Qualifier::Bf16 | Qualifier::Bf16x2))?;
+    let ty = match types[..] {
+        [q @ (Qualifier::Bf16 | Qualifier::Bf16x2)] => q,
+        _ => return None,
+    };
     let fits = |c: &R| if ty == Qualifier::Bf16 { *c == R::B16 } else { matches!(c, R::B32 | R::F32) };
     let [_, Operand::Address(..), b, policy @ ..] = &t.operands[..] else {
         return None;
