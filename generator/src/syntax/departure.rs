@@ -204,21 +204,17 @@ fn reaches_sink_bf16_fault(t: &InstrText<&str>) -> Option<Qualifier> {
     {
         return None;
     }
-    let (mut types, mut cache_hint) = (Vec::with_capacity(1), false);
+    let (mut ty, mut types, mut cache_hint) = (None, 0, false);
     for w in &t.words[1..] {
-        let q = *Qualifier::ALL.iter().find(|q| word(**q) == *w)?;
-        match q {
+        match Qualifier::from_word(w)? {
             Qualifier::Sync | Qualifier::Cas => return None,
             Qualifier::Pred => {}
             Qualifier::L2CacheHint => cache_hint = true,
-            q if q.kind() == ptxvec_spec::QualKind::Type => types.push(q),
+            q if q.kind() == ptxvec_spec::QualKind::Type => (ty, types) = (Some(q), types + 1),
             _ => {}
         }
     }
-    let ty = match types[..] {
-        [q @ (Qualifier::Bf16 | Qualifier::Bf16x2)] => q,
-        _ => return None,
-    };
+    let ty = ty.filter(|q| types == 1 && matches!(q, Qualifier::Bf16 | Qualifier::Bf16x2))?;
     let fits = |c: &R| if ty == Qualifier::Bf16 { *c == R::B16 } else { matches!(c, R::B32 | R::F32) };
     let [_, Operand::Address(..), b, policy @ ..] = &t.operands[..] else {
         return None;
@@ -583,8 +579,7 @@ enum Gate {
     /// Those that fail: a legal text can meet only a fault, ptxas failing on what
     /// it should take (E054: ptxas 12.9 on a legal `_` of `.bf16`).
     Fails,
-    /// Those that read a text whatever its defect: ptxas 12.9 reports any error of
-    /// a sink `.bf16` atom's that does not stop it, then fails (E054).
+    /// Those that read a text whatever its defect ([`reads_any_defect`]).
     WholeText,
 }
 
@@ -605,9 +600,16 @@ impl Gate {
         match self {
             Gate::Any => true,
             Gate::Fails => d.fails(),
-            Gate::WholeText => matches!(d, Departure::SinkBf16Fault),
+            Gate::WholeText => reads_any_defect(d),
         }
     }
+}
+
+/// Whether a departure decides from the whole text, whatever defect the verdict
+/// names: ptxas 12.9 reports any error of a sink `.bf16` atom's that does not stop
+/// it, then fails ([`reaches_sink_bf16_fault`], E054).
+fn reads_any_defect(d: &Departure) -> bool {
+    matches!(d, Departure::SinkBf16Fault)
 }
 
 /// The departures of `instruction` seen in ptxas `release` that may change a text
