@@ -47,21 +47,21 @@ pub fn run(spec: &Spec, runs: usize, table: &mut dyn Write) -> Result<()> {
         strict: false,
     };
     let explored = explore_stream(spec, EXPLORE_TEXTS)?;
+    // The command's process leaves its index to its exit (`check_syntax::run`): the
+    // run hands it back, dropped once the clock is read.
+    let check_syntax = |input: &[u8]| -> Result<(usize, Leftover<'_>)> {
+        let mut out = Answers::default();
+        let mut index = crate::syntax::index::Index::new(spec);
+        crate::cmd::check_syntax::run_lines(&mut index, &check, input, &mut out)?;
+        Ok((out.lines, Box::new(index)))
+    };
     let stages: [Stage<'_>; 3] = [
-        ("check-syntax - (syntax cases, renumbered)", &syntax, &|input| {
-            let mut out = Answers::default();
-            crate::cmd::check_syntax::run_lines(spec, &check, input, &mut out)?;
-            Ok(out.lines)
-        }),
-        ("check-syntax - (explorer's walks)", &explored, &|input| {
-            let mut out = Answers::default();
-            crate::cmd::check_syntax::run_lines(spec, &check, input, &mut out)?;
-            Ok(out.lines)
-        }),
+        ("check-syntax - (syntax cases, renumbered)", &syntax, &check_syntax),
+        ("check-syntax - (explorer's walks)", &explored, &check_syntax),
         ("eval (semantic records, distinct ids)", &semantic, &|input| {
             let mut out = Answers::default();
             semantic::eval::run(spec, "<bench>", input, &mut out, Profile::ALL, false)?;
-            Ok(out.lines)
+            Ok((out.lines, Box::new(())))
         }),
     ];
     for (name, input, stage) in stages {
@@ -70,8 +70,9 @@ pub fn run(spec: &Spec, runs: usize, table: &mut dyn Write) -> Result<()> {
         let mut parses = Vec::with_capacity(runs);
         for _ in 0..runs {
             let t = Instant::now();
-            let answered = stage(input)?;
+            let (answered, leftover) = stage(input)?;
             times.push(t.elapsed());
+            drop(leftover);
             if answered != lines {
                 return Err(Error::Input(format!(
                     "bench: {name}: {answered} answers to {lines} lines"
@@ -96,8 +97,11 @@ pub fn run(spec: &Spec, runs: usize, table: &mut dyn Write) -> Result<()> {
 }
 
 /// A batch stage: its name, its input stream, and a run over it that returns how
-/// many answer lines it wrote.
-type Stage<'a> = (&'a str, &'a [u8], &'a dyn Fn(&[u8]) -> Result<usize>);
+/// many answer lines it wrote, and what the command's process leaves to its exit.
+type Stage<'a> = (&'a str, &'a [u8], &'a dyn Fn(&[u8]) -> Result<(usize, Leftover<'a>)>);
+
+/// What a stage's run leaves to its process's exit: dropped after the clock stops.
+type Leftover<'a> = Box<dyn Send + 'a>;
 
 /// How long serde_json takes to parse every line of `input` to `IgnoredAny`, on
 /// this thread.
