@@ -211,6 +211,12 @@ impl QualMask {
     pub const fn has(self, q: Qualifier) -> bool {
         self.0 & q.bit() != 0
     }
+
+    /// The set with `q` added.
+    #[must_use]
+    pub const fn with(self, q: Qualifier) -> QualMask {
+        QualMask(self.0 | q.bit())
+    }
 }
 
 impl FromIterator<Qualifier> for QualMask {

@@ -334,7 +334,7 @@ impl Line<'_> {
         match index.parsed(text, tokens, ptx, target, order) {
             Ok(parsed) => index.with_reading(tokens.chain, |r| {
                 let v = index.verdict(&r.chain, parsed, ptx, target, order);
-                let departures = r.departures(index.spec(), tokens.chain);
+                let departures = &r.departures;
                 let module = crate::syntax::context::Module { ptx, target };
                 let predicted = departure::predict_from(departures, parsed, module, v.defect.as_deref(), &|t, m| {
                     index.is_legal_tokens(t, m.ptx, m.target)

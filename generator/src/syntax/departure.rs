@@ -5,6 +5,7 @@
 //! what ptxas does with the original: `check-syntax` says so (`ptxas 13.5 accepts
 //! this: E019`), and the explorer holds each prediction to ptxas.
 
+use ptxvec_spec::qualifier::QualMask;
 use ptxvec_spec::{Departure, Qualifier, Spec};
 
 use super::context::Module;
@@ -446,14 +447,12 @@ fn rewrite<'t>(d: &Departure, t: &InstrText<&'t str>, module: Module) -> Option<
 /// asks nothing of the chain. The same for every text of a chain: the batch judge
 /// asks it once per chain ([`word_departures`]), then [`operands_may_change`] of
 /// each line.
-fn words_may_change<S: AsRef<str>>(d: &Departure, words: &[S]) -> bool {
-    let has = |q: Qualifier| words.iter().any(|w| w.as_ref() == word(q));
-    let first_word = |w: &str| words.first().is_some_and(|f| f.as_ref() == w);
+fn words_may_change(d: &Departure, words: &ChainWords<'_>) -> bool {
+    let has = |q: Qualifier| words.spelled.has(q);
+    let first_word = |w: &str| words.first == w;
     match d {
         Departure::ExtraPred => has(Qualifier::Pred),
-        Departure::RepeatIgnored(quals) => {
-            quals.iter().any(|q| words.iter().filter(|w| w.as_ref() == word(*q)).nth(1).is_some())
-        }
+        Departure::RepeatIgnored(quals) => quals.iter().any(|q| words.repeated.has(*q)),
         Departure::VoteWithoutMode => first_word("vote"),
         Departure::NoftzF32 => has(Qualifier::Noftz) && has(Qualifier::F32),
         Departure::ExtraOperand | Departure::ExtraOperandFault | Departure::SinkBf16Fault => first_word("atom"),
@@ -467,6 +466,42 @@ fn words_may_change<S: AsRef<str>>(d: &Departure, words: &[S]) -> bool {
         | Departure::SinkPredicateIgnored
         | Departure::PredVectorElement
         | Departure::PredVectorElementFault => true,
+    }
+}
+
+/// What [`words_may_change`] asks of a chain's words (`red`, `add`, `add`,
+/// `u32`): the qualifiers they spell, those spelled twice or more, and the first
+/// word. Made once per chain: the batch judge's from the qualifiers it has already
+/// looked its words up as (`judge::head_of`), the definition's here.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ChainWords<'w> {
+    /// Each qualifier some word spells.
+    pub spelled: QualMask,
+    /// Each qualifier two or more words spell.
+    pub repeated: QualMask,
+    /// The first word (`""` for none).
+    pub first: &'w str,
+}
+
+impl<'w> ChainWords<'w> {
+    /// The summary of `words`, each looked up as a qualifier's word.
+    pub fn of<S: AsRef<str>>(words: &'w [S]) -> ChainWords<'w> {
+        let mut w = ChainWords {
+            first: words.first().map_or("", AsRef::as_ref),
+            ..ChainWords::default()
+        };
+        for q in words.iter().filter_map(|x| Qualifier::from_word(x.as_ref())) {
+            w.add(q);
+        }
+        w
+    }
+
+    /// Counts one more word that spells `q`.
+    pub fn add(&mut self, q: Qualifier) {
+        if self.spelled.has(q) {
+            self.repeated = self.repeated.with(q);
+        }
+        self.spelled = self.spelled.with(q);
     }
 }
 
@@ -567,7 +602,7 @@ pub fn predict_by(
     // `text::tokenize`'s tokens (comments made whitespace), borrowed.
     let code = text::uncommented(text).ok()?;
     let t = text::tokenize_borrowed(&code).ok()?;
-    let departures = word_departures(spec, instruction, release, &t.words);
+    let departures = word_departures(spec, instruction, release, &ChainWords::of(&t.words));
     predict_from(&departures, &t, module, j.defect.as_ref(), &|t, m| judge(&render(t), m).legal())
 }
 
@@ -616,11 +651,11 @@ fn reads_any_defect(d: &Departure) -> bool {
 /// whose chain has these `words`, in ledger order ([`words_may_change`]): the same
 /// for every text of one chain, and asked once per chain by the batch judge
 /// ([`super::index::Read::departures`]).
-pub fn word_departures<'s, S: AsRef<str>>(
+pub fn word_departures<'s>(
     spec: &'s Spec,
     instruction: &str,
     release: &str,
-    words: &[S],
+    words: &ChainWords<'_>,
 ) -> Vec<(&'s ptxvec_spec::Erratum, &'s Departure)> {
     spec.errata
         .departures_of(instruction)

@@ -128,6 +128,17 @@ impl<'s> Chain<'s> {
     /// Reads a chain (`red.global.add.u32`) as [`judge::judge`] does, its
     /// qualifiers placed by `masks` (the spec's syntax lines as bit masks).
     pub fn read(spec: &'s Spec, masks: &Masks<'s>, chain: &str) -> Chain<'s> {
+        Chain::read_with(spec, masks, chain, |_| ())
+    }
+
+    /// [`Chain::read`], telling `words` what the chain's words spell once its
+    /// instruction is known.
+    fn read_with(
+        spec: &'s Spec,
+        masks: &Masks<'s>,
+        chain: &str,
+        words_are: impl FnOnce(&judge::Head<'s>),
+    ) -> Chain<'s> {
         let words = words_of(chain);
         let head = match judge::head_of(spec, &words) {
             Ok(head) => head,
@@ -138,6 +149,7 @@ impl<'s> Chain<'s> {
                 }
             }
         };
+        words_are(&head);
         let (instruction, quals, moved) = (head.instruction, head.quals, head.moved);
         // The definition's order: a missing `.sync` before a repeated qualifier.
         if let Some(defect) = head.missing.or_else(|| judge::repeated(&quals)) {
@@ -183,35 +195,27 @@ impl<'s> Chain<'s> {
     }
 }
 
-/// A chain's reading as the index keeps it, with what the ledger's departures ask
-/// of its words.
+/// A chain's reading as the index keeps it, with the ledger's departures that its
+/// words may meet.
 pub struct Read<'s> {
     /// The reading.
     pub chain: Chain<'s>,
-    /// The ledger's departures of its instruction that its words may meet
-    /// ([`departure::word_departures`]), made when first asked: a verdict whose
-    /// defect no departure can change never asks.
-    departures: OnceLock<Vec<(&'s Erratum, &'s Departure)>>,
+    /// The departures of its instruction, seen in ptxas [`CHECK_PTXAS`], that its
+    /// words may meet ([`departure::word_departures`]), in ledger order. Made with
+    /// the reading: every reading is asked for them, by the first verdict that a
+    /// departure may change, and the words are looked up once for both.
+    pub departures: Vec<(&'s Erratum, &'s Departure)>,
 }
 
 impl<'s> Read<'s> {
-    fn new(chain: Chain<'s>) -> Read<'s> {
-        Read {
-            chain,
-            departures: OnceLock::new(),
-        }
-    }
-
-    /// The departures of the chain's instruction, seen in ptxas [`CHECK_PTXAS`],
-    /// that its words may meet; `words` is the chain this is the reading of.
-    pub fn departures(&self, spec: &'s Spec, words: &str) -> &[(&'s Erratum, &'s Departure)] {
-        self.departures.get_or_init(|| match &self.chain {
-            Chain::Unplaced { instruction: None, .. } => Vec::new(),
-            Chain::Unplaced { instruction: Some(i), .. } | Chain::Instruction { instruction: i, .. } => {
-                let words = words_of(words);
-                departure::word_departures(spec, &i.instruction, CHECK_PTXAS, &words)
-            }
-        })
+    /// Reads `chain` ([`Chain::read`]) and its departures.
+    fn new(spec: &'s Spec, masks: &Masks<'s>, chain: &str) -> Read<'s> {
+        let mut departures = Vec::new();
+        let chain = Chain::read_with(spec, masks, chain, |head| {
+            departures =
+                departure::word_departures(spec, &head.instruction.instruction, CHECK_PTXAS, &head.words);
+        });
+        Read { chain, departures }
     }
 }
 
@@ -417,7 +421,17 @@ impl<'s> Index<'s> {
 
     /// Reads `chain` ([`Chain::read`]).
     fn read(&self, chain: &str) -> Chain<'s> {
-        Chain::read(self.spec, self.masks.get_or_init(|| Masks::new(self.spec)), chain)
+        Chain::read(self.spec, self.masks(), chain)
+    }
+
+    /// Reads `chain` and its departures ([`Read::new`]).
+    fn read_departing(&self, chain: &str) -> Read<'s> {
+        Read::new(self.spec, self.masks(), chain)
+    }
+
+    /// The spec's syntax lines as bit masks, made once.
+    fn masks(&self) -> &Masks<'s> {
+        self.masks.get_or_init(|| Masks::new(self.spec))
     }
 
     /// The spec judged against.
@@ -447,7 +461,7 @@ impl<'s> Index<'s> {
         let this = &*self;
         let read: Vec<(Box<str>, Arc<Read<'s>>)> = missing
             .par_iter()
-            .map(|c| (Box::from(*c), Arc::new(Read::new(this.read(c)))))
+            .map(|c| (Box::from(*c), Arc::new(this.read_departing(c))))
             .collect();
         self.chains.extend(read);
     }
@@ -527,7 +541,7 @@ impl<'s> Index<'s> {
             return f(r);
         }
         if chain.len() > MAX_CHAIN_BYTES {
-            return f(&Read::new(self.read(chain)));
+            return f(&self.read_departing(chain));
         }
         // A poisoned lock holds whole readings: each is inserted at once.
         let met = || self.met.lock().unwrap_or_else(PoisonError::into_inner);
@@ -535,7 +549,7 @@ impl<'s> Index<'s> {
         let reading = found.unwrap_or_else(|| {
             // Read outside the lock, which the other worker asks for every chain
             // it does not find kept.
-            let read = Arc::new(Read::new(self.read(chain)));
+            let read = Arc::new(self.read_departing(chain));
             met().entry(Box::from(chain)).or_insert(read).clone()
         });
         f(&reading)
@@ -821,6 +835,43 @@ mod tests {
         }
         // Both answers are met: versions before a target, withdrawn ones, unlisted.
         assert!(refused > 100, "{refused}");
+    }
+
+    /// The departures' summary of a chain's words, as the index makes it from
+    /// `head_of`'s lookups, is the one made from the words alone: on every syntax
+    /// case's chain, with each word written twice, and with the first two
+    /// qualifiers swapped.
+    #[test]
+    fn the_chains_words_are_summed_up_as_from_the_words() {
+        let spec = spec();
+        let mut chains = std::collections::BTreeSet::new();
+        for f in &spec.instructions {
+            for c in crate::syntax::vectors::cases(&spec, &f.instruction) {
+                let Ok(t) = text::tokenize(&c.text) else { continue };
+                let words: Vec<String> = t.words.iter().map(|w| w.to_string()).collect();
+                for k in 0..words.len() {
+                    let mut twice = words.clone();
+                    twice.insert(k, words[k].clone());
+                    chains.insert(twice);
+                }
+                if words.len() > 3 {
+                    let mut swapped = words.clone();
+                    swapped.swap(words.len() - 1, words.len() - 2);
+                    chains.insert(swapped);
+                }
+                chains.insert(words);
+            }
+        }
+        let mut repeated = 0;
+        for words in &chains {
+            let Ok(head) = judge::head_of(&spec, words) else { continue };
+            let of_words = departure::ChainWords::of(words);
+            assert_eq!(head.words.spelled, of_words.spelled, "{words:?}");
+            assert_eq!(head.words.repeated, of_words.repeated, "{words:?}");
+            assert_eq!(head.words.first, of_words.first, "{words:?}");
+            repeated += usize::from(head.words.repeated != Default::default());
+        }
+        assert!(chains.len() > 5_000 && repeated > 1_000, "{} chains, {repeated} with a repeat", chains.len());
     }
 
     #[test]

@@ -16,6 +16,7 @@ use ptxvec_spec::model::{Effect, Form, Rule};
 use ptxvec_spec::{Instruction, Mnemonic, PtxVersion, Qualifier, Spec, Target};
 
 use super::across;
+use super::departure::ChainWords;
 use super::defect::{fail, Defect, Kind};
 use super::rule_id::{ModuleRule, OperandRule, QualifierRule, RuleId, SyntaxRule};
 use super::nearest::{line_defect, nearest_by_qualifiers, operands_fit, Line};
@@ -432,6 +433,8 @@ pub(crate) struct Head<'s> {
     pub moved: bool,
     /// The invalid defect of a chain without the mnemonic's `.sync`.
     pub missing: Option<Defect>,
+    /// What the ledger's departures ask of the chain's words.
+    pub words: ChainWords<'static>,
 }
 
 /// The instruction a chain's words (`redux`, `add`, `sync`, `u32`) start with and
@@ -470,10 +473,22 @@ pub(crate) fn head_of<'s, S: AsRef<str>>(spec: &'s Spec, words: &[S]) -> Result<
         .ok_or_else(|| fail(Kind::Malformed, SyntaxRule::Mnemonic, format!("no spec for `{mnemonic}`")))?;
     let skip = m.opcode.len();
     let mut quals = Vec::with_capacity(words.len() - skip);
+    // `ChainWords::of(words)`, from the lookups made here: the opcode's words are
+    // the mnemonic's.
+    let mut spelled = ChainWords {
+        first: m.opcode[0],
+        ..ChainWords::default()
+    };
+    for &q in &m.opcode_quals {
+        spelled.add(q);
+    }
     for w in &words[skip..] {
         let w = w.as_ref();
         match qualifier_of(w) {
-            Some(q) => quals.push(q),
+            Some(q) => {
+                quals.push(q);
+                spelled.add(q);
+            }
             None => {
                 return Err(fail(
                     Kind::Malformed,
@@ -512,6 +527,7 @@ pub(crate) fn head_of<'s, S: AsRef<str>>(spec: &'s Spec, words: &[S]) -> Result<
         quals,
         moved,
         missing,
+        words: spelled,
     })
 }
 
@@ -520,6 +536,8 @@ pub(crate) fn head_of<'s, S: AsRef<str>>(spec: &'s Spec, words: &[S]) -> Result<
 struct MnemonicWords {
     mnemonic: Mnemonic,
     opcode: Vec<&'static str>,
+    /// The qualifiers the opcode's words spell (none today).
+    opcode_quals: Vec<Qualifier>,
     own: Vec<(&'static str, Option<Qualifier>)>,
 }
 
@@ -538,7 +556,13 @@ fn mnemonic_words() -> &'static [MnemonicWords] {
                     .skip(opcode.len())
                     .map(|w| (w, Qualifier::from_word(w)))
                     .collect();
-                MnemonicWords { mnemonic, opcode, own }
+                let opcode_quals = opcode.iter().filter_map(|w| Qualifier::from_word(w)).collect();
+                MnemonicWords {
+                    mnemonic,
+                    opcode,
+                    opcode_quals,
+                    own,
+                }
             })
             .collect()
     })
