@@ -332,7 +332,7 @@ impl Line<'_> {
     fn answer(&self, index: &Index<'_>, text: &str, tokens: &Tokens<'_>, buf: &mut Vec<u8>) {
         let (ptx, target, order) = (self.ptx, self.target, self.order);
         match index.parsed(text, tokens, ptx, target, order) {
-            Ok(parsed) => index.with_reading(tokens.chain, |r| {
+            Ok(parsed) => index.with_reading(tokens.chain, &parsed.words, |r| {
                 let v = index.verdict(&r.chain, parsed, ptx, target, order);
                 let departures = &r.departures;
                 let module = crate::syntax::context::Module { ptx, target };

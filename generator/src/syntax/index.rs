@@ -128,19 +128,18 @@ impl<'s> Chain<'s> {
     /// Reads a chain (`red.global.add.u32`) as [`judge::judge`] does, its
     /// qualifiers placed by `masks` (the spec's syntax lines as bit masks).
     pub fn read(spec: &'s Spec, masks: &Masks<'s>, chain: &str) -> Chain<'s> {
-        Chain::read_with(spec, masks, chain, |_| ())
+        Chain::read_with(spec, masks, &words_of(chain), |_| ())
     }
 
-    /// [`Chain::read`], telling `words` what the chain's words spell once its
-    /// instruction is known.
+    /// [`Chain::read`] of the chain whose words are `words`, telling `words_are`
+    /// what they spell once its instruction is known.
     fn read_with(
         spec: &'s Spec,
         masks: &Masks<'s>,
-        chain: &str,
+        words: &[&str],
         words_are: impl FnOnce(&judge::Head<'s>),
     ) -> Chain<'s> {
-        let words = words_of(chain);
-        let head = match judge::head_of(spec, &words) {
+        let head = match judge::head_of(spec, words) {
             Ok(head) => head,
             Err(defect) => {
                 return Chain::Unplaced {
@@ -208,10 +207,10 @@ pub struct Read<'s> {
 }
 
 impl<'s> Read<'s> {
-    /// Reads `chain` ([`Chain::read`]) and its departures.
-    fn new(spec: &'s Spec, masks: &Masks<'s>, chain: &str) -> Read<'s> {
+    /// Reads the chain of `words` ([`Chain::read`]) and its departures.
+    fn new(spec: &'s Spec, masks: &Masks<'s>, words: &[&str]) -> Read<'s> {
         let mut departures = Vec::new();
-        let chain = Chain::read_with(spec, masks, chain, |head| {
+        let chain = Chain::read_with(spec, masks, words, |head| {
             departures =
                 departure::word_departures(spec, &head.instruction.instruction, CHECK_PTXAS, &head.words);
         });
@@ -424,9 +423,9 @@ impl<'s> Index<'s> {
         Chain::read(self.spec, self.masks(), chain)
     }
 
-    /// Reads `chain` and its departures ([`Read::new`]).
-    fn read_departing(&self, chain: &str) -> Read<'s> {
-        Read::new(self.spec, self.masks(), chain)
+    /// Reads the chain of `words` and its departures ([`Read::new`]).
+    fn read_departing(&self, words: &[&str]) -> Read<'s> {
+        Read::new(self.spec, self.masks(), words)
     }
 
     /// The spec's syntax lines as bit masks, made once.
@@ -461,7 +460,7 @@ impl<'s> Index<'s> {
         let this = &*self;
         let read: Vec<(Box<str>, Arc<Read<'s>>)> = missing
             .par_iter()
-            .map(|c| (Box::from(*c), Arc::new(this.read_departing(c))))
+            .map(|c| (Box::from(*c), Arc::new(this.read_departing(&words_of(c)))))
             .collect();
         self.chains.extend(read);
     }
@@ -531,17 +530,18 @@ impl<'s> Index<'s> {
         }
     }
 
-    /// The reading of `chain`, to `use`: kept from the chunks before, met earlier
-    /// in this chunk, or read now and shared with the chunk's other lines (a chain
-    /// longer than [`MAX_CHAIN_BYTES`] is read for each line, never kept). Two
-    /// workers may both read a chain they meet at once (the same reading); the
-    /// second keeps the first's.
-    pub fn with_reading<T>(&self, chain: &str, f: impl FnOnce(&Read<'s>) -> T) -> T {
+    /// The reading of `chain`, whose words are `words` (the tokens' own: the chain
+    /// is their join), to `use`: kept from the chunks before, met earlier in this
+    /// chunk, or read now and shared with the chunk's other lines (a chain longer
+    /// than [`MAX_CHAIN_BYTES`] is read for each line, never kept). Two workers may
+    /// both read a chain they meet at once (the same reading); the second keeps
+    /// the first's.
+    pub fn with_reading<T>(&self, chain: &str, words: &[&str], f: impl FnOnce(&Read<'s>) -> T) -> T {
         if let Some(r) = self.chains.get(chain) {
             return f(r);
         }
         if chain.len() > MAX_CHAIN_BYTES {
-            return f(&self.read_departing(chain));
+            return f(&self.read_departing(words));
         }
         // A poisoned lock holds whole readings: each is inserted at once.
         let met = || self.met.lock().unwrap_or_else(PoisonError::into_inner);
@@ -549,7 +549,7 @@ impl<'s> Index<'s> {
         let reading = found.unwrap_or_else(|| {
             // Read outside the lock, which the other worker asks for every chain
             // it does not find kept.
-            let read = Arc::new(self.read_departing(chain));
+            let read = Arc::new(self.read_departing(words));
             met().entry(Box::from(chain)).or_insert(read).clone()
         });
         f(&reading)
@@ -610,7 +610,7 @@ impl<'s> Index<'s> {
     pub fn is_legal(&self, text: &str, ptx: PtxVersion, target: Target) -> bool {
         let tokens = Tokens::of(text);
         match self.parsed(text, &tokens, ptx, target, Order::Lenient) {
-            Ok(parsed) => self.with_reading(tokens.chain, |r| {
+            Ok(parsed) => self.with_reading(tokens.chain, &parsed.words, |r| {
                 self.verdict(&r.chain, parsed, ptx, target, Order::Lenient).defect.is_none()
             }),
             Err(j) => j.legal(),
@@ -636,7 +636,7 @@ impl<'s> Index<'s> {
             return self.is_legal(&departure::render(t), ptx, target);
         }
         let chain = t.words.join(".");
-        self.with_reading(&chain, |r| self.verdict(&r.chain, t, ptx, target, Order::Lenient).defect.is_none())
+        self.with_reading(&chain, &t.words, |r| self.verdict(&r.chain, t, ptx, target, Order::Lenient).defect.is_none())
     }
 
     /// The tokens [`Index::verdict`] judges, or the verdict when the steps before the
