@@ -73,15 +73,19 @@ impl RegClass {
 
     /// The class a register name shows: the longest prefix followed by digits only.
     pub fn of_name(name: &str) -> Option<RegClass> {
-        // Every prefix is `%` and letters, so the one followed by digits only is all
-        // the letters after `%`.
-        let rest = name.strip_prefix('%')?;
-        let letters = rest.bytes().take_while(u8::is_ascii_alphabetic).count();
-        let (prefix, digits) = rest.split_at(letters);
-        if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-            return None;
-        }
-        RegClass::of_letters(prefix.as_bytes())
+        // Every prefix is `%` and one or two letters, so the one followed by
+        // digits only is all the letters after `%`: told apart by the two bytes
+        // after it (a second letter other than `d` is no prefix's, and then no
+        // digit either). Every register operand of every batch line asks this.
+        let b = name.as_bytes();
+        let (class, letters) = match b {
+            [b'%', b'r', b'd', ..] => (RegClass::B64, 2),
+            [b'%', b'f', b'd', ..] => (RegClass::F64, 2),
+            [b'%', first, ..] => (RegClass::of_letters(&[*first])?, 1),
+            _ => return None,
+        };
+        let digits = &b[1 + letters..];
+        (!digits.is_empty() && digits.iter().all(u8::is_ascii_digit)).then_some(class)
     }
 
     /// The class whose prefix is `%` and `letters` (`rd`: `.b64`). A match, not a
@@ -1084,6 +1088,29 @@ mod tests {
         }
         assert_eq!(RegClass::of_letters(b"b"), None);
         assert_eq!(RegClass::of_letters(b""), None);
+        // Every name of up to four characters over the prefixes' letters, digits
+        // and a few others: the class whose prefix is followed by digits only.
+        let by_prefix = |name: &str| {
+            RegClass::ALL.iter().copied().find(|c| {
+                name.strip_prefix(c.prefix())
+                    .is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
+            })
+        };
+        let alphabet = ["%", "r", "d", "f", "h", "p", "q", "b", "x", "0", "7", "_", "é"];
+        let (mut names, mut level) = (vec![String::new()], vec![String::new()]);
+        for _ in 0..4 {
+            level = level
+                .iter()
+                .flat_map(|n| alphabet.iter().map(move |a| format!("{n}{a}")))
+                .collect();
+            names.extend(level.iter().cloned());
+        }
+        let mut registers = 0;
+        for name in &names {
+            assert_eq!(RegClass::of_name(name), by_prefix(name), "{name:?}");
+            registers += usize::from(by_prefix(name).is_some());
+        }
+        assert!(names.len() > 20_000 && registers > 30, "{} names, {registers} registers", names.len());
     }
 
     #[test]
