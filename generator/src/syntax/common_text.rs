@@ -100,8 +100,9 @@ fn read<'t>(text: &'t str, spaced: &mut bool) -> Option<InstrText<&'t str>> {
     let mut operands = Vec::new();
     if c.peek()? != b';' {
         // Room for the most operands a syntax line has (`shfl.sync`'s five), so
-        // that no line grows it.
-        operands.reserve(6);
+        // that no line grows it: made at that size (`reserve` on an empty vector
+        // takes the growing path, a call and a tenth of the tokenizer's work).
+        operands = Vec::with_capacity(6);
         loop {
             operands.push(c.operand()?);
             c.gap()?;

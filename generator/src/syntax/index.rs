@@ -41,6 +41,7 @@ use super::needs::Needs;
 use super::operands::{self, Position};
 use super::spelling::{unmet_among, Spelling};
 use super::text::{self, InstrText, LexError, RegClass};
+use super::word_key::{self, ByWord};
 
 /// The most chains the index keeps; past it, it starts over (a stream of
 /// distinct chains must not grow memory without bound). The explorer's 400,000
@@ -353,27 +354,14 @@ pub struct Index<'s> {
 /// names it (`8.6`, `sm_100a`: as it is written, and read back to itself).
 #[derive(Default)]
 struct ModuleWords {
+    /// By [`word_key::key`]: a line's `ptx` and `target` are looked up as one
+    /// integer each.
     versions: ByWord<PtxVersion>,
     targets: ByWord<Target>,
     /// Per listed target, the versions whose `.version` may name it: from the
     /// first on, up to its withdrawal if any (`TargetModel::check_version`, asked
     /// of every line, searched the list of targets).
     spans: HashMap<Target, (PtxVersion, Option<PtxVersion>), foldhash::fast::RandomState>,
-}
-
-/// A module's words by [`word_key`]: a line's `ptx` and `target` are looked up as
-/// one integer each, hashed and compared in a few instructions, not as strings.
-type ByWord<V> = HashMap<u128, V, foldhash::fast::RandomState>;
-
-/// A word of at most 15 bytes as one integer: its bytes, and its length in the
-/// last byte (so that no two words share a key). `None` for a longer word, which
-/// no version or target is.
-fn word_key(w: &str) -> Option<u128> {
-    let len = u8::try_from(w.len()).ok().filter(|&n| n < 16)?;
-    let mut bytes = [0u8; 16];
-    bytes[..w.len()].copy_from_slice(w.as_bytes());
-    bytes[15] = len;
-    Some(u128::from_le_bytes(bytes))
 }
 
 impl ModuleWords {
@@ -386,14 +374,14 @@ impl ModuleWords {
                 .iter()
                 .map(|v| (v.to_string(), *v))
                 .filter(|(w, v)| w.parse::<PtxVersion>().ok() == Some(*v))
-                .filter_map(|(w, v)| Some((word_key(&w)?, v)))
+                .filter_map(|(w, v)| Some((word_key::key(&w)?, v)))
                 .collect(),
             targets: model
                 .targets
                 .iter()
                 .map(|t| (t.name.to_string(), t.name))
                 .filter(|(w, t)| w.parse::<Target>().ok() == Some(*t))
-                .filter_map(|(w, t)| Some((word_key(&w)?, t)))
+                .filter_map(|(w, t)| Some((word_key::key(&w)?, t)))
                 .collect(),
             // Reversed, so that a target listed twice keeps its first entry, the
             // one `TargetModel::info` finds.
@@ -420,7 +408,7 @@ impl<'s> Index<'s> {
     /// other words, which the caller parses.
     pub fn listed_module(&self, ptx: &str, target: &str) -> Option<(PtxVersion, Target)> {
         let words = self.modules.get_or_init(|| ModuleWords::new(self.spec));
-        Some((*words.versions.get(&word_key(ptx)?)?, *words.targets.get(&word_key(target)?)?))
+        Some((*words.versions.get(&word_key::key(ptx)?)?, *words.targets.get(&word_key::key(target)?)?))
     }
 
     /// Whether the target model lets a module of `.version ptx` name `.target

@@ -24,6 +24,7 @@ use super::operands;
 use super::placement::{fit, in_order, Fit};
 use super::spelling::{Refusal, Spelling};
 use super::text::{self, RegClass};
+use super::word_key::{self, ByWord};
 
 /// The verdict on one text.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -568,14 +569,22 @@ fn mnemonic_words() -> &'static [MnemonicWords] {
     })
 }
 
-/// [`Qualifier::from_word`], by one hash lookup rather than a search of the words
-/// (every word of every chain read is looked up).
+/// [`Qualifier::from_word`], by one lookup of the word as an integer
+/// ([`word_key`]) rather than a search of the words (every word of every chain
+/// read is looked up); the few longer words by `from_word`.
 fn qualifier_of(word: &str) -> Option<Qualifier> {
-    type ByWord = std::collections::HashMap<&'static str, Qualifier, foldhash::fast::FixedState>;
-    static BY_WORD: std::sync::OnceLock<ByWord> = std::sync::OnceLock::new();
-    BY_WORD
-        .get_or_init(|| Qualifier::ALL.iter().map(|&q| (&q.spelling()[1..], q)).collect())
-        .get(word)
+    static BY_KEY: std::sync::OnceLock<ByWord<Qualifier>> = std::sync::OnceLock::new();
+    let Some(key) = word_key::key(word) else {
+        return Qualifier::from_word(word);
+    };
+    BY_KEY
+        .get_or_init(|| {
+            Qualifier::ALL
+                .iter()
+                .filter_map(|&q| Some((word_key::key(&q.spelling()[1..])?, q)))
+                .collect()
+        })
+        .get(&key)
         .copied()
 }
 
@@ -592,4 +601,26 @@ pub fn reading<'s>(spec: &'s Spec, text: &str) -> Option<Spelling<'s>> {
         .into_iter()
         .next()
         .map(|(s, _)| s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The chain's words are looked up as `Qualifier::from_word` looks them up:
+    /// every qualifier's word (the long ones too), and words of no qualifier.
+    #[test]
+    fn words_are_looked_up_as_from_word_does() {
+        let mut words: Vec<String> = Qualifier::ALL.iter().map(|q| q.spelling()[1..].to_owned()).collect();
+        assert!(words.iter().any(|w| w.len() > 15), "a word longer than a key");
+        let more: Vec<String> = words
+            .iter()
+            .flat_map(|w| [format!("{w}\0"), format!("{w}x"), w.to_uppercase(), w[..w.len() - 1].to_owned()])
+            .collect();
+        words.extend(more);
+        words.extend(["", "sync", "add", &"x".repeat(40)].map(String::from));
+        for w in &words {
+            assert_eq!(qualifier_of(w), Qualifier::from_word(w), "{w:?}");
+        }
+    }
 }

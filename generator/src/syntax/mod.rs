@@ -25,3 +25,4 @@ pub mod rules;
 pub mod spelling;
 pub mod text;
 pub mod vectors;
+pub mod word_key;
