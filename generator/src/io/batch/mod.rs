@@ -26,8 +26,12 @@ use crate::io::lines::MAX_LINE_BYTES;
 use crate::io::output::ErrorAnswer;
 use read::{read_pieces, Chunk};
 
-/// The most lines a chunk holds.
-pub const CHUNK_LINES: usize = 4096;
+/// The most lines a chunk holds. Between two chunks both workers wait (the
+/// last block of a chunk, the readings met in it kept by one thread): at 4,096
+/// lines a chunk, the explorer's walks ran 5% slower (`ptxvec bench`, medians
+/// 0.310 to 0.317 s against 0.294 to 0.300 s, alternating runs), for 4 MB less
+/// peak memory on a 1.2 GB stream.
+pub const CHUNK_LINES: usize = 16384;
 /// A chunk ends once its lines hold this many bytes (one line can take it over, by
 /// at most [`MAX_LINE_BYTES`]).
 pub const CHUNK_BYTES: usize = 4 << 20;
