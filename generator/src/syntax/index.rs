@@ -329,21 +329,24 @@ fn words_of(chain: &str) -> Vec<&str> {
     words
 }
 
-/// Chains by their text: a fast hasher, randomly seeded (no input can choose its
-/// collisions); nothing iterates it into an answer unsorted.
-type ByChain<V> = HashMap<Box<str>, V, foldhash::fast::RandomState>;
+mod kept;
+
+use kept::{Entry, Kept, Table};
+
+/// A reading as the index's tables hold it: kept with its chain's text, shared.
+type KeptRead<'s> = Arc<Kept<Read<'s>>>;
 
 /// The readings of the chains met so far.
 pub struct Index<'s> {
     spec: &'s Spec,
     /// The readings kept from the chunks before, looked up once per line (shared,
     /// so that a reading met in a chunk is kept without moving it).
-    chains: ByChain<Arc<Read<'s>>>,
+    chains: Table<Read<'s>>,
     /// The readings made while a chunk is answered ([`Index::with_reading`]): a
     /// chain met for the first time is read by the worker that meets it, on the
     /// spot, and shared with the chunk's other lines at once; [`Index::keep_met`]
     /// keeps them for the chunks after.
-    met: Mutex<ByChain<Arc<Read<'s>>>>,
+    met: Mutex<Table<Read<'s>>>,
     /// The spec's syntax lines as bit masks, made when the first chain is read.
     masks: OnceLock<Masks<'s>>,
     /// The module words the target model lists, made when first asked.
@@ -395,7 +398,7 @@ impl<'s> Index<'s> {
     pub fn new(spec: &'s Spec) -> Index<'s> {
         Index {
             spec,
-            chains: HashMap::default(),
+            chains: Table::default(),
             met: Mutex::default(),
             masks: OnceLock::new(),
             modules: OnceLock::new(),
@@ -446,7 +449,7 @@ impl<'s> Index<'s> {
     /// where it is judged). Past [`MAX_CHAINS`] the index is emptied first.
     pub fn fill<'a>(&mut self, chains: impl Iterator<Item = &'a str>) {
         let mut missing: Vec<&str> = chains
-            .filter(|c| c.len() <= MAX_CHAIN_BYTES && !self.chains.contains_key(*c))
+            .filter(|c| c.len() <= MAX_CHAIN_BYTES && !self.chains.contains(c.as_bytes()))
             .collect::<HashSet<&str, foldhash::fast::RandomState>>()
             .into_iter()
             .collect();
@@ -461,16 +464,16 @@ impl<'s> Index<'s> {
             self.chains.clear();
         }
         let this = &*self;
-        let read: Vec<(Box<str>, Arc<Read<'s>>)> = missing
+        let read: Vec<Entry<Read<'s>>> = missing
             .par_iter()
-            .map(|c| (Box::from(*c), Arc::new(this.read_departing(&words_of(c)))))
+            .map(|c| Entry(Arc::new(Kept::new(c, this.read_departing(&words_of(c))))))
             .collect();
         self.chains.extend(read);
     }
 
     /// Whether the index holds `chain`, or would not keep it anyway.
     fn settled(&self, chain: &str) -> bool {
-        chain.len() > MAX_CHAIN_BYTES || self.chains.contains_key(chain)
+        chain.len() > MAX_CHAIN_BYTES || self.chains.contains(chain.as_bytes())
     }
 
     /// Answers `items` in parallel, in order: `prepare` makes each ready (and
@@ -527,8 +530,8 @@ impl<'s> Index<'s> {
 
     /// The reading of `chain`, from the index or read now, to `use`.
     pub fn with_chain<T>(&self, chain: &str, f: impl FnOnce(&Chain<'s>) -> T) -> T {
-        match self.chains.get(chain) {
-            Some(r) => f(&r.chain),
+        match self.chains.get(chain.as_bytes()) {
+            Some(r) => f(&r.0.value.chain),
             None => f(&self.read(chain)),
         }
     }
@@ -540,27 +543,37 @@ impl<'s> Index<'s> {
     /// both read a chain they meet at once (the same reading); the second keeps
     /// the first's.
     pub fn with_reading<T>(&self, chain: &str, words: &[&str], f: impl FnOnce(&Read<'s>) -> T) -> T {
-        if let Some(r) = self.chains.get(chain) {
-            return f(r);
+        if let Some(r) = self.chains.get(chain.as_bytes()) {
+            return f(&r.0.value);
         }
         if chain.len() > MAX_CHAIN_BYTES {
             return f(&self.read_departing(words));
         }
         // A poisoned lock holds whole readings: each is inserted at once.
         let met = || self.met.lock().unwrap_or_else(PoisonError::into_inner);
-        let found = met().get(chain).cloned();
+        let found: Option<KeptRead<'s>> = met().get(chain.as_bytes()).map(|e| e.0.clone());
         let reading = found.unwrap_or_else(|| {
             // Read outside the lock, which the other worker asks for every chain
             // it does not find kept.
-            let read = Arc::new(self.read_departing(words));
-            met().entry(Box::from(chain)).or_insert(read).clone()
+            let read = Arc::new(Kept::new(chain, self.read_departing(words)));
+            let mut met = met();
+            match met.get(chain.as_bytes()) {
+                Some(first) => first.0.clone(),
+                None => {
+                    met.insert(Entry(read.clone()));
+                    read
+                }
+            }
         });
-        f(&reading)
+        f(&reading.value)
     }
 
     /// Keeps the readings met while the chunk was answered ([`Index::with_reading`]),
     /// emptying the index first when they would take it past [`MAX_CHAINS`]. It
     /// runs between chunks, while the workers wait: nothing here is per line.
+    // A table's key is its entry's chain text, which never changes; the reading's
+    // parts made when first asked (`OnceLock`) are no part of it.
+    #[allow(clippy::mutable_key_type)]
     pub fn keep_met(&mut self) {
         let met = self.met.get_mut().unwrap_or_else(PoisonError::into_inner);
         if met.is_empty() {
@@ -570,8 +583,8 @@ impl<'s> Index<'s> {
             // Sorted so that which chains a full index keeps does not depend on
             // hashing (it changes no answer, only the time). Only a chunk of more
             // distinct chains than the index holds needs it.
-            let mut sorted: Vec<(Box<str>, Arc<Read<'s>>)> = met.drain().collect();
-            sorted.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+            let mut sorted: Vec<Entry<Read<'s>>> = met.drain().collect();
+            sorted.sort_unstable_by(|a, b| a.0.chain().cmp(b.0.chain()));
             sorted.truncate(MAX_CHAINS);
             met.extend(sorted);
         }
@@ -773,7 +786,7 @@ impl<'s> Index<'s> {
 /// allocations, freed one after another on the thread that ends a batch run.
 impl Drop for Index<'_> {
     fn drop(&mut self) {
-        let chains: Vec<(Box<str>, Arc<Read<'_>>)> = self.chains.drain().collect();
+        let chains: Vec<Entry<Read<'_>>> = self.chains.drain().collect();
         chains.into_par_iter().for_each(drop);
     }
 }
@@ -974,6 +987,6 @@ mod tests {
         assert!(index.chains.len() <= MAX_CHAINS);
         let long = format!("red{}", ".add".repeat(MAX_CHAIN_BYTES));
         index.fill(std::iter::once(long.as_str()));
-        assert!(!index.chains.contains_key(long.as_str()));
+        assert!(!index.chains.contains(long.as_bytes()));
     }
 }
