@@ -5,6 +5,7 @@ use std::process::ExitCode;
 fn main() -> ExitCode {
     restore_sigpipe();
     keep_freed_memory();
+    no_huge_pages();
     ptxvec_generator::cmd::cli::main()
 }
 
@@ -75,22 +76,45 @@ unsafe impl std::alloc::GlobalAlloc for Allocator {
     }
 }
 
-/// mimalloc hands freed memory back to the system 10 ms after it is freed, and
+/// mimalloc hands freed memory back to the system a while after it is freed, and
 /// takes it again, zeroed page by page, for the next chunk's answers: a fifth of
 /// `check-syntax -`'s time on the explorer's stream went to the kernel's page
 /// clearing. Never purging keeps the batch commands' memory at its peak, which
 /// their chunks bound (batch/mod.rs), and frees it at exit.
 #[allow(unsafe_code)]
 fn keep_freed_memory() {
-    /// `mi_option_purge_delay` in mimalloc's `mi_option_e` (mimalloc.h, v2 and v3:
-    /// the sixteenth option); -1 is "no purging at all".
-    const PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
     // SAFETY: sets an option of the allocator, which takes options at any time; no
     // pointer is passed.
     unsafe {
-        libmimalloc_sys::mi_option_set(PURGE_DELAY, -1);
+        libmimalloc_sys::mi_option_set(PURGE_DELAY_OPTION, -1);
     }
 }
+
+/// `mi_option_purge_delay` in mimalloc's `mi_option_e` (mimalloc.h, v2 and v3:
+/// the sixteenth option); -1 is "no purging at all".
+const PURGE_DELAY_OPTION: libmimalloc_sys::mi_option_t = 15;
+
+/// Transparent huge pages off for the process. mimalloc asks the kernel for them
+/// on its arenas (madvise), and the kernel then clears 2 MiB at a fault, compacting
+/// memory first where it has no free huge page: `check-syntax -` on the explorer's
+/// 400,000 walks took 0.29 to 0.47 s, three runs of six spending 0.15 to 0.26 s in
+/// the kernel; with small pages 0.30 to 0.31 s, every run (vectors/README.md,
+/// "Batch commands"). The batch index's readings are small blocks, each touched a
+/// few times. mimalloc's own option (`allow_thp`) comes too late from here: its
+/// first arena is made by the runtime's allocations before `main`; the process's
+/// flag holds for every fault after it.
+#[cfg(target_os = "linux")]
+#[allow(unsafe_code)]
+fn no_huge_pages() {
+    // SAFETY: sets a flag of the process; no pointer is passed. A kernel without
+    // it refuses (EINVAL), which changes nothing.
+    unsafe {
+        libc::prctl(libc::PR_SET_THP_DISABLE, 1, 0, 0, 0);
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn no_huge_pages() {}
 
 /// A block of `layout` from mimalloc's `plain` entry where a word's alignment
 /// suffices, else from its `aligned` one.
@@ -118,6 +142,23 @@ unsafe fn by_alignment(
 #[allow(clippy::unwrap_used)]
 mod tests {
     use std::alloc::{GlobalAlloc, Layout};
+
+    /// The option number set in `main` is the option named: its default and its
+    /// neighbour's, as mimalloc v3's `options.c` gives them, read back (unless an
+    /// environment variable of mimalloc's sets options).
+    #[test]
+    #[allow(unsafe_code)]
+    fn the_allocator_option_set_is_the_one_named() {
+        let get = |o: libmimalloc_sys::mi_option_t| {
+            // SAFETY: reads an option of the allocator; no pointer is passed.
+            unsafe { libmimalloc_sys::mi_option_get(o) }
+        };
+        if std::env::vars().any(|(k, _)| k.starts_with("MIMALLOC_")) {
+            return;
+        }
+        // `purge_delay` (1000 ms), then `use_numa_nodes` (0).
+        assert_eq!((get(super::PURGE_DELAY_OPTION), get(super::PURGE_DELAY_OPTION + 1)), (1000, 0));
+    }
 
     /// Every entry returns memory of the layout's alignment, and a resized block
     /// keeps its bytes: for alignments of a byte to a page, on both sides of `WORD`.
