@@ -331,7 +331,7 @@ fn words_of(chain: &str) -> Vec<&str> {
 
 mod kept;
 
-use kept::{Entry, Kept, Table};
+use kept::{Kept, Table};
 
 /// A reading as the index's tables hold it: kept with its chain's text, shared.
 type KeptRead<'s> = Arc<Kept<Read<'s>>>;
@@ -347,6 +347,8 @@ pub struct Index<'s> {
     /// spot, and shared with the chunk's other lines at once; [`Index::keep_met`]
     /// keeps them for the chunks after.
     met: Mutex<Table<Read<'s>>>,
+    /// The tables' hasher: a chain is hashed once per line, for both.
+    hasher: foldhash::fast::RandomState,
     /// The spec's syntax lines as bit masks, made when the first chain is read.
     masks: OnceLock<Masks<'s>>,
     /// The module words the target model lists, made when first asked.
@@ -400,6 +402,7 @@ impl<'s> Index<'s> {
             spec,
             chains: Table::default(),
             met: Mutex::default(),
+            hasher: foldhash::fast::RandomState::default(),
             masks: OnceLock::new(),
             modules: OnceLock::new(),
         }
@@ -449,7 +452,7 @@ impl<'s> Index<'s> {
     /// where it is judged). Past [`MAX_CHAINS`] the index is emptied first.
     pub fn fill<'a>(&mut self, chains: impl Iterator<Item = &'a str>) {
         let mut missing: Vec<&str> = chains
-            .filter(|c| c.len() <= MAX_CHAIN_BYTES && !self.chains.contains(c.as_bytes()))
+            .filter(|c| !self.settled(c))
             .collect::<HashSet<&str, foldhash::fast::RandomState>>()
             .into_iter()
             .collect();
@@ -464,16 +467,25 @@ impl<'s> Index<'s> {
             self.chains.clear();
         }
         let this = &*self;
-        let read: Vec<Entry<Read<'s>>> = missing
+        let read: Vec<KeptRead<'s>> = missing
             .par_iter()
-            .map(|c| Entry(Arc::new(Kept::new(c, this.read_departing(&words_of(c))))))
+            .map(|c| Arc::new(Kept::new(c, this.hash(c), this.read_departing(&words_of(c)))))
             .collect();
-        self.chains.extend(read);
+        self.chains.reserve(read.len());
+        for r in read {
+            self.chains.insert(r);
+        }
     }
 
     /// Whether the index holds `chain`, or would not keep it anyway.
     fn settled(&self, chain: &str) -> bool {
-        chain.len() > MAX_CHAIN_BYTES || self.chains.contains(chain.as_bytes())
+        chain.len() > MAX_CHAIN_BYTES || self.chains.get(self.hash(chain), chain.as_bytes()).is_some()
+    }
+
+    /// `chain`'s hash in the tables.
+    fn hash(&self, chain: &str) -> u64 {
+        use std::hash::BuildHasher;
+        self.hasher.hash_one(chain.as_bytes())
     }
 
     /// Answers `items` in parallel, in order: `prepare` makes each ready (and
@@ -530,8 +542,8 @@ impl<'s> Index<'s> {
 
     /// The reading of `chain`, from the index or read now, to `use`.
     pub fn with_chain<T>(&self, chain: &str, f: impl FnOnce(&Chain<'s>) -> T) -> T {
-        match self.chains.get(chain.as_bytes()) {
-            Some(r) => f(&r.0.value.chain),
+        match self.chains.get(self.hash(chain), chain.as_bytes()) {
+            Some(r) => f(&r.value.chain),
             None => f(&self.read(chain)),
         }
     }
@@ -543,24 +555,25 @@ impl<'s> Index<'s> {
     /// both read a chain they meet at once (the same reading); the second keeps
     /// the first's.
     pub fn with_reading<T>(&self, chain: &str, words: &[&str], f: impl FnOnce(&Read<'s>) -> T) -> T {
-        if let Some(r) = self.chains.get(chain.as_bytes()) {
-            return f(&r.0.value);
+        let hash = self.hash(chain);
+        if let Some(r) = self.chains.get(hash, chain.as_bytes()) {
+            return f(&r.value);
         }
         if chain.len() > MAX_CHAIN_BYTES {
             return f(&self.read_departing(words));
         }
         // A poisoned lock holds whole readings: each is inserted at once.
         let met = || self.met.lock().unwrap_or_else(PoisonError::into_inner);
-        let found: Option<KeptRead<'s>> = met().get(chain.as_bytes()).map(|e| e.0.clone());
+        let found: Option<KeptRead<'s>> = met().get(hash, chain.as_bytes()).cloned();
         let reading = found.unwrap_or_else(|| {
             // Read outside the lock, which the other worker asks for every chain
             // it does not find kept.
-            let read = Arc::new(Kept::new(chain, self.read_departing(words)));
+            let read = Arc::new(Kept::new(chain, hash, self.read_departing(words)));
             let mut met = met();
-            match met.get(chain.as_bytes()) {
-                Some(first) => first.0.clone(),
+            match met.get(hash, chain.as_bytes()) {
+                Some(first) => first.clone(),
                 None => {
-                    met.insert(Entry(read.clone()));
+                    met.insert(read.clone());
                     read
                 }
             }
@@ -571,9 +584,6 @@ impl<'s> Index<'s> {
     /// Keeps the readings met while the chunk was answered ([`Index::with_reading`]),
     /// emptying the index first when they would take it past [`MAX_CHAINS`]. It
     /// runs between chunks, while the workers wait: nothing here is per line.
-    // A table's key is its entry's chain text, which never changes; the reading's
-    // parts made when first asked (`OnceLock`) are no part of it.
-    #[allow(clippy::mutable_key_type)]
     pub fn keep_met(&mut self) {
         let met = self.met.get_mut().unwrap_or_else(PoisonError::into_inner);
         if met.is_empty() {
@@ -583,10 +593,12 @@ impl<'s> Index<'s> {
             // Sorted so that which chains a full index keeps does not depend on
             // hashing (it changes no answer, only the time). Only a chunk of more
             // distinct chains than the index holds needs it.
-            let mut sorted: Vec<Entry<Read<'s>>> = met.drain().collect();
-            sorted.sort_unstable_by(|a, b| a.0.chain().cmp(b.0.chain()));
+            let mut sorted: Vec<KeptRead<'s>> = met.drain().collect();
+            sorted.sort_unstable_by(|a, b| a.chain().cmp(b.chain()));
             sorted.truncate(MAX_CHAINS);
-            met.extend(sorted);
+            for r in sorted {
+                met.insert(r);
+            }
         }
         if self.chains.len() + met.len() > MAX_CHAINS {
             self.chains.clear();
@@ -598,7 +610,9 @@ impl<'s> Index<'s> {
         }
         // Drained, not taken: the map keeps its room for the next chunk's readings,
         // which the workers insert under its lock.
-        self.chains.extend(met.drain());
+        for r in met.drain() {
+            self.chains.insert(r);
+        }
     }
 
     /// [`judge::judge`]'s verdict on `text` (whose tokens are `tokens`) in a module
@@ -786,7 +800,7 @@ impl<'s> Index<'s> {
 /// allocations, freed one after another on the thread that ends a batch run.
 impl Drop for Index<'_> {
     fn drop(&mut self) {
-        let chains: Vec<Entry<Read<'_>>> = self.chains.drain().collect();
+        let chains: Vec<KeptRead<'_>> = self.chains.drain().collect();
         chains.into_par_iter().for_each(drop);
     }
 }
@@ -987,6 +1001,6 @@ mod tests {
         assert!(index.chains.len() <= MAX_CHAINS);
         let long = format!("red{}", ".add".repeat(MAX_CHAIN_BYTES));
         index.fill(std::iter::once(long.as_str()));
-        assert!(!index.chains.contains(long.as_bytes()));
+        assert!(index.chains.get(index.hash(&long), long.as_bytes()).is_none());
     }
 }
