@@ -5,9 +5,9 @@
 //! what ptxas does with the original: `check-syntax` says so (`ptxas 13.5 accepts
 //! this: E019`), and the explorer holds each prediction to ptxas.
 
-use ptxvec_spec::qualifier::QualMask;
 use ptxvec_spec::{Departure, Qualifier, Spec};
 
+use super::chain_words::ChainWords;
 use super::context::Module;
 use super::illegal::CHECK_PTXAS;
 use super::judge::{judge, Judgement, Order};
@@ -469,41 +469,6 @@ fn words_may_change(d: &Departure, words: &ChainWords<'_>) -> bool {
     }
 }
 
-/// What [`words_may_change`] asks of a chain's words (`red`, `add`, `add`,
-/// `u32`): the qualifiers they spell, those spelled twice or more, and the first
-/// word. Made once per chain: the batch judge's from the qualifiers it has already
-/// looked its words up as (`judge::head_of`), the definition's here.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct ChainWords<'w> {
-    /// Each qualifier some word spells.
-    pub spelled: QualMask,
-    /// Each qualifier two or more words spell.
-    pub repeated: QualMask,
-    /// The first word (`""` for none).
-    pub first: &'w str,
-}
-
-impl<'w> ChainWords<'w> {
-    /// The summary of `words`, each looked up as a qualifier's word.
-    pub fn of<S: AsRef<str>>(words: &'w [S]) -> ChainWords<'w> {
-        let mut w = ChainWords {
-            first: words.first().map_or("", AsRef::as_ref),
-            ..ChainWords::default()
-        };
-        for q in words.iter().filter_map(|x| Qualifier::from_word(x.as_ref())) {
-            w.add(q);
-        }
-        w
-    }
-
-    /// Counts one more word that spells `q`.
-    pub fn add(&mut self, q: Qualifier) {
-        if self.spelled.has(q) {
-            self.repeated = self.repeated.with(q);
-        }
-        self.spelled = self.spelled.with(q);
-    }
-}
 
 /// [`words_may_change`]'s counterpart for a text's operands: what each arm of
 /// [`rewrite`] asks first of them (true where it asks nothing of them).

@@ -895,7 +895,7 @@ mod tests {
         let mut repeated = 0;
         for words in &chains {
             let Ok(head) = judge::head_of(&spec, words) else { continue };
-            let of_words = departure::ChainWords::of(words);
+            let of_words = crate::syntax::chain_words::ChainWords::of(words);
             assert_eq!(head.words.spelled, of_words.spelled, "{words:?}");
             assert_eq!(head.words.repeated, of_words.repeated, "{words:?}");
             assert_eq!(head.words.first, of_words.first, "{words:?}");

@@ -16,7 +16,7 @@ use ptxvec_spec::model::{Effect, Form, Rule};
 use ptxvec_spec::{Instruction, Mnemonic, PtxVersion, Qualifier, Spec, Target};
 
 use super::across;
-use super::departure::ChainWords;
+use super::chain_words::ChainWords;
 use super::defect::{fail, Defect, Kind};
 use super::rule_id::{ModuleRule, OperandRule, QualifierRule, RuleId, SyntaxRule};
 use super::nearest::{line_defect, nearest_by_qualifiers, operands_fit, Line};

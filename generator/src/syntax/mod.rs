@@ -7,6 +7,7 @@
 
 pub mod across;
 pub mod case;
+pub mod chain_words;
 pub mod common_text;
 pub mod context;
 pub mod defect;
