@@ -114,6 +114,18 @@ const CASES: &[(&str, &str, &str, Ptxas, Option<&str>)] = &[
     ("red.global.add.v4.f32 [%rd1], {%r1, %r2, %r3, 7};", "8.6", "sm_90", Ptxas::Fails, Some("E028")),
     ("red.global.add.v4.f32 [%rd1], {0, %h1, 1, %r1};", "8.6", "sm_90", Ptxas::Fails, Some("E028+E027")),
     ("red.global.add.v4.f32 [%rd1], {%r1, %f1, 0, %r2};", "8.6", "sm_90", Ptxas::Rejects, None),
+    // An integer literal next to a float literal: "Vector with elements of
+    // different types", before either reading (explorer, seed 2026112906); apart,
+    // each literal is read as alone. ptxas 13.5 at 8.1, sm_90.
+    ("red.release.cta.min.noftz.L2::cache_hint.v4.bf16 [%rd1], {%h1, 1.5, 16, %h4}, %rd2;", "8.1", "sm_90", Ptxas::Rejects, None),
+    ("red.global.min.noftz.v4.bf16 [%rd1], {%h1, 16, 1.5, %h4};", "8.1", "sm_90", Ptxas::Rejects, None),
+    ("red.global.add.noftz.v4.f16 [%rd1], {%h1, 1, 1.5, %h4};", "8.1", "sm_90", Ptxas::Rejects, None),
+    ("red.global.add.v4.f32 [%rd1], {%r1, 0f3F800000, 0, %r2};", "8.1", "sm_90", Ptxas::Rejects, None),
+    ("red.global.add.v4.f32 [%rd1], {0, %h1, 0f3F800000, 1};", "8.1", "sm_90", Ptxas::Rejects, None),
+    ("red.global.add.noftz.v4.bf16x2 [%rd1], {%r1, 1.5, 1, %r2};", "8.1", "sm_90", Ptxas::Rejects, None),
+    ("red.global.min.noftz.v4.bf16 [%rd1], {%h1, 16, %h3, 1.5};", "8.1", "sm_90", Ptxas::Fails, Some("E027+E028")),
+    ("red.global.add.v4.f32 [%rd1], {0f3F800000, %r1, 0, %r2};", "8.1", "sm_90", Ptxas::Fails, Some("E027+E028")),
+    ("red.global.add.noftz.v4.f16 [%rd1], {1, %h2, 1.5, %h4};", "8.1", "sm_90", Ptxas::Accepts, Some("E027")),
     ("atom.global.add.v2.f32 {%f1, %f2}, [%rd1], {%r1, 0};", "8.6", "sm_90", Ptxas::Fails, Some("E044")),
     // A size written as a constant expression is checked by its value.
     ("cp.reduce.async.bulk.global.shared::cta.bulk_group.add.u32 [%rd1], [%rd2], 16|0xffffffff;", "8.6", "sm_90", Ptxas::Rejects, None),

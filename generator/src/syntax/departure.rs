@@ -59,6 +59,23 @@ fn float_literal(l: Literal) -> bool {
     matches!(l, Literal::HexF32 | Literal::HexF64 | Literal::Decimal)
 }
 
+/// Whether an integer literal and a float literal stand side by side in a vector
+/// (`{%h1, 1.5, 16, %h4}`, `{%r1, 0f3F800000, 0, %r2}`, `{0, 0d3FF0000000000000}`):
+/// ptxas 13.5 refuses such a vector, "Vector with elements of different types are
+/// not allowed", before any reading E027 or E028 describe, in `.f32`, `.f16`,
+/// `.bf16` and `.bf16x2` vectors alike. Apart (`{%h1, 16, %h3, 1.5}`, `{0, %h1,
+/// 1.5, %r1}`), each literal is read as it would be alone (probes at 8.1, sm_90,
+/// 2026-11-26; E027, E028).
+fn literal_kinds_meet<S>(elems: &[Atom<S>]) -> bool {
+    let kind = |a: &Atom<S>| match a {
+        Atom::Imm(l, _) => Some(float_literal(*l)),
+        _ => None,
+    };
+    elems
+        .windows(2)
+        .any(|w| matches!((kind(&w[0]), kind(&w[1])), (Some(a), Some(b)) if a != b))
+}
+
 /// Whether an element is a register of a bit type (`.b16`, `.b32`, `.b64`).
 fn bit_register<S>(a: &Atom<S>) -> bool {
     matches!(a, Atom::Reg(text::RegClass::B16 | text::RegClass::B32 | text::RegClass::B64, _))
@@ -278,6 +295,9 @@ fn rewrite<'t>(d: &Departure, t: &InstrText<&'t str>, module: Module) -> Option<
             let f16_vector = has(Qualifier::F16);
             let typed = |elems: &[Atom<&'t str>]| typed_by_first_literal(elems, f32_vector, f16_vector);
             edit_vectors(t, true, |elems| {
+                if literal_kinds_meet(elems) {
+                    return None;
+                }
                 if let Some(reg) = typed(elems) {
                     elems.iter_mut().for_each(|e| *e = reg.clone());
                     return Some(true);
@@ -297,6 +317,9 @@ fn rewrite<'t>(d: &Departure, t: &InstrText<&'t str>, module: Module) -> Option<
                 .any(has);
             let f32_vector = has(Qualifier::F32);
             edit_vectors(t, true, |elems| {
+                if literal_kinds_meet(elems) {
+                    return None;
+                }
                 // In a `.f32` vector, registers of one kind only: a `.f32` register
                 // among `.b32` ones draws "Vector with elements of different types".
                 let registers = |ok: fn(&Atom<&'t str>) -> bool| elems.iter().filter(|a| matches!(a, Atom::Reg(..))).all(ok);
