@@ -165,11 +165,22 @@ fn extra_operand<S: AsRef<str>>(t: &InstrText<S>) -> bool {
 /// `t` with each `.pred` register of its brace vectors before the address
 /// (`source` false: a destination) or after it (`source` true) read as the
 /// vector's first `.b32` register, where the vector has one and no `.f32`
-/// register; `None` when no element is so read.
+/// register stands next to a `.pred` one; `None` when no element is so read.
 fn pred_elements<S: Clone + PartialEq>(t: &InstrText<S>, source: bool) -> Option<InstrText<S>> {
     use text::RegClass as R;
     edit_vectors(t, source, |elems| {
-        if elems.iter().any(|a| matches!(a, Atom::Reg(R::F32, _))) {
+        // ptxas 13.5 compares each element with its neighbours: a `.pred` next to
+        // a `.f32` register draws "Vector with elements of different types"
+        // (`{%r1, %f4, %p3, %r3}`); next to `.b32` ones only, the reading holds
+        // wherever a `.f32` stands (`{%r1, %f4, %r3, %p3}`; probes at 8.1, sm_90,
+        // 2026-11-26, E052, E053).
+        let pred_by_f32 = elems.windows(2).any(|w| {
+            matches!(
+                (&w[0], &w[1]),
+                (Atom::Reg(R::Pred, _), Atom::Reg(R::F32, _)) | (Atom::Reg(R::F32, _), Atom::Reg(R::Pred, _))
+            )
+        });
+        if pred_by_f32 {
             return Some(false);
         }
         let Some(b32) = elems.iter().find(|a| matches!(a, Atom::Reg(R::B32, _))).cloned() else {
@@ -449,9 +460,16 @@ fn rewrite<'t>(d: &Departure, t: &InstrText<&'t str>, module: Module) -> Option<
                 _ => ("bf16x2", R::B32, "%r1", "%r2"),
             };
             read_in = Module { ptx: "7.8".parse().ok()?, target: "sm_90".parse().ok()? };
+            // A guard register of another class draws "Predicate expression
+            // expected", and the fault follows (`@%r1`, `@!%r1`, `@%rd1`, `@%f1`,
+            // `@%h1`: ptxas 12.9 at 7.8, sm_90); a guard of no register is unprobed.
+            let guard = t.guard.filter(|g| {
+                let name = g.trim_start_matches('@').trim_start_matches('!');
+                !R::of_name(name).is_some_and(|c| c != R::Pred)
+            });
             InstrText {
                 label: t.label,
-                guard: t.guard,
+                guard,
                 words: vec!["atom", "global", "add", "noftz", ty],
                 operands: vec![
                     Operand::Scalar(Atom::Reg(class, d)),
