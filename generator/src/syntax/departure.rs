@@ -465,7 +465,7 @@ fn rewrite<'t>(d: &Departure, t: &InstrText<&'t str>, module: Module) -> Option<
             // `@%h1`: ptxas 12.9 at 7.8, sm_90); a guard of no register is unprobed.
             let guard = t.guard.filter(|g| {
                 let name = g.trim_start_matches('@').trim_start_matches('!');
-                !R::of_name(name).is_some_and(|c| c != R::Pred)
+                R::of_name(name).is_none_or(|c| c == R::Pred)
             });
             InstrText {
                 label: t.label,
