@@ -463,10 +463,7 @@ fn rewrite<'t>(d: &Departure, t: &InstrText<&'t str>, module: Module) -> Option<
             // A guard register of another class draws "Predicate expression
             // expected", and the fault follows (`@%r1`, `@!%r1`, `@%rd1`, `@%f1`,
             // `@%h1`: ptxas 12.9 at 7.8, sm_90); a guard of no register is unprobed.
-            let guard = t.guard.filter(|g| {
-                let name = g.trim_start_matches('@').trim_start_matches('!');
-                R::of_name(name).is_none_or(|c| c == R::Pred)
-            });
+            let guard = t.guard.filter(|g| !text::guard_is_no_predicate(g));
             InstrText {
                 label: t.label,
                 guard,

@@ -40,7 +40,7 @@ use super::rule_id::{OperandRule, QualifierRule, SyntaxRule};
 use super::needs::Needs;
 use super::operands::{self, Position};
 use super::spelling::{unmet_among, Spelling};
-use super::text::{self, InstrText, LexError, RegClass};
+use super::text::{self, InstrText, LexError};
 use super::word_key::{self, ByWord};
 
 /// The most chains the index keeps; past it, it starts over (a stream of
@@ -716,9 +716,7 @@ impl<'s> Index<'s> {
         // chain names its instruction.
         let guard_defect = || {
             parsed.guard.as_ref().and_then(|g| {
-                let name = g.trim_start_matches('@').trim_start_matches('!');
-                RegClass::of_name(name)
-                    .is_some_and(|c| c != RegClass::Pred)
+                text::guard_is_no_predicate(g)
                     .then(|| Cow::Owned(defect::fail(Kind::Invalid, OperandRule::Guard, format!("guard `{g}` must be a predicate"))))
             })
         };

@@ -23,7 +23,7 @@ use super::nearest::{line_defect, nearest_by_qualifiers, operands_fit, Line};
 use super::operands;
 use super::placement::{fit, in_order, Fit};
 use super::spelling::{Refusal, Spelling};
-use super::text::{self, RegClass};
+use super::text;
 use super::word_key::{self, ByWord};
 
 /// The verdict on one text.
@@ -101,8 +101,7 @@ pub fn judge(spec: &Spec, text: &str, ptx: PtxVersion, target: Target, order: Or
         return j;
     }
     if let Some(g) = &parsed.guard {
-        let name = g.trim_start_matches('@').trim_start_matches('!');
-        if RegClass::of_name(name).is_some_and(|c| c != RegClass::Pred) {
+        if text::guard_is_no_predicate(g) {
             j.defect = Some(fail(
                 Kind::Invalid,
                 OperandRule::Guard,

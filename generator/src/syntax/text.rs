@@ -605,6 +605,14 @@ fn parse_operand<'t, S: From<&'t str>>(s: &'t str) -> Option<Operand<S>> {
     Some(Operand::Scalar(Atom::parse(s)?))
 }
 
+/// Whether a guard (`@%r1`, `@!%rd2`) names a register of a class other than
+/// `.pred`: the judge's `operand.guard` defect, and the error ptxas 12.9 reports
+/// before it faults on a sink `.bf16` atom (E054).
+pub fn guard_is_no_predicate(guard: &str) -> bool {
+    let name = guard.trim_start_matches('@').trim_start_matches('!');
+    RegClass::of_name(name).is_some_and(|c| c != RegClass::Pred)
+}
+
 /// PTX identifiers (PTX ISA 4.4): `[a-zA-Z][a-zA-Z0-9_$]*` or `[_$%][a-zA-Z0-9_$]+`.
 pub(super) fn is_identifier(s: &str) -> bool {
     let mut chars = s.chars();
