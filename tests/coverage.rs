@@ -28,12 +28,18 @@ fn text(b: &[u8]) -> String {
 /// `.f32` notes of redux.sync, whose variants vectors/silicon/sm_90/vectors.json
 /// marks `not_run` (they need sm_100a or sm_100f). E025 rests on the probe's
 /// record (cluster-probe.json), a row per variant.
+///
+/// With `--mutants` (the run .ci/run relies on; it has no step of its own): every
+/// mutant of the spec is killed, and the line saying so is printed.
 #[test]
 fn the_committed_vectors_leave_no_hole() {
-    let out = coverage(&repo_root().join("vectors"), &[]);
+    let out = coverage(&repo_root().join("vectors"), &["--mutants"]);
     let stdout = text(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
     assert!(!stdout.contains("hole:"), "{stdout}");
+    let adequacy = stdout.lines().find(|l| l.starts_with("mutation adequacy: ")).unwrap();
+    eprintln!("{adequacy}");
+    assert!(adequacy.contains(" 0 survivors"), "{adequacy}");
     let all = stdout.lines().find(|l| l.starts_with("all ")).unwrap();
     assert!(all.trim_end().ends_with(" 0"), "{all}");
     let mut awaiting: Vec<&str> = stdout

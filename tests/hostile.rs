@@ -652,9 +652,14 @@ fn inodes(dir: &Path) -> std::collections::BTreeMap<String, u64> {
 
 #[test]
 fn generate_killed_at_random_moments_leaves_the_old_set_or_the_new() {
-    // 50 runs, each killed (SIGKILL) after a delay spread over a run's duration,
-    // alternating between two sets that differ (--seed): after each, the folder is
-    // wholly one of them, and index.json's SHA-256 match its files.
+    // Runs killed (SIGKILL) after delays spread over a run's duration, alternating
+    // between two sets that differ (--seed): after each, the folder is wholly one of
+    // them, and index.json's SHA-256 match its files. Kill i falls in the i-th of
+    // equal slices of 1.5 runs' time, at a point inside it drawn from a stream that
+    // the shard seeds: 50 kills unset (`.ci/run --full`), 16 under PTXVEC_SHARD
+    // (.ci/run's daily share), each day at other moments.
+    let shard = crate::support::shard(1 << 20);
+    let kills: u32 = if shard.n == 1 { 50 } else { 16 };
     let tmp = tempfile::tempdir().unwrap();
     let (a, b, dir) = (
         tmp.path().join("a"),
@@ -670,12 +675,13 @@ fn generate_killed_at_random_moments_leaves_the_old_set_or_the_new() {
     assert_ne!(ta, tb);
     let mut now_a = true;
     let (mut old, mut new) = (0, 0);
-    let mut state: u64 = 0x2545_f491_4f6c_dd1d;
-    for i in 0..50 {
+    let mut state: u64 = (0x2545_f491_4f6c_dd1d ^ shard.k.wrapping_mul(0x9e37_79b9_7f4a_7c15)) | 1;
+    for i in 0..kills {
         state ^= state << 13;
         state ^= state >> 7;
         state ^= state << 17;
-        let delay = took.mul_f64((state % 1000) as f64 / 1000.0 * 1.5);
+        let within = (state % 1000) as f64 / 1000.0;
+        let delay = took.mul_f64((f64::from(i) + within) / f64::from(kills) * 1.5);
         let seed = if now_a { "1" } else { "88323189523779" };
         let mut child = ptxvec()
             .args(["generate", "--out", dir.to_str().unwrap(), "--seed", seed])
@@ -704,7 +710,7 @@ fn generate_killed_at_random_moments_leaves_the_old_set_or_the_new() {
         assert_eq!(index_mismatches(&dir), Vec::<String>::new(), "kill {i}");
         assert!(stagings(&dir).len() <= 1, "kill {i}: {:?}", stagings(&dir));
     }
-    eprintln!("50 kills: {old} left the old set, {new} the new one");
+    eprintln!("{kills} kills: {old} left the old set, {new} the new one");
     assert!(
         old > 0 && new > 0,
         "{old} old, {new} new: the kills missed the swap's two sides"

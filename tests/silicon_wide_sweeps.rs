@@ -10,7 +10,6 @@ use ptxvec_generator::sweep::gpu::wide::{
     block, parse, FILE, text, SetRecord, WideFile, WideResult,
 };
 use ptxvec_generator::sweep::wide::{Plan, Replay, Set, WideSweep, BLOCKS};
-use ptxvec_oracle::shard::Shard;
 
 use crate::support::{assert_exit, ptxvec, read_silicon, spec, stderr};
 
@@ -250,9 +249,7 @@ fn silicon_sweep_wide_names_its_sweeps_and_emits_every_kernel_without_a_gpu() {
 #[ignore = "2^36 pairs per f32 sweep: all blocks, or PTXVEC_SHARD=K/N of them (vectors/silicon/README.md)"]
 fn wide_sweeps_replay_blocks_of_the_shard() {
     // `PTXVEC_SHARD=K/N`: the blocks `i % N == K`; unset, every block.
-    const VAR: &str = "PTXVEC_SHARD";
-    let shard = Shard::from_var(VAR, std::env::var(VAR).ok().as_deref(), BLOCKS as u64)
-        .unwrap_or_else(|e| panic!("{e}"));
+    let shard = crate::support::shard(BLOCKS as u64);
     let blocks: Vec<usize> = (0..BLOCKS).filter(|&i| shard.contains(i as u64)).collect();
     let (k, n) = (shard.k, shard.n);
     eprintln!(

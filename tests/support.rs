@@ -105,3 +105,16 @@ pub fn read_silicon(name: &str, runner: &str) -> String {
         )
     })
 }
+
+/// The variable that names a run's share of the long loops other than the
+/// exhaustive float checks: the blocks of the 16-bit and wide sweep replays, the
+/// silicon modules put to ptxas, the kills of the interrupted-generate test.
+/// `.ci/run` sets it from the UTC day, so that consecutive days cover every item;
+/// unset, a test takes every item (`bash .ci/run --full` unsets it).
+pub const SHARD_VAR: &str = "PTXVEC_SHARD";
+
+/// This run's share ([`SHARD_VAR`]) of a loop of at most `max` shares.
+pub fn shard(max: u64) -> ptxvec_oracle::shard::Shard {
+    let value = std::env::var(SHARD_VAR).ok();
+    ptxvec_oracle::shard::Shard::from_var(SHARD_VAR, value.as_deref(), max).unwrap_or_else(|e| panic!("{e}"))
+}
