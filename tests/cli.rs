@@ -158,6 +158,22 @@ fn bench_reports_every_stage_with_its_item_count_and_cleans_up() {
     );
 }
 
+/// `bench --record` into a file without the bench markers is refused before any
+/// stage runs (exit 2, naming the file), and the file is left as it was.
+#[test]
+fn bench_record_refuses_a_file_without_its_section() {
+    let dir = tempfile::tempdir().unwrap();
+    let record = dir.path().join("notes.md");
+    std::fs::write(&record, "# by hand\n").unwrap();
+    let out = ptxvec(&["bench", "--runs", "1", "--record", record.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty(), "a stage ran");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("notes.md: no bench section to replace"), "{err}");
+    assert_eq!(std::fs::read_to_string(&record).unwrap(), "# by hand\n");
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1, "a file was left beside it");
+}
+
 /// A reader that stops early (`ptxvec spec | head -0`) must not make ptxvec panic:
 /// it ends quietly, killed by SIGPIPE as other Unix filters are.
 #[cfg(unix)]

@@ -170,10 +170,10 @@ fn the_runner_builds_from_pip_headers_and_refuses_bad_calls() {
     assert!(stderr(&o).contains("cannot open the engine's library"));
 }
 
-/// README.md's semantic conformance table is what grading the recorded engines
+/// docs/conformance.md's engine table is what grading the recorded engines
 /// (vectors/clients/*/runs.json) gives now, each top failure group explained.
 #[test]
-fn the_readme_semantic_conformance_table_is_current() {
+fn the_engine_conformance_table_is_current() {
     let spec = spec();
     let want = ptxvec_generator::grade::conformance_semantic::table(
         &spec,
@@ -181,11 +181,11 @@ fn the_readme_semantic_conformance_table_is_current() {
         &repo_root().join("vectors/clients"),
     )
     .unwrap_or_else(|e| panic!("{e}"));
-    let readme = std::fs::read_to_string(repo_root().join("README.md")).unwrap();
+    let readme = std::fs::read_to_string(repo_root().join("docs/conformance.md")).unwrap();
     let (begin, end) = ("<!-- conformance-semantic -->\n", "<!-- /conformance-semantic -->");
-    let start = readme.find(begin).expect("a semantic conformance table in README.md") + begin.len();
+    let start = readme.find(begin).expect("a semantic conformance table in docs/conformance.md") + begin.len();
     let stop = readme[start..].find(end).expect("its end marker") + start;
-    assert_eq!(&readme[start..stop], want, "README.md's semantic conformance table is stale; it is now:\n{want}");
+    assert_eq!(&readme[start..stop], want, "docs/conformance.md's semantic conformance table is stale; it is now:\n{want}");
 }
 
 /// `grade --raw` reads a buffer kept gzipped (`<name>.bin.gz`, as the recorded

@@ -292,7 +292,7 @@ fn keep(e: &Expectation, width: u32, pick: usize) -> Option<Bits> {
 }
 
 /// The width of a memory record's elements (accept classes other than `undefined`
-/// appear only there, vectors/README.md).
+/// appear only there, docs/formats.md).
 fn mem_width(r: &Record) -> u32 {
     match &r.inputs {
         ptxvec_generator::record::Inputs::Memory { mem, .. }
@@ -1293,6 +1293,7 @@ fn client_adapters_build_no_fetched_code() {
     }
     assert!(adapters >= 1, "no adapter under clients/");
     let mut docs = vec![root.join("README.md"), root.join("vectors/README.md")];
+    docs.extend(crate::readme::markdown_files(&root.join("docs")));
     for e in std::fs::read_dir(root.join("vectors/clients")).unwrap() {
         let p = e.unwrap().path();
         docs.push(if p.is_dir() { p.join("README.md") } else { p });
@@ -1307,7 +1308,7 @@ fn client_adapters_build_no_fetched_code() {
                 .chars()
                 .take_while(|c| *c != '/' && *c != '`')
                 .collect();
-            // `clients/` alone, or vectors/README.md's `clients/README.md` (a file
+            // `clients/` alone, or `clients/README.md` (a file
             // beside it), names no adapter.
             if name.is_empty() || name.contains('.') {
                 continue;
@@ -1321,11 +1322,11 @@ fn client_adapters_build_no_fetched_code() {
     }
 }
 
-/// README.md's conformance table is what grading the recorded clients
+/// docs/conformance.md's syntax table is what grading the recorded clients
 /// (vectors/clients/*/syntax.jsonl) against the current vectors gives: a change to
 /// the vectors, or to a client's results, shows at once as a change of this table.
 #[test]
-fn the_readme_conformance_table_is_current() {
+fn the_syntax_conformance_table_is_current() {
     let root = crate::spec_root().join("..");
     let spec = ptxvec_spec::Spec::load(&crate::spec_root()).unwrap();
     let want = ptxvec_generator::grade::conformance::table(
@@ -1334,19 +1335,19 @@ fn the_readme_conformance_table_is_current() {
         &root.join("vectors/clients"),
     )
     .unwrap();
-    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let readme = std::fs::read_to_string(root.join("docs/conformance.md")).unwrap();
     let (begin, end) = ("<!-- conformance -->\n", "<!-- /conformance -->");
-    let start = readme.find(begin).expect("a conformance table in README.md") + begin.len();
+    let start = readme.find(begin).expect("a conformance table in docs/conformance.md") + begin.len();
     let len = readme[start..].find(end).expect("its end marker");
     assert!(
         readme[start..start + len] == want,
-        "README.md's conformance table is stale; it is now:\n{want}"
+        "docs/conformance.md's conformance table is stale; it is now:\n{want}"
     );
 }
 
 /// A contention record's `d` given as every thread's value: the listed values in
 /// another order pass, one thread finding what another found fails at that slot,
-/// and one thread's value alone passes where it is listed (vectors/README.md's
+/// and one thread's value alone passes where it is listed (docs/formats.md's
 /// `permutation` row). An empty list is a bad line, named by its column.
 #[test]
 fn a_permutation_slot_takes_every_threads_value() {

@@ -290,11 +290,11 @@ fn the_recorded_lint_results_are_current() {
     }
 }
 
-/// README.md's compiler conformance table is what linting the recorded modules
+/// docs/conformance.md's compiler table is what linting the recorded modules
 /// and comparing with their recorded ptxas verdicts gives now; lint agrees with
 /// ptxas on every module ptxas judged line by line.
 #[test]
-fn the_readme_compiler_conformance_table_is_current() {
+fn the_compiler_conformance_table_is_current() {
     let spec = ptxvec_spec::Spec::load(&crate::spec_root()).unwrap();
     let clients = repo_root().join("vectors/clients");
     for dir in compiler_folders() {
@@ -309,9 +309,9 @@ fn the_readme_compiler_conformance_table_is_current() {
         }
     }
     let want = ptxvec_generator::grade::conformance_compiler::table(&spec, &clients).unwrap();
-    let readme = std::fs::read_to_string(repo_root().join("README.md")).unwrap();
+    let readme = std::fs::read_to_string(repo_root().join("docs/conformance.md")).unwrap();
     let (begin, end) = ("<!-- conformance-compiler -->\n", "<!-- /conformance-compiler -->");
-    let start = readme.find(begin).expect("a compiler conformance table in README.md") + begin.len();
+    let start = readme.find(begin).expect("a compiler conformance table in docs/conformance.md") + begin.len();
     let stop = readme[start..].find(end).expect("its end marker") + start;
-    assert_eq!(&readme[start..stop], want, "README.md's compiler conformance table is stale; it is now:\n{want}");
+    assert_eq!(&readme[start..stop], want, "docs/conformance.md's compiler conformance table is stale; it is now:\n{want}");
 }

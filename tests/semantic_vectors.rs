@@ -490,11 +490,11 @@ fn every_committed_record_reads_and_writes_back_byte_for_byte() {
     assert!(n > 10_000, "only {n} records");
 }
 
-/// The reader vectors/README.md prints is the one CI runs, byte for byte.
+/// The reader docs/formats.md prints is the one CI runs, byte for byte.
 #[test]
-fn the_readme_prints_the_reader_ci_runs() {
+fn the_formats_page_prints_the_reader_ci_runs() {
     let root = spec_root().join("..");
-    let readme = std::fs::read_to_string(root.join("vectors/README.md")).unwrap();
+    let readme = std::fs::read_to_string(root.join("docs/formats.md")).unwrap();
     let script = std::fs::read_to_string(root.join("vectors/read_vectors.py")).unwrap();
     let start = readme.find("```python\n").expect("a python block") + "```python\n".len();
     let len = readme[start..].find("```\n").expect("its end");

@@ -204,7 +204,7 @@ fn targets_are_met_as_ptxas_takes_them() {
     assert!(!plain.iter().any(|x| x == "sm_89"));
 }
 
-/// PTX's general statement grammar, written again from vectors/README.md
+/// PTX's general statement grammar, written again from docs/formats.md
 /// ("Malformed and invalid") without the generator's tokenizer: whether `text` is a
 /// statement of it. The opcodes are the covered instructions' (the only ones a case
 /// can hold), as the spec crate lists them; the qualifier words are PTX's as it
@@ -333,7 +333,7 @@ fn general_grammar(text: &str) -> bool {
 
 #[test]
 fn the_general_grammar_recognizer_reads_the_readme_examples() {
-    // (text, parses): the README's cases of each side of the rule.
+    // (text, parses): docs/formats.md's cases of each side of the rule.
     let table: &[(&str, bool)] = &[
         ("L1: @!%p1 red.global.add.u32 [%rd1+4], %r1;", true),
         ("activemask.b32 {%r1, %r1};", true),
@@ -358,7 +358,7 @@ fn the_general_grammar_recognizer_reads_the_readme_examples() {
     assert!(wrong.is_empty(), "{wrong:?}");
 }
 
-/// vectors/README.md, "Malformed and invalid": an illegal case is malformed exactly
+/// docs/formats.md, "Malformed and invalid": an illegal case is malformed exactly
 /// when its text is no statement of the general grammar, and every legal case is one.
 #[test]
 fn every_case_is_malformed_exactly_when_the_general_grammar_refuses_it() {

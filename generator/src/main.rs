@@ -28,7 +28,7 @@ fn restore_sigpipe() {}
 
 /// mimalloc rather than the system's malloc: the batch commands' workers free what
 /// other workers allocated, which glibc's malloc serves slowly (about 15% of
-/// `check-syntax -`'s time; vectors/README.md, "Batch commands").
+/// `check-syntax -`'s time; docs/bench.md, "Batch commands").
 #[global_allocator]
 static ALLOCATOR: Allocator = Allocator;
 
@@ -98,7 +98,7 @@ const PURGE_DELAY_OPTION: libmimalloc_sys::mi_option_t = 15;
 /// on its arenas (madvise), and the kernel then clears 2 MiB at a fault, compacting
 /// memory first where it has no free huge page: `check-syntax -` on the explorer's
 /// 400,000 walks took 0.29 to 0.47 s, three runs of six spending 0.15 to 0.26 s in
-/// the kernel; with small pages 0.30 to 0.31 s, every run (vectors/README.md,
+/// the kernel; with small pages 0.30 to 0.31 s, every run (docs/bench.md,
 /// "Batch commands"). The batch index's readings are small blocks, each touched a
 /// few times. mimalloc's own option (`allow_thp`) comes too late from here: its
 /// first arena is made by the runtime's allocations before `main`; the process's

@@ -2,7 +2,7 @@
 //! `i % N == K`, so that N runs with K = 0 … N − 1 cover every item once. CI splits
 //! its long replays this way: `PTXVEC_EXHAUSTIVE_SHARD` the first operands of this
 //! crate's exhaustive tests, `PTXVEC_SHARD` the blocks of the generator's wide-sweep
-//! replay (README.md, `.ci/run`).
+//! replay (docs/bench.md, `.ci/run`).
 //!
 //! The rule lives here, the lowest crate both use (the generator depends on this
 //! one, never the reverse), and stays pure: the caller reads the variable and hands

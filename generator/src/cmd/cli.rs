@@ -159,6 +159,11 @@ pub enum Command {
         /// 2^32-pair sweep, about a second at the best level. 0 (the default) skips them.
         #[arg(long, default_value_t = 0)]
         sweep_runs: usize,
+        /// Also write the tables, with this machine (CPU model, cores, SIMD level)
+        /// and this command line, between the `<!-- bench -->` and `<!-- /bench -->`
+        /// lines of this file (docs/bench.md); a missing file is created.
+        #[arg(long, value_name = "FILE")]
+        record: Option<PathBuf>,
     },
 }
 
@@ -296,15 +301,39 @@ fn run(cli: &Cli, stdout: &mut crate::io::output::Stdout) -> Result<Outcome> {
             runs,
             scratch,
             sweep_runs,
+            record,
         } => {
+            if let Some(path) = record {
+                crate::cmd::bench::record::check(path)?;
+            }
             let dir = scratch.clone().unwrap_or_else(|| std::env::temp_dir().join(format!("ptxvec-bench-{}", std::process::id())));
-            let result = crate::cmd::bench::run(&spec, *runs, *sweep_runs, &dir, stdout);
+            let mut tee = crate::cmd::bench::record::Tee { out: stdout, kept: Vec::new() };
+            let result = crate::cmd::bench::run(&spec, *runs, *sweep_runs, &dir, &mut tee);
             if scratch.is_none() {
                 let _ = std::fs::remove_dir_all(&dir);
             }
-            result.map(|()| Outcome::Pass)
+            result?;
+            if let Some(path) = record {
+                write_record(path, *sweep_runs, &tee.kept)?;
+            }
+            Ok(Outcome::Pass)
         }
     }
+}
+
+/// `bench --record`: the tables a run printed, with this machine and the command
+/// line that ran, into the record's marked section.
+fn write_record(path: &std::path::Path, sweep_runs: usize, tables: &[u8]) -> Result<()> {
+    use crate::cmd::bench::record;
+    let levels = if sweep_runs > 0 {
+        crate::sweep::bench::levels()?
+    } else {
+        vec![crate::sweep::level::Level::from_env().map_err(|e| Error::Usage(e.to_string()))?]
+    };
+    let machine = record::Machine::here(levels.iter().map(|l| l.name().to_owned()).collect());
+    let command = record::command_line(&std::env::args().collect::<Vec<_>>());
+    let section = record::section(&machine, &command, &String::from_utf8_lossy(tables));
+    record::write(path, &section)
 }
 
 /// `emit-ptx`'s module to `--out`, else to stdout.

@@ -1,6 +1,6 @@
 //! The conformance table of the recorded third-party clients (vectors/clients):
 //! each client's syntax results graded against the vectors, one row per client.
-//! README.md prints it, and a test holds the README to what grading gives now, so
+//! docs/conformance.md prints it, and a test holds the page to what grading gives now, so
 //! that a change to the vectors shows at once how each client's score moves.
 
 use std::collections::BTreeMap;

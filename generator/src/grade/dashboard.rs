@@ -114,7 +114,7 @@ pub fn build(spec: &Spec, vectors: &Path, clients: &Path) -> Result<Dashboard> {
 
 /// The compilers' section: each recorded compiler's modules linted now, their
 /// illegal lines, and lint against ptxas's recorded verdict, module by module
-/// (`conformance_compiler`, as the README's table).
+/// (`conformance_compiler`, as docs/conformance.md's table).
 fn compilers(h: &mut String, summary: &mut String, spec: &Spec, dirs: &[std::path::PathBuf]) -> Result<()> {
     use super::conformance_compiler::{check, Totals};
     let dirs: Vec<&std::path::PathBuf> = dirs.iter().filter(|d| d.join("manifest.json").is_file()).collect();

@@ -1,5 +1,5 @@
 //! What passes an expectation: the project's one evaluator of the accept classes
-//! (vectors/README.md, "An expectation is exact bits ... or an accept class"). The
+//! (docs/formats.md, "An expectation is exact bits ... or an accept class"). The
 //! grader, the silicon comparison (`selfcheck::raw::judge`) and the evidence replay
 //! all ask it; nothing else decides whether a result keeps an expectation.
 
@@ -57,7 +57,7 @@ mod tests {
         serde_json::from_str(s).unwrap()
     }
 
-    /// vectors/README.md, row by row: first the two forms a slot takes besides the
+    /// docs/formats.md, row by row: first the two forms a slot takes besides the
     /// classes (exact bits, `null`), then the accept-class table's four rows, each
     /// with results it passes and results it does not. Columns: the expectation as
     /// the files write it, the result, the slot's format, whether it passes.
@@ -134,7 +134,7 @@ mod tests {
         }
     }
 
-    /// vectors/README.md's `permutation` row with every thread's value at hand:
+    /// docs/formats.md's `permutation` row with every thread's value at hand:
     /// "each listed value found by as many threads as it is listed".
     #[test]
     fn a_permutation_takes_the_listed_values_in_any_order() {

@@ -1,5 +1,5 @@
 //! What one output slot (a lane, an element) must hold: exact bits, or an accept
-//! class where the document leaves the bits open (vectors/README.md, "Accept
+//! class where the document leaves the bits open (docs/formats.md, "Accept
 //! classes"): the type, its reading and writing. Whether a result passes one is
 //! decided in one place, `crate::record::accept`.
 

@@ -1,6 +1,6 @@
 //! The semantic vector record: one type, one reader and one writer for every
 //! command that touches the vectors (`generate`, `eval`, the self-checking modules,
-//! the silicon comparison). Format: vectors/README.md; schema: vectors/schema.json.
+//! the silicon comparison). Format: docs/formats.md; schema: vectors/schema.json.
 //!
 //! Fields are declared in the order the files list them (alphabetical), so that
 //! serde writes the committed bytes.

@@ -7,7 +7,7 @@ use std::fmt;
 use super::rule_id::RuleId;
 
 /// Malformed: does not parse under PTX's general statement grammar, the one every
-/// instruction shares (vectors/README.md, "Malformed and invalid"). Invalid: parses
+/// instruction shares (docs/formats.md, "Malformed and invalid"). Invalid: parses
 /// under it, but breaks a rule of the instruction (its syntax lines included).
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize,

@@ -64,7 +64,7 @@ pub fn judge(spec: &Spec, text: &str, ptx: PtxVersion, target: Target, order: Or
         defect: None,
         warnings: Vec::new(),
     };
-    // Malformed first: the general statement grammar (vectors/README.md, "Malformed
+    // Malformed first: the general statement grammar (docs/formats.md, "Malformed
     // and invalid"), which holds for every instruction. Only a text that parses
     // under it is judged against the instruction's own rules.
     // Comments are whitespace (PTX ISA 4.2): the `;` below is the statement's.

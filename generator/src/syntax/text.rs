@@ -1,7 +1,7 @@
 //! Instruction text, tokenized: `@!%p1 red.global.add.u32 [%rd1+4], %r1;`.
 //!
 //! This is PTX's general statement grammar, the one every instruction shares
-//! (vectors/README.md, "Malformed and invalid"): a label, a guard, a dotted
+//! (docs/formats.md, "Malformed and invalid"): a label, a guard, a dotted
 //! mnemonic-and-qualifier chain, and comma-separated operands with their shapes
 //! (address, brace vector, `d|p` pair, `!` negation, sink, register, immediate,
 //! symbol). A text it refuses is malformed. Which qualifiers and operands an

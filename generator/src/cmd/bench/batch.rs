@@ -24,9 +24,9 @@ use crate::vectors::semantic;
 use crate::syntax::text::RegClass;
 use crate::syntax::vectors;
 
-/// Copies of the syntax cases in the check-syntax stream (8,241 cases today).
+/// Copies of the syntax cases in the check-syntax stream.
 pub const SYNTAX_COPIES: usize = 48;
-/// Copies of the semantic records in the eval stream (23,857 records today).
+/// Copies of the semantic records in the eval stream.
 pub const SEMANTIC_COPIES: usize = 4;
 
 /// Times the batch stages `runs` times each and prints their table to `table`.

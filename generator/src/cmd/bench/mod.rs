@@ -2,10 +2,12 @@
 //! process, minimum and median reported. The speed bounds of the project (syntax
 //! cases under 2 s, a full `generate` under 10 s on 2 cores, a 16-bit sweep at the
 //! digest's floor: `crate::sweep::bench`) are shown here, not by timed tests. The
-//! batch commands' stages are in `bench::batch`, lint's in `bench::lint`.
+//! batch commands' stages are in `bench::batch`, lint's in `bench::lint`; `--record`
+//! writes the tables into a bench record (`bench::record`).
 
 pub mod batch;
 pub mod lint;
+pub mod record;
 
 use std::io::Write;
 use std::path::Path;

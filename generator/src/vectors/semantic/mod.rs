@@ -1,6 +1,6 @@
 //! Semantic vectors: for every executable variant, inputs chosen from the catalogs
 //! and the expected outputs under each profile, as JSON Lines that any language can
-//! read (format: vectors/README.md, schema: vectors/schema.json).
+//! read (format: docs/formats.md, schema: vectors/schema.json).
 
 pub mod eval;
 pub mod export;
