@@ -15,9 +15,11 @@ use crate::error::{Error, Outcome, Result};
 #[derive(Debug, Parser)]
 #[command(name = "ptxvec", version, about)]
 pub struct Cli {
-    /// The spec folder (instructions/, targets.yaml, errata.yaml, seeds/).
-    #[arg(long, global = true, default_value = "spec")]
-    pub spec: PathBuf,
+    /// A spec folder (instructions/, targets.yaml, errata.yaml, seeds/) to read
+    /// instead of the spec built into the binary (the repository's spec/ when it
+    /// was built).
+    #[arg(long, global = true)]
+    pub spec: Option<PathBuf>,
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
@@ -97,9 +99,10 @@ pub enum Command {
         /// Write the module here rather than to stdout.
         #[arg(long)]
         out: Option<PathBuf>,
-        /// The vectors folder (index.json, semantic/).
-        #[arg(long, default_value = "vectors")]
-        vectors: PathBuf,
+        /// With --variant: the vectors folder (index.json, semantic/); default:
+        /// ./vectors if it holds index.json, else the checkout's the binary was built from.
+        #[arg(long)]
+        vectors: Option<PathBuf>,
         /// The module's `.version` (default: the case's).
         #[arg(long)]
         ptx: Option<String>,
@@ -221,7 +224,10 @@ fn run(cli: &Cli, stdout: &mut crate::io::output::Stdout) -> Result<Outcome> {
         Command::SiliconSweepWide(args) => return crate::sweep::gpu::run::<crate::sweep::gpu::wide::Command>(args),
         _ => {}
     }
-    let spec = ptxvec_spec::Spec::load(&cli.spec)?;
+    let spec = match &cli.spec {
+        Some(dir) => ptxvec_spec::Spec::load(dir)?,
+        None => ptxvec_spec::Spec::embedded()?,
+    };
     match &cli.command {
         Command::Spec => {
             write!(stdout, "{}", crate::cmd::spec_summary::render(&spec)).map_err(write_error)?;
@@ -244,8 +250,9 @@ fn run(cli: &Cli, stdout: &mut crate::io::output::Stdout) -> Result<Outcome> {
         Command::CheckSyntax(args) => crate::cmd::check_syntax::run(&spec, args, stdout),
         Command::Lint(args) => crate::lint::run(&spec, args, stdout),
         Command::EmitPtx { variant: Some(id), raw, window, records, out, vectors, ptx, target, .. } => {
+            let vectors = crate::io::vectors_dir::resolve(vectors.as_deref())?;
             let req = crate::device::silicon::vectors::VariantModule {
-                vectors,
+                vectors: &vectors,
                 id,
                 raw_only: *raw,
                 window: *window,
@@ -285,11 +292,11 @@ fn run(cli: &Cli, stdout: &mut crate::io::output::Stdout) -> Result<Outcome> {
             }
             Ok(Outcome::findings_if(!a.unexplained.is_empty() || !a.stale.is_empty()))
         }
-        Command::Silicon(args) => crate::device::silicon::vectors::run(args, &spec, &cli.spec, stdout),
+        Command::Silicon(args) => crate::device::silicon::vectors::run(args, &spec, cli.spec.as_deref(), stdout),
         Command::RunEngine(args) => crate::device::engine::run(args, &spec, stdout),
         Command::SiliconSweep(args) => crate::sweep::gpu::run::<crate::sweep::gpu::bits16::Command>(args),
         Command::SiliconSweepWide(args) => crate::sweep::gpu::run::<crate::sweep::gpu::wide::Command>(args),
-        Command::SiliconProbe(args) => crate::device::silicon::probe::run(args, &spec, &cli.spec, stdout),
+        Command::SiliconProbe(args) => crate::device::silicon::probe::run(args, &spec, cli.spec.as_deref(), stdout),
         Command::Grade(args) => crate::grade::run(&spec, args, stdout),
         Command::Coverage(args) => crate::coverage::run(&spec, args, stdout),
         Command::Bench {
