@@ -1,5 +1,6 @@
 //! Argument parsing and dispatch. Errors are printed once, here, at the edge, and
-//! exit statuses are decided here alone: 0 pass, 1 findings, 2 any error.
+//! exit statuses are decided here alone: 0 pass, 1 findings, 2 any error, and 3
+//! for check-syntax's "not covered".
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -31,7 +32,7 @@ pub enum Command {
     /// List what the spec encodes: each instruction, its forms, qualifier and spelling counts.
     Spec,
     /// Write the vector files: vectors/syntax/<instruction>.jsonl,
-    /// vectors/semantic/<variant>.jsonl and vectors/index.json.
+    /// vectors/semantic/<variant>.jsonl.gz and vectors/index.json.
     Generate {
         /// The vectors folder.
         #[arg(long, default_value = "vectors")]
@@ -65,9 +66,11 @@ pub enum Command {
         #[arg(long)]
         force: bool,
     },
-    /// Judge an instruction text in a module: exit 0 legal, 1 illegal, 2 usage error.
-    /// With `-`, read JSON Lines `{"text", "ptx", "target"}` from stdin and answer one
-    /// JSON line each.
+    /// Judge an instruction text in a module: exit 0 legal, 1 illegal, 2 usage error,
+    /// 3 not covered (an instruction statement of an instruction ptxvec does not
+    /// cover, which it neither accepts nor refuses). With `-`, read JSON Lines
+    /// `{"text", "ptx", "target"}` from stdin and answer one JSON line each (`"kind":
+    /// "not_covered"` and `"legal": null` for such a statement).
     CheckSyntax(crate::cmd::check_syntax::Args),
     /// Judge every covered instruction of whole PTX modules at each module's own
     /// `.version` and `.target`: one line per illegal one (`file:line:col: illegal:
@@ -194,6 +197,9 @@ impl ProfileChoice {
 pub const EXIT_FINDINGS: u8 = 1;
 /// Exit status for bad input or bad usage, and any other error.
 pub const EXIT_ERROR: u8 = 2;
+/// Exit status of check-syntax on one text that is an instruction statement no
+/// covered instruction reads: neither legal (0) nor illegal (1).
+pub const EXIT_NOT_COVERED: u8 = 3;
 
 /// Parses the command line, runs it, and turns the outcome into an exit code: the
 /// one place that decides them.
@@ -208,6 +214,7 @@ pub fn main() -> ExitCode {
     match result {
         Ok(Outcome::Pass) => ExitCode::SUCCESS,
         Ok(Outcome::Findings) => ExitCode::from(EXIT_FINDINGS),
+        Ok(Outcome::NotCovered) => ExitCode::from(EXIT_NOT_COVERED),
         Err(e) => {
             // Nothing is left to do if stderr fails too; eprintln! would panic.
             let _ = writeln!(std::io::stderr(), "{}", e.report());

@@ -67,7 +67,7 @@ pub struct Args {
     #[arg(long)]
     pub semantic: Option<PathBuf>,
     /// A folder of raw `ptxvec_raw` buffers: `<stem>.bin` per variant file
-    /// vectors/semantic/<stem>.jsonl, `<stem>.<window>.bin` for a generic `red`.
+    /// vectors/semantic/<stem>.jsonl.gz, `<stem>.<window>.bin` for a generic `red`.
     #[arg(long)]
     pub raw: Option<PathBuf>,
     /// Grade every recorded client in this folder (vectors/clients) and, with
