@@ -109,7 +109,7 @@ fn prediction(spec: &Spec, text: &str, ptx: PtxVersion, target: Target, j: &Judg
     departure::predict(spec, text, crate::syntax::context::Module { ptx, target }, CHECK_PTXAS, j)
 }
 
-/// The JSON `kind` of a verdict that is not legal.
+/// The JSON `kind` of a text not covered (its `legal` is `null`).
 const NOT_COVERED: &str = "not_covered";
 
 /// A defect kind as answers write it (`Kind`'s serde names).
