@@ -102,6 +102,15 @@ const ODD_CHECK_LINES: &[&str] = &[
     r#"{"text": "activemask.b32.b32 %r1;", "ptx": "8.6", "target": "sm_90"}"#,
     r#"{"text": "red.add.u32 [%rd1], %r1; ret;", "ptx": "8.6", "target": "sm_90"}"#,
     r#"{"text": "red.global.sys.add.u32 [a], 1;", "ptx": "8.6", "target": "sm_90"}"#,
+    // Not covered: statements of other instructions, with and without an id, in a
+    // module the target model refuses, with a comment and with an escape.
+    r#"{"id": 7, "text": "add.s32 %r1, %r2, %r3;", "ptx": "8.6", "target": "sm_90"}"#,
+    r#"{"id": "a\u0041", "text": "mov.u32 %r1, %tid.x;", "ptx": "8.6", "target": "sm_90"}"#,
+    r#"{"text": "@%p1 bra $L1; // back", "ptx": "8.6", "target": "sm_90"}"#,
+    r#"{"text": "ld.global.u32 %r1, [%rd1];", "ptx": "5.0", "target": "sm_90"}"#,
+    r#"{"text": "bar\u002esync 0;", "ptx": "8.6", "target": "sm_90"}"#,
+    r#"{"text": "red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.add.u32 [%r2], %r3, [%r1];", "ptx": "8.6", "target": "sm_90"}"#,
+    r#"{"text": "add.s32 %r1 %r2;", "ptx": "8.6", "target": "sm_90"}"#,
 ];
 
 #[test]

@@ -36,3 +36,4 @@ mod fuzz_corpora;
 mod engine;
 mod layering;
 mod readme;
+mod anywhere;

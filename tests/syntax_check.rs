@@ -171,3 +171,130 @@ fn batch_mode_answers_one_line_per_input_in_order() {
     assert!(out.contains("<stdin>:1"), "{out}");
     assert!(!err.is_empty());
 }
+
+/// What a reader says of one text: a verdict on a covered instruction (legal, or
+/// the kind and rule of its defect), "not covered" with the key lint counts it
+/// under, or "no statement" (malformed, whatever its opcode).
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Said {
+    Legal,
+    Illegal(&'static str, &'static str),
+    NotCovered(&'static str),
+    NoStatement,
+}
+
+/// Texts whose reading is a fact of the PTX ISA: statements of covered
+/// instructions, legal and not (seed 001, red: `red{...}.op.type [a], b{,
+/// cache-policy};`), statements of instructions ptxvec does not cover (PTX ISA
+/// 9.7: add, mov with a special register, ld, bar; "red.async" is an instruction
+/// of its own), and texts that are no statement (PTX ISA 4.3: operands separated
+/// by commas, a statement ends with `;`).
+const READINGS: &[(&str, Said)] = &[
+    ("red.global.add.u32 [%rd1], %r1;", Said::Legal),
+    ("red.global.add.u32 [%rd1];", Said::Illegal("invalid", "operand.count")),
+    ("red.global.foo.u32 [%rd1], %r1;", Said::Illegal("malformed", "syntax.unknown_qualifier")),
+    ("red.global.add.u32 [%rd1] %r1;", Said::Illegal("malformed", "syntax.parse")),
+    ("add.s32 %r1, %r2, %r3;", Said::NotCovered("add")),
+    ("mov.u32 %r1, %tid.x;", Said::NotCovered("mov")),
+    ("ld.global.u32 %r1, [%rd1];", Said::NotCovered("ld")),
+    ("bar.sync 0;", Said::NotCovered("bar")),
+    ("@%p1 bra $L__BB0_2; // a comment", Said::NotCovered("bra")),
+    ("red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.add.u32 [%r2], %r3, [%r1];", Said::NotCovered("red.async")),
+    ("add.s32 %r1 %r2;", Said::NoStatement),
+    ("foo bar baz;", Said::NoStatement),
+    ("%%% garbage;", Said::NoStatement),
+];
+
+/// check-syntax (one text, and batch) and lint read the same texts alike: lint
+/// judges exactly the texts check-syntax gives a verdict on, with the same
+/// verdict; it counts as not covered, under the same key, the texts check-syntax
+/// answers "not covered" (exit 3, `"kind": "not_covered"`, `"legal": null`); and
+/// a text that is no statement is malformed to check-syntax, and never judged by
+/// lint, which judges covered instructions only.
+#[test]
+fn check_syntax_and_lint_agree_on_what_they_cover() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut files = Vec::new();
+    let mut batch = String::new();
+    for (n, (text, _)) in READINGS.iter().enumerate() {
+        let module = format!(
+            ".version 8.6\n.target sm_90\n.address_size 64\n.visible .entry f()\n{{\n.reg .b32 %r<4>;\n.reg .b64 %rd<2>;\n.reg .pred %p<2>;\n$L__BB0_2:\n{text}\n}}\n"
+        );
+        let file = dir.path().join(format!("{n}.ptx"));
+        std::fs::write(&file, module).unwrap();
+        files.push(file.display().to_string());
+        batch.push_str(&serde_json::json!({"text": text, "ptx": "8.6", "target": "sm_90"}).to_string());
+        batch.push('\n');
+    }
+    let args: Vec<&str> = ["lint", "--json"].into_iter().chain(files.iter().map(String::as_str)).collect();
+    let (_, lint, err) = ptxvec(&args, "");
+    let lint: serde_json::Value = serde_json::from_str(&lint).unwrap_or_else(|e| panic!("{e}: {err}"));
+    let (code, answers, err) = ptxvec(&["check-syntax", "-"], &batch);
+    assert_eq!(code, 0, "{err}");
+    let answers: Vec<serde_json::Value> = answers.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(answers.len(), READINGS.len());
+    let mut wrong = Vec::new();
+    for (n, (text, want)) in READINGS.iter().enumerate() {
+        // check-syntax on the text alone: its exit status and line.
+        let (code, line, _) = ptxvec(&["check-syntax", "--ptx", "8.6", "--target", "sm_90", text], "");
+        let single = match (code, want) {
+            (0, _) => Said::Legal,
+            (3, Said::NotCovered(key)) if line.starts_with(&format!("not covered: `{key}` is not one of")) => want.clone(),
+            (1, Said::Illegal(kind, rule)) if line.starts_with(&format!("illegal ({kind}): {rule}:")) => want.clone(),
+            (1, Said::NoStatement) if line.starts_with("illegal (malformed): ") => Said::NoStatement,
+            _ => Said::Illegal("?", "?"),
+        };
+        // check-syntax in batch.
+        let a = &answers[n];
+        let batch = match (a["legal"].as_bool(), a["kind"].as_str(), a["rule"].as_str(), want) {
+            (Some(true), None, None, _) => Said::Legal,
+            (None, Some("not_covered"), None, Said::NotCovered(key)) if a["message"].as_str().is_some_and(|m| m.starts_with(&format!("`{key}` "))) => want.clone(),
+            (Some(false), Some(kind), Some(rule), Said::Illegal(k, r)) if kind == *k && rule == *r => want.clone(),
+            (Some(false), Some("malformed"), Some(_), Said::NoStatement) => Said::NoStatement,
+            _ => Said::Illegal("?", "?"),
+        };
+        // lint on a module holding the text.
+        let f = &lint["files"][n];
+        let diagnostics = f["diagnostics"].as_array().unwrap();
+        let not_covered = f["not_covered"].as_object().unwrap();
+        let covered = f["counts"]["covered"].as_u64();
+        let linted = match (&diagnostics[..], want) {
+            // lint lists the illegal ones.
+            ([], _) if covered == Some(1) && f["counts"]["illegal"] == 0 => Said::Legal,
+            ([d], Said::Illegal(k, r)) if d["kind"] == *k && d["rule"] == *r => want.clone(),
+            ([], Said::NotCovered(key)) if covered == Some(0) && not_covered.len() == 1 && not_covered[*key] == 1 => want.clone(),
+            // What lint does not cover it counts, and judges no further.
+            ([], Said::NoStatement) if covered == Some(0) => Said::NoStatement,
+            _ => Said::Illegal("?", "?"),
+        };
+        if [&single, &batch, &linted] != [want; 3] {
+            wrong.push(format!("`{text}`: want {want:?}; check-syntax {single:?} ({line:?}), batch {batch:?} ({a}), lint {linted:?} ({f})"));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// The messages that list the covered instructions list every instruction of the
+/// spec, each once (they are made from it): check-syntax's "not covered", and the
+/// judge's `syntax.mnemonic` for a text that is no statement.
+#[test]
+fn messages_list_every_covered_instruction() {
+    let spec = Spec::load(&spec_root()).unwrap();
+    let mut want: Vec<&str> = spec.instructions.iter().map(|f| f.instruction.instruction.as_str()).collect();
+    want.sort_unstable();
+    assert!(want.contains(&"atom"));
+    let listed = |message: &str| {
+        let inner = message.split_once("covers (").and_then(|(_, r)| r.split_once(')')).map(|(l, _)| l);
+        let mut names: Vec<String> = inner.unwrap_or_else(|| panic!("no list: {message}")).split(", ").map(str::to_owned).collect();
+        names.sort_unstable();
+        names
+    };
+    let (code, out, _) = ptxvec(&["check-syntax", "--ptx", "8.6", "--target", "sm_90", "add.s32 %r1, %r2, %r3;"], "");
+    assert_eq!(code, 3, "{out}");
+    assert_eq!(listed(&out), want);
+    // `_x` is an identifier but no opcode (PTX ISA 4.4): no statement.
+    let j = judge(&spec, "_x %r1;", "8.6".parse().unwrap(), "sm_90".parse().unwrap(), Order::Lenient);
+    let d = j.defect.unwrap();
+    assert_eq!(d.rule.to_string(), "syntax.mnemonic");
+    assert_eq!(listed(&d.message), want);
+}

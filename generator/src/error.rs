@@ -110,7 +110,7 @@ impl<T, E: Into<Error>> Context<T> for std::result::Result<T, E> {
 }
 
 /// What a command found, when it ran to its end: the command line turns it into
-/// the exit status (0 and 1; an [`Error`] is 2).
+/// the exit status (0, 1 and 3; an [`Error`] is 2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Outcome {
     /// Everything as it should be: legal, agreeing, matching.
@@ -118,6 +118,9 @@ pub enum Outcome {
     /// The command ran and found something: an illegal text, a disagreement with
     /// ptxas the ledger does not explain, silicon that does not match.
     Findings,
+    /// check-syntax was given an instruction statement that no covered instruction
+    /// reads: it has no verdict on it, legal or illegal.
+    NotCovered,
 }
 
 impl Outcome {

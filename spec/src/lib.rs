@@ -11,6 +11,7 @@
 
 pub mod errata;
 pub mod error;
+pub mod files;
 pub mod limits;
 pub mod model;
 pub mod qualifier;
@@ -23,12 +24,11 @@ mod validate;
 mod yaml;
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::fs;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 pub use errata::{Departure, Erratum, ErratumKind, Ledger};
 pub use error::{Location, SpecError, SpecErrors};
+pub use files::Files;
 pub use model::Instruction;
 pub use qualifier::{QualKind, Qualifier};
 pub use source::{Origin, Source};
@@ -75,14 +75,28 @@ impl Spec {
     /// Every error of every file is returned. The loader reads regular files only,
     /// and holds each to the caps in [`limits`].
     pub fn load(root: &Path) -> Result<Spec, SpecErrors> {
+        Spec::load_from(Files::Folder(root))
+    }
+
+    /// Loads and checks the spec built into the crate: the repository's `spec/` as
+    /// it was at build time, its files named by their repository paths
+    /// (`spec/instructions/red.yaml`).
+    pub fn embedded() -> Result<Spec, SpecErrors> {
+        Spec::load_from(Files::Embedded)
+    }
+
+    /// Loads and checks the spec that `files` holds, a folder or the embedded copy:
+    /// the same reads, caps and checks for both, and every error returned.
+    pub fn load_from(files: Files<'_>) -> Result<Spec, SpecErrors> {
+        let root = files.root();
         let mut errors = Vec::new();
-        let seeds = read_seeds(&root.join("seeds"), &mut errors);
+        let seeds = read_seeds(files, &root.join("seeds"), &mut errors);
         let seed_ids: BTreeSet<String> = seeds.keys().cloned().collect();
 
-        let targets = load_checked(&root.join("targets.yaml"), &mut errors, validate::targets).0;
+        let targets = load_checked(files, &root.join("targets.yaml"), &mut errors, validate::targets).0;
         let errata_path = root.join("errata.yaml");
         let (ledger, errata_text): (Option<Ledger>, _) =
-            load_checked(&errata_path, &mut errors, |_| Vec::new());
+            load_checked(files, &errata_path, &mut errors, |_| Vec::new());
         let errata_ids: BTreeSet<String> = ledger
             .iter()
             .flat_map(|l| l.errata.iter().map(|e| e.id.clone()))
@@ -94,11 +108,11 @@ impl Spec {
         // which does not make it wrong.
         let mut unverifiable = Unverifiable::default();
         let dir = root.join("instructions");
-        match yaml_files(&dir, &mut errors) {
+        match yaml_files(files, &dir, &mut errors) {
             None => unverifiable.all = true,
-            Some(files) => {
-                for path in files {
-                    let Some(text) = read(&path, &mut errors) else {
+            Some(paths) => {
+                for path in paths {
+                    let Some(text) = read(files, &path, &mut errors) else {
                         unverifiable.note(&path, None);
                         continue;
                     };
@@ -245,76 +259,19 @@ impl Unverifiable {
     }
 }
 
-fn read(path: &Path, errors: &mut Vec<SpecError>) -> Option<String> {
-    read_text(path).map_err(|e| errors.push(e)).ok()
-}
-
-/// Reads a spec file as text, within the caps: a regular file (asked of its metadata
-/// before it is opened, since opening a FIFO blocks until someone writes to it), no
-/// larger than [`limits::MAX_FILE_BYTES`] (read no further even if it grows), UTF-8,
-/// and no line longer than [`limits::MAX_LINE_BYTES`].
-fn read_text(path: &Path) -> Result<String, SpecError> {
-    let io = |source| SpecError::Io {
-        path: path.to_owned(),
-        source,
-    };
-    let meta = fs::metadata(path).map_err(io)?;
-    if !meta.is_file() {
-        return Err(SpecError::NotAFile {
-            path: path.to_owned(),
-            what: file_kind(&meta.file_type()),
-        });
-    }
-    let too_large = |size| SpecError::TooLarge {
-        path: path.to_owned(),
-        size,
-        cap: limits::MAX_FILE_BYTES,
-    };
-    if meta.len() > limits::MAX_FILE_BYTES {
-        return Err(too_large(meta.len()));
-    }
-    let mut bytes = Vec::new();
-    fs::File::open(path)
-        .map_err(io)?
-        .take(limits::MAX_FILE_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(io)?;
-    if bytes.len() as u64 > limits::MAX_FILE_BYTES {
-        return Err(too_large(bytes.len() as u64));
-    }
-    yaml::text(path, bytes)
-}
-
-/// What a path that is not a regular file is, in words.
-fn file_kind(t: &fs::FileType) -> &'static str {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt;
-        if t.is_fifo() {
-            return "a FIFO";
-        }
-        if t.is_socket() {
-            return "a socket";
-        }
-        if t.is_char_device() || t.is_block_device() {
-            return "a device";
-        }
-    }
-    if t.is_dir() {
-        "a directory"
-    } else {
-        "not a regular file"
-    }
+fn read(files: Files<'_>, path: &Path, errors: &mut Vec<SpecError>) -> Option<String> {
+    files.read_text(path).map_err(|e| errors.push(e)).ok()
 }
 
 /// Reads, deserializes and checks one file; returns the value only if it has no
 /// error, and the text whenever it was read.
 fn load_checked<T: serde::de::DeserializeOwned>(
+    files: Files<'_>,
     path: &Path,
     errors: &mut Vec<SpecError>,
     check: impl Fn(&T) -> Vec<validate::Problem>,
 ) -> (Option<T>, Option<String>) {
-    let Some(text) = read(path, errors) else {
+    let Some(text) = read(files, path, errors) else {
         return (None, None);
     };
     (checked(path, &text, errors, check), Some(text))
@@ -363,29 +320,12 @@ fn report(path: &Path, text: &str, problems: Vec<validate::Problem>, errors: &mu
 
 /// The `.yaml` files of a folder, by name; `None` when the folder cannot be read.
 /// A `.yml` file is an error: skipping it would silently drop an instruction.
-fn yaml_files(dir: &Path, errors: &mut Vec<SpecError>) -> Option<Vec<PathBuf>> {
-    let io = |source| SpecError::Io {
-        path: dir.to_owned(),
-        source,
-    };
-    let entries = match fs::read_dir(dir) {
-        Ok(e) => e,
-        Err(e) => {
-            errors.push(io(e));
-            return None;
-        }
-    };
-    let mut files = Vec::new();
-    for entry in entries {
-        let path = match entry {
-            Ok(e) => e.path(),
-            Err(e) => {
-                errors.push(io(e));
-                return None;
-            }
-        };
+fn yaml_files(files: Files<'_>, dir: &Path, errors: &mut Vec<SpecError>) -> Option<Vec<PathBuf>> {
+    let entries = files.entries(dir).map_err(|e| errors.push(e)).ok()?;
+    let mut found = Vec::new();
+    for path in entries {
         match path.extension().and_then(|e| e.to_str()) {
-            Some("yaml") => files.push(path),
+            Some("yaml") => found.push(path),
             Some("yml") => errors.push(SpecError::Extension {
                 rename: path.with_extension("yaml"),
                 path,
@@ -393,34 +333,20 @@ fn yaml_files(dir: &Path, errors: &mut Vec<SpecError>) -> Option<Vec<PathBuf>> {
             _ => {}
         }
     }
-    files.sort();
-    Some(files)
+    found.sort();
+    Some(found)
 }
 
 /// The seed documents, by number; a seed that cannot be read is an error.
-fn read_seeds(dir: &Path, errors: &mut Vec<SpecError>) -> BTreeMap<String, Seed> {
+fn read_seeds(files: Files<'_>, dir: &Path, errors: &mut Vec<SpecError>) -> BTreeMap<String, Seed> {
     let mut seeds = BTreeMap::new();
-    let entries = match fs::read_dir(dir) {
-        Ok(e) => e,
-        Err(source) => {
-            errors.push(SpecError::Io {
-                path: dir.to_owned(),
-                source,
-            });
-            return seeds;
-        }
+    let Ok(mut entries) = files.entries(dir).map_err(|e| errors.push(e)) else {
+        return seeds;
     };
-    for entry in entries {
-        let path = match entry {
-            Ok(e) => e.path(),
-            Err(source) => {
-                errors.push(SpecError::Io {
-                    path: dir.to_owned(),
-                    source,
-                });
-                return seeds;
-            }
-        };
+    // In name order, so that the errors come out in the same order from a folder
+    // and from the embedded copy.
+    entries.sort();
+    for path in entries {
         let Some(file_name) = path.file_name().and_then(|n| n.to_str()).map(str::to_owned) else {
             continue;
         };
@@ -432,7 +358,7 @@ fn read_seeds(dir: &Path, errors: &mut Vec<SpecError>) -> BTreeMap<String, Seed>
         {
             continue;
         }
-        let Some(text) = read(&path, errors) else {
+        let Some(text) = read(files, &path, errors) else {
             continue;
         };
         seeds.insert(
@@ -450,6 +376,69 @@ fn read_seeds(dir: &Path, errors: &mut Vec<SpecError>) -> BTreeMap<String, Seed>
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
+
+    /// The embedded copy is the checkout's spec folder, file for file and byte for
+    /// byte, and loads to the same spec: it can never be stale (spec/build.rs
+    /// rebuilds it when a file of the folder changes, appears or goes).
+    #[test]
+    fn the_embedded_spec_is_the_folder() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut on_disk = vec![
+            root.join("targets.yaml"),
+            root.join("errata.yaml"),
+        ];
+        for folder in ["instructions", "seeds"] {
+            for entry in fs::read_dir(root.join(folder)).unwrap() {
+                on_disk.push(entry.unwrap().path());
+            }
+        }
+        let mut on_disk: Vec<(PathBuf, Vec<u8>)> = on_disk
+            .into_iter()
+            .map(|p| {
+                let bytes = fs::read(&p).unwrap();
+                (Path::new("spec").join(p.strip_prefix(root).unwrap()), bytes)
+            })
+            .collect();
+        on_disk.sort();
+        let embedded: Vec<(PathBuf, Vec<u8>)> =
+            files::embedded().map(|(p, b)| (p, b.to_vec())).collect();
+        let names = |v: &[(PathBuf, Vec<u8>)]| v.iter().map(|(p, _)| p.clone()).collect::<Vec<_>>();
+        assert_eq!(names(&embedded), names(&on_disk));
+        for ((path, built), (_, disk)) in embedded.iter().zip(&on_disk) {
+            assert!(built == disk, "{}: the embedded copy differs from the file", path.display());
+        }
+
+        let folder = Spec::load(root).unwrap();
+        let built = Spec::embedded().unwrap();
+        // The same spec, but for where its files were read from.
+        let relative = |s: &Spec, root: &Path| -> Vec<PathBuf> {
+            s.instructions.iter().map(|f| f.path.strip_prefix(root).unwrap().to_owned()).collect()
+        };
+        assert_eq!(relative(&built, Path::new("spec")), relative(&folder, root));
+        let content = |s: &Spec| {
+            let instructions: Vec<&Instruction> = s.instructions.iter().map(|f| &f.instruction).collect();
+            format!("{instructions:?}\n{:?}\n{:?}\n{:?}", s.targets, s.errata, s.seeds)
+        };
+        assert!(content(&built) == content(&folder), "the embedded spec loads otherwise than the folder");
+    }
+
+    /// An embedded file is named by its repository path, as `--spec spec` names it
+    /// in the checkout: its errors read the same whichever copy was loaded.
+    #[test]
+    fn embedded_files_are_named_by_their_repository_path() {
+        let spec = Spec::embedded().unwrap();
+        let red = spec.instructions.iter().find(|f| f.instruction.instruction == "red").unwrap();
+        assert_eq!(red.path, Path::new("spec/instructions/red.yaml"));
+        let bytes = files::embedded().find(|(p, _)| p == &red.path).unwrap().1;
+        let bad = String::from_utf8(bytes.to_vec()).unwrap().replacen("instruction: red", "instruction: ../x", 1);
+        let errors = spec.check_file(FileKind::Instruction, &red.path, bad.into_bytes());
+        assert!(
+            errors[0].to_string().starts_with("spec/instructions/red.yaml:"),
+            "{}",
+            errors[0]
+        );
+    }
 
     #[test]
     fn check_file_agrees_with_load() {

@@ -1,4 +1,9 @@
 //! `ptxvec check-syntax`: one text from the command line, or JSON Lines from stdin.
+//!
+//! A text is legal, illegal (malformed or invalid), or not covered: an instruction
+//! statement that no covered instruction reads, which lint counts and does not
+//! judge ([`Covered::not_covered`]); ptxvec has no verdict on it. A text that is no
+//! statement, or a covered instruction's text that does not parse, is malformed.
 
 use std::io::Write;
 
@@ -20,8 +25,9 @@ use crate::syntax::departure::{self, Prediction};
 use crate::syntax::illegal::CHECK_PTXAS;
 use crate::syntax::rule_id::RuleId;
 use crate::syntax::judge::{judge, Judgement, Order};
-use crate::syntax::defect::Kind;
+use crate::syntax::defect::{Defect, Kind};
 use crate::syntax::text;
+use crate::lint::covered::Covered;
 
 /// The arguments of `check-syntax`.
 #[derive(Debug, ClapArgs)]
@@ -72,9 +78,10 @@ struct RequestRef<'a> {
 struct Answer<'a, I: Serialize + ?Sized> {
     #[serde(skip_serializing_if = "Option::is_none")]
     id: Option<&'a I>,
-    legal: bool,
+    /// `null` for a text not covered.
+    legal: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    kind: Option<Kind>,
+    kind: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     rule: Option<&'a RuleId>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -102,6 +109,37 @@ fn prediction(spec: &Spec, text: &str, ptx: PtxVersion, target: Target, j: &Judg
     departure::predict(spec, text, crate::syntax::context::Module { ptx, target }, CHECK_PTXAS, j)
 }
 
+/// The JSON `kind` of a text not covered (its `legal` is `null`).
+const NOT_COVERED: &str = "not_covered";
+
+/// A defect kind as answers write it (`Kind`'s serde names).
+fn kind_name(kind: Kind) -> &'static str {
+    match kind {
+        Kind::Malformed => "malformed",
+        Kind::Invalid => "invalid",
+    }
+}
+
+/// The message of the "not covered" answer on `text`, whose verdict is `defect`:
+/// one when the verdict is malformed and `text` is an instruction statement that
+/// lint counts as not covered ([`Covered::not_covered`]), so that the two readers
+/// agree on what they do not judge. Only a malformed verdict is asked: every text
+/// whose opcode is no covered instruction's is malformed to the judge.
+/// `covered` is the spec's [`Covered`], made here when not given.
+fn not_covered(spec: &Spec, covered: Option<&Covered>, text: &str, defect: Option<&Defect>) -> Option<String> {
+    if defect?.kind != Kind::Malformed {
+        return None;
+    }
+    let key = match covered {
+        Some(c) => c.not_covered(text),
+        None => Covered::of(spec).not_covered(text),
+    }?;
+    Some(format!(
+        "`{key}` is not one of the instructions ptxvec covers ({}): its syntax is not judged",
+        crate::syntax::judge::covered_names(spec)
+    ))
+}
+
 fn answer<'a, I: Serialize + ?Sized>(
     j: &'a Judgement,
     id: Option<&'a I>,
@@ -114,8 +152,8 @@ fn answer<'a, I: Serialize + ?Sized>(
             erratum: &p.erratum,
         }),
         id,
-        legal: j.legal(),
-        kind: j.defect.as_ref().map(|d| d.kind),
+        legal: Some(j.legal()),
+        kind: j.defect.as_ref().map(|d| kind_name(d.kind)),
         rule: j.defect.as_ref().map(|d| &d.rule),
         instruction: j.instruction.as_deref(),
         form: j.form.as_deref(),
@@ -138,6 +176,10 @@ pub fn run(spec: &Spec, args: &Args, out: &mut dyn Write) -> Result<Outcome> {
         };
         let (ptx, target) = context::module(spec, args.ptx.as_deref(), args.target.as_deref())?;
         let j = judge(spec, &args.text, ptx, target, order);
+        if let Some(message) = not_covered(spec, None, &args.text, j.defect.as_ref()) {
+            writeln!(out, "not covered: {message}").map_err(write_error)?;
+            return Ok(Outcome::NotCovered);
+        }
         for w in &j.warnings {
             let _ = writeln!(std::io::stderr(), "warning: {w}");
         }
@@ -201,8 +243,9 @@ pub fn answer_lines(
     answers: &mut Answers,
 ) {
     let this = &*index;
+    let covered = Covered::of(this.spec());
     answers.fill(lines, |l, buf| {
-        if answer_fast(this, args, order, l.bytes, buf) {
+        if answer_fast(this, &covered, args, order, l.bytes, buf) {
             return Ok(());
         }
         let text = answer_line(this.spec(), args, order, l.no, l.bytes)?;
@@ -218,7 +261,7 @@ pub fn answer_lines(
 /// request, a `ptx` or `target` written with an escape, a module the target model
 /// does not know), or an `id` that serde_json would write otherwise than the line
 /// does.
-fn answer_fast(index: &Index<'_>, args: &Args, order: Order, bytes: &[u8], buf: &mut Vec<u8>) -> bool {
+fn answer_fast(index: &Index<'_>, covered: &Covered, args: &Args, order: Order, bytes: &[u8], buf: &mut Vec<u8>) -> bool {
     let Ok(line) = std::str::from_utf8(bytes) else {
         return false;
     };
@@ -251,6 +294,7 @@ fn answer_fast(index: &Index<'_>, args: &Args, order: Order, bytes: &[u8], buf: 
         ptx,
         target,
         order,
+        covered,
     };
     let tokens = Tokens::of(&req.text);
     // A text with comments or whitespace inside its chain is judged as its plain
@@ -325,6 +369,8 @@ struct Line<'a> {
     ptx: PtxVersion,
     target: Target,
     order: Order,
+    /// The covered instructions' opcodes, for the "not covered" answer.
+    covered: &'a Covered,
 }
 
 impl Line<'_> {
@@ -334,6 +380,9 @@ impl Line<'_> {
         match index.parsed(text, tokens, ptx, target, order) {
             Ok(parsed) => index.with_reading(tokens.chain, &parsed.words, |r| {
                 let v = index.verdict(&r.chain, parsed, ptx, target, order);
+                if self.not_covered(index, text, v.defect.as_deref(), buf) {
+                    return;
+                }
                 let departures = &r.departures;
                 let module = crate::syntax::context::Module { ptx, target };
                 let predicted = departure::predict_from(departures, parsed, module, v.defect.as_deref(), &|t, m| {
@@ -342,10 +391,32 @@ impl Line<'_> {
                 self.write(&v, predicted, buf);
             }),
             Err(j) => {
+                if self.not_covered(index, text, j.defect.as_ref(), buf) {
+                    return;
+                }
                 let predicted = index.predict(text, ptx, target, &j);
                 self.write(&Verdict::from(j), predicted, buf)
             }
         }
+    }
+
+    /// Appends the "not covered" answer on `text`, whose verdict is `defect`, and
+    /// says so; false, with nothing appended, when the verdict stands. Written as
+    /// serde_json writes [`Answer`]: `legal` null, `kind`, `message`.
+    fn not_covered(&self, index: &Index<'_>, text: &str, defect: Option<&Defect>, buf: &mut Vec<u8>) -> bool {
+        let Some(message) = not_covered(index.spec(), Some(self.covered), text, defect) else {
+            return false;
+        };
+        buf.push(b'{');
+        if let Some(id) = self.id {
+            buf.extend_from_slice(b"\"id\":");
+            buf.extend_from_slice(id.as_bytes());
+            buf.push(b',');
+        }
+        buf.extend_from_slice(b"\"legal\":null,\"kind\":\"not_covered\"");
+        json::field(buf, b",\"message\":", &message);
+        buf.push(b'}');
+        true
     }
 
     /// Appends the answer record of verdict `v`, with the ledger's prediction, as
@@ -439,6 +510,20 @@ pub fn answer_line(
     )
     .map_err(|e| format!("<stdin>:{line_no}: {e}"))?;
     let j = judge(spec, &req.text, ptx, target, order);
+    if let Some(message) = not_covered(spec, None, &req.text, j.defect.as_ref()) {
+        let answer = Answer::<serde_json::Value> {
+            id: req.id.as_ref(),
+            legal: None,
+            kind: Some(NOT_COVERED),
+            rule: None,
+            instruction: None,
+            form: None,
+            message: &message,
+            warnings: &[],
+            ptxas: None,
+        };
+        return serde_json::to_string(&answer).map_err(|e| format!("<stdin>:{line_no}: {e}"));
+    }
     let predicted = prediction(spec, &req.text, ptx, target, &j);
     serde_json::to_string(&answer(&j, req.id.as_ref(), predicted.as_ref()))
         .map_err(|e| format!("<stdin>:{line_no}: {e}"))

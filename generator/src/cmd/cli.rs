@@ -1,5 +1,6 @@
 //! Argument parsing and dispatch. Errors are printed once, here, at the edge, and
-//! exit statuses are decided here alone: 0 pass, 1 findings, 2 any error.
+//! exit statuses are decided here alone: 0 pass, 1 findings, 2 any error, and 3
+//! for check-syntax's "not covered".
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -15,9 +16,11 @@ use crate::error::{Error, Outcome, Result};
 #[derive(Debug, Parser)]
 #[command(name = "ptxvec", version, about)]
 pub struct Cli {
-    /// The spec folder (instructions/, targets.yaml, errata.yaml, seeds/).
-    #[arg(long, global = true, default_value = "spec")]
-    pub spec: PathBuf,
+    /// A spec folder (instructions/, targets.yaml, errata.yaml, seeds/) to read
+    /// instead of the spec built into the binary (the repository's spec/ when it
+    /// was built).
+    #[arg(long, global = true)]
+    pub spec: Option<PathBuf>,
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
@@ -29,7 +32,7 @@ pub enum Command {
     /// List what the spec encodes: each instruction, its forms, qualifier and spelling counts.
     Spec,
     /// Write the vector files: vectors/syntax/<instruction>.jsonl,
-    /// vectors/semantic/<variant>.jsonl and vectors/index.json.
+    /// vectors/semantic/<variant>.jsonl.gz and vectors/index.json.
     Generate {
         /// The vectors folder.
         #[arg(long, default_value = "vectors")]
@@ -63,9 +66,11 @@ pub enum Command {
         #[arg(long)]
         force: bool,
     },
-    /// Judge an instruction text in a module: exit 0 legal, 1 illegal, 2 usage error.
-    /// With `-`, read JSON Lines `{"text", "ptx", "target"}` from stdin and answer one
-    /// JSON line each.
+    /// Judge an instruction text in a module: exit 0 legal, 1 illegal, 2 usage error,
+    /// 3 not covered (an instruction statement of an instruction ptxvec does not
+    /// cover, which it neither accepts nor refuses). With `-`, read JSON Lines
+    /// `{"text", "ptx", "target"}` from stdin and answer one JSON line each (`"kind":
+    /// "not_covered"` and `"legal": null` for such a statement).
     CheckSyntax(crate::cmd::check_syntax::Args),
     /// Judge every covered instruction of whole PTX modules at each module's own
     /// `.version` and `.target`: one line per illegal one (`file:line:col: illegal:
@@ -97,9 +102,10 @@ pub enum Command {
         /// Write the module here rather than to stdout.
         #[arg(long)]
         out: Option<PathBuf>,
-        /// The vectors folder (index.json, semantic/).
-        #[arg(long, default_value = "vectors")]
-        vectors: PathBuf,
+        /// With --variant: the vectors folder (index.json, semantic/); default:
+        /// ./vectors if it holds index.json, else the checkout's the binary was built from.
+        #[arg(long)]
+        vectors: Option<PathBuf>,
         /// The module's `.version` (default: the case's).
         #[arg(long)]
         ptx: Option<String>,
@@ -196,6 +202,9 @@ impl ProfileChoice {
 pub const EXIT_FINDINGS: u8 = 1;
 /// Exit status for bad input or bad usage, and any other error.
 pub const EXIT_ERROR: u8 = 2;
+/// Exit status of check-syntax on one text that is an instruction statement no
+/// covered instruction reads: neither legal (0) nor illegal (1).
+pub const EXIT_NOT_COVERED: u8 = 3;
 
 /// Parses the command line, runs it, and turns the outcome into an exit code: the
 /// one place that decides them.
@@ -210,6 +219,7 @@ pub fn main() -> ExitCode {
     match result {
         Ok(Outcome::Pass) => ExitCode::SUCCESS,
         Ok(Outcome::Findings) => ExitCode::from(EXIT_FINDINGS),
+        Ok(Outcome::NotCovered) => ExitCode::from(EXIT_NOT_COVERED),
         Err(e) => {
             // Nothing is left to do if stderr fails too; eprintln! would panic.
             let _ = writeln!(std::io::stderr(), "{}", e.report());
@@ -226,7 +236,10 @@ fn run(cli: &Cli, stdout: &mut crate::io::output::Stdout) -> Result<Outcome> {
         Command::SiliconSweepWide(args) => return crate::sweep::gpu::run::<crate::sweep::gpu::wide::Command>(args),
         _ => {}
     }
-    let spec = ptxvec_spec::Spec::load(&cli.spec)?;
+    let spec = match &cli.spec {
+        Some(dir) => ptxvec_spec::Spec::load(dir)?,
+        None => ptxvec_spec::Spec::embedded()?,
+    };
     match &cli.command {
         Command::Spec => {
             write!(stdout, "{}", crate::cmd::spec_summary::render(&spec)).map_err(write_error)?;
@@ -249,8 +262,9 @@ fn run(cli: &Cli, stdout: &mut crate::io::output::Stdout) -> Result<Outcome> {
         Command::CheckSyntax(args) => crate::cmd::check_syntax::run(&spec, args, stdout),
         Command::Lint(args) => crate::lint::run(&spec, args, stdout),
         Command::EmitPtx { variant: Some(id), raw, window, records, out, vectors, ptx, target, .. } => {
+            let vectors = crate::io::vectors_dir::resolve(vectors.as_deref())?;
             let req = crate::device::silicon::vectors::VariantModule {
-                vectors,
+                vectors: &vectors,
                 id,
                 raw_only: *raw,
                 window: *window,
@@ -290,11 +304,11 @@ fn run(cli: &Cli, stdout: &mut crate::io::output::Stdout) -> Result<Outcome> {
             }
             Ok(Outcome::findings_if(!a.unexplained.is_empty() || !a.stale.is_empty()))
         }
-        Command::Silicon(args) => crate::device::silicon::vectors::run(args, &spec, &cli.spec, stdout),
+        Command::Silicon(args) => crate::device::silicon::vectors::run(args, &spec, cli.spec.as_deref(), stdout),
         Command::RunEngine(args) => crate::device::engine::run(args, &spec, stdout),
         Command::SiliconSweep(args) => crate::sweep::gpu::run::<crate::sweep::gpu::bits16::Command>(args),
         Command::SiliconSweepWide(args) => crate::sweep::gpu::run::<crate::sweep::gpu::wide::Command>(args),
-        Command::SiliconProbe(args) => crate::device::silicon::probe::run(args, &spec, &cli.spec, stdout),
+        Command::SiliconProbe(args) => crate::device::silicon::probe::run(args, &spec, cli.spec.as_deref(), stdout),
         Command::Grade(args) => crate::grade::run(&spec, args, stdout),
         Command::Coverage(args) => crate::coverage::run(&spec, args, stdout),
         Command::Bench {

@@ -26,9 +26,10 @@ use witness::{CaseInfo, Found, Semantic};
 /// `ptxvec coverage`'s arguments.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The vectors folder (syntax/, index.json, silicon/sm_90/vectors.json).
-    #[arg(long, default_value = "vectors")]
-    pub vectors: PathBuf,
+    /// The vectors folder (syntax/, index.json, silicon/sm_90/vectors.json); default:
+    /// ./vectors if it holds index.json, else the checkout's the binary was built from.
+    #[arg(long)]
+    pub vectors: Option<PathBuf>,
     /// Also write one static page: a row per element, its witnesses by id.
     #[arg(long)]
     pub html: Option<PathBuf>,
@@ -80,12 +81,13 @@ pub fn read_cases(spec: &Spec, vectors: &std::path::Path) -> Result<Vec<Case>> {
 
 /// Runs the command.
 pub fn run(spec: &Spec, args: &Args, stdout: &mut Stdout) -> Result<Outcome> {
-    let cases = read_cases(spec, &args.vectors)?;
-    let index_path = args.vectors.join("index.json");
+    let vectors = crate::io::vectors_dir::resolve(args.vectors.as_deref())?;
+    let cases = read_cases(spec, &vectors)?;
+    let index_path = vectors.join("index.json");
     let index_text = std::fs::read_to_string(&index_path).map_err(|e| Error::io(&index_path, e))?;
     let index: crate::record::index::Index = serde_json::from_str(&index_text)
         .map_err(|e| Error::Input(format!("{}: {e}", index_path.display())))?;
-    let silicon_path = args.vectors.join("silicon/sm_90/vectors.json");
+    let silicon_path = vectors.join("silicon/sm_90/vectors.json");
     let silicon = match std::fs::read_to_string(&silicon_path) {
         Ok(t) => Some(
             crate::device::silicon::evidence::parse(&t)
@@ -94,7 +96,7 @@ pub fn run(spec: &Spec, args: &Args, stdout: &mut Stdout) -> Result<Outcome> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
         Err(e) => return Err(Error::io(&silicon_path, e)),
     };
-    let probes = read_probes(&args.vectors.join("silicon/sm_90"))?;
+    let probes = read_probes(&vectors.join("silicon/sm_90"))?;
     let infos: Vec<CaseInfo<'_>> = cases.iter().map(|c| CaseInfo::of(spec, c)).collect();
     let elements = elements::elements(spec);
     let semantic = Semantic {

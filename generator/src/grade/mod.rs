@@ -67,7 +67,7 @@ pub struct Args {
     #[arg(long)]
     pub semantic: Option<PathBuf>,
     /// A folder of raw `ptxvec_raw` buffers: `<stem>.bin` per variant file
-    /// vectors/semantic/<stem>.jsonl, `<stem>.<window>.bin` for a generic `red`.
+    /// vectors/semantic/<stem>.jsonl.gz, `<stem>.<window>.bin` for a generic `red`.
     #[arg(long)]
     pub raw: Option<PathBuf>,
     /// Grade every recorded client in this folder (vectors/clients) and, with
@@ -87,9 +87,10 @@ pub struct Args {
     /// not only of those the results name.
     #[arg(long)]
     pub all: bool,
-    /// The vectors folder (syntax/, semantic/, index.json).
-    #[arg(long, default_value = "vectors")]
-    pub vectors: PathBuf,
+    /// The vectors folder (syntax/, semantic/, index.json); default: ./vectors if it
+    /// holds index.json, else the checkout's the binary was built from.
+    #[arg(long)]
+    pub vectors: Option<PathBuf>,
     /// Write the report as one JSON document: counts, tallies, every failure.
     #[arg(long)]
     pub json: Option<PathBuf>,
@@ -104,7 +105,7 @@ pub struct Args {
 /// Runs `ptxvec grade`: findings when any case fails.
 pub fn run(spec: &Spec, args: &Args, out: &mut dyn Write) -> Result<Outcome> {
     if let Some(clients) = &args.clients {
-        let d = dashboard::build(spec, &args.vectors, clients)?;
+        let d = dashboard::build(spec, &crate::io::vectors_dir::resolve(args.vectors.as_deref())?, clients)?;
         if let Some(path) = &args.html {
             crate::io::files::write_atomic(path, d.html.as_bytes()).map_err(|e| Error::io(path, e))?;
         }
@@ -141,7 +142,7 @@ pub fn run(spec: &Spec, args: &Args, out: &mut dyn Write) -> Result<Outcome> {
     };
     let mut report = Report::default();
     if let Some(r) = &syntax_results {
-        let cases = syntax::load(spec, &args.vectors)?;
+        let cases = syntax::load(spec, &crate::io::vectors_dir::resolve(args.vectors.as_deref())?)?;
         let mode = syntax::Mode {
             parser: args.parser,
             all: args.all,
@@ -151,7 +152,7 @@ pub fn run(spec: &Spec, args: &Args, out: &mut dyn Write) -> Result<Outcome> {
             .push(syntax::grade(&cases, r, &syntax_bad, mode));
     }
     if semantic_results.is_some() || args.raw.is_some() {
-        let variants = semantic::load(spec, &args.vectors)?;
+        let variants = semantic::load(spec, &crate::io::vectors_dir::resolve(args.vectors.as_deref())?)?;
         let mode = semantic::Mode {
             profile: args.profile.profile(),
             all: args.all,

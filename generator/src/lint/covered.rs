@@ -84,11 +84,25 @@ impl Covered {
         Covered { opcodes }
     }
 
+    /// The key `lint` counts `text` under when `text` is one instruction statement
+    /// ([`super::statement::opcode_at`], comments read as whitespace) that no
+    /// covered instruction reads: check-syntax's "not covered". `None` for a
+    /// covered instruction's text, and for a text that is no statement.
+    pub fn not_covered(&self, text: &str) -> Option<String> {
+        let code = crate::syntax::text::uncommented(text).ok()?;
+        let at = super::statement::opcode_at(&code)?;
+        match self.class(&code[at..]) {
+            Class::Covered => None,
+            Class::Counted(key) => Some(key.to_owned()),
+        }
+    }
+
     /// The class of the instruction whose opcode starts `text` (after its label
     /// and guard).
     pub fn class<'t>(&self, text: &'t str) -> Class<'t> {
         let chain = chain(text);
-        let first = chain.split('.').next().unwrap_or_default();
+        // Whitespace may stand before a dot (`add .s32`): the key is the word.
+        let first = chain.split('.').next().unwrap_or_default().trim_end();
         // Most statements share no first word with a covered opcode: decided here.
         if !self.opcodes.iter().any(|o| o[0] == first) {
             return Class::Counted(first);
@@ -169,9 +183,39 @@ mod tests {
             ("ld.global.u32 %r1, [a];", Class::Counted("ld")),
             ("reduce.add.u32 %r1;", Class::Counted("reduce")),
             ("matches %r1;", Class::Counted("matches")),
+            ("add .s32 %r1, %r2, %r3;", Class::Counted("add")),
         ];
         for (text, want) in rows {
             assert_eq!(covered.class(text), want, "{text}");
+        }
+    }
+
+    /// check-syntax's "not covered": a statement of another instruction, counted
+    /// under lint's key; neither a covered instruction's text, malformed or not,
+    /// nor a text that is no statement.
+    #[test]
+    fn not_covered_is_a_statement_lint_counts() {
+        let spec = crate::repo_spec();
+        let covered = Covered::of(&spec);
+        let rows = [
+            ("add.s32 %r1, %r2, %r3;", Some("add")),
+            ("mov.u32 %r1, %tid.x;", Some("mov")),
+            ("ld.global.u32 %r1, [%rd1];", Some("ld")),
+            ("bar.sync 0;", Some("bar")),
+            ("L1: @%p1 bra L1; // loop", Some("bra")),
+            ("add /* the opcode */ .s32 %r1, %r2, %r3;", Some("add")),
+            ("red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.add.u32 [%r2], %r3, [%r1];", Some("red.async")),
+            ("red.global.add.u32 [%rd1], %r1;", None),
+            ("red.global.add.u32 [%rd1] %r1;", None),
+            ("red.global.foo.u32 [%rd1], %r1;", None),
+            ("atom.global.add.u32 %r1, [%rd1], 1;", None),
+            ("add.s32 %r1, %r2, %r3", None),
+            ("add.s32 %r1 %r2;", None),
+            ("%%% garbage;", None),
+            ("foo bar baz;", None),
+        ];
+        for (text, want) in rows {
+            assert_eq!(covered.not_covered(text).as_deref(), want, "{text}");
         }
     }
 

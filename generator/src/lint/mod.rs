@@ -13,6 +13,7 @@ pub mod covered;
 pub mod position;
 pub mod read;
 pub mod report;
+pub mod statement;
 pub mod verdicts;
 
 use std::collections::HashMap;

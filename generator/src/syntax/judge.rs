@@ -421,6 +421,12 @@ pub(crate) fn repeated(quals: &[Qualifier]) -> Option<Defect> {
     ))
 }
 
+/// The instructions `spec` holds, by name, for messages that list them.
+pub fn covered_names(spec: &Spec) -> String {
+    let names: Vec<&str> = spec.instructions.iter().map(|f| f.instruction.instruction.as_str()).collect();
+    names.join(", ")
+}
+
 /// What a chain's words say before any qualifier is placed: the instruction, and
 /// its qualifiers as written.
 pub(crate) struct Head<'s> {
@@ -461,7 +467,7 @@ pub(crate) fn head_of<'s, S: AsRef<str>>(spec: &'s Spec, words: &[S]) -> Result<
         return Err(fail(
             Kind::Malformed,
             SyntaxRule::Mnemonic,
-            format!("`{}` is not one of the instructions ptxvec covers (red, redux.sync, vote.sync, shfl.sync, match, activemask, cp.reduce.async.bulk, vote, shfl)", words.first().map_or("", AsRef::as_ref)),
+            format!("`{}` is not one of the instructions ptxvec covers ({})", words.first().map_or("", AsRef::as_ref), covered_names(spec)),
         ));
     };
     let mnemonic = m.mnemonic;

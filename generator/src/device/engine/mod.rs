@@ -82,7 +82,7 @@ pub fn run(args: &Args, spec: &Spec, out: &mut dyn std::io::Write) -> Result<Out
     let mut file = RunsFile::new(&args.engine);
     let mut findings = false;
     for entry in &idx {
-        let suite = selfcheck::load(spec, entry, &args.select.vectors)?;
+        let suite = selfcheck::load(spec, entry, &args.select.vectors()?)?;
         let stem = crate::record::index::stem(&entry.variant);
         for s in suite.runs() {
             let name = s.raw_file(&stem);
@@ -104,7 +104,7 @@ pub fn run(args: &Args, spec: &Spec, out: &mut dyn std::io::Write) -> Result<Out
             file.runs.push(r);
         }
     }
-    let evidence = args.select.vectors.join("silicon/sm_90").join(crate::device::silicon::evidence::FILE);
+    let evidence = args.select.vectors()?.join("silicon/sm_90").join(crate::device::silicon::evidence::FILE);
     if let Ok(text) = std::fs::read_to_string(&evidence) {
         let e = crate::device::silicon::evidence::parse(&text)
             .map_err(|e| Error::Input(format!("{}: {e}", evidence.display())))?;

@@ -490,19 +490,26 @@ pub fn load(spec: &Spec, entry: &IndexEntry, vectors: &Path) -> Result<Suite> {
 /// `run-engine`): those of a vectors folder, all or the ones named.
 #[derive(Debug, Clone, clap::Args)]
 pub struct Selection {
-    /// The vectors folder (index.json, semantic/).
-    #[arg(long, default_value = "vectors")]
-    pub vectors: PathBuf,
+    /// The vectors folder (index.json, semantic/); default: ./vectors if it holds
+    /// index.json, else the checkout's the binary was built from.
+    #[arg(long)]
+    pub vectors: Option<PathBuf>,
     /// Only these variants (by id).
     #[arg(long = "variant")]
     pub variants: Vec<String>,
 }
 
 impl Selection {
+    /// The vectors folder: the one named, or the one found
+    /// ([`crate::io::vectors_dir::resolve`]).
+    pub fn vectors(&self) -> Result<PathBuf> {
+        crate::io::vectors_dir::resolve(self.vectors.as_deref())
+    }
+
     /// The index entries selected, in index order; a name no entry has is a usage
     /// error.
     pub fn entries(&self) -> Result<Vec<IndexEntry>> {
-        let mut idx = index(&self.vectors)?;
+        let mut idx = index(&self.vectors()?)?;
         if let Some(v) = self.variants.iter().find(|v| !idx.iter().any(|e| e.variant == **v)) {
             return Err(Error::Usage(format!("unknown variant {v:?}")));
         }

@@ -13,18 +13,22 @@ use std::time::{Duration, Instant};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
-/// The arguments that start a variant's child: `ptxvec --spec DIR COMMAND --out
+/// The arguments that start a variant's child: `ptxvec [--spec DIR] COMMAND --out
 /// OUT --child ID --vectors VECTORS FLAG VALUE`, where `FLAG VALUE` says how it
-/// runs (`--window global`, `--shape cluster-of-one`).
+/// runs (`--window global`, `--shape cluster-of-one`); without `--spec`, the child
+/// reads the spec built into it, as the parent does.
 pub fn variant_argv(
-    spec_dir: &std::path::Path,
+    spec_dir: Option<&std::path::Path>,
     runner: &super::args::RunnerArgs,
     command: &str,
     vectors: &std::path::Path,
     id: &str,
     (flag, value): (&str, &str),
 ) -> Vec<OsString> {
-    let mut argv: Vec<OsString> = vec!["--spec".into(), spec_dir.into()];
+    let mut argv: Vec<OsString> = Vec::new();
+    if let Some(dir) = spec_dir {
+        argv.extend(["--spec".into(), dir.into()]);
+    }
     argv.extend(runner.child_argv(command, id));
     argv.extend([
         "--vectors".into(),

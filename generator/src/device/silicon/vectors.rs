@@ -144,7 +144,7 @@ pub fn emit(spec: &Spec, req: VariantModule<'_>) -> Result<String> {
 
 /// Runs the subcommand, a table of the runs onto `out`: findings when a variant
 /// failed on the device or silicon disagrees with sm_90.
-pub fn run(args: &Args, spec: &Spec, spec_dir: &Path, out: &mut dyn Write) -> Result<Outcome> {
+pub fn run(args: &Args, spec: &Spec, spec_dir: Option<&Path>, out: &mut dyn Write) -> Result<Outcome> {
     if let Some(id) = &args.runner.child {
         return child(args, spec, id, out);
     }
@@ -166,7 +166,7 @@ pub fn run(args: &Args, spec: &Spec, spec_dir: &Path, out: &mut dyn Write) -> Re
     .map_err(Error::Stdout)?;
     for entry in &idx {
         let id = &entry.variant;
-        let s = selfcheck::load(spec, entry, &args.select.vectors)?;
+        let s = selfcheck::load(spec, entry, &args.select.vectors()?)?;
         let Some((p, t)) = s.module_for(info.cc) else {
             let need: Vec<String> = s
                 .requires
@@ -256,7 +256,7 @@ pub fn run(args: &Args, spec: &Spec, spec_dir: &Path, out: &mut dyn Write) -> Re
 /// --variant` writes it.
 fn emit_all(args: &Args, spec: &Spec, dir: &Path) -> Result<Outcome> {
     for entry in args.select.entries()? {
-        let s = selfcheck::load(spec, &entry, &args.select.vectors)?;
+        let s = selfcheck::load(spec, &entry, &args.select.vectors()?)?;
         let stem = crate::record::index::stem(&entry.variant);
         for sw in s.runs() {
             let (p, t) = sw.default_module();
@@ -282,7 +282,7 @@ struct Buffers {
 
 fn child(args: &Args, spec: &Spec, id: &str, out: &mut dyn Write) -> Result<Outcome> {
     let buffers = (|| -> Result<Buffers> {
-        let s = find(spec, &args.select.vectors, id)?.in_window(args.window)?;
+        let s = find(spec, &args.select.vectors()?, id)?.in_window(args.window)?;
         let dev = Device::open()?;
         let (p, t) = module_on(&s, &dev.info()?, id)?;
         let l = s.launch();
@@ -306,12 +306,12 @@ fn child(args: &Args, spec: &Spec, id: &str, out: &mut dyn Write) -> Result<Outc
 }
 
 /// Runs one variant in `window` in a child process.
-fn spawn(args: &Args, spec_dir: &Path, id: &str, window: Window) -> Result<Buffers> {
+fn spawn(args: &Args, spec_dir: Option<&Path>, id: &str, window: Window) -> Result<Buffers> {
     let argv = super::child::variant_argv(
         spec_dir,
         &args.runner,
         "silicon",
-        &args.select.vectors,
+        &args.select.vectors()?,
         id,
         ("--window", window.name()),
     );

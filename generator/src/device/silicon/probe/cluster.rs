@@ -77,7 +77,7 @@ pub fn variants(spec: &Spec, vectors: &Path) -> Result<Vec<Suite>> {
 /// What running `s` in `shape` did.
 fn observe(
     args: &Args,
-    spec_dir: &Path,
+    spec_dir: Option<&Path>,
     s: &Suite,
     shape: Shape,
     module: &(String, String),
@@ -133,7 +133,7 @@ fn differs(o: &Observed) -> bool {
 pub fn run(
     args: &Args,
     spec: &Spec,
-    spec_dir: &Path,
+    spec_dir: Option<&Path>,
     info: &DeviceInfo,
     out: &mut dyn Write,
 ) -> Result<bool> {
@@ -145,7 +145,7 @@ pub fn run(
         "variant", "no cluster dims"
     )
     .map_err(Error::Stdout)?;
-    for s in variants(spec, &args.vectors)? {
+    for s in variants(spec, &args.vectors()?)? {
         let module = s
             .module_for(info.cc)
             .ok_or_else(|| Error::Usage(format!("{}: the device cannot run it", s.id)))?;

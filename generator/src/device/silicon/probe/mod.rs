@@ -44,15 +44,24 @@ pub struct Args {
     /// go; the child's variant.
     #[command(flatten)]
     pub runner: RunnerArgs,
-    /// The vectors folder (index.json, semantic/).
-    #[arg(long, default_value = "vectors")]
-    pub vectors: PathBuf,
+    /// The vectors folder (index.json, semantic/); default: ./vectors if it holds
+    /// index.json, else the checkout's the binary was built from.
+    #[arg(long)]
+    pub vectors: Option<PathBuf>,
     /// Only these probes (every probe by default).
     #[arg(long = "probe", value_enum)]
     pub probes: Vec<Probe>,
     /// With --child (which it needs): which module of the variant.
     #[arg(long, value_enum, hide = true, requires = "child")]
     pub shape: Option<Shape>,
+}
+
+impl Args {
+    /// The vectors folder: the one named, or the one found
+    /// ([`crate::io::vectors_dir::resolve`]).
+    pub fn vectors(&self) -> Result<PathBuf> {
+        crate::io::vectors_dir::resolve(self.vectors.as_deref())
+    }
 }
 
 /// A probe, by the finding it asks about.
@@ -184,7 +193,7 @@ pub enum Observed {
 
 /// Runs the subcommand: each probe asked for, writing its evidence file; findings
 /// where silicon differs from the sm_90 profile.
-pub fn run(args: &Args, spec: &Spec, spec_dir: &Path, out: &mut dyn Write) -> Result<Outcome> {
+pub fn run(args: &Args, spec: &Spec, spec_dir: Option<&Path>, out: &mut dyn Write) -> Result<Outcome> {
     if let Some(id) = &args.runner.child {
         let shape = args
             .shape
@@ -198,7 +207,7 @@ pub fn run(args: &Args, spec: &Spec, spec_dir: &Path, out: &mut dyn Write) -> Re
     };
     if let Some(dir) = &args.runner.emit_ptx {
         for p in &probes {
-            for (s, shape) in modules(*p, spec, &args.vectors)? {
+            for (s, shape) in modules(*p, spec, &args.vectors()?)? {
                 let path = dir.join(format!("{}.{}.ptx", s.id.replace("::", "_"), shape.name()));
                 let text = module_text(&s, shape);
                 crate::io::files::write_atomic(&path, text.as_bytes())
@@ -265,7 +274,7 @@ fn fault(e: DeviceError, entry: &str) -> Result<Attempt> {
 
 fn child(args: &Args, spec: &Spec, id: &str, shape: Shape, out: &mut dyn Write) -> Result<Outcome> {
     let attempt = (|| -> Result<Attempt> {
-        let s = shape.suite(spec, &args.vectors, id)?;
+        let s = shape.suite(spec, &args.vectors()?, id)?;
         let dev = Device::open()?;
         let (p, t) = super::vectors::module_on(&s, &dev.info()?, id)?;
         let l = s.launch();
@@ -296,7 +305,7 @@ fn child(args: &Args, spec: &Spec, id: &str, shape: Shape, out: &mut dyn Write) 
 /// no answer.
 pub fn attempt(
     args: &Args,
-    spec_dir: &Path,
+    spec_dir: Option<&Path>,
     id: &str,
     shape: Shape,
 ) -> std::result::Result<Attempt, String> {
@@ -304,7 +313,7 @@ pub fn attempt(
         spec_dir,
         &args.runner,
         "silicon-probe",
-        &args.vectors,
+        &args.vectors().map_err(|e| e.to_string())?,
         id,
         ("--shape", shape.name()),
     );

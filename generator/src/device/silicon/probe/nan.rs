@@ -195,7 +195,7 @@ pub fn sm90(spec: &Spec, text: &str, mem: u64, operand: u64) -> Result<u64> {
 pub fn run(
     args: &Args,
     spec: &Spec,
-    spec_dir: &Path,
+    spec_dir: Option<&Path>,
     info: &DeviceInfo,
     out: &mut dyn Write,
 ) -> Result<bool> {
@@ -203,7 +203,7 @@ pub fn run(
     let mut findings = false;
     for (id, shapes) in plan() {
         for shape in shapes {
-            let s = shape.suite(spec, &args.vectors, id)?;
+            let s = shape.suite(spec, &args.vectors()?, id)?;
             let fmt = format_of(&s)?;
             let label = format!("{id} ({})", shape.name());
             let bytes = match attempt(args, spec_dir, id, shape) {
