@@ -326,3 +326,95 @@ fn a_corrupt_runs_file_is_an_input_error() {
     let err = stderr(&o);
     assert!(err.contains("runs.json:2:"), "{err}");
 }
+
+/// `grade --raw` of the recorded GPGPU-Sim folder, its summary and its pages, as a
+/// user first reads them: the verdict and the counts first; what was not graded a
+/// count per instruction, matching the JSON report's list; failures by class, a few
+/// examples each, from distinct variants where the class has them; the HTML page
+/// under 2 MB with every class folded.
+#[test]
+fn the_recorded_engines_report_leads_with_the_verdict_and_stays_small() {
+    let dir = tempfile::tempdir().unwrap();
+    let (json, html) = (dir.path().join("g.json"), dir.path().join("g.html"));
+    let o = ptxvec()
+        .current_dir(repo_root())
+        .args(["grade", "--raw", "vectors/clients/gpgpu-sim-667834c", "--json"])
+        .arg(&json)
+        .arg("--html")
+        .arg(&html)
+        .output()
+        .unwrap();
+    let text = stdout(&o);
+    assert_eq!(o.status.code(), Some(1), "{text}{}", stderr(&o));
+    let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let sec = &doc["sections"][0];
+    let n = |v: &serde_json::Value| v.as_u64().unwrap() as usize;
+    // The verdict, then the section's counts, before anything else.
+    let c = &sec["counts"];
+    let head = format!(
+        "grade: FAILED\n  raw (profile ptx-isa): {} graded, {} passed, {} failed, {} not graded; {} variants with no result\n",
+        n(&c["graded"]),
+        n(&c["passed"]),
+        n(&c["failed"]),
+        n(&c["not_graded"]),
+        sec["not_graded"].as_array().unwrap().len()
+    );
+    assert!(text.starts_with(&head), "{text}");
+    assert!(text.lines().all(|l| l.len() <= 400), "a line of more than 400 characters:\n{text}");
+    assert!(text.len() < 20_000, "{} bytes of summary", text.len());
+    // Not graded: per instruction, the variants and their records that the JSON
+    // report lists one by one, each not run by the engine (runs.json says why).
+    let mut per = std::collections::BTreeMap::<String, (usize, usize, usize)>::new();
+    for u in sec["not_graded"].as_array().unwrap() {
+        let e = per.entry(u["instruction"].as_str().unwrap().to_owned()).or_default();
+        e.0 += 1;
+        e.1 += n(&u["cases"]);
+        e.2 += usize::from(u.get("not_run").is_some());
+    }
+    assert!(per.contains_key("red") && per.contains_key("atom"), "{per:?}");
+    for (instruction, (variants, records, not_run)) in &per {
+        let want = format!(
+            "    {instruction:<48} {variants:>6} variants     {records:>7} records ({not_run} not run by the engine)\n"
+        );
+        assert!(text.contains(&want), "no `{want}` in\n{text}");
+    }
+    // Failures by class: the classes add up to the failures; each shows at most
+    // three examples, from distinct variants where the class holds three.
+    let groups = sec["failure_groups"].as_array().unwrap();
+    let failures = sec["failures"].as_array().unwrap();
+    assert_eq!(groups.iter().map(|g| n(&g["cases"])).sum::<usize>(), failures.len());
+    assert_eq!(failures.len(), n(&c["failed"]));
+    let variant = |name: &str| name.split('#').next().unwrap().to_owned();
+    let atom = groups
+        .iter()
+        .find(|g| g["instruction"] == "atom" && g["group"] == "d: value not accepted + mem: value not accepted")
+        .expect("the 64-bit atom class");
+    let distinct: std::collections::BTreeSet<String> = failures
+        .iter()
+        .filter(|f| f["instruction"] == "atom" && f["failures"].as_array().unwrap().len() == 2)
+        .map(|f| variant(f["id"].as_str().unwrap()))
+        .collect();
+    assert!(distinct.len() >= 3, "{distinct:?}");
+    let shown: std::collections::BTreeSet<String> =
+        atom["examples"].as_array().unwrap().iter().map(|e| variant(e.as_str().unwrap())).collect();
+    assert_eq!(shown.len(), 3, "{atom}");
+    assert!(text.matches("FAIL ").count() <= 3 * groups.len(), "{text}");
+    for g in groups {
+        let line = format!("  {:>6}  {}: {}\n", n(&g["cases"]), g["instruction"].as_str().unwrap(), g["group"].as_str().unwrap());
+        assert!(text.contains(&line), "no `{line}` in\n{text}");
+    }
+    // The page: at most 2 MB; every class folded, every failed row inside its fold.
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.len() <= 2 << 20, "{} bytes", page.len());
+    assert_eq!(page.matches("<details class=\"group\">").count(), groups.len());
+    let mut rows = 0;
+    for fold in page.split("<details class=\"group\">").skip(1) {
+        let fold = &fold[..fold.find("</details></td>").expect("a fold's end")];
+        rows += fold.matches("<tr class=\"failed\">").count();
+    }
+    assert_eq!(rows, page.matches("<tr class=\"failed\">").count(), "a failed row outside a fold");
+    assert!(rows <= 3 * groups.len());
+    // The verdict and the sections' table come before the first fold.
+    let first_fold = page.find("<details").unwrap();
+    assert!(page[..first_fold].contains("<h1>ptxvec grade: <span class=\"fail\">FAILED</span></h1>\n<table class=\"summary\">"));
+}
