@@ -116,7 +116,7 @@ fn record_number(id: &str) -> Option<&str> {
 }
 
 /// An expectation as the files write it, exact bits without their quotes.
-fn expectation_text(e: &Expectation) -> String {
+pub fn expectation_text(e: &Expectation) -> String {
     match e {
         Expectation::Exact(b) => b.to_string(),
         // A class serializes to null or a small map.
