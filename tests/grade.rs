@@ -22,7 +22,43 @@ fn ptxvec(args: &[&str], stdin: Option<&Path>) -> Output {
     if let Some(p) = stdin {
         c.stdin(std::fs::File::open(p).unwrap());
     }
-    c.output().expect("run ptxvec")
+    let out = c.output().expect("run ptxvec");
+    if let Some(at) = args.iter().position(|a| *a == "--json") {
+        keep_report(Path::new(args[at + 1]));
+    }
+    out
+}
+
+/// Where the JSON reports the tests write are kept, when `PTXVEC_REPORTS_DIR`
+/// names a folder: CI validates each against vectors/grade-report.schema.json
+/// (Python's jsonschema).
+const REPORTS_DIR: &str = "PTXVEC_REPORTS_DIR";
+
+std::thread_local! {
+    /// The reports this test has kept so far: the next one's number.
+    static KEPT: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// Copies a JSON report just written into `$PTXVEC_REPORTS_DIR`, if set, as
+/// `<test>.<n>.json` (each test runs on a thread named after it). A grade that
+/// stopped before writing it (bad arguments) keeps nothing.
+fn keep_report(json: &Path) {
+    let Some(dir) = std::env::var_os(REPORTS_DIR) else {
+        return;
+    };
+    if !json.is_file() {
+        return;
+    }
+    let test = std::thread::current().name().unwrap_or("test").replace("::", ".");
+    let n = KEPT.with(|k| {
+        let n = k.get();
+        k.set(n + 1);
+        n
+    });
+    let dir = PathBuf::from(dir);
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{REPORTS_DIR} {}: {e}", dir.display()));
+    let to = dir.join(format!("{test}.{n}.json"));
+    std::fs::copy(json, &to).unwrap_or_else(|e| panic!("{} -> {}: {e}", json.display(), to.display()));
 }
 
 fn write(dir: &Path, name: &str, lines: &[String]) -> String {
@@ -1435,4 +1471,34 @@ fn a_permutation_slot_takes_every_threads_value() {
     assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
     let column = r#"{"id":"","outputs":{"d":["#.len() + contended[1].id.len() + 1;
     assert!(text(&out.stderr).contains(&format!("bad.jsonl:1:{column}: expected a bit pattern, or a list")), "{}", text(&out.stderr));
+}
+
+/// vectors/grade-report.schema.json is the schema of the report this build
+/// writes: its `format`, and at the top and in each section exactly the keys the
+/// report has, each required (the schema allows no other). CI validates every
+/// report the tests keep (`PTXVEC_REPORTS_DIR`) against it in full.
+#[test]
+fn the_grade_report_schema_is_this_formats() {
+    let schema: Value = serde_json::from_str(
+        &std::fs::read_to_string(repo_root().join("vectors/grade-report.schema.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(schema["$schema"], "https://json-schema.org/draft/2020-12/schema");
+    assert_eq!(schema["properties"]["format"]["const"], ptxvec_generator::grade::report::JSON_FORMAT);
+    let dir = tempfile::tempdir().unwrap();
+    let (_, json, _, _) = reports(dir.path());
+    let doc: Value = serde_json::from_str(&json).unwrap();
+    let keys = |v: &Value| -> BTreeSet<String> { v.as_object().unwrap().keys().cloned().collect() };
+    let required = |v: &Value| -> BTreeSet<String> {
+        v["required"].as_array().unwrap().iter().map(|k| k.as_str().unwrap().to_owned()).collect()
+    };
+    assert_eq!(keys(&doc), required(&schema));
+    assert_eq!(keys(&schema["properties"]), required(&schema));
+    assert_eq!(schema["additionalProperties"], false);
+    let section = &schema["$defs"]["section"];
+    for s in doc["sections"].as_array().unwrap() {
+        assert_eq!(keys(s), required(section));
+    }
+    assert_eq!(keys(&section["properties"]), required(section));
+    assert_eq!(section["additionalProperties"], false);
 }
