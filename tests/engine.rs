@@ -403,6 +403,15 @@ fn the_recorded_engines_report_leads_with_the_verdict_and_stays_small() {
         let line = format!("  {:>6}  {}: {}\n", n(&g["cases"]), g["instruction"].as_str().unwrap(), g["group"].as_str().unwrap());
         assert!(text.contains(&line), "no `{line}` in\n{text}");
     }
+    // Each class says what it means where the folder's explanations.json does.
+    let explained: std::collections::BTreeMap<String, String> = serde_json::from_str(
+        &std::fs::read_to_string(repo_root().join("vectors/clients/gpgpu-sim-667834c/explanations.json")).unwrap(),
+    )
+    .unwrap();
+    for g in groups {
+        let key = format!("{}: {}", g["instruction"].as_str().unwrap(), g["group"].as_str().unwrap());
+        assert_eq!(g["explanation"].as_str(), explained.get(&key).map(String::as_str), "{key}");
+    }
     // The page: at most 2 MB; every class folded, every failed row inside its fold.
     let page = std::fs::read_to_string(&html).unwrap();
     assert!(page.len() <= 2 << 20, "{} bytes", page.len());

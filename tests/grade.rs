@@ -625,6 +625,43 @@ fn a_wrong_engine_is_caught_at_every_planted_error() {
             "not caught: {section} {id} {what}\n{got:#?}"
         );
     }
+    // The illegal case accepted is a class of its kind and rule, explained as
+    // vectors/rules.json explains the rule its vector line names.
+    let id = &syntax[illegal].0;
+    let instruction = id.split('/').next().unwrap();
+    let case: Value = crate::support::vector_text(ptxvec_generator::syntax::vectors::file_for(
+        &repo_root().join("vectors"),
+        instruction,
+    ))
+    .lines()
+    .map(|l| serde_json::from_str::<Value>(l).unwrap())
+    .find(|c| c["id"] == id.as_str())
+    .unwrap();
+    let rule = case["rule"].as_str().unwrap();
+    let rules: Value =
+        serde_json::from_str(&std::fs::read_to_string(repo_root().join("vectors/rules.json")).unwrap()).unwrap();
+    let meaning = rules["rules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| {
+            e["instruction"].as_str().map_or_else(
+                || e["rule"] == rule || (e["rule"].as_str().unwrap().ends_with('.') && rule.starts_with(e["rule"].as_str().unwrap())),
+                |i| i == instruction && e["rule"] == rule,
+            )
+        })
+        .unwrap()["meaning"]
+        .as_str()
+        .unwrap();
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let group = doc["sections"][0]["failure_groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["examples"][0] == id.as_str())
+        .unwrap();
+    assert_eq!(group["group"], format!("{} case accepted ({rule})", case["kind"].as_str().unwrap()));
+    assert_eq!(group["explanation"], format!("`{rule}`: {meaning}"));
     // Every failure line of the summary names its id and how to reproduce it.
     let summary = text(&out.stdout);
     assert!(

@@ -21,7 +21,7 @@ use std::path::Path;
 use ptxvec_oracle::profile::Profile;
 use ptxvec_spec::Spec;
 
-use super::html::anchor;
+use super::html::{anchor, markdown};
 use super::junit::escape;
 use super::report::{FailureGroup, Status, TestCase, EXAMPLES};
 use super::results::{parse, read_input, SyntaxResult};
@@ -194,44 +194,6 @@ fn rule_anchor(instruction: Option<&str>, rule: &str) -> String {
         None => format!("rule-{rule}"),
     };
     raw.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '-' }).collect()
-}
-
-/// Inline markdown as HTML: escaped, `` `code` `` as `<code>`, `**strong**` as
-/// `<strong>`. An unpaired backtick is kept as a character entity, so that no raw
-/// backtick is left on the page.
-pub fn markdown(text: &str) -> String {
-    let mut out = String::new();
-    let mut rest = text;
-    while let Some(at) = rest.find('`') {
-        out.push_str(&strong(&rest[..at]));
-        let after = &rest[at + 1..];
-        match after.find('`') {
-            Some(end) => {
-                let _ = write!(out, "<code>{}</code>", escape(&after[..end]));
-                rest = &after[end + 1..];
-            }
-            None => {
-                out.push_str("&#96;");
-                rest = after;
-            }
-        }
-    }
-    out.push_str(&strong(rest));
-    out
-}
-
-/// Escaped text with `**strong**` as `<strong>`.
-fn strong(text: &str) -> String {
-    let parts: Vec<&str> = text.split("**").collect();
-    if parts.len().is_multiple_of(2) {
-        // Unpaired: kept as written.
-        return escape(text);
-    }
-    parts
-        .iter()
-        .enumerate()
-        .map(|(k, p)| if k % 2 == 1 { format!("<strong>{}</strong>", escape(p)) } else { escape(p) })
-        .collect()
 }
 
 /// How silicon departs from the document on one variant: its records that do not
@@ -651,18 +613,4 @@ fn value(v: &str) -> String {
 /// The group a failing case falls in: its kinds of defect, slots left out.
 fn group(t: &TestCase) -> String {
     super::conformance_semantic::group(t)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn markdown_renders_code_and_strong_and_leaves_no_backtick() {
-        assert_eq!(markdown("the `.b64` input <x>"), "the <code>.b64</code> input &lt;x&gt;");
-        assert_eq!(markdown("**PTX**: 6.2+."), "<strong>PTX</strong>: 6.2+.");
-        // An unpaired backtick (a C assertion's quote) is kept as an entity.
-        assert_eq!(markdown("Assertion `0' failed"), "Assertion &#96;0&apos; failed");
-        assert_eq!(markdown("a ** b"), "a ** b");
-    }
 }

@@ -28,9 +28,10 @@ td.code,code{font-family:monospace;white-space:pre-wrap;overflow-wrap:break-word
 tr.failed>td:first-child{border-left:4px solid #c00}\
 td.id,td.text{min-width:12em}\
 details{margin:0.25em 0}summary{cursor:pointer}\
-details.group>summary{font-family:monospace}\
+span.group{font-family:monospace;font-weight:bold}\
 td.n{text-align:right}td.names{max-width:60em;overflow-wrap:anywhere}\
 p.others{max-width:80em;overflow-wrap:anywhere;font-size:90%}\
+p.why{max-width:60em;margin:0.3em 0}\
 table.summary{font-size:110%}\
 .pass{color:#070}.fail{color:#c00}";
 
@@ -47,6 +48,44 @@ pub fn anchor(section: &str, instruction: &str) -> String {
         })
         .collect();
     format!("t-{name}")
+}
+
+/// Inline markdown as HTML: escaped, `` `code` `` as `<code>`, `**strong**` as
+/// `<strong>`. An unpaired backtick is kept as a character entity, so that no raw
+/// backtick is left on the page.
+pub fn markdown(text: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(at) = rest.find('`') {
+        out.push_str(&strong(&rest[..at]));
+        let after = &rest[at + 1..];
+        match after.find('`') {
+            Some(end) => {
+                let _ = write!(out, "<code>{}</code>", escape(&after[..end]));
+                rest = &after[end + 1..];
+            }
+            None => {
+                out.push_str("&#96;");
+                rest = after;
+            }
+        }
+    }
+    out.push_str(&strong(rest));
+    out
+}
+
+/// Escaped text with `**strong**` as `<strong>`.
+fn strong(text: &str) -> String {
+    let parts: Vec<&str> = text.split("**").collect();
+    if parts.len().is_multiple_of(2) {
+        // Unpaired: kept as written.
+        return escape(text);
+    }
+    parts
+        .iter()
+        .enumerate()
+        .map(|(k, p)| if k % 2 == 1 { format!("<strong>{}</strong>", escape(p)) } else { escape(p) })
+        .collect()
 }
 
 /// A bit pattern, kept whole on one line.
@@ -314,7 +353,7 @@ fn instruction_failures(h: &mut String, sec: &Section, instruction: &str, groups
     let groups: Vec<&FailureGroup<'_>> = groups.iter().filter(|g| g.instruction == instruction).collect();
     let _ = writeln!(
         h,
-        "<table id=\"{}\" class=\"instruction\">\n<tr><th>failure class</th><th>cases</th></tr>",
+        "<table id=\"{}\" class=\"instruction\">\n<tr><th>cases</th><th>failure class, what it means, and examples</th></tr>",
         anchor(sec.name, instruction)
     );
     if groups.is_empty() {
@@ -322,12 +361,16 @@ fn instruction_failures(h: &mut String, sec: &Section, instruction: &str, groups
     }
     for g in groups {
         let examples = g.examples(EXAMPLES);
+        let n = g.cases.len();
+        let why = sec
+            .explained
+            .get(&g.key())
+            .map_or_else(String::new, |w| format!("<p class=\"why\">{}</p>", markdown(w)));
         let _ = writeln!(
             h,
-            "<tr><td><details class=\"group\"><summary>{}</summary>\n<table class=\"cases\">\n<caption>{} of {}</caption>\n<tr><th>id</th><th>failures</th><th>text</th><th>inputs</th><th>source</th><th>reproduce</th></tr>",
+            "<tr><td class=\"n\">{n}</td><td><span class=\"group\">{}</span>{why}<details class=\"group\"><summary>{}</summary>\n<table class=\"cases\">\n<tr><th>id</th><th>failures</th><th>text</th><th>inputs</th><th>source</th><th>reproduce</th></tr>",
             escape(&g.group),
-            if examples.len() == g.cases.len() { "All".to_owned() } else { format!("{} examples", examples.len()) },
-            g.cases.len()
+            if examples.len() == n { format!("the {n} case(s)") } else { format!("{} examples of {n}", examples.len()) },
         );
         for t in &examples {
             case_row(h, t);
@@ -347,7 +390,7 @@ fn instruction_failures(h: &mut String, sec: &Section, instruction: &str, groups
                 others.join(", ")
             );
         }
-        let _ = writeln!(h, "</details></td><td class=\"n\">{}</td></tr>", g.cases.len());
+        h.push_str("</details></td></tr>\n");
     }
     h.push_str("</table>\n");
 }
@@ -477,6 +520,15 @@ mod tests {
         ] {
             assert_eq!(code(&text), want, "case: {text}");
         }
+    }
+
+    #[test]
+    fn markdown_renders_code_and_strong_and_leaves_no_backtick() {
+        assert_eq!(markdown("the `.b64` input <x>"), "the <code>.b64</code> input &lt;x&gt;");
+        assert_eq!(markdown("**PTX**: 6.2+."), "<strong>PTX</strong>: 6.2+.");
+        // An unpaired backtick (a C assertion's quote) is kept as an entity.
+        assert_eq!(markdown("Assertion `0' failed"), "Assertion &#96;0&apos; failed");
+        assert_eq!(markdown("a ** b"), "a ** b");
     }
 
     #[test]

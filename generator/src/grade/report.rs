@@ -35,6 +35,11 @@ pub struct Section {
     /// Variants (semantic, raw) or instructions (syntax) of the vectors that no result
     /// names, so that none of their records was graded (empty under `--all`).
     pub not_graded: Vec<Unnamed>,
+    /// What failure classes mean, by `<instruction>: <class>`, as inline markdown:
+    /// for syntax the rule an illegal case accepted breaks (vectors/rules.json), for
+    /// raw buffers the engine folder's `explanations.json`.
+    #[serde(skip)]
+    pub explained: BTreeMap<String, String>,
 }
 
 /// A variant (semantic, raw) or instruction (syntax) of the vectors that no result
@@ -440,13 +445,16 @@ struct JsonNotGraded<'a> {
     reason: &'a str,
 }
 
-/// A class of failures: how many, and the names of a few.
+/// A class of failures: how many, the names of a few, and what it means where that
+/// is known.
 #[derive(Debug, Serialize)]
 struct JsonGroup<'a> {
     instruction: &'a str,
     group: String,
     cases: usize,
     examples: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    explanation: Option<&'a str>,
 }
 
 /// The `--json` report's format name.
@@ -486,6 +494,7 @@ pub fn json(r: &Report) -> String {
                         instruction: g.instruction,
                         cases: g.cases.len(),
                         examples: g.examples(EXAMPLES).iter().map(|t| t.name()).collect(),
+                        explanation: s.explained.get(&g.key()).map(String::as_str),
                         group: g.group,
                     })
                     .collect(),

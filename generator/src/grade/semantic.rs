@@ -248,6 +248,7 @@ pub fn grade(
         mode: mode.describe(),
         cases,
         not_graded,
+        explained: BTreeMap::new(),
     }
 }
 
@@ -407,6 +408,7 @@ pub fn grade_raw(variants: &[Variant], dir: &Path, mode: Mode) -> Result<Section
         mode: mode.describe(),
         cases,
         not_graded,
+        explained: BTreeMap::new(),
     })
 }
 

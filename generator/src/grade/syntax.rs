@@ -109,6 +109,7 @@ pub fn grade(
         ),
         cases,
         not_graded,
+        explained: BTreeMap::new(),
     }
 }
 
