@@ -595,7 +595,10 @@ pub fn summary(r: &Report) -> String {
         if sec.graded_nothing() {
             let _ = writeln!(s, "  {NOTHING_GRADED}");
         }
-        for (g, rows) in sec.tallies() {
+        let mut tallies: Vec<_> = sec.tallies().into_iter().collect();
+        // The instructions and kinds first, then the finer groups.
+        tallies.sort_by_key(|(g, _)| (!matches!(*g, "instruction" | "kind"), *g));
+        for (g, rows) in tallies {
             // Every instruction and kind; of the finer groups only those that fail.
             let all = matches!(g, "instruction" | "kind");
             let rows: Vec<_> = rows.iter().filter(|(_, c)| all || c.failed > 0).collect();
