@@ -20,6 +20,7 @@ pub mod junit;
 pub mod report;
 pub mod results;
 pub mod semantic;
+pub mod summary;
 pub mod syntax;
 
 use std::io::Write;
@@ -172,7 +173,7 @@ pub fn run(spec: &Spec, args: &Args, out: &mut dyn Write) -> Result<Outcome> {
     report.input_errors = syntax_bad;
     report.input_errors.append(&mut semantic_bad);
     write_reports(&report, args)?;
-    write!(out, "{}", report::summary(&report)).map_err(Error::Stdout)?;
+    write!(out, "{}", summary::render(&report)).map_err(Error::Stdout)?;
     if !report.input_errors.is_empty() {
         return Err(results::bad_lines_error(&report.input_errors));
     }
