@@ -573,3 +573,50 @@ fn the_dashboard_shows_what_did_not_run_apart_and_explains_every_rule() {
         examples + html.matches("<th>line</th><th>text</th>").count()
     );
 }
+
+/// The dashboard read at 1,400 pixels: laid out by headless Chromium in a window
+/// that wide, no part of the page, and no matrix, reaches past the window's right
+/// edge (the `vote` column was cut off). The page has no script; the test adds one
+/// to a copy, which writes the measures into the DOM that Chromium dumps.
+#[test]
+#[cfg_attr(
+    not(chromium),
+    ignore = "needs chromium: apt-get install -y chromium, or set PTXVEC_CHROMIUM (generator/build.rs)"
+)]
+fn the_dashboard_fits_a_1400_pixel_window() {
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("dashboard.html");
+    let o = ptxvec()
+        .current_dir(repo_root())
+        .args(["grade", "--clients", "vectors/clients", "--html"])
+        .arg(&page)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let html = std::fs::read_to_string(&page).unwrap();
+    let measure = "<script>var w=[window.innerWidth,document.documentElement.scrollWidth];\
+        document.querySelectorAll('table.matrix').forEach(function(t){w.push(Math.ceil(t.getBoundingClientRect().right))});\
+        document.body.setAttribute('data-widths',w.join(','));</script></body>";
+    let measured = dir.path().join("measured.html");
+    std::fs::write(&measured, html.replace("</body>", measure)).unwrap();
+    let browser = std::env::var("PTXVEC_CHROMIUM").unwrap_or_else(|_| "chromium".to_owned());
+    // --no-sandbox: CI and this test run as root, where chromium refuses its sandbox.
+    let out = Command::new(&browser)
+        .args(["--headless", "--no-sandbox", "--disable-gpu", "--window-size=1400,2000", "--dump-dom"])
+        .arg(format!("file://{}", measured.display()))
+        .output()
+        .unwrap_or_else(|e| panic!("{browser}: {e}"));
+    assert!(out.status.success(), "{}", stderr(&out));
+    let dom = stdout(&out);
+    let at = dom.find("data-widths=\"").expect("the measures") + "data-widths=\"".len();
+    let widths: Vec<u64> = dom[at..at + dom[at..].find('"').unwrap()]
+        .split(',')
+        .map(|w| w.parse().unwrap())
+        .collect();
+    let (window, rest) = widths.split_first().unwrap();
+    assert_eq!(*window, 1400, "{widths:?}");
+    assert_eq!(rest.len(), 3, "the page and two matrices: {widths:?}");
+    for w in rest {
+        assert!(w <= window, "wider than the window: {widths:?} (window, page, matrices)");
+    }
+}
