@@ -326,3 +326,297 @@ fn a_corrupt_runs_file_is_an_input_error() {
     let err = stderr(&o);
     assert!(err.contains("runs.json:2:"), "{err}");
 }
+
+/// `grade --raw` of the recorded GPGPU-Sim folder, its summary and its pages, as a
+/// user first reads them: the verdict and the counts first; what was not graded a
+/// count per instruction, matching the JSON report's list; failures by class, a few
+/// examples each, from distinct variants where the class has them; the HTML page
+/// under 2 MB with every class folded.
+#[test]
+fn the_recorded_engines_report_leads_with_the_verdict_and_stays_small() {
+    let dir = tempfile::tempdir().unwrap();
+    let (json, html) = (dir.path().join("g.json"), dir.path().join("g.html"));
+    let o = ptxvec()
+        .current_dir(repo_root())
+        .args(["grade", "--raw", "vectors/clients/gpgpu-sim-667834c", "--json"])
+        .arg(&json)
+        .arg("--html")
+        .arg(&html)
+        .output()
+        .unwrap();
+    let text = stdout(&o);
+    assert_eq!(o.status.code(), Some(1), "{text}{}", stderr(&o));
+    let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let sec = &doc["sections"][0];
+    let n = |v: &serde_json::Value| v.as_u64().unwrap() as usize;
+    // The verdict, then the section's counts, before anything else.
+    let c = &sec["counts"];
+    let head = format!(
+        "grade: FAILED\n  raw (profile ptx-isa): {} graded, {} passed, {} failed, {} not graded; {} variants with no result\n",
+        n(&c["graded"]),
+        n(&c["passed"]),
+        n(&c["failed"]),
+        n(&c["not_graded"]),
+        sec["not_graded"].as_array().unwrap().len()
+    );
+    assert!(text.starts_with(&head), "{text}");
+    assert!(text.lines().all(|l| l.len() <= 400), "a line of more than 400 characters:\n{text}");
+    assert!(text.len() < 20_000, "{} bytes of summary", text.len());
+    // Not graded: per instruction, the variants and their records that the JSON
+    // report lists one by one, each not run by the engine (runs.json says why).
+    let mut per = std::collections::BTreeMap::<String, (usize, usize, usize)>::new();
+    for u in sec["not_graded"].as_array().unwrap() {
+        let e = per.entry(u["instruction"].as_str().unwrap().to_owned()).or_default();
+        e.0 += 1;
+        e.1 += n(&u["cases"]);
+        e.2 += usize::from(u.get("not_run").is_some());
+    }
+    assert!(per.contains_key("red") && per.contains_key("atom"), "{per:?}");
+    for (instruction, (variants, records, not_run)) in &per {
+        let want = format!(
+            "    {instruction:<48} {variants:>6} variants     {records:>7} records ({not_run} not run by the engine)\n"
+        );
+        assert!(text.contains(&want), "no `{want}` in\n{text}");
+    }
+    // Failures by class: the classes add up to the failures; each shows at most
+    // three examples, from distinct variants where the class holds three.
+    let groups = sec["failure_groups"].as_array().unwrap();
+    let failures = sec["failures"].as_array().unwrap();
+    assert_eq!(groups.iter().map(|g| n(&g["cases"])).sum::<usize>(), failures.len());
+    assert_eq!(failures.len(), n(&c["failed"]));
+    let variant = |name: &str| name.split('#').next().unwrap().to_owned();
+    let atom = groups
+        .iter()
+        .find(|g| g["instruction"] == "atom" && g["group"] == "d: value not accepted + mem: value not accepted")
+        .expect("the 64-bit atom class");
+    let distinct: std::collections::BTreeSet<String> = failures
+        .iter()
+        .filter(|f| f["instruction"] == "atom" && f["failures"].as_array().unwrap().len() == 2)
+        .map(|f| variant(f["id"].as_str().unwrap()))
+        .collect();
+    assert!(distinct.len() >= 3, "{distinct:?}");
+    let shown: std::collections::BTreeSet<String> =
+        atom["examples"].as_array().unwrap().iter().map(|e| variant(e.as_str().unwrap())).collect();
+    assert_eq!(shown.len(), 3, "{atom}");
+    assert!(text.matches("FAIL ").count() <= 3 * groups.len(), "{text}");
+    for g in groups {
+        let line = format!("  {:>6}  {}: {}\n", n(&g["cases"]), g["instruction"].as_str().unwrap(), g["group"].as_str().unwrap());
+        assert!(text.contains(&line), "no `{line}` in\n{text}");
+    }
+    // Each class says what it means where the folder's explanations.json does.
+    let explained: std::collections::BTreeMap<String, String> = serde_json::from_str(
+        &std::fs::read_to_string(repo_root().join("vectors/clients/gpgpu-sim-667834c/explanations.json")).unwrap(),
+    )
+    .unwrap();
+    for g in groups {
+        let key = format!("{}: {}", g["instruction"].as_str().unwrap(), g["group"].as_str().unwrap());
+        assert_eq!(g["explanation"].as_str(), explained.get(&key).map(String::as_str), "{key}");
+    }
+    // The page: at most 2 MB; every class folded, every failed row inside its fold.
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.len() <= 2 << 20, "{} bytes", page.len());
+    assert_eq!(page.matches("<details class=\"group\">").count(), groups.len());
+    let mut rows = 0;
+    for fold in page.split("<details class=\"group\">").skip(1) {
+        let fold = &fold[..fold.find("</details></td>").expect("a fold's end")];
+        rows += fold.matches("<tr class=\"failed\">").count();
+    }
+    assert_eq!(rows, page.matches("<tr class=\"failed\">").count(), "a failed row outside a fold");
+    assert!(rows <= 3 * groups.len());
+    // The verdict and the sections' table come before the first fold.
+    let first_fold = page.find("<details").unwrap();
+    assert!(page[..first_fold].contains("<h1>ptxvec grade: <span class=\"fail\">FAILED</span></h1>\n<table class=\"summary\">"));
+}
+
+/// The text of an HTML fragment: its tags left out, its entities read.
+fn html_text(fragment: &str) -> String {
+    let mut out = String::new();
+    let mut in_tag = false;
+    for c in fragment.chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' => in_tag = false,
+            c if !in_tag => out.push(c),
+            _ => {}
+        }
+    }
+    out.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", "\"").replace("&apos;", "'").replace("&#96;", "`").replace("&amp;", "&")
+}
+
+/// The dashboard as a reader at 1,400 pixels needs it: the matrices laid out to
+/// the window's width; what did not run apart from the pass rate (GPGPU-Sim's
+/// atom: passed of graded as `grade --raw` grades them, and the records of the
+/// variants its runs.json says did not run); silicon's departures from the
+/// document with the ledger entries that name them; every rule a failure names
+/// explained as vectors/rules.json explains it; explanations rendered, no raw
+/// backtick left; failure examples folded.
+#[test]
+fn the_dashboard_shows_what_did_not_run_apart_and_explains_every_rule() {
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("dashboard.html");
+    let o = ptxvec()
+        .current_dir(repo_root())
+        .args(["grade", "--clients", "vectors/clients", "--html"])
+        .arg(&page)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let html = std::fs::read_to_string(&page).unwrap();
+    // Two matrices, each of the window's width with fixed columns.
+    assert_eq!(html.matches("<table class=\"matrix\">").count(), 2);
+    assert!(html.contains("table.matrix{table-layout:fixed;width:100%"));
+    assert!(html.contains("<th>cp.<wbr>reduce.<wbr>async.<wbr>bulk</th>"));
+    // GPGPU-Sim's atom cell: passed of graded, and apart, what did not run.
+    let json = dir.path().join("g.json");
+    let g = ptxvec()
+        .current_dir(repo_root())
+        .args(["grade", "--raw", "vectors/clients/gpgpu-sim-667834c", "--json"])
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert_eq!(g.status.code(), Some(1));
+    let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let atom = &doc["sections"][0]["tallies"]["instruction"]["atom"];
+    let index: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(repo_root().join("vectors/index.json")).unwrap()).unwrap();
+    let instruction_of = |variant: &str| -> String {
+        let e = index["files"].as_array().unwrap().iter().find(|e| e["variant"] == variant).unwrap();
+        e["spec"][0].as_str().unwrap().split('#').next().unwrap().to_owned()
+    };
+    let runs: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(repo_root().join("vectors/clients/gpgpu-sim-667834c/runs.json")).unwrap(),
+    )
+    .unwrap();
+    let not_run: u64 = runs["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r.get("not_run").is_some() && instruction_of(r["variant"].as_str().unwrap()) == "atom")
+        .map(|r| r["records"].as_u64().unwrap())
+        .sum();
+    assert!(not_run > 0);
+    let (passed, graded) = (atom["passed"].as_u64().unwrap(), atom["graded"].as_u64().unwrap());
+    let cell = format!(
+        "<b>{passed} / {graded}</b><small>passed, {:.1}%</small><small class=\"notrun\">{not_run} not run</small>",
+        passed as f64 * 100.0 / graded as f64
+    );
+    assert!(html.contains(&cell), "no `{cell}`");
+    assert!(stdout(&o).contains(&format!(" atom: {passed}/{graded} ({not_run} not run)")), "{}", stdout(&o));
+    // Silicon below 100%: each variant whose evidence departs from the document's
+    // profile is listed with every ledger entry that names it, and there is one.
+    let evidence: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(repo_root().join("vectors/silicon/sm_90/vectors.json")).unwrap(),
+    )
+    .unwrap();
+    let ledger = spec().errata;
+    let silicon = &html[html.find("<h2 id=\"silicon\">").unwrap()..html.find("<h2>Compilers").unwrap()];
+    let mut departing = 0;
+    for v in evidence["variants"].as_array().unwrap() {
+        let n = v["mismatches"]["ptx-isa"].as_u64().unwrap_or(0);
+        if n == 0 {
+            continue;
+        }
+        departing += 1;
+        let variant = v["variant"].as_str().unwrap();
+        assert!(html_text(silicon).contains(variant), "{variant} not in the silicon section");
+        let key = format!("silicon:sm_90:{variant}");
+        let entries: Vec<_> = ledger.errata.iter().filter(|e| e.disagreements.contains(&key)).collect();
+        assert!(!entries.is_empty(), "no ledger entry for {key}");
+        for e in entries {
+            assert!(silicon.contains(&format!("<strong>{}</strong>", e.id)), "{} not shown for {variant}", e.id);
+        }
+        let instruction = instruction_of(variant);
+        let link = format!("href=\"#{}\"", ptxvec_generator::grade::html::anchor("silicon", &instruction));
+        assert!(html.contains(&link), "the silicon cell of {instruction} does not link to why");
+    }
+    assert!(departing > 0);
+    // Every rule linked is explained once, as vectors/rules.json has it.
+    let rules: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(repo_root().join("vectors/rules.json")).unwrap()).unwrap();
+    let mut links = 0;
+    for part in html.split("<a class=\"rule\" href=\"#").skip(1) {
+        let target = &part[..part.find('"').unwrap()];
+        let at = html.find(&format!("<dt id=\"{target}\">")).unwrap_or_else(|| panic!("no explanation #{target}"));
+        let dt = &html[at..at + html[at..].find("</dt>").unwrap()];
+        let dd_at = at + html[at..].find("<dd class=\"meaning\">").unwrap();
+        let dd = &html[dd_at..dd_at + html[dd_at..].find("</dd>").unwrap()];
+        let name = html_text(&dt[dt.find("<code>").unwrap()..dt.find("</code>").unwrap()]);
+        let whose = dt.find("<small>(").map(|s| html_text(&dt[s..]).trim_matches(|c| c == '(' || c == ')').to_owned());
+        let entry = rules["rules"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["rule"] == name.as_str() && e["instruction"].as_str().map(str::to_owned) == whose)
+            .unwrap_or_else(|| panic!("{name} ({whose:?}) is not in vectors/rules.json"));
+        let meaning = entry["meaning"].as_str().unwrap().replace('`', "").replace("**", "");
+        assert!(html_text(dd).starts_with(&meaning), "#{target}: {dd}\nwant {meaning}");
+        links += 1;
+    }
+    assert!(links > 20, "{links} rule links");
+    assert!(html.contains("<dt id=\"rule-cp-reduce-async-bulk-base\"><code>base</code>"), "nvcc's `base` rule explained");
+    // Explanations rendered: inline code as <code>, no backtick left.
+    for class in ["<small class=\"why\">", "<dd class=\"meaning\">", "<td class=\"ledger\">"] {
+        let mut seen = 0;
+        for part in html.split(class).skip(1) {
+            let end = part.find("</small>").into_iter().chain(part.find("</dd>")).chain(part.find("</td>")).min().unwrap();
+            assert!(!part[..end].contains('`'), "a raw backtick in {class}: {}", &part[..end]);
+            seen += usize::from(part[..end].contains("<code>"));
+        }
+        // The ledger's sentences may hold no code; the rules' and GPGPU-Sim's do.
+        assert!(seen > 0 || class.contains("ledger"), "no rendered code in {class}");
+    }
+    // Examples folded: every example table is inside a fold.
+    let examples = html.matches("<th>case</th><th>what</th><th>expected</th><th>got</th>").count();
+    assert!(examples > 0);
+    assert_eq!(
+        html.matches("<details class=\"group\"><summary>").count(),
+        examples + html.matches("<th>line</th><th>text</th>").count()
+    );
+}
+
+/// The dashboard read at 1,400 pixels: laid out by headless Chromium in a window
+/// that wide, no part of the page, and no matrix, reaches past the window's right
+/// edge (the `vote` column was cut off). The page has no script; the test adds one
+/// to a copy, which writes the measures into the DOM that Chromium dumps.
+#[test]
+#[cfg_attr(
+    not(chromium),
+    ignore = "needs chromium: apt-get install -y chromium, or set PTXVEC_CHROMIUM (generator/build.rs)"
+)]
+fn the_dashboard_fits_a_1400_pixel_window() {
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("dashboard.html");
+    let o = ptxvec()
+        .current_dir(repo_root())
+        .args(["grade", "--clients", "vectors/clients", "--html"])
+        .arg(&page)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let html = std::fs::read_to_string(&page).unwrap();
+    let measure = "<script>var w=[window.innerWidth,document.documentElement.scrollWidth];\
+        document.querySelectorAll('table.matrix').forEach(function(t){w.push(Math.ceil(t.getBoundingClientRect().right))});\
+        document.body.setAttribute('data-widths',w.join(','));</script></body>";
+    let measured = dir.path().join("measured.html");
+    std::fs::write(&measured, html.replace("</body>", measure)).unwrap();
+    let browser = std::env::var("PTXVEC_CHROMIUM").unwrap_or_else(|_| "chromium".to_owned());
+    // --no-sandbox: CI and this test run as root, where chromium refuses its sandbox.
+    let out = Command::new(&browser)
+        .args(["--headless", "--no-sandbox", "--disable-gpu", "--window-size=1400,2000", "--dump-dom"])
+        .arg(format!("file://{}", measured.display()))
+        .output()
+        .unwrap_or_else(|e| panic!("{browser}: {e}"));
+    assert!(out.status.success(), "{}", stderr(&out));
+    let dom = stdout(&out);
+    let at = dom.find("data-widths=\"").expect("the measures") + "data-widths=\"".len();
+    let widths: Vec<u64> = dom[at..at + dom[at..].find('"').unwrap()]
+        .split(',')
+        .map(|w| w.parse().unwrap())
+        .collect();
+    let (window, rest) = widths.split_first().unwrap();
+    assert_eq!(*window, 1400, "{widths:?}");
+    assert_eq!(rest.len(), 3, "the page and two matrices: {widths:?}");
+    for w in rest {
+        assert!(w <= window, "wider than the window: {widths:?} (window, page, matrices)");
+    }
+}

@@ -22,7 +22,43 @@ fn ptxvec(args: &[&str], stdin: Option<&Path>) -> Output {
     if let Some(p) = stdin {
         c.stdin(std::fs::File::open(p).unwrap());
     }
-    c.output().expect("run ptxvec")
+    let out = c.output().expect("run ptxvec");
+    if let Some(at) = args.iter().position(|a| *a == "--json") {
+        keep_report(Path::new(args[at + 1]));
+    }
+    out
+}
+
+/// Where the JSON reports the tests write are kept, when `PTXVEC_REPORTS_DIR`
+/// names a folder: CI validates each against vectors/grade-report.schema.json
+/// (Python's jsonschema).
+const REPORTS_DIR: &str = "PTXVEC_REPORTS_DIR";
+
+std::thread_local! {
+    /// The reports this test has kept so far: the next one's number.
+    static KEPT: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// Copies a JSON report just written into `$PTXVEC_REPORTS_DIR`, if set, as
+/// `<test>.<n>.json` (each test runs on a thread named after it). A grade that
+/// stopped before writing it (bad arguments) keeps nothing.
+fn keep_report(json: &Path) {
+    let Some(dir) = std::env::var_os(REPORTS_DIR) else {
+        return;
+    };
+    if !json.is_file() {
+        return;
+    }
+    let test = std::thread::current().name().unwrap_or("test").replace("::", ".");
+    let n = KEPT.with(|k| {
+        let n = k.get();
+        k.set(n + 1);
+        n
+    });
+    let dir = PathBuf::from(dir);
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{REPORTS_DIR} {}: {e}", dir.display()));
+    let to = dir.join(format!("{test}.{n}.json"));
+    std::fs::copy(json, &to).unwrap_or_else(|e| panic!("{} -> {}: {e}", json.display(), to.display()));
 }
 
 fn write(dir: &Path, name: &str, lines: &[String]) -> String {
@@ -589,6 +625,43 @@ fn a_wrong_engine_is_caught_at_every_planted_error() {
             "not caught: {section} {id} {what}\n{got:#?}"
         );
     }
+    // The illegal case accepted is a class of its kind and rule, explained as
+    // vectors/rules.json explains the rule its vector line names.
+    let id = &syntax[illegal].0;
+    let instruction = id.split('/').next().unwrap();
+    let case: Value = crate::support::vector_text(ptxvec_generator::syntax::vectors::file_for(
+        &repo_root().join("vectors"),
+        instruction,
+    ))
+    .lines()
+    .map(|l| serde_json::from_str::<Value>(l).unwrap())
+    .find(|c| c["id"] == id.as_str())
+    .unwrap();
+    let rule = case["rule"].as_str().unwrap();
+    let rules: Value =
+        serde_json::from_str(&std::fs::read_to_string(repo_root().join("vectors/rules.json")).unwrap()).unwrap();
+    let meaning = rules["rules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| {
+            e["instruction"].as_str().map_or_else(
+                || e["rule"] == rule || (e["rule"].as_str().unwrap().ends_with('.') && rule.starts_with(e["rule"].as_str().unwrap())),
+                |i| i == instruction && e["rule"] == rule,
+            )
+        })
+        .unwrap()["meaning"]
+        .as_str()
+        .unwrap();
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let group = doc["sections"][0]["failure_groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["examples"][0] == id.as_str())
+        .unwrap();
+    assert_eq!(group["group"], format!("{} case accepted ({rule})", case["kind"].as_str().unwrap()));
+    assert_eq!(group["explanation"], format!("`{rule}`: {meaning}"));
     // Every failure line of the summary names its id and how to reproduce it.
     let summary = text(&out.stdout);
     assert!(
@@ -699,8 +772,6 @@ fn results_for_some_variants_grade_those_and_name_the_rest() {
     let (out, j, x, h) = grade_with_reports(dir.path(), &["--semantic"], &path);
     let summary = text(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{summary}");
-    assert!(summary.contains("not graded ("), "{summary}");
-    assert!(summary.contains("red.add.f32"), "{summary}");
     // JUnit lists every variant not graded as a skipped test: the index's variants
     // but the one named.
     let variants = selfcheck::index(&repo_root().join("vectors")).unwrap();
@@ -709,12 +780,49 @@ fn results_for_some_variants_grade_those_and_name_the_rest() {
         .map(|e| e.variant.as_str())
         .filter(|v| *v != "vote.sync.ballot.b32")
         .collect();
+    // Each variant no result names, with its instruction (the first part of its
+    // `spec` reference in index.json) and its records, as index.json gives them.
     let doc: Value = serde_json::from_str(&std::fs::read_to_string(&j).unwrap()).unwrap();
-    assert_eq!(doc["sections"][0]["not_graded"], serde_json::json!(rest));
+    let want: Vec<Value> = variants
+        .iter()
+        .filter(|e| e.variant != "vote.sync.ballot.b32")
+        .map(|e| {
+            serde_json::json!({
+                "instruction": e.spec[0].split('#').next().unwrap(),
+                "name": e.variant,
+                "cases": e.records,
+            })
+        })
+        .collect();
+    assert_eq!(doc["sections"][0]["not_graded"], Value::Array(want));
+    // The summary leads with the verdict and the counts, and says what was not
+    // graded as a count per instruction, not as the list: one line per
+    // instruction, its variants and records, each line short.
+    assert!(summary.starts_with("grade: passed\n  semantic (profile ptx-isa): "), "{summary}");
+    assert!(summary.lines().all(|l| l.len() < 400), "{summary}");
+    assert!(!summary.contains("red.add.f32"), "{summary}");
+    let mut per_instruction = std::collections::BTreeMap::<&str, (usize, usize)>::new();
+    for e in variants.iter().filter(|e| e.variant != "vote.sync.ballot.b32") {
+        let n = per_instruction.entry(e.spec[0].split('#').next().unwrap()).or_default();
+        n.0 += 1;
+        n.1 += e.records;
+    }
+    assert!(
+        summary.contains(&format!("not graded, no result names them ({} variants; ", rest.len())),
+        "{summary}"
+    );
+    for (instruction, (n, records)) in &per_instruction {
+        let line = summary
+            .lines()
+            .find(|l| l.starts_with(&format!("    {instruction} ")) && l.contains(" variants "))
+            .unwrap_or_else(|| panic!("no not-graded line for {instruction}:\n{summary}"));
+        let words: Vec<&str> = line.split_whitespace().collect();
+        assert_eq!(words[1..], [n.to_string().as_str(), "variants", records.to_string().as_str(), "records"], "{line}");
+    }
     // The page folds the list: a count in the summary, the names inside.
     let html = std::fs::read_to_string(&h).unwrap();
     let open = format!(
-        "<details class=\"unnamed\"><summary>Not graded: {} with no result (<code>--all</code> requires them)</summary>",
+        "<details class=\"unnamed\"><summary>Not graded: {} variants with no result (<code>--all</code> requires them)</summary>",
         rest.len()
     );
     let at = html.find(&open).expect("a folded list");
@@ -1090,7 +1198,7 @@ fn reports_are_deterministic_and_complete() {
     assert_eq!(first.3, second.3, "html");
     let (_, json, junit, html) = first;
     let doc: Value = serde_json::from_str(&json).unwrap();
-    assert_eq!(doc["format"], "ptxvec-grade/2");
+    assert_eq!(doc["format"], "ptxvec-grade/3");
     assert_eq!(doc["passed"], false);
     // A failure's inputs are JSON, not text: a record's as its vector file writes
     // them, a syntax case's module as the case's `ptx` and `target`.
@@ -1401,4 +1509,34 @@ fn a_permutation_slot_takes_every_threads_value() {
     assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
     let column = r#"{"id":"","outputs":{"d":["#.len() + contended[1].id.len() + 1;
     assert!(text(&out.stderr).contains(&format!("bad.jsonl:1:{column}: expected a bit pattern, or a list")), "{}", text(&out.stderr));
+}
+
+/// vectors/grade-report.schema.json is the schema of the report this build
+/// writes: its `format`, and at the top and in each section exactly the keys the
+/// report has, each required (the schema allows no other). CI validates every
+/// report the tests keep (`PTXVEC_REPORTS_DIR`) against it in full.
+#[test]
+fn the_grade_report_schema_is_this_formats() {
+    let schema: Value = serde_json::from_str(
+        &std::fs::read_to_string(repo_root().join("vectors/grade-report.schema.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(schema["$schema"], "https://json-schema.org/draft/2020-12/schema");
+    assert_eq!(schema["properties"]["format"]["const"], ptxvec_generator::grade::report::JSON_FORMAT);
+    let dir = tempfile::tempdir().unwrap();
+    let (_, json, _, _) = reports(dir.path());
+    let doc: Value = serde_json::from_str(&json).unwrap();
+    let keys = |v: &Value| -> BTreeSet<String> { v.as_object().unwrap().keys().cloned().collect() };
+    let required = |v: &Value| -> BTreeSet<String> {
+        v["required"].as_array().unwrap().iter().map(|k| k.as_str().unwrap().to_owned()).collect()
+    };
+    assert_eq!(keys(&doc), required(&schema));
+    assert_eq!(keys(&schema["properties"]), required(&schema));
+    assert_eq!(schema["additionalProperties"], false);
+    let section = &schema["$defs"]["section"];
+    for s in doc["sections"].as_array().unwrap() {
+        assert_eq!(keys(s), required(section));
+    }
+    assert_eq!(keys(&section["properties"]), required(section));
+    assert_eq!(section["additionalProperties"], false);
 }

@@ -86,10 +86,23 @@ pub struct ModuleCheck {
     pub module: String,
     /// Its covered instructions.
     pub covered: usize,
-    /// Its illegal covered instructions: line, rule and text.
-    pub illegal: Vec<(usize, String, String)>,
+    /// Its illegal covered instructions.
+    pub illegal: Vec<IllegalLine>,
     /// Against ptxas.
     pub ptxas: Agreement,
+}
+
+/// An illegal covered instruction of a compiler's module.
+#[derive(Debug, Clone)]
+pub struct IllegalLine {
+    /// Its line in the module.
+    pub line: usize,
+    /// Its instruction (`cp.reduce.async.bulk`).
+    pub instruction: String,
+    /// The rule it breaks, as vectors/rules.json names it (`base`, `set.op`).
+    pub rule: String,
+    /// The statement.
+    pub text: String,
 }
 
 /// A compiler's modules counted: what its table row and dashboard row say.
@@ -166,7 +179,12 @@ pub fn check(spec: &Spec, dir: &Path) -> Result<Vec<ModuleCheck>> {
                 .diagnostics
                 .iter()
                 .filter(|d| !d.legal)
-                .map(|d| (d.line, d.rule.as_ref().map(ToString::to_string).unwrap_or_default(), d.text.clone()))
+                .map(|d| IllegalLine {
+                    line: d.line,
+                    instruction: d.instruction.clone().unwrap_or_default(),
+                    rule: d.rule.as_ref().map(ToString::to_string).unwrap_or_default(),
+                    text: d.text.clone(),
+                })
                 .collect(),
             ptxas,
         });
@@ -235,7 +253,7 @@ pub fn table(spec: &Spec, clients: &Path) -> Result<String> {
                 .illegal
                 .iter()
                 .take(FINDINGS_SHOWN)
-                .map(|(line, rule, text)| format!("line {line}, `{text}` ({rule})"))
+                .map(|i| format!("line {}, `{}` ({})", i.line, i.text, i.rule))
                 .collect();
             let more = c.illegal.len().saturating_sub(FINDINGS_SHOWN);
             let more = if more > 0 { format!("; and {more} more") } else { String::new() };

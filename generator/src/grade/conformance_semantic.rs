@@ -32,33 +32,11 @@ struct Count {
     not_run: usize,
 }
 
-/// The group a failing record falls in: its kinds of defect with the slots left
-/// out (`d: value not accepted`, `the record crashed the engine ...`), sorted, each
-/// once.
+/// The group a failing record falls in: [`TestCase::group`], its kinds of defect
+/// with the slots left out (`d: value not accepted`, `the record crashed the engine
+/// ...`), sorted, each once.
 pub fn group(t: &TestCase) -> String {
-    let mut kinds: Vec<String> = t
-        .failures
-        .iter()
-        .map(|f| strip_slots(&f.what))
-        .collect();
-    kinds.sort();
-    kinds.dedup();
-    kinds.join(" + ")
-}
-
-/// `d[5]: value not accepted` → `d: value not accepted`.
-fn strip_slots(what: &str) -> String {
-    let mut out = String::with_capacity(what.len());
-    let mut depth = 0;
-    for c in what.chars() {
-        match c {
-            '[' => depth += 1,
-            ']' if depth > 0 => depth -= 1,
-            _ if depth == 0 => out.push(c),
-            _ => {}
-        }
-    }
-    out
+    t.group()
 }
 
 /// The table, as markdown, for every `<client>/runs.json` under `clients`
@@ -141,17 +119,5 @@ pub fn explanations(dir: &Path) -> Result<BTreeMap<String, String>> {
         }),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(BTreeMap::new()),
         Err(e) => Err(Error::io(&path, e)),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn slots_leave_the_group() {
-        assert_eq!(strip_slots("d[5]: value not accepted"), "d: value not accepted");
-        assert_eq!(strip_slots("mem[0]: not written (poison [x])"), "mem: not written (poison )");
-        assert_eq!(strip_slots("no result"), "no result");
     }
 }

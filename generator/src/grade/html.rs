@@ -1,17 +1,20 @@
 //! `--html`: the grading as one static page with no external resources (styles
-//! inline, no scripts, no fonts or images). First the results lines that could not
-//! be read; then per section the counts, what was not graded (folded: the variants or
-//! instructions no result names, and the cases held back, by reason), and a table per
-//! instruction whose rows are its failed cases: each failure (where, expected, got),
-//! the text, the inputs, the citation the expectation rests on and the command that
-//! reproduces it. A bit pattern is never broken across lines, and a warp's inputs
-//! are shown for the lanes whose output failed, not as 32 values in a row.
+//! inline, no scripts, no fonts or images). First the verdict and a table of the
+//! sections' counts; then the results lines that could not be read; then per
+//! section its counts per instruction, what was not graded (folded: the variants or
+//! instructions no result names, per instruction, and the cases held back, by
+//! reason), and per instruction a table of its failure classes, each folded: a few
+//! failed cases in full (each failure: where, expected, got; the text, the inputs,
+//! the citation the expectation rests on and the command that reproduces it), then
+//! the names of the others, so that the page stays small when one defect fails
+//! thousands of records. A bit pattern is never broken across lines, and a warp's
+//! inputs are shown for the lanes whose output failed, not as 32 values in a row.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
 use super::junit::escape;
-use super::report::{CaseInputs, Report, Section, Status, TestCase, NOTHING_GRADED};
+use super::report::{CaseInputs, FailureGroup, Report, Section, TestCase, EXAMPLES, NOTHING_GRADED};
 use crate::record::{Bits, Inputs, LaneValue, Out, WarpInputs};
 
 const STYLE: &str = "body{font-family:sans-serif;margin:1.5em}\
@@ -24,7 +27,12 @@ td.code,code{font-family:monospace;white-space:pre-wrap;overflow-wrap:break-word
 .v{font-family:monospace;white-space:nowrap}\
 tr.failed>td:first-child{border-left:4px solid #c00}\
 td.id,td.text{min-width:12em}\
-details{margin:0.5em 0 1em}summary{cursor:pointer}\
+details{margin:0.25em 0}summary{cursor:pointer}\
+span.group{font-family:monospace;font-weight:bold}\
+td.n{text-align:right}td.names{max-width:60em;overflow-wrap:anywhere}\
+p.others{max-width:80em;overflow-wrap:anywhere;font-size:90%}\
+p.why{max-width:60em;margin:0.3em 0}\
+table.summary{font-size:110%}\
 .pass{color:#070}.fail{color:#c00}";
 
 /// An id an element can carry: the section and instruction, other characters `-`.
@@ -40,6 +48,44 @@ pub fn anchor(section: &str, instruction: &str) -> String {
         })
         .collect();
     format!("t-{name}")
+}
+
+/// Inline markdown as HTML: escaped, `` `code` `` as `<code>`, `**strong**` as
+/// `<strong>`. An unpaired backtick is kept as a character entity, so that no raw
+/// backtick is left on the page.
+pub fn markdown(text: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(at) = rest.find('`') {
+        out.push_str(&strong(&rest[..at]));
+        let after = &rest[at + 1..];
+        match after.find('`') {
+            Some(end) => {
+                let _ = write!(out, "<code>{}</code>", escape(&after[..end]));
+                rest = &after[end + 1..];
+            }
+            None => {
+                out.push_str("&#96;");
+                rest = after;
+            }
+        }
+    }
+    out.push_str(&strong(rest));
+    out
+}
+
+/// Escaped text with `**strong**` as `<strong>`.
+fn strong(text: &str) -> String {
+    let parts: Vec<&str> = text.split("**").collect();
+    if parts.len().is_multiple_of(2) {
+        // Unpaired: kept as written.
+        return escape(text);
+    }
+    parts
+        .iter()
+        .enumerate()
+        .map(|(k, p)| if k % 2 == 1 { format!("<strong>{}</strong>", escape(p)) } else { escape(p) })
+        .collect()
 }
 
 /// A bit pattern, kept whole on one line.
@@ -226,15 +272,38 @@ fn failures(t: &TestCase) -> String {
     h
 }
 
-/// What a section did not grade, folded: a page's first screen is for failures.
+/// What a section did not grade, folded: a page's first screen is for the verdict.
+/// The variants or instructions no result names, per instruction; the cases held
+/// back, by reason.
 fn not_graded(h: &mut String, sec: &Section) {
-    if !sec.not_graded.is_empty() {
+    let unnamed = sec.not_graded_by_instruction();
+    if !unnamed.is_empty() {
         let _ = writeln!(
             h,
-            "<details class=\"unnamed\"><summary>Not graded: {} with no result (<code>--all</code> requires them)</summary>\n<p>{}</p>\n</details>",
+            "<details class=\"unnamed\"><summary>Not graded: {} {} with no result (<code>--all</code> requires them)</summary>\n<table>\n<tr><th>instruction</th><th>{}</th><th>{}</th><th>names</th></tr>",
             sec.not_graded.len(),
-            breakable(&sec.not_graded.join(", "))
+            sec.unit(),
+            sec.unit(),
+            if sec.name == "syntax" { "cases" } else { "records" }
         );
+        for (instruction, (n, cases)) in &unnamed {
+            let names: Vec<String> = sec
+                .not_graded
+                .iter()
+                .filter(|u| u.instruction == *instruction)
+                .map(|u| match &u.not_run {
+                    Some(why) => format!("{} <small>(not run: {})</small>", breakable(&u.name), escape(why)),
+                    None => breakable(&u.name),
+                })
+                .collect();
+            let _ = writeln!(
+                h,
+                "<tr><td>{}</td><td>{n}</td><td>{cases}</td><td class=\"names\">{}</td></tr>",
+                escape(instruction),
+                names.join(", ")
+            );
+        }
+        h.push_str("</table>\n</details>\n");
     }
     let reasons = sec.not_graded_reasons();
     if reasons.is_empty() {
@@ -255,7 +324,7 @@ fn not_graded(h: &mut String, sec: &Section) {
     for (reason, count, _) in &reasons {
         let _ = writeln!(
             h,
-            "<tr><td class=\"text\">{}</td><td>{count}</td><td class=\"code\">{}</td></tr>",
+            "<tr><td class=\"text\">{}</td><td>{count}</td><td class=\"code names\">{}</td></tr>",
             escape(reason),
             breakable(&ids.get(reason).map(|v| v.join(", ")).unwrap_or_default())
         );
@@ -263,7 +332,72 @@ fn not_graded(h: &mut String, sec: &Section) {
     h.push_str("</table>\n</details>\n");
 }
 
-/// The page.
+/// A failed case as a row: its id, each failure, the text, the inputs, the citation
+/// and the command that reproduces it.
+fn case_row(h: &mut String, t: &TestCase) {
+    let _ = writeln!(
+        h,
+        "<tr class=\"failed\"><td class=\"code id\">{}</td><td>{}</td><td class=\"code text\">{}</td><td>{}</td><td>{}</td><td class=\"code\">{}</td></tr>",
+        breakable(&t.name()),
+        failures(t),
+        breakable(&t.text),
+        inputs(t),
+        escape(&t.source),
+        command(&t.reproduce)
+    );
+}
+
+/// One instruction's failures: a table of its failure classes, the largest first,
+/// each folded: a few examples in full, then the names of the others.
+fn instruction_failures(h: &mut String, sec: &Section, instruction: &str, groups: &[FailureGroup<'_>]) {
+    let groups: Vec<&FailureGroup<'_>> = groups.iter().filter(|g| g.instruction == instruction).collect();
+    let _ = writeln!(
+        h,
+        "<table id=\"{}\" class=\"instruction\">\n<tr><th>cases</th><th>failure class, what it means, and examples</th></tr>",
+        anchor(sec.name, instruction)
+    );
+    if groups.is_empty() {
+        h.push_str("<tr class=\"clean\"><td colspan=\"2\">no failures</td></tr>\n");
+    }
+    for g in groups {
+        let examples = g.examples(EXAMPLES);
+        let n = g.cases.len();
+        let why = sec
+            .explained
+            .get(&g.key())
+            .map_or_else(String::new, |w| format!("<p class=\"why\">{}</p>", markdown(w)));
+        let _ = writeln!(
+            h,
+            "<tr><td class=\"n\">{n}</td><td><span class=\"group\">{}</span>{why}<details class=\"group\"><summary>{}</summary>\n<table class=\"cases\">\n<tr><th>id</th><th>failures</th><th>text</th><th>inputs</th><th>source</th><th>reproduce</th></tr>",
+            escape(&g.group),
+            if examples.len() == n { format!("the {n} case(s)") } else { format!("{} examples of {n}", examples.len()) },
+        );
+        for t in &examples {
+            case_row(h, t);
+        }
+        h.push_str("</table>\n");
+        let others: Vec<String> = g
+            .cases
+            .iter()
+            .filter(|t| !examples.iter().any(|e| std::ptr::eq(*e, **t)))
+            .map(|t| breakable(&t.name()))
+            .collect();
+        if !others.is_empty() {
+            let _ = writeln!(
+                h,
+                "<details class=\"others\"><summary>The other {} (<code>--json</code> has each in full)</summary><p class=\"others\">{}</p></details>",
+                others.len(),
+                others.join(", ")
+            );
+        }
+        h.push_str("</details></td></tr>\n");
+    }
+    h.push_str("</table>\n");
+}
+
+/// The page: the verdict and a table of the sections first; then per section its
+/// counts per instruction, what was not graded (folded), and per instruction its
+/// failure classes (folded).
 pub fn render(r: &Report) -> String {
     let mut h = String::new();
     let verdict = if r.failed() {
@@ -273,8 +407,24 @@ pub fn render(r: &Report) -> String {
     };
     let _ = writeln!(
         h,
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>ptxvec grade</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<h1>ptxvec grade: {verdict}</h1>"
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>ptxvec grade</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<h1>ptxvec grade: {verdict}</h1>\n<table class=\"summary\">\n<tr><th>results</th><th>mode</th><th>graded</th><th>passed</th><th>failed</th><th>not graded</th><th>with no result</th></tr>"
     );
+    for sec in &r.sections {
+        let c = sec.counts();
+        let _ = writeln!(
+            h,
+            "<tr><td><a href=\"#{0}\">{0}</a></td><td>{1}</td><td class=\"n\">{2}</td><td class=\"n pass\">{3}</td><td class=\"n{4}\">{5}</td><td class=\"n\">{6}</td><td>{7}</td></tr>",
+            escape(sec.name),
+            escape(&sec.mode),
+            c.graded(),
+            c.passed,
+            if c.failed > 0 { " fail" } else { "" },
+            c.failed,
+            c.not_graded,
+            if sec.not_graded.is_empty() { "none".to_owned() } else { format!("{} {}", sec.not_graded.len(), sec.unit()) }
+        );
+    }
+    h.push_str("</table>\n");
     if !r.input_errors.is_empty() {
         let _ = writeln!(
             h,
@@ -302,44 +452,46 @@ pub fn render(r: &Report) -> String {
         if sec.graded_nothing() {
             let _ = writeln!(h, "<p class=\"fail\">{}</p>", escape(NOTHING_GRADED));
         }
-        not_graded(&mut h, sec);
-        for (instruction, ic) in sec.by_instruction() {
+        let unnamed = sec.not_graded_by_instruction();
+        let by = sec.by_instruction();
+        let _ = writeln!(
+            h,
+            "<table class=\"by\">\n<tr><th>instruction</th><th>passed</th><th>failed</th><th>not graded</th><th>{} with no result</th></tr>",
+            sec.unit()
+        );
+        let names: BTreeSet<&str> = by.keys().map(String::as_str).chain(unnamed.keys().copied()).collect();
+        for instruction in names {
+            let ic = by.get(instruction).copied().unwrap_or_default();
+            let link = if ic.total() > 0 {
+                format!("<a href=\"#{}\">{}</a>", anchor(sec.name, instruction), escape(instruction))
+            } else {
+                escape(instruction)
+            };
             let _ = writeln!(
                 h,
-                "<h3>{}</h3>\n<table id=\"{}\" class=\"instruction\">\n<caption>{}: {} graded: {} passed, {} failed, {} not graded</caption>\n<tr><th>id</th><th>failures</th><th>text</th><th>inputs</th><th>source</th><th>reproduce</th></tr>",
-                escape(&instruction),
-                anchor(sec.name, &instruction),
-                escape(&instruction),
+                "<tr><td>{link}</td><td class=\"n\">{}</td><td class=\"n{}\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>",
+                ic.passed,
+                if ic.failed > 0 { " fail" } else { "" },
+                ic.failed,
+                ic.not_graded,
+                unnamed.get(instruction).map_or(0, |u| u.0)
+            );
+        }
+        h.push_str("</table>\n");
+        not_graded(&mut h, sec);
+        let groups = sec.failure_groups();
+        for (instruction, ic) in &by {
+            let _ = writeln!(
+                h,
+                "<h3>{}: {} graded: {} passed, <span class=\"{}\">{} failed</span>, {} not graded</h3>",
+                escape(instruction),
                 ic.graded(),
                 ic.passed,
+                if ic.failed > 0 { "fail" } else { "pass" },
                 ic.failed,
                 ic.not_graded
             );
-            let failed = sec
-                .cases
-                .iter()
-                .filter(|t| t.instruction == instruction && t.status == Status::Failed);
-            let mut any = false;
-            for t in failed {
-                any = true;
-                let _ = writeln!(
-                    h,
-                    "<tr class=\"failed\"><td class=\"code id\">{}</td><td>{}</td><td class=\"code text\">{}</td><td>{}</td><td>{}</td><td class=\"code\">{}</td></tr>",
-                    breakable(&t.name()),
-                    failures(t),
-                    breakable(&t.text),
-                    inputs(t),
-                    escape(&t.source),
-                    command(&t.reproduce)
-                );
-            }
-            if !any {
-                let _ = writeln!(
-                    h,
-                    "<tr class=\"clean\"><td colspan=\"6\">no failures</td></tr>"
-                );
-            }
-            h.push_str("</table>\n");
+            instruction_failures(&mut h, sec, instruction, &groups);
         }
         h.push_str("</section>\n");
     }
@@ -368,6 +520,15 @@ mod tests {
         ] {
             assert_eq!(code(&text), want, "case: {text}");
         }
+    }
+
+    #[test]
+    fn markdown_renders_code_and_strong_and_leaves_no_backtick() {
+        assert_eq!(markdown("the `.b64` input <x>"), "the <code>.b64</code> input &lt;x&gt;");
+        assert_eq!(markdown("**PTX**: 6.2+."), "<strong>PTX</strong>: 6.2+.");
+        // An unpaired backtick (a C assertion's quote) is kept as an entity.
+        assert_eq!(markdown("Assertion `0' failed"), "Assertion &#96;0&apos; failed");
+        assert_eq!(markdown("a ** b"), "a ** b");
     }
 
     #[test]

@@ -117,13 +117,17 @@ pub fn render(r: &Report) -> String {
                 "  <testsuite name=\"{}\" tests=\"{n}\" failures=\"0\" errors=\"0\" skipped=\"{n}\">",
                 escape(&format!("{}: no result", sec.name))
             );
-            for name in &sec.not_graded {
+            for u in &sec.not_graded {
+                let message = match &u.not_run {
+                    Some(why) => format!("{NO_RESULT}; the engine did not run it: {why}"),
+                    None => NO_RESULT.to_owned(),
+                };
                 let _ = writeln!(
                     body,
                     "    <testcase classname=\"ptxvec.{}\" name=\"{}\">\n      <skipped message=\"{}\"/>\n    </testcase>",
                     sec.name,
-                    escape(name),
-                    escape(NO_RESULT)
+                    escape(&u.name),
+                    escape(&message)
                 );
             }
             body.push_str("  </testsuite>\n");

@@ -20,6 +20,7 @@ pub mod junit;
 pub mod report;
 pub mod results;
 pub mod semantic;
+pub mod summary;
 pub mod syntax;
 
 use std::io::Write;
@@ -147,9 +148,9 @@ pub fn run(spec: &Spec, args: &Args, out: &mut dyn Write) -> Result<Outcome> {
             parser: args.parser,
             all: args.all,
         };
-        report
-            .sections
-            .push(syntax::grade(&cases, r, &syntax_bad, mode));
+        let mut section = syntax::grade(&cases, r, &syntax_bad, mode);
+        section.explained = rule_explanations(spec, &section);
+        report.sections.push(section);
     }
     if semantic_results.is_some() || args.raw.is_some() {
         let variants = semantic::load(spec, &crate::io::vectors_dir::resolve(args.vectors.as_deref())?)?;
@@ -163,19 +164,47 @@ pub fn run(spec: &Spec, args: &Args, out: &mut dyn Write) -> Result<Outcome> {
                 .push(semantic::grade(&variants, r, &semantic_bad, mode));
         }
         if let Some(dir) = &args.raw {
-            report
-                .sections
-                .push(semantic::grade_raw(&variants, dir, mode)?);
+            let mut section = semantic::grade_raw(&variants, dir, mode)?;
+            // An engine folder may say what each failure class is
+            // (`explanations.json`, as vectors/clients' recorded engines do).
+            section.explained = conformance_semantic::explanations(dir)?;
+            report.sections.push(section);
         }
     }
     report.input_errors = syntax_bad;
     report.input_errors.append(&mut semantic_bad);
     write_reports(&report, args)?;
-    write!(out, "{}", report::summary(&report)).map_err(Error::Stdout)?;
+    write!(out, "{}", summary::render(&report)).map_err(Error::Stdout)?;
     if !report.input_errors.is_empty() {
         return Err(results::bad_lines_error(&report.input_errors));
     }
     Ok(Outcome::findings_if(report.failed()))
+}
+
+/// What each failure class of syntax results means: the rule its illegal cases
+/// accepted break, as vectors/rules.json says it, by `<instruction>: <class>`.
+fn rule_explanations(spec: &Spec, section: &report::Section) -> std::collections::BTreeMap<String, String> {
+    let catalog = crate::syntax::rules::catalog(spec);
+    let mut out = std::collections::BTreeMap::new();
+    for g in section.failure_groups() {
+        let rules: std::collections::BTreeSet<&str> = g
+            .cases
+            .iter()
+            .filter(|t| t.failures.iter().any(|f| f.what.starts_with("illegal case accepted")))
+            .filter_map(|t| t.groups.get("rule").map(String::as_str))
+            .collect();
+        let said: Vec<String> = rules
+            .into_iter()
+            .filter_map(|rule| {
+                let e = crate::syntax::rules::entry_named(&catalog, g.instruction, rule)?;
+                Some(format!("`{rule}`: {}", e.meaning))
+            })
+            .collect();
+        if !said.is_empty() {
+            out.insert(g.key(), said.join(" "));
+        }
+    }
+    out
 }
 
 /// Renders a report in one format.

@@ -2,7 +2,7 @@
 //! summary on stdout, `--json`, `--junit` and `--html`. Cases keep the order of the
 //! vector files (deterministic); tallies are sorted maps.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
 use serde::Serialize;
@@ -34,7 +34,38 @@ pub struct Section {
     pub cases: Vec<TestCase>,
     /// Variants (semantic, raw) or instructions (syntax) of the vectors that no result
     /// names, so that none of their records was graded (empty under `--all`).
-    pub not_graded: Vec<String>,
+    pub not_graded: Vec<Unnamed>,
+    /// What failure classes mean, by `<instruction>: <class>`, as inline markdown:
+    /// for syntax the rule an illegal case accepted breaks (vectors/rules.json), for
+    /// raw buffers the engine folder's `explanations.json`.
+    #[serde(skip)]
+    pub explained: BTreeMap<String, String>,
+}
+
+/// A variant (semantic, raw) or instruction (syntax) of the vectors that no result
+/// names: none of its records or cases was graded.
+#[derive(Debug, Clone, Serialize)]
+pub struct Unnamed {
+    /// Its instruction (for syntax, itself).
+    pub instruction: String,
+    /// The variant (`red.add.f32`) or the instruction.
+    pub name: String,
+    /// Its records (semantic, raw: each window of a generic variant would be as
+    /// many again) or cases (syntax).
+    pub cases: usize,
+    /// Why the engine did not run it, where its `runs.json` says (raw).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub not_run: Option<String>,
+}
+
+impl Unnamed {
+    /// The name, with why it was not run where that is known.
+    pub fn describe(&self) -> String {
+        match &self.not_run {
+            Some(why) => format!("{} (not run: {why})", self.name),
+            None => self.name.clone(),
+        }
+    }
 }
 
 /// How one case or record came out.
@@ -126,6 +157,90 @@ impl TestCase {
             None => self.id.clone(),
         }
     }
+
+    /// The class of a failed case: its kinds of defect, sorted, each once, with the
+    /// slots, line numbers and ids left out (`d: value not accepted + mem: value not
+    /// accepted`), and for an illegal syntax case accepted its kind and rule
+    /// (`invalid case accepted (operand.shape)`). Cases of one instruction and class
+    /// fail for one reason, mostly: the reports show a few of each.
+    pub fn group(&self) -> String {
+        let mut kinds: Vec<String> = self
+            .failures
+            .iter()
+            .map(|f| {
+                let what = strip_slots(&f.what);
+                let what = what.split(" (line ").next().unwrap_or_default();
+                let what = what.split(": lines ").next().unwrap_or_default();
+                match (what, self.groups.get("kind"), self.groups.get("rule")) {
+                    ("illegal case accepted", Some(kind), Some(rule)) => {
+                        format!("{kind} case accepted ({rule})")
+                    }
+                    _ => what.to_owned(),
+                }
+            })
+            .collect();
+        kinds.sort();
+        kinds.dedup();
+        kinds.join(" + ")
+    }
+
+    /// What distinguishes cases of one class: the variant (semantic, raw; the
+    /// window left out) or form (syntax); examples are picked to differ in it.
+    fn family(&self) -> Option<&str> {
+        self.groups
+            .get("variant")
+            .or_else(|| self.groups.get("form"))
+            .map(|v| v.split(" [window ").next().unwrap_or_default())
+    }
+}
+
+/// `d[5]: value not accepted` → `d: value not accepted`.
+pub fn strip_slots(what: &str) -> String {
+    let mut out = String::with_capacity(what.len());
+    let mut depth = 0;
+    for c in what.chars() {
+        match c {
+            '[' => depth += 1,
+            ']' if depth > 0 => depth -= 1,
+            _ if depth == 0 => out.push(c),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The failed cases of one instruction that fall in one class ([`TestCase::group`]).
+#[derive(Debug, Clone)]
+pub struct FailureGroup<'a> {
+    /// The instruction.
+    pub instruction: &'a str,
+    /// The class.
+    pub group: String,
+    /// Its cases, in report order.
+    pub cases: Vec<&'a TestCase>,
+}
+
+impl<'a> FailureGroup<'a> {
+    /// The key explanations use: `<instruction>: <class>`.
+    pub fn key(&self) -> String {
+        format!("{}: {}", self.instruction, self.group)
+    }
+
+    /// Up to `n` cases to show: the first of each variant or form first, so that
+    /// the same record in four windows is one example, then the next in order.
+    pub fn examples(&self, n: usize) -> Vec<&'a TestCase> {
+        let mut seen = BTreeSet::new();
+        let mut first: Vec<&'a TestCase> = Vec::new();
+        let mut rest: Vec<&'a TestCase> = Vec::new();
+        for t in &self.cases {
+            if seen.insert(t.family()) {
+                first.push(t);
+            } else {
+                rest.push(t);
+            }
+        }
+        first.into_iter().chain(rest).take(n).collect()
+    }
 }
 
 /// Cases by outcome.
@@ -205,6 +320,52 @@ impl Section {
         m
     }
 
+    /// The failed cases by instruction and class, the largest class first (ties in
+    /// instruction and class order).
+    pub fn failure_groups(&self) -> Vec<FailureGroup<'_>> {
+        let mut by = BTreeMap::<(&str, String), Vec<&TestCase>>::new();
+        for t in self.failed() {
+            by.entry((t.instruction.as_str(), t.group())).or_default().push(t);
+        }
+        let mut v: Vec<FailureGroup<'_>> = by
+            .into_iter()
+            .map(|((instruction, group), cases)| FailureGroup {
+                instruction,
+                group,
+                cases,
+            })
+            .collect();
+        v.sort_by(|a, b| {
+            b.cases
+                .len()
+                .cmp(&a.cases.len())
+                .then_with(|| a.instruction.cmp(b.instruction))
+                .then_with(|| a.group.cmp(&b.group))
+        });
+        v
+    }
+
+    /// Per instruction, the variants or instructions no result names, and their
+    /// records or cases.
+    pub fn not_graded_by_instruction(&self) -> BTreeMap<&str, (usize, usize)> {
+        let mut m = BTreeMap::<&str, (usize, usize)>::new();
+        for u in &self.not_graded {
+            let e = m.entry(u.instruction.as_str()).or_default();
+            e.0 += 1;
+            e.1 += u.cases;
+        }
+        m
+    }
+
+    /// What a section's unnamed entries are: variants, or instructions (syntax).
+    pub fn unit(&self) -> &'static str {
+        if self.name == "syntax" {
+            "instructions"
+        } else {
+            "variants"
+        }
+    }
+
     /// The failed cases, in order.
     pub fn failed(&self) -> impl Iterator<Item = &TestCase> {
         self.cases.iter().filter(|t| t.status == Status::Failed)
@@ -251,8 +412,9 @@ impl Report {
     }
 }
 
-/// `--json`'s document: counts, tallies, every case not graded and every failure,
-/// one object.
+/// `--json`'s document: counts, tallies, the failure classes, every case not
+/// graded and every failure, one object. vectors/grade-report.schema.json is its
+/// schema.
 #[derive(Debug, Serialize)]
 struct JsonReport<'a> {
     format: &'static str,
@@ -267,8 +429,9 @@ struct JsonSection<'a> {
     mode: &'a str,
     counts: Counts,
     tallies: BTreeMap<&'static str, BTreeMap<String, Counts>>,
-    not_graded: &'a [String],
+    not_graded: &'a [Unnamed],
     not_graded_cases: Vec<JsonNotGraded<'a>>,
+    failure_groups: Vec<JsonGroup<'a>>,
     failures: Vec<&'a TestCase>,
 }
 
@@ -282,8 +445,23 @@ struct JsonNotGraded<'a> {
     reason: &'a str,
 }
 
+/// A class of failures: how many, the names of a few, and what it means where that
+/// is known.
+#[derive(Debug, Serialize)]
+struct JsonGroup<'a> {
+    instruction: &'a str,
+    group: String,
+    cases: usize,
+    examples: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    explanation: Option<&'a str>,
+}
+
 /// The `--json` report's format name.
-pub const JSON_FORMAT: &str = "ptxvec-grade/2";
+pub const JSON_FORMAT: &str = "ptxvec-grade/3";
+
+/// Examples each report shows of a failure class.
+pub const EXAMPLES: usize = 3;
 
 /// The `--json` document, pretty-printed, with a final newline.
 pub fn json(r: &Report) -> String {
@@ -309,6 +487,17 @@ pub fn json(r: &Report) -> String {
                         reason: t.not_graded.as_deref().unwrap_or_default(),
                     })
                     .collect(),
+                failure_groups: s
+                    .failure_groups()
+                    .into_iter()
+                    .map(|g| JsonGroup {
+                        instruction: g.instruction,
+                        cases: g.cases.len(),
+                        examples: g.examples(EXAMPLES).iter().map(|t| t.name()).collect(),
+                        explanation: s.explained.get(&g.key()).map(String::as_str),
+                        group: g.group,
+                    })
+                    .collect(),
                 failures: s.failed().collect(),
             })
             .collect(),
@@ -319,114 +508,14 @@ pub fn json(r: &Report) -> String {
     text
 }
 
-/// Failure lines the summary prints before it points to the files with all of them.
-pub const SUMMARY_FAILURES: usize = 50;
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-/// Reasons for not grading a case that the summary lists, most frequent first.
-pub const SUMMARY_REASONS: usize = 10;
-
-/// The short human summary: per section the counts, per instruction, the groups with
-/// failures, the variants not graded, why cases were not graded, and the first
-/// failures, one line each, each naming its id and the command that reproduces it;
-/// then the count of bad results lines, and the verdict.
-pub fn summary(r: &Report) -> String {
-    use std::fmt::Write;
-    let mut s = String::new();
-    let mut shown = 0;
-    let mut hidden = 0;
-    for sec in &r.sections {
-        let c = sec.counts();
-        let _ = writeln!(
-            s,
-            "{} ({}): {} graded, {} passed, {} failed, {} not graded",
-            sec.name,
-            sec.mode,
-            c.graded(),
-            c.passed,
-            c.failed,
-            c.not_graded
-        );
-        if sec.graded_nothing() {
-            let _ = writeln!(s, "  {NOTHING_GRADED}");
-        }
-        for (g, rows) in sec.tallies() {
-            // Every instruction and kind; of the finer groups only those that fail.
-            let all = matches!(g, "instruction" | "kind");
-            let rows: Vec<_> = rows.iter().filter(|(_, c)| all || c.failed > 0).collect();
-            if rows.is_empty() {
-                continue;
-            }
-            let _ = writeln!(s, "  by {g}{}:", if all { "" } else { ", failing" });
-            for (v, c) in rows {
-                let _ = writeln!(
-                    s,
-                    "    {v:<48} {:>6} passed {:>6} failed {:>6} not graded",
-                    c.passed, c.failed, c.not_graded
-                );
-            }
-        }
-        if !sec.not_graded.is_empty() {
-            let _ = writeln!(
-                s,
-                "  not graded ({} with no result; --all requires them): {}",
-                sec.not_graded.len(),
-                sec.not_graded.join(", ")
-            );
-        }
-        let reasons = sec.not_graded_reasons();
-        if !reasons.is_empty() {
-            let _ = writeln!(s, "  not graded, by reason:");
-            for (reason, n, first) in reasons.iter().take(SUMMARY_REASONS) {
-                let _ = writeln!(s, "    {n:>6}  {reason} (first: {})", first.name());
-            }
-            if reasons.len() > SUMMARY_REASONS {
-                let _ = writeln!(
-                    s,
-                    "    ... and {} more reasons (--json lists every case)",
-                    reasons.len() - SUMMARY_REASONS
-                );
-            }
-        }
-        for t in sec.failed() {
-            if shown == SUMMARY_FAILURES {
-                hidden += 1;
-                continue;
-            }
-            shown += 1;
-            let what: Vec<String> = t
-                .failures
-                .iter()
-                .take(3)
-                .map(|f| format!("{} (expected {}, got {})", f.what, f.expected, f.got))
-                .collect();
-            let more = t.failures.len().saturating_sub(3);
-            let _ = writeln!(
-                s,
-                "FAIL {}: {}{}  [{}]",
-                t.name(),
-                what.join("; "),
-                if more > 0 {
-                    format!("; {more} more")
-                } else {
-                    String::new()
-                },
-                t.reproduce
-            );
-        }
+    #[test]
+    fn slots_leave_the_group() {
+        assert_eq!(strip_slots("d[5]: value not accepted"), "d: value not accepted");
+        assert_eq!(strip_slots("mem[0]: not written (poison [x])"), "mem: not written (poison )");
+        assert_eq!(strip_slots("no result"), "no result");
     }
-    if hidden > 0 {
-        let _ = writeln!(
-            s,
-            "... and {hidden} more failed cases (--json, --junit or --html list every one)"
-        );
-    }
-    if !r.input_errors.is_empty() {
-        let _ = writeln!(
-            s,
-            "input errors: {} bad line(s) in the results, each on stderr (and in --json, --junit and --html); the lines read were graded",
-            r.input_errors.len()
-        );
-    }
-    let _ = writeln!(s, "grade: {}", if r.failed() { "FAILED" } else { "passed" });
-    s
 }

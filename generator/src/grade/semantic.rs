@@ -10,7 +10,7 @@ use ptxvec_spec::Spec;
 
 use crate::record::accept::{accepts, accepts_threads};
 use super::failure::{Failure, Slot};
-use super::report::{CaseInputs, Section, Status, TestCase};
+use super::report::{CaseInputs, Section, Status, TestCase, Unnamed};
 use super::results::{BadLine, ById, Computed, Line, SemanticResult, ThreadValues};
 use super::syntax::unknown;
 use crate::io::progress::Progress;
@@ -116,7 +116,7 @@ fn record_number(id: &str) -> Option<&str> {
 }
 
 /// An expectation as the files write it, exact bits without their quotes.
-fn expectation_text(e: &Expectation) -> String {
+pub fn expectation_text(e: &Expectation) -> String {
     match e {
         Expectation::Exact(b) => b.to_string(),
         // A class serializes to null or a small map.
@@ -202,7 +202,12 @@ pub fn grade(
         });
         let named = v.suite.records.iter().any(|r| by_id.names(&r.id));
         if !named && !mode.all {
-            not_graded.push(v.suite.id.clone());
+            not_graded.push(Unnamed {
+                instruction: v.instruction.clone(),
+                name: v.suite.id.clone(),
+                cases: v.suite.records.len(),
+                not_run: None,
+            });
             continue;
         }
         for r in &v.suite.records {
@@ -243,6 +248,7 @@ pub fn grade(
         mode: mode.describe(),
         cases,
         not_graded,
+        explained: BTreeMap::new(),
     }
 }
 
@@ -359,9 +365,11 @@ pub fn grade_raw(variants: &[Variant], dir: &Path, mode: Mode) -> Result<Section
                 let why = std::iter::once(None)
                     .chain(v.suite.windows().into_iter().map(Some))
                     .find_map(|w| run_of(&selfcheck::raw_name(&v.stem, w))?.not_run.clone());
-                not_graded.push(match why {
-                    Some(why) => format!("{} (not run: {why})", v.suite.id),
-                    None => v.suite.id.clone(),
+                not_graded.push(Unnamed {
+                    instruction: v.instruction.clone(),
+                    name: v.suite.id.clone(),
+                    cases: v.suite.records.len(),
+                    not_run: why,
                 });
             }
             continue;
@@ -400,6 +408,7 @@ pub fn grade_raw(variants: &[Variant], dir: &Path, mode: Mode) -> Result<Section
         mode: mode.describe(),
         cases,
         not_graded,
+        explained: BTreeMap::new(),
     })
 }
 

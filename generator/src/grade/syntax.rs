@@ -9,7 +9,7 @@ use std::path::Path;
 use ptxvec_spec::Spec;
 
 use super::failure::Failure;
-use super::report::{CaseInputs, Section, Status, TestCase};
+use super::report::{CaseInputs, Section, Status, TestCase, Unnamed};
 use super::results::{Answer, BadLine, ById, Line, SyntaxResult};
 use crate::error::{Error, Result};
 use crate::record::position::char_column;
@@ -81,7 +81,12 @@ pub fn grade(
         });
         let named = list.iter().any(|c| by_id.names(&c.id));
         if !named && !mode.all {
-            not_graded.push(instruction.clone());
+            not_graded.push(Unnamed {
+                instruction: instruction.clone(),
+                name: instruction.clone(),
+                cases: list.len(),
+                not_run: None,
+            });
             continue;
         }
         for c in list {
@@ -104,6 +109,7 @@ pub fn grade(
         ),
         cases,
         not_graded,
+        explained: BTreeMap::new(),
     }
 }
 

@@ -148,7 +148,13 @@ pub fn catalog(spec: &Spec) -> RulesFile {
 
 /// The catalog entry of `rule` as a case of `instruction` names it, if any.
 pub fn entry<'a>(file: &'a RulesFile, instruction: &str, rule: &RuleId) -> Option<&'a RuleEntry> {
-    let id = rule.to_string();
+    entry_named(file, instruction, &rule.to_string())
+}
+
+/// The catalog entry of the rule named `id` (`operand.shape`, `set.op`, `base`) as
+/// a case or line of `instruction` names it, if any: an instruction's own rule, a
+/// general rule, or the family (`set.`, `table.`) it is of.
+pub fn entry_named<'a>(file: &'a RulesFile, instruction: &str, id: &str) -> Option<&'a RuleEntry> {
     file.rules.iter().find(|e| match &e.instruction {
         Some(i) => i == instruction && e.rule == id,
         None if e.rule.ends_with('.') => id.starts_with(&e.rule),
