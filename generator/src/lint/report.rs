@@ -106,22 +106,29 @@ pub struct PtxasNote {
     pub erratum: String,
 }
 
+impl Diagnostic {
+    /// Its compiler-style lines in `file`: `file:line:col: illegal: rule: message`
+    /// (with the ledger's note on ptxas), and `file:line:col: warning: ...` for
+    /// each warning.
+    pub fn lines(&self, file: &str) -> String {
+        let mut out = String::new();
+        let place = format!("{file}:{}:{}", self.line, self.column);
+        if let Some(rule) = &self.rule {
+            // Writing to a String cannot fail.
+            let _ = writeln!(out, "{place}: illegal: {rule}: {}{}", self.message, self.note);
+        }
+        for w in &self.warnings {
+            let _ = writeln!(out, "{place}: warning: {w}");
+        }
+        out
+    }
+}
+
 impl FileReport {
     /// The compiler-style lines: `file:line:col: illegal: rule: message` (with the
     /// ledger's note on ptxas), and `file:line:col: warning: ...` for each warning.
     pub fn lines(&self) -> String {
-        let mut out = String::new();
-        for d in &self.diagnostics {
-            let place = format!("{}:{}:{}", self.file, d.line, d.column);
-            if let Some(rule) = &d.rule {
-                // Writing to a String cannot fail.
-                let _ = writeln!(out, "{place}: illegal: {rule}: {}{}", d.message, d.note);
-            }
-            for w in &d.warnings {
-                let _ = writeln!(out, "{place}: warning: {w}");
-            }
-        }
-        out
+        self.diagnostics.iter().map(|d| d.lines(&self.file)).collect()
     }
 
     /// The summary line: `file: N instructions, C covered judged, I illegal`.
