@@ -35,3 +35,4 @@ mod explore;
 mod fuzz_corpora;
 mod engine;
 mod layering;
+mod schemas;
