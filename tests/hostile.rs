@@ -1193,3 +1193,15 @@ fn stdout_full_lint() {
     assert_exit(&o, 2);
     assert_eq!(stderr(&o), DEV_FULL);
 }
+
+#[test]
+fn lint_plain_file_over_the_cap_refused_unread() {
+    // A (sparse) file of 4 GiB and one byte → exit 2 before a byte is read; were it
+    // read, its first byte would be the error (a NUL at 1:1).
+    let dir = tempfile::tempdir().unwrap();
+    let huge = dir.path().join("huge.ptx");
+    std::fs::File::create(&huge).unwrap().set_len(ptxvec_generator::lint::PLAIN_CAP.bytes + 1).unwrap();
+    let o = lint_bounded(&[huge.to_str().unwrap()], |_| {});
+    assert_exit(&o, 2);
+    assert_eq!(stderr(&o), format!("error: {}: more than 4 GiB of text in the file, the most lint reads\n", huge.display()));
+}

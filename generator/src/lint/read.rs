@@ -250,7 +250,7 @@ impl<R: Read> Reader<R> {
         if self.read > self.cap.bytes {
             return self.failed(ReadError {
                 at: None,
-                message: format!("more than {} of text {}", bytes(self.cap.bytes), self.cap.of),
+                message: over(self.cap),
             });
         }
         if n == 0 {
@@ -779,6 +779,11 @@ impl<R: Read> Reader<R> {
         }
         fail(here, "expected `;` (or a body's `{`) to end this directive; the file ends first")
     }
+}
+
+/// What is said of an input over `cap`.
+pub fn over(cap: Cap) -> String {
+    format!("more than {} of text {}", bytes(cap.bytes), cap.of)
 }
 
 /// `n` bytes for a message: in GiB or MiB where it is a whole number of them.
