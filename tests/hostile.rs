@@ -1051,3 +1051,163 @@ fn spec_one_error_many_elements() {
     assert!(err.contains("unknown field `family`"), "{err}");
     insta::assert_snapshot!("spec_one_error_many_elements", err);
 }
+
+// ---- lint holds a statement, not the module: memory stays bounded however large
+// the module, and a gzip bomb is refused at its first error or at the cap.
+
+/// The address space `lint` runs in below: a tenth of what holding the modules
+/// below would take, and well above what the binary needs (about 60 MiB of address
+/// space, 15 MB resident, with two worker threads).
+const LINT_ADDRESS_SPACE_KB: usize = 128 * 1024;
+
+/// `ptxvec lint ARGS` in an address space of [`LINT_ADDRESS_SPACE_KB`] (`ulimit -v`),
+/// with two worker threads, `input` streamed to its stdin from a thread.
+fn lint_bounded(args: &[&str], input: impl FnOnce(&mut dyn std::io::Write) + Send + 'static) -> Output {
+    use std::io::Write;
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg(format!("ulimit -v {LINT_ADDRESS_SPACE_KB} && exec \"$0\" lint \"$@\""))
+        .arg(env!("CARGO_BIN_EXE_ptxvec"))
+        .args(args)
+        .current_dir(repo_root())
+        .env("RAYON_NUM_THREADS", "2")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    // A reader that stops early closes the pipe: the rest is not written.
+    let writer = std::thread::spawn(move || {
+        let mut w = std::io::BufWriter::new(&mut stdin);
+        input(&mut w);
+        let _ = w.flush();
+    });
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    out
+}
+
+#[test]
+fn lint_a_module_larger_than_its_memory() {
+    // 200 MB of module on stdin, in 128 MiB of address space: 8,400 runs of 999
+    // `add.s32` (not covered) and one `activemask.b32` (covered, legal), then one
+    // illegal `redux.sync.min.b32` (`.b32` is no `.type` of redux.sync's min,
+    // PTX ISA 9.7.13.10) → exit 1, its one line, and the counts.
+    const RUNS: usize = 8_400;
+    let head = ".version 8.6\n.target sm_90\n.address_size 64\n.visible .entry k()\n{\n\t.reg .b32 %r<9>;\n";
+    let o = lint_bounded(&["-"], move |w| {
+        let run = format!("{}\tactivemask.b32 %r1;\n", "\tadd.s32 %r1, %r2, %r3;\n".repeat(999));
+        let _ = w.write_all(head.as_bytes());
+        for _ in 0..RUNS {
+            if w.write_all(run.as_bytes()).is_err() {
+                return;
+            }
+        }
+        let _ = w.write_all(b"\tredux.sync.min.b32 %r1, %r2, 0xffffffff;\n\tret;\n}\n");
+    });
+    assert_exit(&o, 1);
+    // The redux line: after the head's 6 lines and the runs' 1,000 each.
+    let line = 6 + RUNS * 1000 + 1;
+    let out = stdout(&o);
+    assert_eq!(out.lines().count(), 1, "{out}");
+    assert!(out.starts_with(&format!("<stdin>:{line}:2: illegal: set.type: `.b32`")), "{out}");
+    let summary = format!("<stdin>: {} instructions, {} covered judged, 1 illegal (.version 8.6, .target sm_90)\n", RUNS * 1000 + 2, RUNS + 1);
+    assert_eq!(stderr(&o), summary);
+}
+
+/// A gzip stream of `head`, then `mib` MiB of `byte`, made cheaply: one MiB
+/// compressed after a full flush (which makes it stand alone) and repeated. It has
+/// no end (no final block, no checksum): lint must refuse it before reading that
+/// far.
+fn gzip_bomb(head: &[u8], byte: u8, mib: usize) -> Vec<u8> {
+    let mut z = flate2::Compress::new(flate2::Compression::best(), false);
+    let mut deflate = |input: &[u8]| {
+        let mut out = Vec::with_capacity(input.len() + 1024);
+        let status = z.compress_vec(input, &mut out, flate2::FlushCompress::Full).unwrap();
+        assert_eq!(status, flate2::Status::Ok);
+        out
+    };
+    let head = deflate(head);
+    let chunk = deflate(&vec![byte; 1 << 20]);
+    // RFC 1952: magic, deflate, no flags, no time, no extra flags, unknown OS.
+    let mut out = vec![0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff];
+    out.extend_from_slice(&head);
+    for _ in 0..mib {
+        out.extend_from_slice(&chunk);
+    }
+    out
+}
+
+#[test]
+fn lint_gzip_bomb_refused_at_its_first_error() {
+    // 2 GiB of zero bytes gzipped (about 2 MB) → line 1 is no `.version`: exit 2,
+    // in 128 MiB of address space.
+    let dir = tempfile::tempdir().unwrap();
+    let bomb = dir.path().join("zeros.ptx.gz");
+    std::fs::write(&bomb, gzip_bomb(b"", 0, 2048)).unwrap();
+    let o = lint_bounded(&[bomb.to_str().unwrap()], |_| {});
+    assert_exit(&o, 2);
+    assert_eq!(
+        stderr(&o),
+        format!("error: {}:1:1: expected `.version` at the start of the module, found `{}`\n", bomb.display(), "\\0".repeat(24))
+    );
+    assert!(o.stdout.is_empty());
+}
+
+#[test]
+fn lint_gzip_bomb_of_whitespace_refused_at_the_cap() {
+    // A module whose text after its header is 1 GiB and 1 MiB of spaces: no error
+    // to stop at, so the cap on decompressed text (1 GiB) stops it → exit 2.
+    let dir = tempfile::tempdir().unwrap();
+    let bomb = dir.path().join("spaces.ptx.gz");
+    let mib = (ptxvec_generator::lint::GZIP_CAP.bytes >> 20) as usize + 1;
+    std::fs::write(&bomb, gzip_bomb(b".version 8.6\n.target sm_90\n", b' ', mib)).unwrap();
+    let o = lint_bounded(&[bomb.to_str().unwrap()], |_| {});
+    assert_exit(&o, 2);
+    assert_eq!(
+        stderr(&o),
+        format!(
+            "error: {}: more than 1 GiB of text once decompressed, the most lint reads from a gzipped file\n",
+            bomb.display()
+        )
+    );
+}
+
+#[test]
+fn lint_statement_over_its_cap_is_an_error_at_its_start() {
+    // An instruction of 8 MiB and one byte (a long immediate) → exit 2 at its line
+    // and column, in 128 MiB of address space.
+    let max = ptxvec_generator::lint::read::MAX_STATEMENT_BYTES;
+    let o = lint_bounded(&["-"], move |w| {
+        let _ = w.write_all(b".version 8.6\n.target sm_90\n.visible .entry k()\n{\n  mov.u32 %r1, ");
+        let _ = w.write_all(&vec![b'1'; max]);
+        let _ = w.write_all(b";\n}\n");
+    });
+    assert_exit(&o, 2);
+    assert_eq!(
+        stderr(&o),
+        "error: <stdin>:5:3: expected this statement to end within 8 MiB (lint holds one statement at a time, and no longer one)\n"
+    );
+}
+
+#[test]
+fn stdout_full_lint() {
+    // A module with a warning, `lint >/dev/full` → 2, "error: stdout: No space left
+    // on device".
+    let o = to_dev_full(&["lint", "tests/fixtures/lint/legal/order_warning.ptx"]);
+    assert_exit(&o, 2);
+    assert_eq!(stderr(&o), DEV_FULL);
+}
+
+#[test]
+fn lint_plain_file_over_the_cap_refused_unread() {
+    // A (sparse) file of 4 GiB and one byte → exit 2 before a byte is read; were it
+    // read, its first byte would be the error (a NUL at 1:1).
+    let dir = tempfile::tempdir().unwrap();
+    let huge = dir.path().join("huge.ptx");
+    std::fs::File::create(&huge).unwrap().set_len(ptxvec_generator::lint::PLAIN_CAP.bytes + 1).unwrap();
+    let o = lint_bounded(&[huge.to_str().unwrap()], |_| {});
+    assert_exit(&o, 2);
+    assert_eq!(stderr(&o), format!("error: {}: more than 4 GiB of text in the file, the most lint reads\n", huge.display()));
+}

@@ -37,3 +37,4 @@ mod engine;
 mod layering;
 mod readme;
 mod anywhere;
+mod schemas;

@@ -20,7 +20,6 @@ use ptxvec_spec::Spec;
 
 use crate::error::{Error, Result};
 use crate::lint::covered::{Class, Covered};
-use crate::lint::position::Positions;
 use crate::lint::read::{Reader, Statement};
 use crate::lint::Linter;
 use crate::syntax::judge::Order;
@@ -194,14 +193,13 @@ pub fn check(spec: &Spec, dir: &Path) -> Result<Vec<ModuleCheck>> {
 
 /// The lines on which a covered instruction starts.
 fn covered_lines(covered: &Covered, text: &str) -> std::result::Result<BTreeSet<usize>, String> {
-    let mut reader = Reader::new(text);
+    let mut reader = Reader::new(text.as_bytes(), crate::lint::read::Cap::NONE);
     reader.header().map_err(|e| e.message)?;
-    let mut positions = Positions::new(text);
     let mut lines = BTreeSet::new();
     while let Some(s) = reader.next().map_err(|e| e.message)? {
-        if let Statement::Instruction { at, text: t, opcode_at } = s {
-            if covered.class(&t[opcode_at - at..]) == Class::Covered {
-                lines.insert(positions.at(at).line);
+        if let Statement::Instruction { at, text: t, opcode } = s {
+            if covered.class(&t[opcode..]) == Class::Covered {
+                lines.insert(at.line);
             }
         }
     }

@@ -195,10 +195,40 @@ pub struct ThreadValues {
 #[serde(deny_unknown_fields)]
 struct SemanticLine<'a> {
     id: String,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "object_or_null")]
     outputs: Option<Outputs<Option<&'a RawValue>>>,
     #[serde(default)]
     skipped: Option<String>,
+}
+
+/// A struct written as a JSON object, or null: serde would read a struct from a
+/// list of its fields too (`"outputs": [["0x1"]]` as `{"d": ["0x1"]}`), which the
+/// results format is not.
+fn object_or_null<'de, D, T>(d: D) -> std::result::Result<Option<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    struct Object<T>(std::marker::PhantomData<T>);
+    impl<'de, T: Deserialize<'de>> serde::de::Visitor<'de> for Object<T> {
+        type Value = Option<T>;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("an object (`{\"mem\": [...]}`) or null")
+        }
+        fn visit_none<E: serde::de::Error>(self) -> std::result::Result<Option<T>, E> {
+            Ok(None)
+        }
+        fn visit_unit<E: serde::de::Error>(self) -> std::result::Result<Option<T>, E> {
+            Ok(None)
+        }
+        fn visit_some<D2: serde::Deserializer<'de>>(self, d: D2) -> std::result::Result<Option<T>, D2::Error> {
+            d.deserialize_map(self)
+        }
+        fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> std::result::Result<Option<T>, A::Error> {
+            T::deserialize(serde::de::value::MapAccessDeserializer::new(map)).map(Some)
+        }
+    }
+    d.deserialize_option(Object(std::marker::PhantomData))
 }
 
 /// Why a line is not a result: where (a 1-based column of characters) and what.
@@ -232,8 +262,22 @@ pub trait ResultLine: Sized {
     fn id(&self) -> &str;
 }
 
+/// A line that is a JSON list: serde reads a struct from a list of its fields in
+/// order (`["id", true]`), which no results format is.
+fn refuse_list(line: &str) -> std::result::Result<(), LineError> {
+    let blank = line.len() - line.trim_start_matches([' ', '\t', '\r']).len();
+    if line[blank..].starts_with('[') {
+        return Err(LineError {
+            column: char_column(line, blank),
+            message: "expected a JSON object (`{\"id\": ...}`), found a list".to_owned(),
+        });
+    }
+    Ok(())
+}
+
 impl ResultLine for SyntaxResult {
     fn read(line: &str) -> std::result::Result<Self, LineError> {
+        refuse_list(line)?;
         serde_json::from_str(line).map_err(|e| LineError::json(line, &e))
     }
 
@@ -248,6 +292,7 @@ impl ResultLine for SemanticResult {
     }
 
     fn read(line: &str) -> std::result::Result<Self, LineError> {
+        refuse_list(line)?;
         let l: SemanticLine<'_> =
             serde_json::from_str(line).map_err(|e| LineError::json(line, &e))?;
         let mut threads = Vec::new();
@@ -535,6 +580,20 @@ pub fn bad_lines_error(bad: &[BadLine]) -> Error {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_list_is_no_results_line() {
+        // serde would read `["a", true]` as `{"id": "a", "accepted": true}`.
+        let e = SyntaxResult::read(r#" ["a", true]"#).unwrap_err();
+        assert_eq!((e.column, e.message.as_str()), (2, "expected a JSON object (`{\"id\": ...}`), found a list"));
+        let e = SemanticResult::read(r#"["a", {"mem": ["0x1"]}]"#).unwrap_err();
+        assert_eq!(e.column, 1);
+        // Nor are a line's outputs a list of them.
+        let e = SemanticResult::read(r#"{"id": "a", "outputs": [["0x1"]]}"#).unwrap_err();
+        assert!(e.message.starts_with("invalid type: sequence, expected an object"), "{e:?}");
+        assert!(SemanticResult::read(r#"{"id": "a", "outputs": null, "skipped": "why"}"#).is_ok());
+        assert!(SyntaxResult::read(r#"{"id": "a", "accepted": true}"#).is_ok());
+    }
 
     /// The positions of the bad lines; lines given whole, their columns counted by
     /// hand (in characters: `é` is one).

@@ -28,6 +28,25 @@ pub fn decompress(name: &str, compressed: &[u8], cap: u64) -> Result<Vec<u8>> {
     Ok(out)
 }
 
+/// A gzip stream decoded as it is read (lint's modules): an error in the stream
+/// reads as `not a gzip stream: ...`, as [`decompress`] says it.
+pub struct Decoder<R: Read>(flate2::read::GzDecoder<R>);
+
+impl<R: Read> Decoder<R> {
+    /// The decoder of the gzip stream `compressed`.
+    pub fn new(compressed: R) -> Decoder<R> {
+        Decoder(flate2::read::GzDecoder::new(compressed))
+    }
+}
+
+impl<R: Read> Read for Decoder<R> {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        self.0
+            .read(out)
+            .map_err(|e| std::io::Error::new(e.kind(), format!("not a gzip stream: {e}")))
+    }
+}
+
 /// The text of the file at `path`, through the decoder if it is named `*.gz` (at
 /// most `cap` bytes decompressed): the semantic vectors and the recorded results
 /// are read alike whether gzipped or not.

@@ -8,19 +8,21 @@ use serde::Serialize;
 
 use crate::syntax::defect::Kind;
 
-/// The JSON document: every file named, in the order given.
+/// The JSON document: every file named, in the order given. Its diagnostics are
+/// [`Diagnostic`]s, or (as `lint --json` holds them, to hold less) each already
+/// written as JSON.
 #[derive(Debug, Serialize)]
-pub struct Document {
+pub struct Document<D = Diagnostic> {
     /// One entry a file.
-    pub files: Vec<FileEntry>,
+    pub files: Vec<FileEntry<D>>,
 }
 
 /// A file linted, or one that could not be read as PTX.
 #[derive(Debug, Serialize)]
 #[serde(untagged)]
-pub enum FileEntry {
+pub enum FileEntry<D = Diagnostic> {
     /// Linted.
-    Linted(FileReport),
+    Linted(FileReport<D>),
     /// Not read: `error` says where and why (exit 2).
     Unread {
         /// The file as named.
@@ -32,7 +34,7 @@ pub enum FileEntry {
 
 /// One linted module.
 #[derive(Debug, Serialize)]
-pub struct FileReport {
+pub struct FileReport<D = Diagnostic> {
     /// The file as named (`<stdin>` for `-`).
     pub file: String,
     /// Its `.version`.
@@ -44,7 +46,7 @@ pub struct FileReport {
     /// Instructions not judged, by opcode (a neighbour by its name): sorted.
     pub not_covered: BTreeMap<String, usize>,
     /// One a covered instruction that is illegal or warns, in file order.
-    pub diagnostics: Vec<Diagnostic>,
+    pub diagnostics: Vec<D>,
 }
 
 /// A module's counts.
@@ -106,22 +108,35 @@ pub struct PtxasNote {
     pub erratum: String,
 }
 
-impl FileReport {
-    /// The compiler-style lines: `file:line:col: illegal: rule: message` (with the
-    /// ledger's note on ptxas), and `file:line:col: warning: ...` for each warning.
-    pub fn lines(&self) -> String {
+impl Diagnostic {
+    /// Its compiler-style lines in `file`: `file:line:col: illegal: rule: message`
+    /// (with the ledger's note on ptxas), and `file:line:col: warning: ...` for
+    /// each warning.
+    pub fn lines(&self, file: &str) -> String {
         let mut out = String::new();
-        for d in &self.diagnostics {
-            let place = format!("{}:{}:{}", self.file, d.line, d.column);
-            if let Some(rule) = &d.rule {
-                // Writing to a String cannot fail.
-                let _ = writeln!(out, "{place}: illegal: {rule}: {}{}", d.message, d.note);
-            }
-            for w in &d.warnings {
-                let _ = writeln!(out, "{place}: warning: {w}");
-            }
+        let place = format!("{file}:{}:{}", self.line, self.column);
+        if let Some(rule) = &self.rule {
+            // Writing to a String cannot fail.
+            let _ = writeln!(out, "{place}: illegal: {rule}: {}{}", self.message, self.note);
+        }
+        for w in &self.warnings {
+            let _ = writeln!(out, "{place}: warning: {w}");
         }
         out
+    }
+}
+
+impl<D> FileReport<D> {
+    /// The same report with `diagnostics` instead.
+    pub fn with<E>(self, diagnostics: Vec<E>) -> FileReport<E> {
+        FileReport {
+            file: self.file,
+            ptx: self.ptx,
+            target: self.target,
+            counts: self.counts,
+            not_covered: self.not_covered,
+            diagnostics,
+        }
     }
 
     /// The summary line: `file: N instructions, C covered judged, I illegal`.
@@ -131,5 +146,13 @@ impl FileReport {
             "{}: {} instructions, {} covered judged, {} illegal (.version {}, .target {})",
             self.file, c.instructions, c.covered, c.illegal, self.ptx, self.target
         )
+    }
+}
+
+impl FileReport {
+    /// The compiler-style lines: `file:line:col: illegal: rule: message` (with the
+    /// ledger's note on ptxas), and `file:line:col: warning: ...` for each warning.
+    pub fn lines(&self) -> String {
+        self.diagnostics.iter().map(|d| d.lines(&self.file)).collect()
     }
 }

@@ -4,18 +4,19 @@
 
 use ptxvec_spec::{PtxVersion, Target};
 
+use super::position::Position;
 use crate::syntax::departure::Prediction;
 use crate::syntax::index::{Index, Tokens};
 use crate::syntax::judge::{Judgement, Order};
 use crate::syntax::text::plain_form;
 
 /// A covered instruction statement, where the module holds it.
-#[derive(Debug, Clone, Copy)]
-pub struct Found<'t> {
-    /// The byte offset of its first character.
-    pub at: usize,
+#[derive(Debug, Clone)]
+pub struct Found {
+    /// Where its first character is.
+    pub at: Position,
     /// Its text, label and guard to `;`.
-    pub text: &'t str,
+    pub text: String,
 }
 
 /// A verdict worth saying: illegal, or legal with a warning.
@@ -40,7 +41,7 @@ enum Prepared<'t> {
 /// warns of nothing.
 pub fn judge_all(
     index: &mut Index<'_>,
-    found: &[Found<'_>],
+    found: &[Found],
     ptx: PtxVersion,
     target: Target,
     order: Order,
@@ -48,9 +49,9 @@ pub fn judge_all(
     index.answer_all(
         found,
         |f| {
-            let tokens = Tokens::of(f.text);
+            let tokens = Tokens::of(&f.text);
             match tokens.chain() {
-                None => plain_form(f.text).map_or(Prepared::Tokens(tokens), Prepared::Plain),
+                None => plain_form(&f.text).map_or(Prepared::Tokens(tokens), Prepared::Plain),
                 Some(_) => Prepared::Tokens(tokens),
             }
         },
@@ -60,7 +61,7 @@ pub fn judge_all(
         },
         |index, f, p| {
             let (text, judgement) = match &p {
-                Prepared::Tokens(tokens) => (f.text, index.judge(f.text, tokens, ptx, target, order)),
+                Prepared::Tokens(tokens) => (f.text.as_str(), index.judge(&f.text, tokens, ptx, target, order)),
                 Prepared::Plain(text) => (text.as_str(), index.judge(text, &Tokens::of(text), ptx, target, order)),
             };
             if judgement.legal() && judgement.warnings.is_empty() {
