@@ -5,10 +5,11 @@
     validate_schemas.py SCHEMA=FILE ...        these files
     validate_schemas.py --invalid SCHEMA=FILE  every line of FILE must be refused
 
-SCHEMA is syntax-results, semantic-results or lint (vectors/<SCHEMA>.schema.json), or
-syntax or semantic (the vectors themselves: syntax.schema.json, schema.json). A
-results or vector file is JSON Lines, one value a line (blank lines skipped, as
-`ptxvec grade` skips them); a lint file is one JSON document. A `*.gz` file is read
+SCHEMA is syntax-results, semantic-results, lint or grade-report
+(vectors/<SCHEMA>.schema.json), or syntax or semantic (the vectors themselves:
+syntax.schema.json, schema.json). A results or vector file is JSON Lines, one value a
+line (blank lines skipped, as `ptxvec grade` skips them); a lint or grade-report file
+(`lint --json`, `grade --json`) is one JSON document. A `*.gz` file is read
 through gzip. What a schema cannot say is checked here as the Rust readers check it:
 a key written twice, NaN or Infinity, bytes that are not UTF-8.
 
@@ -34,11 +35,12 @@ SCHEMAS = {
     "syntax-results": "syntax-results.schema.json",
     "semantic-results": "semantic-results.schema.json",
     "lint": "lint.schema.json",
+    "grade-report": "grade-report.schema.json",
     "syntax": "syntax.schema.json",
     "semantic": "schema.json",
 }
 # One JSON document a file; the others are JSON Lines.
-DOCUMENTS = {"lint"}
+DOCUMENTS = {"lint", "grade-report"}
 
 
 def strict_object(pairs):
