@@ -443,6 +443,20 @@ fn html_text(fragment: &str) -> String {
     out.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", "\"").replace("&apos;", "'").replace("&#96;", "`").replace("&amp;", "&")
 }
 
+/// The dashboard of the recorded clients, written into `dir` (exit 0: their failures
+/// are what the page reports): the page, and what grade printed.
+fn dashboard(dir: &Path) -> (String, String) {
+    let page = dir.join("dashboard.html");
+    let o = ptxvec()
+        .current_dir(repo_root())
+        .args(["grade", "--clients", "vectors/clients", "--html"])
+        .arg(&page)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    (std::fs::read_to_string(&page).unwrap(), stdout(&o))
+}
+
 /// The dashboard as a reader at 1,400 pixels needs it: the matrices laid out to
 /// the window's width; what did not run apart from the pass rate (GPGPU-Sim's
 /// atom: passed of graded as `grade --raw` grades them, and the records of the
@@ -453,15 +467,7 @@ fn html_text(fragment: &str) -> String {
 #[test]
 fn the_dashboard_shows_what_did_not_run_apart_and_explains_every_rule() {
     let dir = tempfile::tempdir().unwrap();
-    let page = dir.path().join("dashboard.html");
-    let o = ptxvec()
-        .current_dir(repo_root())
-        .args(["grade", "--clients", "vectors/clients", "--html"])
-        .arg(&page)
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let html = std::fs::read_to_string(&page).unwrap();
+    let (html, summary) = dashboard(dir.path());
     // Two matrices, each of the window's width with fixed columns.
     assert_eq!(html.matches("<table class=\"matrix\">").count(), 2);
     assert!(html.contains("table.matrix{table-layout:fixed;width:100%"));
@@ -501,7 +507,7 @@ fn the_dashboard_shows_what_did_not_run_apart_and_explains_every_rule() {
         passed as f64 * 100.0 / graded as f64
     );
     assert!(html.contains(&cell), "no `{cell}`");
-    assert!(stdout(&o).contains(&format!(" atom: {passed}/{graded} ({not_run} not run)")), "{}", stdout(&o));
+    assert!(summary.contains(&format!(" atom: {passed}/{graded} ({not_run} not run)")), "{summary}");
     // Silicon below 100%: each variant whose evidence departs from the document's
     // profile is listed with every ledger entry that names it, and there is one.
     let evidence: serde_json::Value = serde_json::from_str(
@@ -585,15 +591,7 @@ fn the_dashboard_shows_what_did_not_run_apart_and_explains_every_rule() {
 )]
 fn the_dashboard_fits_a_1400_pixel_window() {
     let dir = tempfile::tempdir().unwrap();
-    let page = dir.path().join("dashboard.html");
-    let o = ptxvec()
-        .current_dir(repo_root())
-        .args(["grade", "--clients", "vectors/clients", "--html"])
-        .arg(&page)
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let html = std::fs::read_to_string(&page).unwrap();
+    let (html, _) = dashboard(dir.path());
     let measure = "<script>var w=[window.innerWidth,document.documentElement.scrollWidth];\
         document.querySelectorAll('table.matrix').forEach(function(t){w.push(Math.ceil(t.getBoundingClientRect().right))});\
         document.body.setAttribute('data-widths',w.join(','));</script></body>";

@@ -656,10 +656,10 @@ fn generate_killed_at_random_moments_leaves_the_old_set_or_the_new() {
     // between two sets that differ (--seed): after each, the folder is wholly one of
     // them, and index.json's SHA-256 match its files. Kill i falls in the i-th of
     // equal slices of 1.5 runs' time, at a point inside it drawn from a stream that
-    // the shard seeds: 50 kills unset (`.ci/run --full`), 16 under PTXVEC_SHARD
+    // the shard seeds: 50 kills unset (`.ci/run --full`), 12 under PTXVEC_SHARD
     // (.ci/run's daily share), each day at other moments.
     let shard = crate::support::shard(1 << 20);
-    let kills: u32 = if shard.n == 1 { 50 } else { 16 };
+    let kills: u32 = if shard.n == 1 { 50 } else { 12 };
     let tmp = tempfile::tempdir().unwrap();
     let (a, b, dir) = (
         tmp.path().join("a"),
@@ -725,12 +725,21 @@ fn generate_killed_at_random_moments_leaves_the_old_set_or_the_new() {
 #[test]
 fn generate_two_runs_at_once() {
     // Two runs into one folder at once: each one ends the folder's set whole or is
-    // refused by the lock (exit 2, naming it); the folder ends consistent.
+    // refused by the lock (exit 2, naming it); the folder ends consistent. The second
+    // starts 0 to 400 ms after the first: every offset unset, under PTXVEC_SHARD
+    // (.ci/run's daily share) every other one, the even or the odd as K is.
+    let shard = crate::support::shard(1 << 20);
+    let offsets: Vec<u64> = [0u64, 100, 200, 300, 400]
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| shard.n == 1 || *i as u64 % 2 == shard.k % 2)
+        .map(|(_, o)| o)
+        .collect();
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("v");
     assert_eq!(generate(&dir, &[]).status.code(), Some(0));
     let mut refused = 0;
-    for offset_ms in [0u64, 100, 200, 300, 400] {
+    for &offset_ms in &offsets {
         let spawn = |seed: &str| {
             ptxvec()
                 .args(["generate", "--out", dir.to_str().unwrap(), "--seed", seed])
@@ -763,7 +772,7 @@ fn generate_two_runs_at_once() {
         assert_eq!(stagings(&dir), Vec::<String>::new());
         assert!(!dir.join(".ptxvec.lock").exists());
     }
-    eprintln!("5 pairs: {refused} runs refused by the lock");
+    eprintln!("{} pairs: {refused} runs refused by the lock", offsets.len());
 }
 
 #[test]
@@ -1063,29 +1072,16 @@ const LINT_ADDRESS_SPACE_KB: usize = 128 * 1024;
 /// `ptxvec lint ARGS` in an address space of [`LINT_ADDRESS_SPACE_KB`] (`ulimit -v`),
 /// with two worker threads, `input` streamed to its stdin from a thread.
 fn lint_bounded(args: &[&str], input: impl FnOnce(&mut dyn std::io::Write) + Send + 'static) -> Output {
-    use std::io::Write;
-    let mut child = Command::new("sh")
-        .arg("-c")
-        .arg(format!("ulimit -v {LINT_ADDRESS_SPACE_KB} && exec \"$0\" lint \"$@\""))
-        .arg(env!("CARGO_BIN_EXE_ptxvec"))
-        .args(args)
-        .current_dir(repo_root())
-        .env("RAYON_NUM_THREADS", "2")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    // A reader that stops early closes the pipe: the rest is not written.
-    let writer = std::thread::spawn(move || {
-        let mut w = std::io::BufWriter::new(&mut stdin);
-        input(&mut w);
-        let _ = w.flush();
-    });
-    let out = child.wait_with_output().unwrap();
-    writer.join().unwrap();
-    out
+    crate::support::output_with_input(
+        Command::new("sh")
+            .arg("-c")
+            .arg(format!("ulimit -v {LINT_ADDRESS_SPACE_KB} && exec \"$0\" lint \"$@\""))
+            .arg(env!("CARGO_BIN_EXE_ptxvec"))
+            .args(args)
+            .current_dir(repo_root())
+            .env("RAYON_NUM_THREADS", "2"),
+        input,
+    )
 }
 
 #[test]

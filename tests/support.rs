@@ -43,20 +43,29 @@ pub fn ptxvec() -> Command {
 
 /// The binary run with `args`, `input` on its stdin, stdout and stderr captured.
 pub fn run_with_stdin(args: &[&str], input: &[u8]) -> Output {
+    let input = input.to_vec();
+    output_with_input(ptxvec().args(args), move |w| {
+        let _ = w.write_all(&input);
+    })
+}
+
+/// `command` run with stdout and stderr captured and its stdin fed by `input`,
+/// from a thread: a large input must not block against a full stdout pipe, and a
+/// reader that stops early closes the pipe (the rest is not written).
+pub fn output_with_input(command: &mut Command, input: impl FnOnce(&mut dyn std::io::Write) + Send + 'static) -> Output {
     use std::io::Write;
     use std::process::Stdio;
-    let mut child = ptxvec()
-        .args(args)
+    let mut child = command
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
     let mut stdin = child.stdin.take().unwrap();
-    let input = input.to_vec();
-    // Written from a thread: a large input must not block against a full stdout pipe.
     let writer = std::thread::spawn(move || {
-        let _ = stdin.write_all(&input);
+        let mut w = std::io::BufWriter::new(&mut stdin);
+        input(&mut w);
+        let _ = w.flush();
     });
     let out = child.wait_with_output().unwrap();
     writer.join().unwrap();

@@ -21,6 +21,7 @@ line invalid: tests/schemas.rs holds both files to the Rust readers too).
 Exit 0 when every file is as expected; 1 naming file:line (file: for a JSON document,
 with the path of the value inside it) for each that is not; 2 on a bad command line.
 """
+import concurrent.futures
 import gzip
 import json
 import os
@@ -83,7 +84,8 @@ def values(path, document):
 
 
 def check(name, path, expect_valid):
-    """The problems of one file: a message for each value not as expected."""
+    """The summary line of one file, and its problems: a message for each value not
+    as expected."""
     validator = jsonschema.Draft202012Validator(json.loads((HERE / SCHEMAS[name]).read_text()))
     problems, count = [], 0
     for n, value in values(path, name in DOCUMENTS):
@@ -102,9 +104,18 @@ def check(name, path, expect_valid):
             problems.append(f"{where}: valid under {SCHEMAS[name]}, and it should not be")
     if count == 0:
         problems.append(f"{path}: no value to check")
-    print(f"{path}: {count} {'valid' if expect_valid else 'refused'} ({SCHEMAS[name]})"
-          if not problems else f"{path}: {len(problems)} of {count} not as expected")
-    return problems
+    summary = (f"{path}: {count} {'valid' if expect_valid else 'refused'} ({SCHEMAS[name]})"
+               if not problems else f"{path}: {len(problems)} of {count} not as expected")
+    return summary, problems
+
+
+def checked(job):
+    """check(), with a file that cannot be read as its one problem."""
+    name, path, expect_valid = job
+    try:
+        return check(name, path, expect_valid)
+    except OSError as e:
+        return f"{path}: unreadable", [f"{path}: {e.strerror or e}"]
 
 
 def committed():
@@ -149,12 +160,13 @@ def main():
         jobs = list(committed())
     if not jobs:
         usage("no file named after --invalid")
+    # One process a file, as many at once as there are cores (jsonschema validates
+    # on one); the lines are printed in the jobs' order whatever order they end in.
     problems = []
-    for name, path, expect_valid in jobs:
-        try:
-            problems += check(name, path, expect_valid)
-        except OSError as e:
-            problems.append(f"{path}: {e.strerror or e}")
+    with concurrent.futures.ProcessPoolExecutor(max_workers=min(len(jobs), os.cpu_count() or 1)) as pool:
+        for summary, found in pool.map(checked, jobs):
+            print(summary)
+            problems += found
     for p in problems:
         print(p, file=sys.stderr)
     sys.exit(1 if problems else 0)
