@@ -227,16 +227,7 @@ fn raw_buffers_may_be_gzipped() {
 #[test]
 fn the_dashboard_covers_every_client_and_links_each_failing_cell() {
     let dir = tempfile::tempdir().unwrap();
-    let page = dir.path().join("dashboard.html");
-    let o = ptxvec()
-        .current_dir(repo_root())
-        .args(["grade", "--clients", "vectors/clients", "--html"])
-        .arg(&page)
-        .output()
-        .unwrap();
-    let stdout = stdout(&o);
-    assert_eq!(o.status.code(), Some(0), "{stdout}");
-    let html = std::fs::read_to_string(&page).unwrap();
+    let (html, stdout) = dashboard(dir.path());
     for client in ["ptxas-13.5-12.9", "ptx-syntax-0.5.0", "zluda-ptx-parser-8a7931b", "gpgpu-sim-667834c", "sm_90 silicon"] {
         assert!(html.contains(client) && stdout.contains(client), "{client} missing");
     }
