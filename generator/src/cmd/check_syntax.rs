@@ -112,14 +112,6 @@ fn prediction(spec: &Spec, text: &str, ptx: PtxVersion, target: Target, j: &Judg
 /// The JSON `kind` of a text not covered (its `legal` is `null`).
 const NOT_COVERED: &str = "not_covered";
 
-/// A defect kind as answers write it (`Kind`'s serde names).
-fn kind_name(kind: Kind) -> &'static str {
-    match kind {
-        Kind::Malformed => "malformed",
-        Kind::Invalid => "invalid",
-    }
-}
-
 /// The message of the "not covered" answer on `text`, whose verdict is `defect`:
 /// one when the verdict is malformed and `text` is an instruction statement that
 /// lint counts as not covered ([`Covered::not_covered`]), so that the two readers
@@ -153,7 +145,7 @@ fn answer<'a, I: Serialize + ?Sized>(
         }),
         id,
         legal: Some(j.legal()),
-        kind: j.defect.as_ref().map(|d| kind_name(d.kind)),
+        kind: j.defect.as_ref().map(|d| d.kind.name()),
         rule: j.defect.as_ref().map(|d| &d.rule),
         instruction: j.instruction.as_deref(),
         form: j.form.as_deref(),

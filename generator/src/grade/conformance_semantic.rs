@@ -14,7 +14,7 @@ use std::path::Path;
 use ptxvec_oracle::profile::Profile;
 use ptxvec_spec::Spec;
 
-use super::report::{Status, TestCase};
+use super::report::Status;
 use super::semantic::{self, Mode};
 use crate::device::engine::{RunsFile, FILE};
 use crate::error::{Error, Result};
@@ -30,13 +30,6 @@ struct Count {
     passed: usize,
     failed: usize,
     not_run: usize,
-}
-
-/// The group a failing record falls in: [`TestCase::group`], its kinds of defect
-/// with the slots left out (`d: value not accepted`, `the record crashed the engine
-/// ...`), sorted, each once.
-pub fn group(t: &TestCase) -> String {
-    t.group()
 }
 
 /// The table, as markdown, for every `<client>/runs.json` under `clients`
@@ -64,7 +57,7 @@ pub fn table(spec: &Spec, vectors: &Path, clients: &Path) -> Result<String> {
                 Status::Passed => n.passed += 1,
                 Status::Failed => {
                     n.failed += 1;
-                    *groups.entry((c.instruction.clone(), group(c))).or_default() += 1;
+                    *groups.entry((c.instruction.clone(), c.group())).or_default() += 1;
                 }
                 Status::NotGraded => {}
             }

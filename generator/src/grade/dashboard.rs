@@ -548,7 +548,7 @@ fn failures(h: &mut String, section: &str, r: &Row, instruction: &str, c: &Cell,
     );
     let mut groups: BTreeMap<String, Vec<&TestCase>> = BTreeMap::new();
     for t in &c.failures {
-        groups.entry(group(t)).or_default().push(t);
+        groups.entry(t.group()).or_default().push(t);
     }
     let mut groups: Vec<(String, Vec<&TestCase>)> = groups.into_iter().collect();
     groups.sort_by(|a, b| b.1.len().cmp(&a.1.len()).then(a.0.cmp(&b.0)));
@@ -610,7 +610,3 @@ fn value(v: &str) -> String {
     format!("<td class=\"{class}\">{}</td>", escape(v))
 }
 
-/// The group a failing case falls in: its kinds of defect, slots left out.
-fn group(t: &TestCase) -> String {
-    super::conformance_semantic::group(t)
-}

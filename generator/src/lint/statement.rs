@@ -18,6 +18,7 @@
 /// holds no comment (`syntax::text::uncommented` makes them whitespace, as PTX
 /// ISA 4.2 reads them).
 pub fn opcode_at(code: &str) -> Option<usize> {
+    use crate::syntax::text::is_identifier;
     let body = code.trim_end().strip_suffix(';')?;
     let offset = |part: &str| part.as_ptr() as usize - code.as_ptr() as usize;
     let mut rest = body.trim_start();
@@ -165,18 +166,6 @@ fn word_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_'
 }
 
-/// PTX identifiers (PTX ISA 4.4): `[a-zA-Z][a-zA-Z0-9_$]*` or `[_$%][a-zA-Z0-9_$]+`.
-fn is_identifier(s: &str) -> bool {
-    let mut bytes = s.bytes();
-    match bytes.next() {
-        Some(b) if b.is_ascii_alphabetic() => bytes.all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'$'),
-        Some(b'_' | b'$' | b'%') => {
-            let rest = &s[1..];
-            !rest.is_empty() && rest.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'$')
-        }
-        _ => false,
-    }
-}
 
 #[cfg(test)]
 mod tests {

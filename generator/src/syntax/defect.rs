@@ -21,12 +21,19 @@ pub enum Kind {
     Invalid,
 }
 
-impl fmt::Display for Kind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
+impl Kind {
+    /// The kind as messages and JSON answers write it (its serde name).
+    pub fn name(self) -> &'static str {
+        match self {
             Kind::Malformed => "malformed",
             Kind::Invalid => "invalid",
-        })
+        }
+    }
+}
+
+impl fmt::Display for Kind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
     }
 }
 
