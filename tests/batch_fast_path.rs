@@ -136,7 +136,7 @@ fn check_syntax_fast_path_answers_as_the_judge() {
     // The explorer's texts: noncanonical orders, moved `.sync`, repeats, comments,
     // near misses of every operand, at their modules.
     let tools = ptxvec_generator::ptxas::offline_tools(&spec).unwrap();
-    for (w, _, m) in ptxvec_generator::ptxas::explore::texts(&spec, &tools, 20_000, 5) {
+    for (w, _, m) in ptxvec_generator::ptxas::explore::texts(&spec, &tools, (20_000, 5, None)) {
         let req = serde_json::json!({"text": w.text, "ptx": m.ptx.to_string(), "target": m.target.to_string()});
         lines.push(serde_json::to_vec(&req).unwrap());
     }

@@ -356,8 +356,9 @@ fn check_syntax_reports_each_ledgered_departure() {
 /// prediction. The seeds and counts are explore/README.md's.
 #[test]
 fn the_recorded_exploration_has_no_unexplained_disagreement() {
-    for &(seed, n) in ptxvec_generator::ptxas::explore::RECORDED {
-        let out = ptxvec(&["audit-syntax", "--explore", &n.to_string(), "--seed", &seed.to_string(), "--offline"], None);
+    for r in ptxvec_generator::ptxas::explore::RECORDED {
+        let (n, seed, as_of) = (r.n, r.seed, r.as_of.spelling());
+        let out = ptxvec(&["audit-syntax", "--explore", &n.to_string(), "--seed", &seed.to_string(), "--as-of", as_of, "--offline"], None);
         let text = String::from_utf8_lossy(&out.stdout);
         assert_eq!(out.status.code(), Some(0), "{text}{}", String::from_utf8_lossy(&out.stderr));
         assert!(

@@ -316,15 +316,24 @@ fn a_nan(width: u32) -> Bits {
 /// A result that keeps `e`, chosen without the grader: the bits as written; for
 /// `nan:any` the NaN above; for `one_of` and `permutation` (one thread's value) the
 /// `pick`-th pattern (so that every listed pattern is given somewhere); for
-/// `undefined` zero; nothing where `null`.
-fn keep(e: &Expectation, width: u32, pick: usize) -> Option<Bits> {
+/// `undefined` zero; nothing where `null`; for an election (`leader`, `is_leader`)
+/// the highest lane its mask names (sm_90 elects the lowest: the grader must not
+/// hold a document's engine to it), in slot `k`.
+fn keep(e: &Expectation, width: u32, pick: usize, k: usize) -> Option<Bits> {
     match e {
         Expectation::Exact(b) => Some(*b),
         Expectation::AnyNan => Some(a_nan(width)),
         Expectation::OneOf { bits, .. } | Expectation::Permutation(bits) => Some(bits[pick % bits.len()]),
+        Expectation::Leader { lanes, flag: false } => Some(Bits::new(highest(lanes.value), 32)),
+        Expectation::Leader { lanes, flag: true } => Some(Bits::new(u64::from(k as u64 == highest(lanes.value)), 4)),
         Expectation::Undefined => Some(Bits::new(0, 4)),
         Expectation::NotExecuted => None,
     }
+}
+
+/// The highest lane of a non-zero lane mask.
+fn highest(mask: u64) -> u64 {
+    63 - u64::from(mask.leading_zeros())
 }
 
 /// The width of a memory record's elements (accept classes other than `undefined`
@@ -372,7 +381,7 @@ fn exact_engine(profile: Profile) -> Vec<(String, Outputs<Option<Bits>>)> {
             let w = mem_width(r);
             let map = |v: &Option<Vec<Expectation>>| {
                 v.as_ref()
-                    .map(|v| v.iter().map(|e| keep(e, w, n)).collect::<Vec<_>>())
+                    .map(|v| v.iter().enumerate().map(|(k, e)| keep(e, w, n, k)).collect::<Vec<_>>())
             };
             let outputs = Outputs {
                 d: map(&e.d),
@@ -418,10 +427,19 @@ fn the_oracles_own_eval_scores_100_percent_under_both_profiles() {
 
 /// Changes a result so that it no longer keeps `e`: flip a bit of exact bits, zero
 /// for `nan:any` (no format's NaN), for `one_of` and `permutation` a small integer
-/// it does not list (no NaN either), a value where `null`. `undefined` takes
+/// it does not list (no NaN either), a value where `null`; in an election (slot
+/// `k`), `d` another lane of the mask than [`keep`]'s leader, `p` the flag flipped,
+/// each of which passes alone and fails the lanes together. `undefined` takes
 /// anything: `None`.
-fn break_it(e: &Expectation) -> Option<Option<Bits>> {
+fn break_it(e: &Expectation, k: usize) -> Option<Option<Bits>> {
     match e {
+        Expectation::Leader { lanes, flag: false } => {
+            let lowest = u64::from(lanes.value.trailing_zeros());
+            (lowest != highest(lanes.value)).then(|| Some(Bits::new(lowest, 32)))
+        }
+        Expectation::Leader { lanes, flag: true } => {
+            Some(Some(Bits::new(u64::from(k as u64 != highest(lanes.value)), 4)))
+        }
         Expectation::Exact(b) => Some(Some(Bits::new(b.value ^ 1, b.width))),
         Expectation::AnyNan => Some(Some(Bits::new(0, 4))),
         Expectation::OneOf { bits, .. } | Expectation::Permutation(bits) => (0..4u64)
@@ -439,6 +457,8 @@ fn class_name(e: &Expectation) -> &'static str {
         Expectation::OneOf { nan: false, .. } => "one_of",
         Expectation::OneOf { nan: true, .. } => "one_of+nan",
         Expectation::Permutation(_) => "permutation",
+        Expectation::Leader { flag: false, .. } => "leader",
+        Expectation::Leader { flag: true, .. } => "is_leader",
         Expectation::Undefined => "undefined",
         Expectation::NotExecuted => "null",
     }
@@ -458,7 +478,7 @@ fn perturbing_one_slot_of_each_class_fails_exactly_those_records() {
                 if done.contains(class) {
                     continue;
                 }
-                if let Some(bad) = break_it(slot) {
+                if let Some(bad) = break_it(slot, k) {
                     let out = &mut results[i].1;
                     let v = match key {
                         "d" => out.d.as_mut(),
@@ -467,14 +487,19 @@ fn perturbing_one_slot_of_each_class_fails_exactly_those_records() {
                     };
                     v.unwrap()[k] = bad;
                     done.insert(class);
-                    planted.insert((r.id.clone(), format!("{key}[{k}]")));
+                    // An election's slot passes alone: the lanes together fail.
+                    let at = match slot {
+                        Expectation::Leader { .. } => "the lanes together".to_owned(),
+                        _ => format!("{key}[{k}]"),
+                    };
+                    planted.insert((r.id.clone(), at));
                 }
             }
         }
     }
     assert_eq!(
         done,
-        BTreeSet::from(["exact", "nan:any", "one_of", "one_of+nan", "permutation", "null"]),
+        BTreeSet::from(["exact", "nan:any", "one_of", "one_of+nan", "permutation", "leader", "is_leader", "null"]),
         "a class the vectors use was not perturbed"
     );
     let path = write(dir.path(), "r.jsonl", &lines(&results));
@@ -1071,7 +1096,8 @@ fn raw_buffers_are_judged_with_the_same_evaluator() {
                             .map(|(o, width)| {
                                 s.slots(r, Profile::Sm90, *o)
                                     .iter()
-                                    .map(|e| keep(e, *width, n).map_or(0, |b| b.value))
+                                    .enumerate()
+                                    .map(|(k, e)| keep(e, *width, n, k).map_or(0, |b| b.value))
                                     .collect()
                             })
                             .collect()

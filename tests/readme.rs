@@ -231,3 +231,52 @@ fn every_relative_link_points_at_a_file() {
     }
     assert!(broken.is_empty(), "broken links:\n{}", broken.join("\n"));
 }
+
+/// The instructions a marked list names (`<!-- instructions -->` ... `<!--
+/// /instructions -->`, across lines): every backticked word (the non-sync `vote` and
+/// `shfl` are instructions of their own), with the line the list opens on.
+fn listed_instructions(text: &str) -> Vec<(usize, std::collections::BTreeSet<String>)> {
+    const OPEN: &str = "<!-- instructions -->";
+    const CLOSE: &str = "<!-- /instructions -->";
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(start) = rest.find(OPEN) {
+        let line = text.len() - rest.len() + start;
+        let body = &rest[start + OPEN.len()..];
+        let end = body.find(CLOSE).unwrap_or_else(|| panic!("an instruction list opened at byte {line} is not closed"));
+        let names = body[..end].split('`').skip(1).step_by(2).map(str::to_owned).collect();
+        out.push((text[..line].matches('\n').count() + 1, names));
+        rest = &body[end + CLOSE.len()..];
+    }
+    out
+}
+
+/// Every list of the instructions in the README and docs/ is marked, and names
+/// exactly the spec's instructions: a new instruction's file cannot be left out of
+/// the words a reader takes the project's scope from.
+#[test]
+fn every_marked_instruction_list_names_the_specs_instructions() {
+    let spec = ptxvec_spec::Spec::load(&crate::spec_root()).unwrap();
+    let want: std::collections::BTreeSet<String> =
+        spec.instructions.iter().map(|f| f.instruction.instruction.clone()).collect();
+    let root = repo_root();
+    let mut files = vec![root.join("README.md")];
+    files.extend(markdown_files(&root.join("docs")));
+    let mut lists = 0;
+    for f in files {
+        for (line, names) in listed_instructions(&read(&f)) {
+            lists += 1;
+            assert_eq!(names, want, "{}:{line}: the marked list of instructions", f.display());
+        }
+    }
+    assert!(lists >= 2, "the README's and docs/formats.md's lists are marked: {lists} found");
+}
+
+#[test]
+fn an_instruction_list_is_read_between_its_markers() {
+    let text = "a\nb <!-- instructions -->`red`, `atom` and\n`vote`<!-- /instructions --> `shfl`\n";
+    let got = listed_instructions(text);
+    assert_eq!(got.len(), 1);
+    assert_eq!(got[0].0, 2);
+    assert_eq!(got[0].1, ["atom", "red", "vote"].into_iter().map(str::to_owned).collect());
+}

@@ -433,22 +433,10 @@ fn snapshots_of_one_record_per_variant_class() {
         let stem = name
             .trim_start_matches("semantic/")
             .trim_end_matches(".jsonl.gz");
-        let instruction = [
-            "cp.reduce.async.bulk",
-            "redux.sync",
-            "red",
-            "atom",
-            "vote.sync",
-            "shfl.sync",
-            "match",
-            "activemask",
-            // The non-sync forms, after the .sync ones that share their first word.
-            "vote",
-            "shfl",
-        ]
-        .into_iter()
-        .find(|i| stem.starts_with(&format!("{i}.")))
-        .unwrap_or_else(|| panic!("{name}: no snapshot takes this instruction"));
+        // The longest mnemonic the stem starts with (`vote.sync.all...` is vote.sync's).
+        let instruction = ptxvec_spec::Mnemonic::prefix_of(stem)
+            .unwrap_or_else(|| panic!("{name}: no snapshot takes this instruction"))
+            .spelling();
         let classes = per.entry(instruction.to_owned()).or_default();
         for line in text_of(name, bytes).lines() {
             let r: Value = serde_json::from_str(line).unwrap();

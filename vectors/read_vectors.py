@@ -34,4 +34,4 @@ for path in sys.argv[1:]:
     if syntax:
         print("  " + ", ".join(f"{counts[k]} {k}" for k in ("legal", "malformed", "invalid")))
     for p in () if syntax else ("ptx-isa", "sm_90"):
-        print(f"  {p}: " + ", ".join(f"{counts[p, k]} {k}" for k in ("exact", "nan:any", "one_of", "permutation", "undefined")))
+        print(f"  {p}: " + ", ".join(f"{counts[p, k]} {k}" for k in ("exact", "nan:any", "one_of", "permutation", "leader", "is_leader", "undefined")))

@@ -34,6 +34,8 @@ pub enum Mnemonic {
     Shfl,
     /// `atom`
     Atom,
+    /// `elect.sync`
+    ElectSync,
 }
 
 impl Mnemonic {
@@ -49,6 +51,7 @@ impl Mnemonic {
         Mnemonic::Vote,
         Mnemonic::Shfl,
         Mnemonic::Atom,
+        Mnemonic::ElectSync,
     ];
 
     /// The PTX spelling.
@@ -64,6 +67,7 @@ impl Mnemonic {
             Mnemonic::Vote => "vote",
             Mnemonic::Shfl => "shfl",
             Mnemonic::Atom => "atom",
+            Mnemonic::ElectSync => "elect.sync",
         }
     }
 
@@ -73,12 +77,15 @@ impl Mnemonic {
     /// (`redux.add.sync.u32`, `shfl.up.b32.sync`, `vote.all.sync.pred`: accepted, every
     /// permutation tried), and refuses a chain without it (`redux.add.u32`:
     /// ".sync modifier required for instruction 'redux'"); `cp.reduce.async.bulk` is
-    /// one word to it (`cp.async.bulk.reduce...`: "Unknown modifier '.reduce'").
+    /// one word to it (`cp.async.bulk.reduce...`: "Unknown modifier '.reduce'");
+    /// `elect.sync` is `elect` with its `.sync` (`elect %r1|%p2, 0xffffffff;`:
+    /// ".sync modifier required for instruction 'elect'").
     pub const fn opcode(self) -> &'static str {
         match self {
             Mnemonic::ReduxSync => "redux",
             Mnemonic::VoteSync => "vote",
             Mnemonic::ShflSync => "shfl",
+            Mnemonic::ElectSync => "elect",
             m => m.spelling(),
         }
     }
@@ -110,8 +117,10 @@ impl<'de> serde::Deserialize<'de> for Mnemonic {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let s = String::deserialize(d)?;
         Mnemonic::ALL.iter().copied().find(|m| m.spelling() == s).ok_or_else(|| {
+            let known: Vec<&str> = Mnemonic::ALL.iter().map(|m| m.spelling()).collect();
             serde::de::Error::custom(format_args!(
-                "unknown mnemonic `{s}` (expected one of red, redux.sync, vote.sync, shfl.sync, match, activemask, cp.reduce.async.bulk, vote, shfl, atom)"
+                "unknown mnemonic `{s}` (expected one of {})",
+                known.join(", ")
             ))
         })
     }

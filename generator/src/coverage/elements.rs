@@ -495,7 +495,9 @@ fn operand_elements(
     let Some(first) = legal.first() else { return };
     // A pair's second half is judged with the pair: its `pair` writing.
     for p in positions(&first.spelling) {
-        let (opname, spec_op, negatable, pair) = (p.name, p.spec, p.negatable, p.pair.is_some());
+        // A pair the syntax requires (elect.sync's `d|p`) is written by every case:
+        // only an optional one is a way of writing.
+        let (opname, spec_op, negatable, pair) = (p.name, p.spec, p.negatable, matches!(p.pair, Some((_, true))));
         let requires = spec_op.requires;
         let mut respects = vec![(Respect::Shape, "shape"), (Respect::Class, "class")];
         if spec_op.imm {

@@ -79,8 +79,6 @@ pub fn class_of(instruction: &Instruction, case: &Case) -> String {
 /// The classes meaningful for a line.
 fn meaningful(spec: &Spec, i: &Instruction, form_id: &str) -> BTreeSet<String> {
     let mut out: BTreeSet<String> = [
-        RuleId::Syntax(SyntaxRule::UnknownQualifier),
-        RuleId::Qualifier(QualifierRule::Duplicate),
         RuleId::Operand(OperandRule::Class),
         RuleId::Operand(OperandRule::Shape),
         RuleId::Operand(OperandRule::Count),
@@ -91,6 +89,12 @@ fn meaningful(spec: &Spec, i: &Instruction, form_id: &str) -> BTreeSet<String> {
     let Some((_, form)) = i.form(form_id) else {
         return out;
     };
+    // An unknown word and a duplicate are made of a qualifier the line writes
+    // after its mnemonic: elect.sync's line writes none.
+    if !form.syntax.slots.is_empty() {
+        out.insert(RuleId::Syntax(SyntaxRule::UnknownQualifier).to_string());
+        out.insert(RuleId::Qualifier(QualifierRule::Duplicate).to_string());
+    }
     if form.syntax.operand_names().len() >= 2 {
         out.insert(RuleId::Syntax(SyntaxRule::Parse).to_string());
     }

@@ -15,6 +15,7 @@ pub mod atom;
 pub mod binding;
 pub mod catalog;
 pub mod collective;
+pub mod elect;
 pub mod matching;
 pub mod memory;
 pub mod redux;
@@ -121,6 +122,8 @@ families! {
     Match(matching::Match) for Match;
     /// `activemask`.
     Activemask(activemask::Activemask) for Activemask;
+    /// `elect.sync`.
+    Elect(elect::Elect) for ElectSync;
 }
 
 /// A spelling the oracle computes nothing for.

@@ -8,7 +8,7 @@ use std::path::Path;
 use ptxvec_oracle::profile::Profile;
 use ptxvec_spec::Spec;
 
-use crate::record::accept::{accepts, accepts_threads};
+use crate::record::accept::{self, accepts, accepts_threads};
 use super::failure::{Failure, Slot};
 use super::report::{CaseInputs, Section, Status, TestCase, Unnamed};
 use super::results::{BadLine, ById, Computed, Line, SemanticResult, ThreadValues};
@@ -271,12 +271,29 @@ fn grade_outputs(
             });
         }
     }
+    let mut expected_all: Outputs<Expectation> = Outputs { d: None, mem: None, p: None };
+    let mut got_all: Outputs<Option<u64>> = Outputs { d: None, mem: None, p: None };
     for s in &shapes {
         let expected = v.suite.slots(r, p, s.out);
         grade_output(s, expected, got.get(s.out), failures);
         for t in threads.iter().filter(|t| t.out == s.out) {
             grade_threads(s, expected.get(t.slot), t, failures);
         }
+        expected_all.set(s.out, expected.to_vec());
+        let fitted = got.get(s.out).unwrap_or_default().iter().map(|g| g.and_then(|b| s.field.fit(b).ok()).map(|b| b.value));
+        got_all.set(s.out, fitted.collect());
+    }
+    // The classes that bind slots together (an election), once every slot is read.
+    if let Some(what) = accept::joint(&expected_all, &got_all) {
+        failures.push(Failure {
+            what: format!("the lanes together: {what}"),
+            expected: "one leader: its lane id in every d, its flag in its own p alone".to_owned(),
+            got: {
+                let hot = got_all.p.iter().flatten().enumerate().filter(|(_, g)| **g == Some(1));
+                format!("p true in lanes {:?}", hot.map(|(k, _)| k).collect::<Vec<_>>())
+            },
+            slot: None,
+        });
     }
 }
 

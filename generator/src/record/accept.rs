@@ -5,7 +5,7 @@
 
 use ptxvec_oracle::float::Format;
 
-use crate::record::Expectation;
+use crate::record::{Expectation, Out, Outputs};
 
 /// Whether `got` keeps `expected`.
 ///
@@ -29,7 +29,54 @@ pub fn accepts(expected: &Expectation, got: Option<u64>, float: Option<Format>) 
         }
         // One thread's value, where only one is at hand: one of those listed.
         (Expectation::Permutation(bits), Some(g)) => bits.iter().any(|b| b.value == g),
+        // One lane alone: `d` a lane the mask names, `p` a predicate; whether they
+        // make one election is [`joint`]'s.
+        (Expectation::Leader { lanes, flag: false }, Some(g)) => g < 32 && lanes.value >> g & 1 == 1,
+        (Expectation::Leader { flag: true, .. }, Some(g)) => g <= 1,
     }
+}
+
+/// What is wrong with a record's outputs taken together, where its classes bind
+/// several slots (elect.sync's `leader` and `is_leader`): of the `p` slots that
+/// hold `is_leader`, exactly one holds 1, at a lane its mask names, and every `d`
+/// slot that holds `leader` holds that lane's id (where `p` is not at hand, the same
+/// id in every slot). `None` when nothing is wrong, or nothing binds slots;
+/// `expected` and `got` list the outputs by the same keys, each value masked to its
+/// slot (`None` where nothing was written).
+pub fn joint(expected: &Outputs<Expectation>, got: &Outputs<Option<u64>>) -> Option<String> {
+    let pairs = |o: Out| {
+        let e = expected.get(o).unwrap_or_default();
+        let g = got.get(o).unwrap_or_default();
+        e.iter().zip(g).enumerate().map(|(k, (e, g))| (k, e, *g)).collect::<Vec<_>>()
+    };
+    let mut leader = None;
+    let flags: Vec<_> = pairs(Out::P)
+        .into_iter()
+        .filter_map(|(k, e, g)| match e {
+            Expectation::Leader { lanes, flag: true } => Some((k, lanes.value, g)),
+            _ => None,
+        })
+        .collect();
+    if let Some(&(_, lanes, _)) = flags.first() {
+        let hot: Vec<usize> = flags.iter().filter(|f| f.2 == Some(1)).map(|f| f.0).collect();
+        match hot[..] {
+            [k] if lanes >> k & 1 == 1 => leader = Some(k as u64),
+            [k] => return Some(format!("p: lane {k} holds the leader's flag, and the leader is one of the lanes 0x{lanes:08x}")),
+            _ => return Some(format!("p: {} lanes hold the leader's flag where exactly one must", hot.len())),
+        }
+    }
+    for (k, e, g) in pairs(Out::D) {
+        if let Expectation::Leader { flag: false, .. } = e {
+            match (leader, g) {
+                (Some(l), Some(g)) if g != l => {
+                    return Some(format!("d[{k}]: 0x{g:x}, where the leader is lane {l}"));
+                }
+                (None, Some(g)) => leader = Some(g),
+                _ => {}
+            }
+        }
+    }
+    None
 }
 
 /// Whether the values the contending threads returned (`got`, one per thread, in
@@ -152,5 +199,42 @@ mod tests {
         // Another class holds each thread's value to itself.
         let exact = Expectation::Exact(crate::record::Bits::new(3, 32));
         assert!(accepts_threads(&exact, &[3, 3], None) && !accepts_threads(&exact, &[3, 2], None));
+    }
+
+    /// docs/formats.md's `leader` and `is_leader` rows, from PTX ISA 9.7.13.14:
+    /// "`laneid` of the elected thread is returned in [...] `d`", "`p` is set to
+    /// `True` for the leader thread, and `False` for all other threads". Lanes 4 to 7
+    /// may be elected; lanes 0 to 3 do not execute.
+    #[test]
+    fn an_election_holds_its_lanes_together() {
+        let lanes = crate::record::Bits::new(0xf0, 32);
+        let (d, p) = (
+            Expectation::Leader { lanes, flag: false },
+            Expectation::Leader { lanes, flag: true },
+        );
+        assert!(accepts(&d, Some(6), None) && !accepts(&d, Some(3), None) && !accepts(&d, Some(40), None));
+        assert!(accepts(&p, Some(1), None) && accepts(&p, Some(0), None) && !accepts(&p, Some(2), None));
+        let expected = |with_d: bool| {
+            let slots = |e: &Expectation| (0..8).map(|l| if l < 4 { Expectation::NotExecuted } else { e.clone() }).collect();
+            Outputs { d: with_d.then(|| slots(&d)), mem: None, p: Some(slots(&p)) }
+        };
+        let got = |d: [u64; 4], p: [u64; 4]| Outputs {
+            d: Some((0..8).map(|l| (l >= 4).then(|| d[l - 4])).collect()),
+            mem: None,
+            p: Some((0..8).map(|l| (l >= 4).then(|| p[l - 4])).collect()),
+        };
+        let sink = |o: Outputs<Option<u64>>| Outputs { d: None, ..o };
+        // Lane 6 elected: every d 6, p in lane 6 alone. Lane 4 as well.
+        assert_eq!(joint(&expected(true), &got([6; 4], [0, 0, 1, 0])), None);
+        assert_eq!(joint(&expected(true), &got([4; 4], [1, 0, 0, 0])), None);
+        assert_eq!(joint(&expected(false), &sink(got([0; 4], [0, 1, 0, 0]))), None);
+        // Two leaders, none, a d that names another lane, two d values.
+        for (d, p) in [([6; 4], [0, 0, 1, 1]), ([6; 4], [0; 4]), ([5; 4], [0, 0, 1, 0]), ([6, 6, 6, 7], [0, 0, 1, 0])] {
+            assert!(joint(&expected(true), &got(d, p)).is_some(), "{d:?} {p:?}");
+        }
+        assert!(joint(&expected(false), &sink(got([0; 4], [1, 1, 0, 0]))).is_some());
+        // Nothing binds exact slots together.
+        let exact = Outputs { d: Some(vec![Expectation::Exact(lanes)]), mem: None, p: None };
+        assert_eq!(joint(&exact, &Outputs { d: Some(vec![Some(1)]), mem: None, p: None }), None);
     }
 }

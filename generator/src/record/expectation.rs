@@ -34,6 +34,18 @@ pub enum Expectation {
     /// thread each, in any order (atom's `d`: each thread finds the memory as the
     /// threads before it left it, in an order the document leaves open).
     Permutation(Vec<Bits>),
+    /// `{"accept": "leader", "lanes": "0x..."}` on `d` and `{"accept":
+    /// "is_leader", "lanes": "0x..."}` on `p` (elect.sync): one lane of the mask
+    /// `lanes` is the leader, the document leaving which open. Every slot that
+    /// holds `leader` holds its lane id, and of the slots that hold `is_leader`
+    /// the leader's alone holds 1 ([`super::accept::joint`]).
+    Leader {
+        /// The lanes that may be elected.
+        lanes: Bits,
+        /// `is_leader`: the predicate slot, true in the leader's lane; else
+        /// `leader`, the leader's lane id.
+        flag: bool,
+    },
     /// `{"accept": "undefined"}`: the lane executes, its value is undefined.
     Undefined,
     /// `null`: the lane does not execute the instruction and writes nothing.
@@ -104,6 +116,8 @@ const ACCEPT_NAN_ANY: &str = "nan:any";
 const ACCEPT_ONE_OF: &str = "one_of";
 const ACCEPT_UNDEFINED: &str = "undefined";
 const ACCEPT_PERMUTATION: &str = "permutation";
+const ACCEPT_LEADER: &str = "leader";
+const ACCEPT_IS_LEADER: &str = "is_leader";
 /// The threads of a contention record, whose returned values a `permutation`
 /// lists.
 pub const CONTENDERS: usize = 32;
@@ -135,6 +149,12 @@ impl Serialize for Expectation {
                 m.serialize_entry("bits", bits)?;
                 m.end()
             }
+            Expectation::Leader { lanes, flag } => {
+                let mut m = s.serialize_map(Some(2))?;
+                m.serialize_entry("accept", if *flag { ACCEPT_IS_LEADER } else { ACCEPT_LEADER })?;
+                m.serialize_entry("lanes", lanes)?;
+                m.end()
+            }
         }
     }
 }
@@ -152,7 +172,7 @@ impl<'de> Visitor<'de> for ExpectationVisitor {
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(
-            "a hex bit pattern, null, or an accept class {\"accept\": \"nan:any\" | \"one_of\" | \"permutation\" | \"undefined\"}",
+            "a hex bit pattern, null, or an accept class {\"accept\": \"nan:any\" | \"one_of\" | \"permutation\" | \"leader\" | \"is_leader\" | \"undefined\"}",
         )
     }
 
@@ -170,19 +190,27 @@ impl<'de> Visitor<'de> for ExpectationVisitor {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Expectation, A::Error> {
         let (mut accept, mut bits, mut nan) = (None::<String>, None::<Vec<Bits>>, None::<bool>);
+        let mut lanes = None::<Bits>;
         while let Some(key) = map.next_key::<String>()? {
             let dup = || de::Error::custom(format_args!("duplicate field `{key}`"));
             match key.as_str() {
                 "accept" if accept.is_none() => accept = Some(map.next_value()?),
                 "bits" if bits.is_none() => bits = Some(map.next_value()?),
                 "nan" if nan.is_none() => nan = Some(map.next_value()?),
-                "accept" | "bits" | "nan" => return Err(dup()),
+                "lanes" if lanes.is_none() => lanes = Some(map.next_value()?),
+                "accept" | "bits" | "nan" | "lanes" => return Err(dup()),
                 other => {
-                    return Err(de::Error::unknown_field(other, &["accept", "bits", "nan"]));
+                    return Err(de::Error::unknown_field(other, &["accept", "bits", "nan", "lanes"]));
                 }
             }
         }
         let accept = accept.ok_or_else(|| de::Error::missing_field("accept"))?;
+        let leader = [ACCEPT_LEADER, ACCEPT_IS_LEADER].contains(&accept.as_str());
+        if lanes.is_some() != leader {
+            return Err(de::Error::custom(format_args!(
+                "\"lanes\" (a 32-bit lane mask) goes with `leader` and `is_leader` alone, not `{accept}`"
+            )));
+        }
         match accept.as_str() {
             ACCEPT_ONE_OF => match bits {
                 Some(bits) if (1..=2).contains(&bits.len()) => Ok(Expectation::OneOf {
@@ -199,6 +227,17 @@ impl<'de> Visitor<'de> for ExpectationVisitor {
                     "`permutation` lists {CONTENDERS} patterns under \"bits\", one per contending thread, and takes no \"nan\""
                 ))),
             },
+            ACCEPT_LEADER | ACCEPT_IS_LEADER => match lanes {
+                Some(lanes) if lanes.width == 32 && lanes.value != 0 && bits.is_none() && nan.is_none() => {
+                    Ok(Expectation::Leader {
+                        lanes,
+                        flag: accept == ACCEPT_IS_LEADER,
+                    })
+                }
+                _ => Err(de::Error::custom(format_args!(
+                    "`{accept}` takes \"lanes\", a non-zero 32-bit mask, and no \"bits\" or \"nan\""
+                ))),
+            },
             ACCEPT_NAN_ANY | ACCEPT_UNDEFINED if bits.is_some() || nan.is_some() => Err(
                 de::Error::custom(format_args!("`{accept}` takes no \"bits\" and no \"nan\"")),
             ),
@@ -206,7 +245,7 @@ impl<'de> Visitor<'de> for ExpectationVisitor {
             ACCEPT_UNDEFINED => Ok(Expectation::Undefined),
             other => Err(de::Error::unknown_variant(
                 other,
-                &[ACCEPT_NAN_ANY, ACCEPT_ONE_OF, ACCEPT_PERMUTATION, ACCEPT_UNDEFINED],
+                &[ACCEPT_NAN_ANY, ACCEPT_ONE_OF, ACCEPT_PERMUTATION, ACCEPT_LEADER, ACCEPT_IS_LEADER, ACCEPT_UNDEFINED],
             )),
         }
     }
@@ -232,6 +271,11 @@ mod tests {
             r#"{"accept":"undefined","why":"x"}"#,
             r#"{"accept":"permutation","bits":["0x1","0x2"]}"#,
             r#"{"accept":"permutation"}"#,
+            r#"{"accept":"leader"}"#,
+            r#"{"accept":"leader","lanes":"0x00000000"}"#,
+            r#"{"accept":"is_leader","lanes":"0x0003"}"#,
+            r#"{"accept":"leader","lanes":"0x00000003","bits":["0x1"]}"#,
+            r#"{"accept":"one_of","bits":["0x1"],"lanes":"0x00000003"}"#,
             r#"{"bits":["0x1"]}"#,
             "5",
             "true",

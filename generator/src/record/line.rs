@@ -281,6 +281,11 @@ fn expectation(out: &mut Vec<u8>, e: &Expectation) {
             bits_list(out, list_of);
             out.push(b'}');
         }
+        Expectation::Leader { lanes, flag } => {
+            out.extend_from_slice(if *flag { br#"{"accept":"is_leader","lanes":"# } else { br#"{"accept":"leader","lanes":"# });
+            bits(out, lanes);
+            out.push(b'}');
+        }
     }
 }
 
@@ -338,6 +343,8 @@ mod tests {
                 nan: true,
             },
             Expectation::Permutation((0..32).map(|k| b(k % 3, 32)).collect()),
+            Expectation::Leader { lanes: b(0xf0, 32), flag: false },
+            Expectation::Leader { lanes: b(0xf0, 32), flag: true },
         ];
         let warp = WarpInputs {
             membermask: Some(b(0xffff_ffff, 32)),

@@ -520,7 +520,7 @@ mod tests {
             .map(|c| c.text)
             .collect();
         let tools = crate::ptxas::offline_tools(&spec).unwrap();
-        texts.extend(crate::ptxas::explore::texts(&spec, &tools, 20_000, 7).into_iter().map(|(w, _, _)| w.text));
+        texts.extend(crate::ptxas::explore::texts(&spec, &tools, (20_000, 7, None)).into_iter().map(|(w, _, _)| w.text));
         let taken = texts.iter().filter(|t| agrees(t)).count();
         // Most texts have the shape; the rest are the definition's.
         assert!(taken * 2 > texts.len(), "{taken} of {}", texts.len());

@@ -476,12 +476,29 @@ fn operand_mutants(base: &Legal<'_>, out: &mut Vec<Mutant>) {
         out.push(m("syntax.parse", joined, Kind::Malformed, SyntaxRule::Parse.into(), ptxas_says("Parsing error ... syntax error")));
     }
     for (i, p) in ps.iter().enumerate() {
-        let Some(written) = ops.get(i) else { continue };
-        let with = |text: &str| {
+        let Some(whole) = ops.get(i) else { continue };
+        // A pair the syntax requires (`d|p`) keeps its `|p` while `d` is mutated, so
+        // that each mutant has one defect; the pair itself is mutated below.
+        let (written, tail) = match (&p.pair, whole.split_once('|')) {
+            (Some((_, false)), Some((d, q))) => (d, format!("|{q}")),
+            _ => (whole.as_str(), String::new()),
+        };
+        let with_whole = |text: &str| {
             let mut o = ops.clone();
             o[i] = text.to_owned();
             o
         };
+        let with = |text: &str| with_whole(&format!("{text}{tail}"));
+        // A required pair cannot hold an address, a vector or an immediate as `d`
+        // and still be one defect: ptxas 13.5 reads `[%rd9]|%p1` and `1|%p1` as
+        // syntax errors, the general grammar `{%r1, %r1}|%p1` too.
+        let paired = !tail.is_empty();
+        if let Some((q, false)) = &p.pair {
+            out.push(m(&format!("operand.shape:pair_missing:{}", p.name), with_whole(written), Kind::Invalid, OperandRule::Shape.into(), ptxas_says("Predicate output expected")));
+            if !q.spec.sink {
+                out.push(m(&format!("operand.sink:{}", q.name), with_whole(&format!("{written}|_")), Kind::Invalid, OperandRule::Sink.into(), ptxas_says("Predicate output expected")));
+            }
+        }
         let tag = |what: &str| format!("{what}:{}", p.name);
         match p.class {
             None => {
@@ -493,7 +510,9 @@ fn operand_mutants(base: &Legal<'_>, out: &mut Vec<Mutant>) {
                 }
             }
             Some(class) => {
-                out.push(m(&tag("operand.shape"), with("[%rd9]"), Kind::Invalid, OperandRule::Shape.into(), src.clone()));
+                if !paired {
+                    out.push(m(&tag("operand.shape"), with("[%rd9]"), Kind::Invalid, OperandRule::Shape.into(), src.clone()));
+                }
                 let wrong = match operands::reg_for(class) {
                     super::text::RegClass::B64 | super::text::RegClass::F64 => "%r9",
                     _ => "%rd9",
@@ -508,10 +527,14 @@ fn operand_mutants(base: &Legal<'_>, out: &mut Vec<Mutant>) {
                     out.push(m(&tag("operand.class"), with(&format!("{{{}}}", bad.join(", "))), Kind::Invalid, OperandRule::Class.into(), ptxas_says("Arguments mismatch")));
                     continue;
                 }
-                out.push(m(&tag("operand.shape:vector"), with(&format!("{{{written}, {written}}}")), Kind::Invalid, OperandRule::Shape.into(), ptxas_says("Vector operand is not allowed")));
+                if !paired {
+                    out.push(m(&tag("operand.shape:vector"), with(&format!("{{{written}, {written}}}")), Kind::Invalid, OperandRule::Shape.into(), ptxas_says("Vector operand is not allowed")));
+                }
                 out.push(m(&tag("operand.class"), with(wrong), Kind::Invalid, OperandRule::Class.into(), ptxas_says("Arguments mismatch")));
-                if p.spec.dest {
+                if p.spec.dest && !paired {
                     out.push(m(&tag("operand.register_required"), with("1"), Kind::Invalid, OperandRule::RegisterRequired.into(), ptxas_says("Result register required")));
+                }
+                if p.spec.dest {
                     if !p.spec.sink {
                         out.push(m(&tag("operand.sink"), with("_"), Kind::Invalid, OperandRule::Sink.into(), ptxas_says("Result discard mode is not allowed")));
                     }
@@ -529,7 +552,7 @@ fn operand_mutants(base: &Legal<'_>, out: &mut Vec<Mutant>) {
                 }
                 if let Some((q, _)) = &p.pair {
                     if p.spec.sink && q.spec.sink {
-                        out.push(m(&tag("operand.shape:sinks"), with("_|_"), Kind::Invalid, OperandRule::Shape.into(), ptxas_says("Parsing error near '_': syntax error")));
+                        out.push(m(&tag("operand.shape:sinks"), with_whole("_|_"), Kind::Invalid, OperandRule::Shape.into(), ptxas_says("Parsing error near '_': syntax error")));
                     }
                 }
             }

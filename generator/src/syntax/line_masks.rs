@@ -301,7 +301,8 @@ mod tests {
             for _ in 0..3000 {
                 let len = rand::Rng::random_range(&mut rng, 0..=7);
                 let pick = |rng: &mut rand_chacha::ChaCha8Rng| {
-                    if rand::Rng::random_range(rng, 0..20) == 0 {
+                    // An instruction of no qualifier (elect.sync) draws other words alone.
+                    if vocabulary.is_empty() || rand::Rng::random_range(rng, 0..20) == 0 {
                         every[rand::Rng::random_range(rng, 0..every.len())]
                     } else {
                         vocabulary[rand::Rng::random_range(rng, 0..vocabulary.len())]

@@ -469,6 +469,11 @@ fn check_one<S: AsRef<str>>(
         };
     }
     match w {
+        // ptxas 13.5: elect.sync's `d|p` without its `|p` draws "Predicate output
+        // expected for instruction 'elect'".
+        Operand::Scalar(_) if matches!(p.pair, Some((_, false))) => {
+            shape("written with its predicate output: `d|p`")
+        }
         Operand::Scalar(a) => check_atom(p, class, a, false, say),
         Operand::Not(a) if p.negatable => check_atom(p, class, a, false, say),
         Operand::Not(_) => shape("written without `!`: only a predicate source may be negated"),

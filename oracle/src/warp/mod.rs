@@ -1,5 +1,5 @@
-//! Warp-level instructions: `vote.sync`, `shfl.sync`, `match.sync`, `redux.sync`
-//! and `activemask`, as pure functions of one warp's state.
+//! Warp-level instructions: `vote.sync`, `shfl.sync`, `match.sync`, `redux.sync`,
+//! `activemask` and `elect.sync`, as pure functions of one warp's state.
 //!
 //! # The model
 //!
@@ -48,6 +48,7 @@
 //! defined on sm_6x.
 
 pub mod activemask;
+pub mod elect;
 pub mod matching;
 pub mod redux;
 pub mod shfl;

@@ -176,7 +176,7 @@ pub const EXPLORE_TEXTS: usize = 400_000;
 pub fn explore_stream(spec: &Spec, n: usize) -> Result<Vec<u8>> {
     let tools = crate::ptxas::offline_tools(spec)?;
     let mut out = Vec::new();
-    crate::ptxas::explore::requests(spec, &tools, n, 1, &mut out)?;
+    crate::ptxas::explore::requests(spec, &tools, (n, 1, None), &mut out)?;
     Ok(out)
 }
 

@@ -97,8 +97,12 @@ pub fn code(e: &Expectation) -> (u8, u64, u64) {
             (if *nan { 3 } else { 1 }, a, b)
         }
         // The device compares one value per slot; a permutation is judged on the
-        // host, from every contending thread's value in the raw buffer.
-        Expectation::Undefined | Expectation::NotExecuted | Expectation::Permutation(_) => (4, 0, 0),
+        // host, from every contending thread's value in the raw buffer, and an
+        // election from every lane's (`accept::joint`).
+        Expectation::Undefined
+        | Expectation::NotExecuted
+        | Expectation::Permutation(_)
+        | Expectation::Leader { .. } => (4, 0, 0),
     }
 }
 

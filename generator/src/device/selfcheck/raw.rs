@@ -19,8 +19,8 @@ use ptxvec_oracle::profile::Profile;
 
 use super::emit::LANE_BYTES;
 use super::{skipped, Execution, Suite, WARP};
-use crate::record::accept::{accepts, accepts_threads};
-use crate::record::{Expectation, Out};
+use crate::record::accept::{self, accepts, accepts_threads};
+use crate::record::{Expectation, Out, Outputs};
 
 /// The byte a runner fills `ptxvec_raw`'s buffer with before the launch, so that a
 /// slot the engine never wrote is told apart from one it wrote: a zeroed buffer
@@ -218,6 +218,19 @@ pub fn judge(s: &Suite, vals: &[Option<Values>], p: Profile) -> Tally {
                     });
                 }
             }
+        }
+        // An election binds the lanes together (`accept::joint`): a record whose
+        // every slot passes alone may still elect two leaders.
+        let mut expected: Outputs<Expectation> = Outputs { d: None, mem: None, p: None };
+        let mut values: Outputs<Option<u64>> = Outputs { d: None, mem: None, p: None };
+        for (oi, (o, _)) in outs.iter().enumerate() {
+            let slots = s.slots(rec, p, *o);
+            expected.set(*o, slots.to_vec());
+            // A lane that does not execute wrote nothing.
+            values.set(*o, got[oi].iter().zip(slots).map(|(g, e)| (*e != Expectation::NotExecuted).then_some(*g)).collect());
+        }
+        if ok && accept::joint(&expected, &values).is_some() {
+            ok = false;
         }
         if ok {
             v.matches += 1;

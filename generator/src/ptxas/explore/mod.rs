@@ -18,7 +18,7 @@ use std::path::PathBuf;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use ptxvec_spec::Spec;
+use ptxvec_spec::{Mnemonic, Spec};
 
 use crate::ptxas::differential::{self, Check};
 use crate::error::{Error, Result};
@@ -34,9 +34,29 @@ use self::walk::{Step, Walked};
 
 /// The committed verdict cache, relative to the repository.
 pub const DEFAULT_CACHE: &str = "explore/ptxas-verdicts.txt";
-/// The recorded explorations (explore/README.md): (seed, count of texts), each
-/// with its verdicts in the committed cache.
-pub const RECORDED: &[(u64, usize)] = &[(22, 100_000), (2026, 40_000), (13, 40_000), (100, 40_000), (2026112901, 100_000)];
+/// A recorded exploration (explore/README.md), with its verdicts in the committed
+/// cache.
+#[derive(Debug, Clone, Copy)]
+pub struct Recorded {
+    /// The walks' seed.
+    pub seed: u64,
+    /// How many texts.
+    pub n: usize,
+    /// The newest instruction it walks: it walks the instructions of
+    /// `Mnemonic::ALL` up to this one, those the spec had when it was recorded, so
+    /// that an instruction added later changes none of its texts (`--as-of`).
+    pub as_of: Mnemonic,
+}
+
+/// The recorded explorations.
+pub const RECORDED: &[Recorded] = &[
+    Recorded { seed: 22, n: 100_000, as_of: Mnemonic::Atom },
+    Recorded { seed: 2026, n: 40_000, as_of: Mnemonic::Atom },
+    Recorded { seed: 13, n: 40_000, as_of: Mnemonic::Atom },
+    Recorded { seed: 100, n: 40_000, as_of: Mnemonic::Atom },
+    Recorded { seed: 2026112901, n: 100_000, as_of: Mnemonic::Atom },
+    Recorded { seed: 2026112811, n: 40_000, as_of: Mnemonic::ElectSync },
+];
 
 /// Per ledger entry, the texts of the recorded explorations on which ptxas departs
 /// from the verdict as the entry predicts (from the committed cache, no ptxas):
@@ -45,7 +65,7 @@ pub fn recorded_departures(spec: &Spec, cache: &std::path::Path) -> Result<BTree
     let tools = crate::ptxas::offline_tools(spec)?;
     let cache = Cache::read(cache)?;
     let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    let recorded = RECORDED.iter().flat_map(|&(seed, n)| probes(spec, &tools, n, seed, &cache));
+    let recorded = RECORDED.iter().flat_map(|r| probes(spec, &tools, (r.n, r.seed, Some(r.as_of)), &cache));
     for p in recorded {
         let (Some(pr), Some((_, kept))) = (&p.predicted, &p.ptxas) else { continue };
         if Said::of(kept) == p.expected() {
@@ -85,6 +105,25 @@ pub struct Args {
     /// near misses for a parser under test.
     #[arg(long, requires = "explore")]
     pub requests: bool,
+    /// Walk only the instructions of the spec up to this one in the order they
+    /// were added (`Mnemonic::ALL`): a recorded exploration replays so after
+    /// instructions are added (explore/README.md).
+    #[arg(long, value_name = "INSTRUCTION", requires = "explore", value_parser = parse_mnemonic)]
+    pub as_of: Option<Mnemonic>,
+}
+
+/// An instruction's mnemonic, as `--as-of` takes it.
+fn parse_mnemonic(text: &str) -> std::result::Result<Mnemonic, String> {
+    Mnemonic::ALL.iter().copied().find(|m| m.spelling() == text).ok_or_else(|| {
+        let known: Vec<&str> = Mnemonic::ALL.iter().map(|m| m.spelling()).collect();
+        format!("no such instruction `{text}` (expected one of {})", known.join(", "))
+    })
+}
+
+/// Whether an exploration as of `as_of` walks instruction `m` (every one for `None`).
+fn walks_instruction(m: Mnemonic, as_of: Option<Mnemonic>) -> bool {
+    let at = |m: Mnemonic| Mnemonic::ALL.iter().position(|x| *x == m);
+    as_of.is_none_or(|newest| at(m) <= at(newest))
 }
 
 impl Default for Args {
@@ -97,19 +136,20 @@ impl Default for Args {
             update_cache: false,
             offline: false,
             requests: false,
+            as_of: None,
         }
     }
 }
 
 /// The explored texts as `check-syntax -` requests, one JSON line each.
-pub fn requests(spec: &Spec, tools: &[Ptxas], n: usize, seed: u64, out: &mut dyn std::io::Write) -> Result<()> {
+pub fn requests(spec: &Spec, tools: &[Ptxas], walk: Walk, out: &mut dyn std::io::Write) -> Result<()> {
     #[derive(serde::Serialize)]
     struct Request<'a> {
         text: &'a str,
         ptx: String,
         target: String,
     }
-    for (w, _, m) in texts(spec, tools, n, seed) {
+    for (w, _, m) in texts(spec, tools, walk) {
         let r = Request {
             text: &w.text,
             ptx: m.ptx.to_string(),
@@ -228,11 +268,12 @@ fn module_for(spec: &Spec, start: &Case, all: &[Module], rng: &mut ChaCha8Rng) -
 
 /// The explored texts, each with its start's instruction and the module it is
 /// judged at, from the seed: what [`probes`] judges and `bench` streams.
-pub fn texts(spec: &Spec, tools: &[Ptxas], n: usize, seed: u64) -> Vec<(Walked, String, Module)> {
+pub fn texts(spec: &Spec, tools: &[Ptxas], (n, seed, as_of): Walk) -> Vec<(Walked, String, Module)> {
     let cases: Vec<(usize, Case)> = spec
         .instructions
         .iter()
         .enumerate()
+        .filter(|(_, f)| walks_instruction(f.instruction.mnemonic, as_of))
         .flat_map(|(i, f)| vectors::cases(spec, &f.instruction).into_iter().map(move |c| (i, c)))
         .collect();
     let starts = walk::starts(spec, &cases);
@@ -250,10 +291,14 @@ pub fn texts(spec: &Spec, tools: &[Ptxas], n: usize, seed: u64) -> Vec<(Walked, 
         .collect()
 }
 
+/// Which walks: how many texts, their seed, and the newest instruction walked
+/// (`None`: every one; [`Recorded::as_of`]).
+pub type Walk = (usize, u64, Option<Mnemonic>);
+
 /// The explored texts, judged by us, with the ptxas verdicts the cache holds.
-pub fn probes(spec: &Spec, tools: &[Ptxas], n: usize, seed: u64, cache: &Cache) -> Vec<Probe> {
+pub fn probes(spec: &Spec, tools: &[Ptxas], walk: Walk, cache: &Cache) -> Vec<Probe> {
     use rayon::prelude::*;
-    texts(spec, tools, n, seed)
+    texts(spec, tools, walk)
         .into_par_iter()
         .map(|(w, instruction, module)| {
             let ours = judge(spec, &w.text, module.ptx, module.target, Order::Lenient);
@@ -398,7 +443,7 @@ pub struct Explored {
 /// `offline`), the comparison and the report.
 pub fn explore(spec: &Spec, tools: &[Ptxas], args: &Args, n: usize, jobs: usize) -> Result<Explored> {
     let mut cache = Cache::read(&args.cache)?;
-    let mut probes = probes(spec, tools, n, args.seed, &cache);
+    let mut probes = probes(spec, tools, (n, args.seed, args.as_of), &cache);
     let mut unverifiable = BTreeMap::new();
     let asked = if args.offline {
         let missing = probes.iter().filter(|p| p.ptxas.is_none()).count();

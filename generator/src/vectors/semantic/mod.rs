@@ -39,8 +39,8 @@ pub struct Variant<'s> {
     /// (or, for shfl, the lane selection) first:
     /// `red#operation`, `red#noftz_keeps_subnormals`.
     pub notes: Vec<String>,
-    /// Whether the text writes the optional predicate destination (`d|p`), where
-    /// the syntax has one. Each such variant has a twin that writes `d` alone (id
+    /// Whether the text writes the predicate destination (`d|p`), where the
+    /// syntax has one. Where it is optional, each such variant has a twin that writes `d` alone (id
     /// `<chain>-d`), the shape compilers emit most: an engine that mishandles `|p`
     /// then fails only the twin with `|p`, not a right shuffle.
     pub pair: bool,
@@ -94,7 +94,11 @@ pub fn variants(spec: &Spec) -> Vec<Variant<'_>> {
                 // Stable: the defining notes first, each group in spec order.
                 notes.sort_by_key(|(later, _)| *later);
                 let notes = notes.into_iter().map(|(_, id)| id).collect();
-                let pair = operands::style_applies(&l.spelling, Style::WithPair);
+                // `p` is written where the syntax's pair is optional (`d[|p]`, with a
+                // twin that writes `d` alone) or mandatory (elect.sync's `d|p`).
+                let optional_pair = operands::style_applies(&l.spelling, Style::WithPair);
+                let pair = optional_pair
+                    || operands::positions(&l.spelling).iter().any(|p| matches!(p.pair, Some((_, false))));
                 let v = Variant {
                     id: l.spelling.chain(),
                     requires: need_records(&l.needs),
@@ -103,7 +107,7 @@ pub fn variants(spec: &Spec) -> Vec<Variant<'_>> {
                     notes,
                     pair,
                 };
-                let twin = pair.then(|| Variant {
+                let twin = optional_pair.then(|| Variant {
                     id: format!("{}{D_ONLY}", v.id),
                     requires: v.requires.clone(),
                     spelling: v.spelling.clone(),
