@@ -29,8 +29,21 @@ impl Installed {
         Installed { _bin_dir: bin_dir, bin, cwd }
     }
 
+    /// Runs the copy. A child that another test thread forks while the copy is
+    /// being written holds it open for writing until that child execs, and running
+    /// the copy then fails with "Text file busy" (ETXTBSY): that moment passes, so
+    /// the run is tried again a while, as Go's os/exec does.
     fn run(&self, args: &[&str]) -> Output {
-        Command::new(&self.bin).args(args).current_dir(self.cwd.path()).output().unwrap()
+        let mut tries = 0;
+        loop {
+            match Command::new(&self.bin).args(args).current_dir(self.cwd.path()).output() {
+                Err(e) if e.kind() == std::io::ErrorKind::ExecutableFileBusy && tries < 100 => {
+                    tries += 1;
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                }
+                r => return r.unwrap(),
+            }
+        }
     }
 
     fn cwd(&self) -> &Path {

@@ -3,6 +3,8 @@
 //! without a GPU: the current sm_90 expectations must rebuild the digest of what
 //! silicon wrote, and each profile must match as many records as it did.
 
+use std::collections::{BTreeMap, BTreeSet};
+
 use ptxvec_generator::record::{Bits, Expectation, Inputs, Out};
 use ptxvec_generator::device::selfcheck::emit::{module, Entries};
 use ptxvec_generator::device::selfcheck::{self, raw, Suite, Window};
@@ -698,4 +700,39 @@ fn the_documented_runner_command_lines_parse() {
     let probe = Cli::try_parse_from(["ptxvec", "silicon-probe", "--out", "o", "--child", "v", "--shape", "nan-relaid"]).unwrap();
     assert!(matches!(probe.command, Command::SiliconProbe(a) if a.runner.child.as_deref() == Some("v")));
     assert!(Cli::try_parse_from(["ptxvec", "silicon-probe", "--out", "o", "--shape", "nan-relaid"]).is_err(), "--shape without --child");
+}
+
+/// A window that spells a state space runs the text of the variant stated in that
+/// space (`atom.add.f32` in `global-space` runs `atom.global.add.f32`), so it is
+/// graded as that variant is: every record whose inputs a record of the spelled
+/// variant also has expects what that record expects. For `atom.add.f32` and
+/// `red.add.f32` that changes something: the document flushes a subnormal f32 add
+/// on global memory and leaves it open for a generic address (PTX ISA 9.7.13.5,
+/// 9.7.13.6).
+#[test]
+fn a_window_that_spells_a_space_is_graded_as_that_spelling() {
+    let all = suites();
+    let by_id: BTreeMap<&str, &Suite> = all.iter().map(|s| (s.id.as_str(), s)).collect();
+    let mut compared = 0;
+    let mut changed = BTreeSet::new();
+    for s in &all {
+        for w in [Window::GlobalSpace, Window::SharedSpace] {
+            let Ok(spelled) = s.in_window(w) else { continue };
+            let Some(own) = by_id.get(spelled.opcode.as_str()) else { continue };
+            let inputs: BTreeMap<String, &ptxvec_generator::record::Record> =
+                own.records.iter().map(|r| (serde_json::to_string(&r.inputs).unwrap(), r)).collect();
+            for (generic, r) in s.records.iter().zip(&spelled.records) {
+                let Some(o) = inputs.get(&serde_json::to_string(&r.inputs).unwrap()) else { continue };
+                assert_eq!(r.expect, o.expect, "{} in {} against {}", r.id, w.name(), o.id);
+                compared += 1;
+                if generic.expect != r.expect {
+                    changed.insert(s.id.clone());
+                }
+            }
+        }
+    }
+    assert!(compared > 1000, "{compared} records compared");
+    for id in ["atom.add.f32", "red.add.f32"] {
+        assert!(changed.contains(id), "{id}'s global-space window expects as the generic variant: {changed:?}");
+    }
 }

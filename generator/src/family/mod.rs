@@ -126,6 +126,30 @@ families! {
     Elect(elect::Elect) for ElectSync;
 }
 
+/// What a text computing `semantics` expects of `inputs` (fitted to its shape)
+/// under each of `profiles`; `negate`: a source is written `!`, `pair`: the text
+/// writes `p` (a text that writes `d` alone has none). With several profiles, the
+/// document's is always given and another only where it expects otherwise (how
+/// the vector files and `ptxvec eval` write them).
+pub fn expectations(
+    semantics: Semantics,
+    (negate, pair): (bool, bool),
+    inputs: &Inputs,
+    profiles: &[Profile],
+) -> Result<std::collections::BTreeMap<Profile, Outputs<Expectation>>> {
+    let mut expect = std::collections::BTreeMap::new();
+    for &p in profiles {
+        let mut out = semantics.outputs(negate, inputs, p)?;
+        if !pair {
+            out.p = None;
+        }
+        if profiles.len() == 1 || p == Profile::PtxIsa || expect.get(&Profile::PtxIsa) != Some(&out) {
+            expect.insert(p, out);
+        }
+    }
+    Ok(expect)
+}
+
 /// A spelling the oracle computes nothing for.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("`{spelling}`: no {what} the oracle knows")]

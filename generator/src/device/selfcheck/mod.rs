@@ -12,7 +12,7 @@ pub mod emit;
 pub mod raw;
 pub mod subset;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use ptxvec_oracle::float::Format;
@@ -25,7 +25,7 @@ pub use crate::family::{Execution, MemSpace};
 
 use crate::error::{Error, Result};
 use crate::family;
-use crate::record::{self, Bits, Expectation, Inputs, Out, Record, Shape};
+use crate::record::{self, Bits, Expectation, Inputs, Out, Outputs, Record, Shape};
 use crate::family::binding::{self, Bound};
 use crate::record::index::{Index, IndexEntry};
 
@@ -160,7 +160,14 @@ pub struct Suite {
     /// The withdrawal itself: its first `.version` and its target; no module of that
     /// version or later on a target meeting it may hold the variant.
     pub removal: Option<(PtxVersion, Target)>,
+    /// For a variant stated with generic addressing, each window that spells a
+    /// state space (`red.global…`), with every record's expectations as that
+    /// spelling's: the text is the spelled variant's, and is graded as it is.
+    pub spelled: Vec<(Window, Vec<Expected>)>,
 }
+
+/// A record's expectations, by profile.
+pub type Expected = BTreeMap<Profile, Outputs<Expectation>>;
 
 impl Suite {
     /// Reads a variant's records against the spec: every text must be a spelling
@@ -250,7 +257,7 @@ impl Suite {
         let before_removal = removal.and_then(|(ptx, target)| {
             Some((spec.targets.version_before(ptx)?.to_string(), target.to_string()))
         });
-        Ok(Suite {
+        let mut suite = Suite {
             id: id.to_owned(),
             opcode,
             mnemonic,
@@ -264,7 +271,46 @@ impl Suite {
             window,
             before_removal,
             removal,
-        })
+            spelled: Vec::new(),
+        };
+        suite.spelled = suite.spelled_expectations(spec)?;
+        Ok(suite)
+    }
+
+    /// The expectations of each window that spells a state space: every record's
+    /// text with the window's opcode, evaluated as `ptxvec eval` evaluates it.
+    fn spelled_expectations(&self, spec: &Spec) -> Result<Vec<(Window, Vec<Expected>)>> {
+        let mut out = Vec::new();
+        for w in self.windows().into_iter().filter(|w| w.space().1.is_some()) {
+            let opcode = self.window_opcode(w);
+            let mut per_record = Vec::with_capacity(self.records.len());
+            for (n, r) in self.records.iter().enumerate() {
+                let at = |e: &dyn std::fmt::Display| Error::Input(format!("{}: line {} in window {}: {e}", self.id, n + 1, w.name()));
+                let rest = r.text.strip_prefix(self.opcode.as_str()).ok_or_else(|| at(&"the text does not start with the variant's opcode"))?;
+                let mut spelled = r.clone();
+                spelled.text = format!("{opcode}{rest}");
+                let reading = family::read(spec, &spelled.text).map_err(|e| at(&e))?;
+                let expect = family::expectations(reading.semantics, (reading.negate, reading.pair), &r.inputs, Profile::ALL)
+                    .map_err(|e| at(&e))?;
+                let mut fitted = BTreeMap::new();
+                for (p, o) in expect {
+                    fitted.insert(p, o.fit(self.shape).map_err(|e| at(&e))?);
+                }
+                per_record.push(fitted);
+            }
+            out.push((w, per_record));
+        }
+        Ok(out)
+    }
+
+    /// The opcode as `window` writes it: the variant's, with the window's state
+    /// space after the mnemonic where it spells one.
+    fn window_opcode(&self, window: Window) -> String {
+        let rest = self.opcode.strip_prefix(self.mnemonic).and_then(|r| r.strip_prefix('.'));
+        match (window.space().1, rest) {
+            (Some(name), Some(rest)) => format!("{}.{name}.{rest}", self.mnemonic),
+            _ => self.opcode.clone(),
+        }
     }
 
     /// Whether record `r`'s predicate source is negated.
@@ -379,8 +425,9 @@ impl Suite {
         }
     }
 
-    /// The suite run through `window` (the same records and expectations): an error
-    /// for a window the variant does not have.
+    /// The suite run through `window` (the same records; in a window that spells a
+    /// state space, that spelling's expectations): an error for a window the
+    /// variant does not have.
     pub fn in_window(&self, window: Window) -> Result<Suite> {
         if self.window.is_none() && window == Window::Global {
             return Ok(self.clone());
@@ -393,13 +440,15 @@ impl Suite {
             )));
         }
         let mut s = self.clone();
-        let (to, named) = window.space();
         if let Execution::Memory { space, .. } = &mut s.exec {
-            *space = to;
+            *space = window.space().0;
         }
-        let rest = self.opcode.strip_prefix(self.mnemonic).and_then(|r| r.strip_prefix('.'));
-        if let (Some(name), Some(rest)) = (named, rest) {
-            s.opcode = format!("{}.{name}.{rest}", self.mnemonic);
+        s.opcode = self.window_opcode(window);
+        // A window that spells a state space takes that spelling's expectations.
+        if let Some((_, expected)) = self.spelled.iter().find(|(w, _)| *w == window) {
+            for (r, e) in s.records.iter_mut().zip(expected) {
+                r.expect = e.clone();
+            }
         }
         s.window = Some(window);
         Ok(s)

@@ -8,7 +8,7 @@
 //! reading of each qualifier chain kept ([`Index`]), and hands every line that
 //! does not evaluate to [`answer_line`], which says why.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::sync::Mutex;
 
 use std::io::{Read, Write};
@@ -73,10 +73,10 @@ pub fn eval_record(
 fn expect<S>(
     rec: &mut Record<S>,
     semantics: Semantics,
-    (negate, pair): (bool, bool),
+    written: (bool, bool),
     profiles: &[Profile],
 ) -> std::result::Result<(), EvalError> {
-    let shape = semantics.shape().written(pair);
+    let shape = semantics.shape().written(written.1);
     let none = Inputs::Memory {
         mem: Vec::new(),
         operand: Vec::new(),
@@ -85,21 +85,8 @@ fn expect<S>(
     rec.inputs = std::mem::replace(&mut rec.inputs, none)
         .fit(shape)
         .map_err(|e| EvalError::Record(e.to_string()))?;
-    let mut expect = BTreeMap::new();
-    for &p in profiles {
-        let mut out = semantics.outputs(negate, &rec.inputs, p)
-            .map_err(|e| EvalError::Record(e.to_string()))?;
-        // A text that writes `d` alone has no `p`.
-        if !pair {
-            out.p = None;
-        }
-        // With both profiles, another profile is written only where it differs.
-        if profiles.len() == 1 || p == Profile::PtxIsa || expect.get(&Profile::PtxIsa) != Some(&out)
-        {
-            expect.insert(p, out);
-        }
-    }
-    rec.expect = expect;
+    rec.expect = family::expectations(semantics, written, &rec.inputs, profiles)
+        .map_err(|e| EvalError::Record(e.to_string()))?;
     Ok(())
 }
 

@@ -2,12 +2,10 @@
 //! outputs under each profile, computed from the record's own inputs (as `eval`
 //! computes them, so that a vector file is self-contained).
 
-use std::collections::BTreeMap;
-
 use ptxvec_oracle::profile::Profile;
 
 use super::Variant;
-use crate::family::{Draft, Sampling};
+use crate::family::{self, Draft, Sampling};
 use crate::record::Record;
 
 /// Every record of a variant, in a fixed order: its family's drafts, then the
@@ -34,18 +32,7 @@ pub fn records(v: &Variant<'_>, seed: u64, count: usize) -> crate::error::Result
         .enumerate()
         .map(|(n, d)| {
             let id = format!("{}#{n}", v.id);
-            let mut expect = BTreeMap::new();
-            for &p in Profile::ALL {
-                let mut out = v.semantics.outputs(d.negate, &d.inputs, p).context(&id)?;
-                // A text that writes `d` alone has no `p` to expect.
-                if !v.pair {
-                    out.p = None;
-                }
-                // `ptx-isa` always; another profile only where it expects otherwise.
-                if p == Profile::PtxIsa || expect.get(&Profile::PtxIsa) != Some(&out) {
-                    expect.insert(p, out);
-                }
-            }
+            let expect = family::expectations(v.semantics, (d.negate, v.pair), &d.inputs, Profile::ALL).context(&id)?;
             let random = d.class.iter().any(|c| c.contains("random"));
             Ok(Record {
                 id,
