@@ -228,11 +228,8 @@ impl Template {
             offset,
         };
         let mnemonic = Mnemonic::prefix_of(text).ok_or_else(|| {
-            err(
-                "expected one of the covered mnemonics (red, redux.sync, ..., vote, shfl, atom)"
-                    .into(),
-                0,
-            )
+            let known: Vec<&str> = Mnemonic::ALL.iter().map(|m| m.spelling()).collect();
+            err(format!("expected one of the covered mnemonics ({})", known.join(", ")), 0)
         })?;
         let rest = &text[mnemonic.spelling().len()..];
         let mut p = Cursor {
@@ -474,6 +471,16 @@ mod tests {
         assert_eq!(Template::parse(&line(crate::limits::MAX_SLOTS)).unwrap().slots.len(), crate::limits::MAX_SLOTS);
         let e = Template::parse(&line(crate::limits::MAX_SLOTS + 1)).unwrap_err();
         assert!(e.to_string().contains("expected at most 64 qualifier positions"), "{e}");
+    }
+
+    /// A line of no covered instruction names every one the spec knows.
+    #[test]
+    fn an_unknown_mnemonic_lists_the_known_ones() {
+        let e = Template::parse("add.s32 d, a, b;").unwrap_err();
+        assert_eq!(e.offset, 0);
+        for m in Mnemonic::ALL {
+            assert!(e.message.contains(m.spelling()), "{m:?} not in {}", e.message);
+        }
     }
 
     #[test]

@@ -12,7 +12,7 @@ pub mod emit;
 pub mod raw;
 pub mod subset;
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use ptxvec_oracle::float::Format;
@@ -25,7 +25,7 @@ pub use crate::family::{Execution, MemSpace};
 
 use crate::error::{Error, Result};
 use crate::family;
-use crate::record::{self, Bits, Expectation, Inputs, Out, Outputs, Record, Shape};
+use crate::record::{self, Bits, Expectation, Inputs, Out, Record, Shape};
 use crate::family::binding::{self, Bound};
 use crate::record::index::{Index, IndexEntry};
 
@@ -161,13 +161,11 @@ pub struct Suite {
     /// version or later on a target meeting it may hold the variant.
     pub removal: Option<(PtxVersion, Target)>,
     /// For a variant stated with generic addressing, each window that spells a
-    /// state space (`red.global…`), with every record's expectations as that
-    /// spelling's: the text is the spelled variant's, and is graded as it is.
-    pub spelled: Vec<(Window, Vec<Expected>)>,
+    /// state space (`red.global…`) with what that spelling computes and whether it
+    /// writes `p`: the text is the spelled variant's, and its records expect what
+    /// that variant's do ([`Suite::in_window`]).
+    pub spelled: Vec<(Window, family::Semantics, bool)>,
 }
-
-/// A record's expectations, by profile.
-pub type Expected = BTreeMap<Profile, Outputs<Expectation>>;
 
 impl Suite {
     /// Reads a variant's records against the spec: every text must be a spelling
@@ -273,32 +271,20 @@ impl Suite {
             removal,
             spelled: Vec::new(),
         };
-        suite.spelled = suite.spelled_expectations(spec)?;
+        suite.spelled = suite.spelled_readings(spec)?;
         Ok(suite)
     }
 
-    /// The expectations of each window that spells a state space: every record's
-    /// text with the window's opcode, evaluated as `ptxvec eval` evaluates it.
-    fn spelled_expectations(&self, spec: &Spec) -> Result<Vec<(Window, Vec<Expected>)>> {
+    /// What each window that spells a state space computes: the variant's text
+    /// with the window's opcode, read as `ptxvec eval` reads it.
+    fn spelled_readings(&self, spec: &Spec) -> Result<Vec<(Window, family::Semantics, bool)>> {
         let mut out = Vec::new();
+        let Some(first) = self.records.first() else { return Ok(out) };
         for w in self.windows().into_iter().filter(|w| w.space().1.is_some()) {
-            let opcode = self.window_opcode(w);
-            let mut per_record = Vec::with_capacity(self.records.len());
-            for (n, r) in self.records.iter().enumerate() {
-                let at = |e: &dyn std::fmt::Display| Error::Input(format!("{}: line {} in window {}: {e}", self.id, n + 1, w.name()));
-                let rest = r.text.strip_prefix(self.opcode.as_str()).ok_or_else(|| at(&"the text does not start with the variant's opcode"))?;
-                let mut spelled = r.clone();
-                spelled.text = format!("{opcode}{rest}");
-                let reading = family::read(spec, &spelled.text).map_err(|e| at(&e))?;
-                let expect = family::expectations(reading.semantics, (reading.negate, reading.pair), &r.inputs, Profile::ALL)
-                    .map_err(|e| at(&e))?;
-                let mut fitted = BTreeMap::new();
-                for (p, o) in expect {
-                    fitted.insert(p, o.fit(self.shape).map_err(|e| at(&e))?);
-                }
-                per_record.push(fitted);
-            }
-            out.push((w, per_record));
+            let at = |e: &dyn std::fmt::Display| Error::Input(format!("{} in window {}: {e}", self.id, w.name()));
+            let rest = first.text.strip_prefix(self.opcode.as_str()).ok_or_else(|| at(&"the text does not start with the variant's opcode"))?;
+            let reading = family::read(spec, &format!("{}{rest}", self.window_opcode(w))).map_err(|e| at(&e))?;
+            out.push((w, reading.semantics, reading.pair));
         }
         Ok(out)
     }
@@ -445,9 +431,15 @@ impl Suite {
         }
         s.opcode = self.window_opcode(window);
         // A window that spells a state space takes that spelling's expectations.
-        if let Some((_, expected)) = self.spelled.iter().find(|(w, _)| *w == window) {
-            for (r, e) in s.records.iter_mut().zip(expected) {
-                r.expect = e.clone();
+        if let Some(&(_, semantics, pair)) = self.spelled.iter().find(|(w, ..)| *w == window) {
+            for r in &mut s.records {
+                let at = |e: &dyn std::fmt::Display| Error::Input(format!("{}: {} in window {}: {e}", self.id, r.id, window.name()));
+                let expect = family::expectations(semantics, (self.negated.contains(&r.text), pair), &r.inputs, Profile::ALL)
+                    .map_err(|e| at(&e))?;
+                r.expect = expect
+                    .into_iter()
+                    .map(|(p, o)| Ok((p, o.fit(self.shape).map_err(|e| at(&e))?)))
+                    .collect::<Result<_>>()?;
             }
         }
         s.window = Some(window);
