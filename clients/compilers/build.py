@@ -38,12 +38,14 @@ ATOMIC_LL = {"atomics.ll", "atomics_order_scope.ll", "nvvm_atomic.ll"}
 
 LLVM19 = {
     "sources": ["warp_sync.ll", "warp_nosync.ll", "match_sync.ll", "redux_sync.ll",
-                "atomics.ll", "atomics_order_scope.ll", "nvvm_atomic.ll"],
+                "atomics.ll", "atomics_order_scope.ll", "nvvm_atomic.ll", "elect_sync.ll"],
     "targets": ["sm_50", "sm_60", "sm_70", "sm_75", "sm_80", "sm_86", "sm_90", "sm_90a"],
     "ptx": [None, "85"],                       # LLVM 19's highest: PTX ISA 8.5
     # the atomics modules are the big ones: fewer points, where the lowering can change
     "atomic_points": {("sm_50", None), ("sm_60", None), ("sm_70", None), ("sm_70", "85"),
                       ("sm_80", None), ("sm_90", None), ("sm_90", "85")},
+    # elect.sync needs sm_90: the targets that have it
+    "limited": {"elect_sync.ll": {"sm_90", "sm_90a"}},
 }
 LLVM22 = {
     "sources": LLVM19["sources"] + ["redux_sync_f32.ll", "bulk_reduce_tensor.ll"],
@@ -53,10 +55,11 @@ LLVM22 = {
     "atomic_points": {("sm_50", None), ("sm_60", None), ("sm_70", None), ("sm_70", "90"),
                       ("sm_80", None), ("sm_90", None), ("sm_90", "90"), ("sm_100", None),
                       ("sm_120", "90")},
+    "limited": {"elect_sync.ll": {"sm_90", "sm_90a", "sm_100", "sm_120"}},
 }
 NVCC_M = {
     "sources": ["warp.cu", "warp_nosync.cu", "redux.cu", "redux_f32.cu", "atomics.cu",
-                "atomics_scoped.cu", "nv_atomic.cu", "atomic_ref.cu", "ptx_bulk.cu"],
+                "atomics_scoped.cu", "nv_atomic.cu", "atomic_ref.cu", "ptx_bulk.cu", "elect.cu"],
     "targets": ["compute_75", "compute_80", "compute_86", "compute_90", "compute_90a",
                 "compute_100", "compute_100a", "compute_100f", "compute_110", "compute_120",
                 "compute_120a"],
@@ -65,7 +68,8 @@ NVCC_M = {
                                "compute_120"},
                 "ptx_bulk.cu": {"compute_80", "compute_90", "compute_90a", "compute_100a",
                                 "compute_120"},
-                "atomic_ref.cu": {"compute_75", "compute_90", "compute_100"}},
+                "atomic_ref.cu": {"compute_75", "compute_90", "compute_100"},
+                "elect.cu": {"compute_90", "compute_90a", "compute_100", "compute_120"}},
 }
 
 
@@ -81,6 +85,8 @@ def llvm_points(m):
         for t in m["targets"]:
             for p in m["ptx"]:
                 if src in ATOMIC_LL and (t, p) not in m["atomic_points"]:
+                    continue
+                if t not in m.get("limited", {}).get(src, {t}):
                     continue
                 pts.append((src, t, p))
     return pts
