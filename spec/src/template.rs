@@ -39,7 +39,9 @@ pub enum Mnemonic {
 }
 
 impl Mnemonic {
-    /// Every mnemonic.
+    /// Every mnemonic, in the order the instructions were added: a new one goes
+    /// last, since a recorded exploration walks the instructions up to the newest
+    /// it had (`audit-syntax --as-of`).
     pub const ALL: &'static [Mnemonic] = &[
         Mnemonic::Red,
         Mnemonic::ReduxSync,
