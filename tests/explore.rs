@@ -356,8 +356,11 @@ fn check_syntax_reports_each_ledgered_departure() {
 /// prediction. The seeds and counts are explore/README.md's.
 #[test]
 fn the_recorded_exploration_has_no_unexplained_disagreement() {
+    let spec = crate::support::spec();
     for r in ptxvec_generator::ptxas::explore::RECORDED {
-        let (n, seed, as_of) = (r.n, r.seed, r.as_of.spelling());
+        let name = |m| spec.instructions.iter().find(|f| f.instruction.mnemonic == m).map(|f| f.instruction.instruction.clone());
+        let as_of = name(r.as_of).unwrap_or_else(|| panic!("{:?}: no such instruction in the spec", r.as_of));
+        let (n, seed, as_of) = (r.n, r.seed, as_of.as_str());
         let out = ptxvec(&["audit-syntax", "--explore", &n.to_string(), "--seed", &seed.to_string(), "--as-of", as_of, "--offline"], None);
         let text = String::from_utf8_lossy(&out.stdout);
         assert_eq!(out.status.code(), Some(0), "{text}{}", String::from_utf8_lossy(&out.stderr));
@@ -422,4 +425,26 @@ fn a_ptxas_that_dies_on_one_text_fails_that_text_alone() {
             (_, other) => panic!("text {k} got {other:?}"),
         }
     }
+}
+
+/// `--as-of` walks the instructions up to the one it names, in the order they were
+/// added: a recorded exploration keeps its texts when an instruction comes after it.
+/// An instruction the spec does not have is a usage error (exit 2), naming those it
+/// has.
+#[test]
+fn as_of_walks_only_the_instructions_up_to_the_one_named() {
+    let walk = |extra: &[&str]| {
+        let mut args = vec!["audit-syntax", "--explore", "2000", "--seed", "5", "--requests"];
+        args.extend_from_slice(extra);
+        let out = ptxvec(&args, None);
+        assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let elect = |text: &str| text.lines().filter(|l| l.contains("\"text\":\"elect.sync")).count();
+    assert!(elect(&walk(&[])) > 0, "2000 walks over every instruction start from elect.sync somewhere");
+    assert_eq!(elect(&walk(&["--as-of", "atom"])), 0);
+    let out = ptxvec(&["audit-syntax", "--explore", "10", "--as-of", "nosuch", "--offline"], None);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--as-of nosuch: no such instruction") && err.contains("elect.sync"), "{err}");
 }

@@ -287,7 +287,7 @@ fn run(cli: &Cli, stdout: &mut crate::io::output::Stdout) -> Result<Outcome> {
                 crate::ptxas::audit::tools(&spec, args)?
             };
             if args.explore.requests {
-                crate::ptxas::explore::requests(&spec, &tools, (n, args.explore.seed, args.explore.as_of), stdout)?;
+                crate::ptxas::explore::requests(&spec, &tools, (n, args.explore.seed, args.explore.as_of(&spec)?), stdout)?;
                 return Ok(Outcome::Pass);
             }
             let e = crate::ptxas::explore::explore(&spec, &tools, &args.explore, n, args.jobs)?;

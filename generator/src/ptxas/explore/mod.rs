@@ -105,19 +105,25 @@ pub struct Args {
     /// near misses for a parser under test.
     #[arg(long, requires = "explore")]
     pub requests: bool,
-    /// Walk only the instructions of the spec up to this one in the order they
-    /// were added (`Mnemonic::ALL`): a recorded exploration replays so after
-    /// instructions are added (explore/README.md).
-    #[arg(long, value_name = "INSTRUCTION", requires = "explore", value_parser = parse_mnemonic)]
-    pub as_of: Option<Mnemonic>,
+    /// Walk only the instructions of the spec up to this one (an instruction's
+    /// name, as `spec` lists them) in the order they were added
+    /// (`Mnemonic::ALL`): a recorded exploration replays so after instructions are
+    /// added (explore/README.md).
+    #[arg(long, value_name = "INSTRUCTION", requires = "explore")]
+    pub as_of: Option<String>,
 }
 
-/// An instruction's mnemonic, as `--as-of` takes it.
-fn parse_mnemonic(text: &str) -> std::result::Result<Mnemonic, String> {
-    Mnemonic::ALL.iter().copied().find(|m| m.spelling() == text).ok_or_else(|| {
-        let known: Vec<&str> = Mnemonic::ALL.iter().map(|m| m.spelling()).collect();
-        format!("no such instruction `{text}` (expected one of {})", known.join(", "))
-    })
+impl Args {
+    /// The newest instruction `--as-of` names, by its mnemonic; a name the spec
+    /// does not have is a usage error.
+    pub fn as_of(&self, spec: &Spec) -> Result<Option<Mnemonic>> {
+        let Some(name) = &self.as_of else { return Ok(None) };
+        let found = spec.instructions.iter().find(|f| f.instruction.instruction == *name);
+        found.map(|f| Some(f.instruction.mnemonic)).ok_or_else(|| {
+            let known: Vec<&str> = spec.instructions.iter().map(|f| f.instruction.instruction.as_str()).collect();
+            Error::Usage(format!("--as-of {name}: no such instruction (expected one of {})", known.join(", ")))
+        })
+    }
 }
 
 /// Whether an exploration as of `as_of` walks instruction `m` (every one for `None`).
@@ -443,7 +449,7 @@ pub struct Explored {
 /// `offline`), the comparison and the report.
 pub fn explore(spec: &Spec, tools: &[Ptxas], args: &Args, n: usize, jobs: usize) -> Result<Explored> {
     let mut cache = Cache::read(&args.cache)?;
-    let mut probes = probes(spec, tools, (n, args.seed, args.as_of), &cache);
+    let mut probes = probes(spec, tools, (n, args.seed, args.as_of(spec)?), &cache);
     let mut unverifiable = BTreeMap::new();
     let asked = if args.offline {
         let missing = probes.iter().filter(|p| p.ptxas.is_none()).count();
