@@ -12,8 +12,8 @@
 //! Which member is elected the document does not say; it promises only that "the
 //! same leader thread is elected for the same `membermask` every time". So under the
 //! document a participant reads [`Elected::AnyOf`] the candidates, one leader for
-//! the whole warp; a device's own rule ([`Rule::Lowest`], measured on sm_90) makes it
-//! exact.
+//! the whole warp (exact where there is one candidate); a device's own rule
+//! ([`Rule::Lowest`], measured on sm_90) makes it exact.
 
 use super::{participants, sync_lanes, PerLane};
 
@@ -57,9 +57,10 @@ pub fn elect(rule: Rule, membermask: u32, executing: u32) -> PerLane<Elected> {
     let who = candidates(membermask, executing);
     sync_lanes(membermask, executing, |lane| {
         super::Lane::Value(match rule {
-            Rule::Document => Elected::AnyOf(who),
+            // One candidate leaves the document no choice.
+            Rule::Document if who.count_ones() > 1 => Elected::AnyOf(who),
             // A participant exists (this lane), so `who` is not zero.
-            Rule::Lowest => {
+            Rule::Document | Rule::Lowest => {
                 let leader = who.trailing_zeros();
                 Elected::Exactly {
                     d: leader,
@@ -101,9 +102,13 @@ mod tests {
         assert_eq!(got[8], Lane::Undefined);
         assert_eq!(got[4], Lane::Value(Elected::Exactly { d: 4, p: true }));
 
-        // One candidate: the document leaves no choice.
+        // One candidate: the document leaves no choice, under either rule.
         assert_eq!(candidates(0x8000_0000, 0x8000_0000), 0x8000_0000);
-        let got = elect(Rule::Lowest, 0x8000_0000, 0x8000_0000);
-        assert_eq!(got[31], Lane::Value(Elected::Exactly { d: 31, p: true }));
+        for rule in [Rule::Document, Rule::Lowest] {
+            let got = elect(rule, 0x8000_0000, 0x8000_0000);
+            assert_eq!(got[31], Lane::Value(Elected::Exactly { d: 31, p: true }));
+        }
+        // Lane 2 the only member that executes, lanes 0 and 1 exited.
+        assert_eq!(elect(Rule::Document, 0x7, 0x4)[2], Lane::Value(Elected::Exactly { d: 2, p: true }));
     }
 }
