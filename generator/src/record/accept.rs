@@ -36,6 +36,12 @@ pub fn accepts(expected: &Expectation, got: Option<u64>, float: Option<Format>) 
     }
 }
 
+/// Whether `e` binds its slot to others of its record ([`joint`] judges it): the
+/// caller asks `joint` only of a record that holds such a slot.
+pub fn binds(e: &Expectation) -> bool {
+    matches!(e, Expectation::Leader { .. })
+}
+
 /// What is wrong with a record's outputs taken together, where its classes bind
 /// several slots (elect.sync's `leader` and `is_leader`): of the `p` slots that
 /// hold `is_leader`, exactly one holds 1, at a lane its mask names, and every `d`
