@@ -216,7 +216,6 @@ fn targets_are_met_as_ptxas_takes_them() {
 fn general_grammar(text: &str) -> bool {
     // The opcodes as ptxas reads them: the `.sync` of redux, vote and shfl is a
     // qualifier word, which may stand anywhere in the chain.
-    let opcodes: Vec<&str> = ptxvec_spec::Mnemonic::ALL.iter().map(|m| m.opcode()).collect();
     let followsym = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '$';
     // PTX ISA 4.4: [a-zA-Z]{followsym}* | [_$%]{followsym}+
     let name = |s: &str| {
@@ -298,17 +297,14 @@ fn general_grammar(text: &str) -> bool {
         body = rest.trim_start();
     }
     let (chain, operands) = body.split_once(char::is_whitespace).unwrap_or((body, ""));
-    let Some(opcode) = opcodes
-        .iter()
-        .filter(|o| chain == **o || chain.starts_with(&format!("{o}.")))
-        .max_by_key(|o| o.len())
-    else {
+    // An opcode with its infix written (`bar.cta.red`) is the opcode too.
+    let words: Vec<&str> = chain.split('.').collect();
+    let Some(skip) = ptxvec_spec::Mnemonic::ALL.iter().filter_map(|m| m.opcode_in(&words)).max() else {
         return false;
     };
-    let words_ok = chain[opcode.len()..]
-        .split('.')
-        .skip(1)
-        .all(|w| ptxvec_spec::Qualifier::ALL.iter().any(|q| q.spelling()[1..] == *w));
+    let words_ok = words[skip..]
+        .iter()
+        .all(|w| ptxvec_spec::Qualifier::ALL.iter().any(|q| q.spelling()[1..] == **w));
     if !words_ok || operands.contains(';') {
         return false;
     }

@@ -5,6 +5,7 @@
 // Tests unwrap freely: a panic there is the failure report.
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
+pub mod barrier;
 pub mod float;
 pub mod int;
 pub mod memory;

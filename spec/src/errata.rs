@@ -34,6 +34,16 @@ pub enum Departure {
     ExtraPred,
     /// A second writing of one of these qualifiers is read as nothing.
     RepeatIgnored(Vec<crate::Qualifier>),
+    /// Each of `ignored`, wherever it stands, is read as nothing, in a chain that
+    /// writes none of `unless` (`bar.red` takes `.any`, `bar.cta.red` refuses it).
+    Ignored {
+        /// The qualifiers read as nothing.
+        ignored: Vec<crate::Qualifier>,
+        /// Where one of these is written, ptxas reads the others as it reads any
+        /// qualifier.
+        #[serde(default)]
+        unless: Vec<crate::Qualifier>,
+    },
     /// cp.reduce.async.bulk's `mbar` without brackets is read as `[mbar]`.
     BareMbar,
     /// An immediate element of a float brace vector is read as a register where

@@ -273,6 +273,11 @@ pub struct OperandSpec {
 pub struct Bound {
     /// The largest value.
     pub value: u64,
+    /// The bound holds for the immediate's low bits, as many as the operand's type
+    /// has (a `.u32` operand's value: ptxas 13.5 takes `4294967311` as barrier 15
+    /// and refuses `4294967312`), rather than for the literal's whole value.
+    #[serde(default)]
+    pub wraps: bool,
     /// Where it is said (ptxas, where the document is silent).
     pub source: Source,
 }

@@ -1,4 +1,4 @@
-//! Every PTX qualifier spelling that the seven instructions use, as one closed enum.
+//! Every PTX qualifier spelling that the covered instructions use, as one closed enum.
 //!
 //! The table below is the single place a spelling is written down: the enum, its
 //! `ALL` list, its spelling and its kind all come from one row each, so nothing can
@@ -74,6 +74,8 @@ qualifiers! {
     // only in illegal variants).
     Cas = ".cas", Op;
     Exch = ".exch", Op;
+    // bar.red's population count.
+    Popc = ".popc", Op;
 
     B16 = ".b16", Type;
     B32 = ".b32", Type;
@@ -132,6 +134,8 @@ qualifiers! {
     Rn = ".rn", Modifier;
     Abs = ".abs", Modifier;
     NaN = ".NaN", Modifier;
+    // barrier's "all threads in the CTA execute the same instruction".
+    Aligned = ".aligned", Modifier;
 }
 
 impl Qualifier {

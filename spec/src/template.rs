@@ -36,6 +36,10 @@ pub enum Mnemonic {
     Atom,
     /// `elect.sync`
     ElectSync,
+    /// `bar.red`, and `bar.cta.red` ([`Mnemonic::infix`])
+    BarRed,
+    /// `barrier.red`, and `barrier.cta.red`
+    BarrierRed,
 }
 
 impl Mnemonic {
@@ -54,6 +58,8 @@ impl Mnemonic {
         Mnemonic::Shfl,
         Mnemonic::Atom,
         Mnemonic::ElectSync,
+        Mnemonic::BarRed,
+        Mnemonic::BarrierRed,
     ];
 
     /// The PTX spelling.
@@ -70,6 +76,8 @@ impl Mnemonic {
             Mnemonic::Shfl => "shfl",
             Mnemonic::Atom => "atom",
             Mnemonic::ElectSync => "elect.sync",
+            Mnemonic::BarRed => "bar.red",
+            Mnemonic::BarrierRed => "barrier.red",
         }
     }
 
@@ -90,6 +98,70 @@ impl Mnemonic {
             Mnemonic::ElectSync => "elect",
             m => m.spelling(),
         }
+    }
+
+    /// A qualifier ptxas reads inside the opcode, after its first word, where the
+    /// document writes it in braces: `bar{.cta}.red` is `bar.red` or `bar.cta.red`.
+    /// ptxas 13.5 names the four opcodes in its messages ("Illegal modifier '.and'
+    /// for instruction 'barrier.cta'", "Feature 'bar.cta.red' requires PTX ISA
+    /// .version 7.8"), refuses the `.cta` after `.red` ("Illegal modifier '.cta' for
+    /// instruction 'bar.red'") and a `.red` anywhere but right after them ("Unknown
+    /// modifier '.red'"). A spelling holds it as its first qualifier.
+    pub const fn infix(self) -> Option<Qualifier> {
+        match self {
+            Mnemonic::BarRed | Mnemonic::BarrierRed => Some(Qualifier::Cta),
+            _ => None,
+        }
+    }
+
+    /// How many of a chain's words (`bar`, `cta`, `red`, `popc`) its opcode takes
+    /// as written, the infix included; `None` when the chain does not open with it.
+    pub fn opcode_in<S: AsRef<str>>(self, words: &[S]) -> Option<usize> {
+        let opens = |skip_infix: bool| {
+            let mut at = 0;
+            for (k, w) in self.opcode().split('.').enumerate() {
+                if k == 1 && skip_infix {
+                    at += 1;
+                }
+                if words.get(at).map(AsRef::as_ref) != Some(w) {
+                    return None;
+                }
+                at += 1;
+            }
+            Some(at)
+        };
+        let infix_written = self
+            .infix()
+            .is_some_and(|q| words.get(1).map(AsRef::as_ref) == Some(&q.spelling()[1..]));
+        if infix_written {
+            opens(true)
+        } else {
+            opens(false)
+        }
+    }
+
+    /// The chain of qualifiers `quals` (canonical order) after the mnemonic: its
+    /// infix, if the first of them, in its place (`bar.cta.red.popc.u32`).
+    pub fn chain(self, quals: &[Qualifier]) -> String {
+        let mut s = String::with_capacity(32);
+        let rest = match (self.infix(), quals.first()) {
+            (Some(i), Some(&q)) if q == i => {
+                let (first, after) = self.spelling().split_once('.').unwrap_or((self.spelling(), ""));
+                s.push_str(first);
+                s.push_str(i.spelling());
+                s.push('.');
+                s.push_str(after);
+                &quals[1..]
+            }
+            _ => {
+                s.push_str(self.spelling());
+                quals
+            }
+        };
+        for q in rest {
+            s.push_str(q.spelling());
+        }
+        s
     }
 
     /// The mnemonic that `text` starts with: the longest one that ends at a `.`,
@@ -229,16 +301,35 @@ impl Template {
             message,
             offset,
         };
-        let mnemonic = Mnemonic::prefix_of(text).ok_or_else(|| {
-            let known: Vec<&str> = Mnemonic::ALL.iter().map(|m| m.spelling()).collect();
-            err(format!("expected one of the covered mnemonics ({})", known.join(", ")), 0)
-        })?;
-        let rest = &text[mnemonic.spelling().len()..];
-        let mut p = Cursor {
-            s: rest,
-            at: mnemonic.spelling().len(),
+        // `bar{.cta}.red`: the infix in braces, its first position.
+        let braced = Mnemonic::ALL.iter().find_map(|&m| {
+            let i = m.infix()?;
+            let (first, after) = m.spelling().split_once('.')?;
+            let written = format!("{first}{{{}}}.{after}", i.spelling());
+            text.starts_with(&written).then_some((m, written.len(), i))
+        });
+        let (mnemonic, at, mut slots) = match braced {
+            Some((m, at, i)) => (
+                m,
+                at,
+                vec![Slot {
+                    takes: None,
+                    token: SlotToken::Fixed(i),
+                    optional: true,
+                }],
+            ),
+            None => {
+                let m = Mnemonic::prefix_of(text).ok_or_else(|| {
+                    let known: Vec<&str> = Mnemonic::ALL.iter().map(|m| m.spelling()).collect();
+                    err(format!("expected one of the covered mnemonics ({})", known.join(", ")), 0)
+                })?;
+                (m, m.spelling().len(), Vec::new())
+            }
         };
-        let mut slots = Vec::new();
+        let mut p = Cursor {
+            s: &text[at..],
+            at,
+        };
         loop {
             if p.eat("{.") {
                 let name = p.word(is_qual_char);

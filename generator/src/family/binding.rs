@@ -34,9 +34,15 @@ pub fn bind(spelling: &Spelling<'_>, semantics: Semantics, pair: bool) -> Vec<Bo
     let written = tokenize(&text).map(|t| t.operands).unwrap_or_default();
     // A memory record's keys are `mem` and `operand`, a warp's the doc's names.
     let memory = matches!(semantics.shape(), Shape::Memory { .. });
+    let has_d = positions(spelling).iter().any(|p| p.name == "d");
+    // The positions the written operands stand at (`bar.red` leaves its optional
+    // `b` out from between `a` and `c`).
+    let all = positions(spelling);
+    let present = crate::syntax::operands::bound(&all, written.len());
+    let at: Vec<_> = all.into_iter().zip(present).filter(|(_, b)| *b).map(|(p, _)| p).collect();
     written
         .iter()
-        .zip(positions(spelling))
+        .zip(at)
         .map(|(op, pos)| {
             // A pair position written with its destination alone binds `d`.
             let name = match (&pos.pair, op) {
@@ -52,6 +58,9 @@ pub fn bind(spelling: &Spelling<'_>, semantics: Semantics, pair: bool) -> Vec<Bo
                 (true, "c") => "swap".to_owned(),
                 (true, "srcMem") => "&operand".to_owned(),
                 (false, "dst") => "d".to_owned(),
+                // A predicate destination written alone under the name `p`
+                // (`bar.red.and.pred p, a, c`) is the records' `d`.
+                (false, "p") if !has_d => "d".to_owned(),
                 (false, "src") => "a".to_owned(),
                 _ => name,
             };
@@ -99,12 +108,9 @@ mod tests {
                     }
                 }
                 Shape::Warp(w) => {
-                    keys.extend(w.a.map(|_| "a"));
+                    keys.extend(w.sources().map(|(k, _)| k));
                     if w.membermask {
                         keys.push("membermask");
-                    }
-                    if w.shfl {
-                        keys.extend(["b", "c"]);
                     }
                 }
             }

@@ -62,16 +62,13 @@ impl LaneInputs {
     /// the instruction's operands are written; an absent input reads as zeros.
     pub fn of(w: &WarpInputs) -> LaneInputs {
         let value = |b: Option<Bits>| b.map_or(0, |b| b.value);
-        let mut a = [0u64; WARP_SIZE];
-        for (slot, v) in a.iter_mut().zip(w.a.iter().flatten()) {
-            *slot = v.value;
-        }
+        let lane = |v: &Option<LaneValue>, l: usize| v.as_ref().map_or(0, |v| v.lane(l));
         LaneInputs {
             membermask: value(w.membermask) as u32,
             executing: w.executing.value as u32,
-            a,
-            b: std::array::from_fn(|l| w.b.as_ref().map_or(0, |b| b.lane(l)) as u32),
-            c: [value(w.c) as u32; WARP_SIZE],
+            a: std::array::from_fn(|l| lane(&w.a, l)),
+            b: std::array::from_fn(|l| lane(&w.b, l) as u32),
+            c: std::array::from_fn(|l| lane(&w.c, l) as u32),
         }
     }
 
@@ -200,9 +197,9 @@ impl Warp {
             membermask: self.membermask.map(|m| Bits::new(m, 32)),
             executing: Bits::new(self.executing, 32),
             exited: (self.exited != 0).then(|| Bits::new(self.exited, 32)),
-            a: self.a.map(|(a, w)| lane_bits(&a, w)),
+            a: self.a.map(|(a, w)| LaneValue::PerLane(lane_bits(&a, w))),
             b: self.b,
-            c: self.c.map(|c| Bits::new(c, 32)),
+            c: self.c.map(|c| LaneValue::Warp(Bits::new(c, 32))),
         })
     }
 }

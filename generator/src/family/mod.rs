@@ -12,6 +12,7 @@
 
 pub mod activemask;
 pub mod atom;
+pub mod barrier;
 pub mod binding;
 pub mod catalog;
 pub mod collective;
@@ -124,6 +125,8 @@ families! {
     Activemask(activemask::Activemask) for Activemask;
     /// `elect.sync`.
     Elect(elect::Elect) for ElectSync;
+    /// `bar.red` and `barrier.red`.
+    Barrier(barrier::BarrierRed) for BarRed | BarrierRed;
 }
 
 /// What a text computing `semantics` expects of `inputs` (fitted to its shape)

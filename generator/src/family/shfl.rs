@@ -9,7 +9,7 @@ use ptxvec_spec::{QualKind, Qualifier};
 use super::collective::{self, LaneOutputs, Members, Warp};
 use super::{catalog, Draft, Execution, Family, NotComputed, Quals, Sampling};
 use crate::error::Result;
-use crate::record::{Bits, Expectation, Field, Inputs, LaneValue, Outputs, Shape, WarpShape};
+use crate::record::{Bits, Expectation, Field, Inputs, LaneValue, Outputs, Per, Shape, Source, WarpShape};
 use crate::syntax::spelling::Spelling;
 
 /// One `shfl` variant.
@@ -41,7 +41,9 @@ impl Family for Shfl {
         let b32 = Field::Bits(32);
         Shape::Warp(WarpShape {
             membermask: self.members == Members::Membermask,
-            shfl: true,
+            // `b` is one lane or offset for the warp, or one per lane; `c` one.
+            b: Some(Source { field: b32, per: Per::Either }),
+            c: Some(Source::warp(b32)),
             p: true,
             ..WarpShape::collective(Some(b32), b32)
         })

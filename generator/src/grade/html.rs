@@ -205,11 +205,15 @@ fn warp(t: &TestCase, w: &WarpInputs) -> String {
     if let Some(e) = &w.exited {
         shared.push(format!("exited {}", value(e)));
     }
-    if let Some(LaneValue::Warp(b)) = &w.b {
-        shared.push(format!("b {} (every lane)", value(b)));
-    }
-    if let Some(c) = &w.c {
-        shared.push(format!("c {}", value(c)));
+    // The sources one for the warp: shfl's `c` is never per lane, so it reads
+    // without "(every lane)"; a source that may be either says so.
+    for (key, v) in [("a", &w.a), ("b", &w.b), ("c", &w.c)] {
+        if let Some(LaneValue::Warp(x)) = v {
+            match key {
+                "b" => shared.push(format!("b {} (every lane)", value(x))),
+                _ => shared.push(format!("{key} {}", value(x))),
+            }
+        }
     }
     let mut h = shared.join("<br>");
     let lanes: BTreeSet<usize> = t
@@ -223,16 +227,18 @@ fn warp(t: &TestCase, w: &WarpInputs) -> String {
         h.push_str("<br>(no lane's output failed by itself: every lane's inputs are in <code>--json</code>)");
         return h;
     }
-    let per_lane_b = match &w.b {
-        Some(LaneValue::PerLane(v)) => Some(v),
-        _ => None,
-    };
+    let per_lane: Vec<(&str, &Vec<Bits>)> = [("a", &w.a), ("b", &w.b), ("c", &w.c)]
+        .into_iter()
+        .filter_map(|(k, v)| match v {
+            Some(LaneValue::PerLane(list)) => Some((k, list)),
+            _ => None,
+        })
+        .collect();
     let _ = write!(
         h,
-        "<table class=\"lanes\"><caption>Lanes whose output failed (<code>d[k]</code>, <code>p[k]</code>: lane k); every lane's inputs are in <code>--json</code></caption><tr><th>lane</th>{}<th>executes</th><th>exited</th>{}{}</tr>",
+        "<table class=\"lanes\"><caption>Lanes whose output failed (<code>d[k]</code>, <code>p[k]</code>: lane k); every lane's inputs are in <code>--json</code></caption><tr><th>lane</th>{}<th>executes</th><th>exited</th>{}</tr>",
         if w.membermask.is_some() { "<th>member</th>" } else { "" },
-        if w.a.is_some() { "<th>a</th>" } else { "" },
-        if per_lane_b.is_some() { "<th>b</th>" } else { "" },
+        per_lane.iter().map(|(k, _)| format!("<th>{k}</th>")).collect::<String>(),
     );
     let exits = w.exits();
     for l in lanes {
@@ -246,7 +252,7 @@ fn warp(t: &TestCase, w: &WarpInputs) -> String {
             bit(w.executing.value, l),
             bit(exits, l)
         );
-        for list in [w.a.as_ref(), per_lane_b].into_iter().flatten() {
+        for (_, list) in &per_lane {
             let _ = write!(h, "<td>{}</td>", list.get(l).map(value).unwrap_or_default());
         }
         h.push_str("</tr>");

@@ -69,19 +69,22 @@ pub enum Class<'t> {
 
 /// The covered instructions' opcode words, as the spec holds them.
 pub struct Covered {
-    opcodes: Vec<Vec<&'static str>>,
+    mnemonics: Vec<Mnemonic>,
+    /// Their opcodes' first words (`bar`, `cp`, ...).
+    first: Vec<&'static str>,
 }
 
 impl Covered {
     /// The opcodes of every instruction of `spec` ([`Mnemonic::opcode`]: the words
     /// ptxas reads as the opcode, so `vote.any.sync.pred` is `vote`'s).
     pub fn of(spec: &Spec) -> Covered {
-        let opcodes = Mnemonic::ALL
+        let mnemonics: Vec<Mnemonic> = Mnemonic::ALL
             .iter()
-            .filter(|m| spec.instructions.iter().any(|f| f.instruction.mnemonic == **m))
-            .map(|m| m.opcode().split('.').collect())
+            .copied()
+            .filter(|m| spec.instructions.iter().any(|f| f.instruction.mnemonic == *m))
             .collect();
-        Covered { opcodes }
+        let first = mnemonics.iter().filter_map(|m| m.opcode().split('.').next()).collect();
+        Covered { mnemonics, first }
     }
 
     /// The key `lint` counts `text` under when `text` is one instruction statement
@@ -104,7 +107,7 @@ impl Covered {
         // Whitespace may stand before a dot (`add .s32`): the key is the word.
         let first = chain.split('.').next().unwrap_or_default().trim_end();
         // Most statements share no first word with a covered opcode: decided here.
-        if !self.opcodes.iter().any(|o| o[0] == first) {
+        if !self.first.contains(&first) {
             return Class::Counted(first);
         }
         let starts = |words: &[&str]| {
@@ -118,7 +121,8 @@ impl Covered {
         {
             return Class::Counted(n.name);
         }
-        if self.opcodes.iter().any(|o| starts(o)) {
+        let words: Vec<&str> = chain.split('.').map(str::trim).collect();
+        if self.mnemonics.iter().any(|m| m.opcode_in(&words).is_some()) {
             Class::Covered
         } else {
             Class::Counted(first)
@@ -184,6 +188,17 @@ mod tests {
             ("reduce.add.u32 %r1;", Class::Counted("reduce")),
             ("matches %r1;", Class::Counted("matches")),
             ("add .s32 %r1, %r2, %r3;", Class::Counted("add")),
+            // ptxas's opcodes are `bar`, `bar.cta`, `barrier` and `barrier.cta`,
+            // and `.red` right after one makes the reduction (Mnemonic::infix).
+            ("bar.red.popc.u32 %r1, 0, %p1;", Class::Covered),
+            ("bar.cta.red.and.pred %p2, 0, %p1;", Class::Covered),
+            ("barrier.cta.red.or.aligned.pred %p2, 0, 64, %p1;", Class::Covered),
+            ("barrier.red.popc.u32.aligned %r1, 0, %p1;", Class::Covered),
+            ("bar.sync 0;", Class::Counted("bar")),
+            ("bar.cta.arrive 0, 64;", Class::Counted("bar")),
+            ("bar.warp.sync -1;", Class::Counted("bar")),
+            ("barrier.aligned.sync 0;", Class::Counted("barrier")),
+            ("barrier.cluster.arrive;", Class::Counted("barrier")),
         ];
         for (text, want) in rows {
             assert_eq!(covered.class(text), want, "{text}");
@@ -202,6 +217,8 @@ mod tests {
             ("mov.u32 %r1, %tid.x;", Some("mov")),
             ("ld.global.u32 %r1, [%rd1];", Some("ld")),
             ("bar.sync 0;", Some("bar")),
+            ("barrier.cta.sync.aligned 0;", Some("barrier")),
+            ("bar.cta.red.popc.u32 %r1, 0, %p1;", None),
             ("L1: @%p1 bra L1; // loop", Some("bra")),
             ("add /* the opcode */ .s32 %r1, %r2, %r3;", Some("add")),
             ("red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.add.u32 [%r2], %r3, [%r1];", Some("red.async")),

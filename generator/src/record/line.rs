@@ -224,20 +224,14 @@ fn inputs(out: &mut Vec<u8>, i: &Inputs) {
 }
 
 fn warp(obj: &mut Object<'_>, w: &WarpInputs) {
-    if let Some(a) = &w.a {
-        obj.key("a");
-        bits_list(obj.out, a);
-    }
-    if let Some(b) = &w.b {
-        obj.key("b");
-        match b {
-            LaneValue::Warp(v) => bits(obj.out, v),
-            LaneValue::PerLane(v) => bits_list(obj.out, v),
+    for (key, source) in [("a", &w.a), ("b", &w.b), ("c", &w.c)] {
+        if let Some(v) = source {
+            obj.key(key);
+            match v {
+                LaneValue::Warp(v) => bits(obj.out, v),
+                LaneValue::PerLane(v) => bits_list(obj.out, v),
+            }
         }
-    }
-    if let Some(c) = &w.c {
-        obj.key("c");
-        bits(obj.out, c);
     }
     obj.key("executing");
     bits(obj.out, &w.executing);
@@ -350,9 +344,9 @@ mod tests {
             membermask: Some(b(0xffff_ffff, 32)),
             executing: b(0xffff, 32),
             exited: Some(b(0x1_0000, 32)),
-            a: Some(vec![b(7, 32); 32]),
+            a: Some(LaneValue::PerLane(vec![b(7, 32); 32])),
             b: Some(LaneValue::PerLane(vec![b(1, 32); 32])),
-            c: Some(b(0x1f, 32)),
+            c: Some(LaneValue::Warp(b(0x1f, 32))),
         };
         let mut out = vec![base.clone()];
         out.push(Record {
@@ -417,6 +411,17 @@ mod tests {
         });
         out.push(Record {
             inputs: Inputs::Warp(warp.clone()),
+            ..base.clone()
+        });
+        // bar.red's: `a` one for the warp, `c` one per lane.
+        out.push(Record {
+            inputs: Inputs::Warp(WarpInputs {
+                membermask: None,
+                a: Some(LaneValue::Warp(b(15, 32))),
+                b: None,
+                c: Some(LaneValue::PerLane(vec![b(1, 4); 32])),
+                ..warp.clone()
+            }),
             ..base.clone()
         });
         out.push(Record {

@@ -25,7 +25,7 @@ use ptxvec_oracle::profile::Profile;
 
 pub use bits::{Bits, BitsError};
 pub use expectation::Expectation;
-pub use shape::{Field, Out, OutShape, Shape, WarpShape};
+pub use shape::{Field, Out, OutShape, Per, Shape, Source, WarpShape};
 
 pub use crate::syntax::case::NeedRecord as Requirement;
 
@@ -112,12 +112,14 @@ pub struct WarpInputs {
     /// that do not execute have always exited; other lanes that do not execute
     /// are alive and branch around the instruction.
     pub exited: Option<Bits>,
-    /// Per lane, the source `a`.
-    pub a: Option<Vec<Bits>>,
-    /// shfl's `b`: one value for the warp, or one per lane.
+    /// The source `a`: one per lane (the collectives' source), or one for the
+    /// warp (`bar.red`'s barrier number), as the shape says.
+    pub a: Option<LaneValue>,
+    /// `b`: shfl's lane or offset (one for the warp, or one per lane).
     pub b: Option<LaneValue>,
-    /// shfl's `c`.
-    pub c: Option<Bits>,
+    /// `c`: shfl's clamp and segment mask (one for the warp), `bar.red`'s
+    /// predicate (one per lane).
+    pub c: Option<LaneValue>,
 }
 
 impl WarpInputs {
@@ -183,11 +185,11 @@ impl<'de> Deserialize<'de> for LaneValue {
 #[serde(deny_unknown_fields)]
 struct InputFields {
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    a: Option<Vec<Bits>>,
+    a: Option<LaneValue>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     b: Option<LaneValue>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    c: Option<Bits>,
+    c: Option<LaneValue>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     executing: Option<Bits>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -369,6 +371,15 @@ pub enum ShapeError {
         /// Entries the instruction has.
         want: usize,
     },
+    /// A source given per lane where the shape holds one for the warp, or the
+    /// other way.
+    #[error("\"{key}\": expected {want}")]
+    Per {
+        /// The key.
+        key: &'static str,
+        /// What the shape holds.
+        want: &'static str,
+    },
     /// Lanes that both execute and exited, or exited members.
     #[error("\"exited\": {0}")]
     Exited(&'static str),
@@ -490,58 +501,49 @@ impl Inputs {
                     instruction: "a warp collective",
                 })
             }
-            (
-                Inputs::Warp(w),
-                Shape::Warp(shape::WarpShape {
-                    membermask,
-                    a,
-                    shfl,
-                    ..
-                }),
-            ) => {
+            (Inputs::Warp(w), Shape::Warp(shape::WarpShape { membermask, a, b, c, .. })) => {
                 let lanes = ptxvec_oracle::warp::WARP_SIZE;
                 let b32 = Field::Bits(32);
-                let need = |key: &'static str, want: bool, got: Option<Bits>| match (want, got) {
-                    (true, Some(v)) => fit_one(key, v, b32).map(Some),
-                    (true, None) => Err(ShapeError::Missing(key)),
-                    (false, Some(_)) => Err(ShapeError::Extra {
-                        key,
-                        instruction: "this instruction",
-                    }),
-                    (false, None) => Ok(None),
+                let membermask = match (membermask, w.membermask) {
+                    (true, Some(v)) => Some(fit_one("membermask", v, b32)?),
+                    (true, None) => return Err(ShapeError::Missing("membermask")),
+                    (false, Some(_)) => {
+                        return Err(ShapeError::Extra {
+                            key: "membermask",
+                            instruction: "this instruction",
+                        })
+                    }
+                    (false, None) => None,
+                };
+                // A source as its shape holds it: one for the warp, one per lane, or
+                // either where the shape allows both (shfl's `b`).
+                let source = |key: &'static str, want: Option<shape::Source>, got: Option<LaneValue>| {
+                    match (want, got) {
+                        (Some(s), Some(LaneValue::Warp(v))) if s.per != shape::Per::Lane => {
+                            Ok(Some(LaneValue::Warp(fit_one(key, v, s.field)?)))
+                        }
+                        (Some(s), Some(LaneValue::PerLane(v))) if s.per != shape::Per::Warp => {
+                            Ok(Some(LaneValue::PerLane(fit_all(key, v, s.field, lanes)?)))
+                        }
+                        (Some(s), Some(_)) => Err(ShapeError::Per {
+                            key,
+                            want: if s.per == shape::Per::Lane { "a list of one per lane" } else { "one bit pattern for the warp" },
+                        }),
+                        (Some(_), None) => Err(ShapeError::Missing(key)),
+                        (None, Some(_)) => Err(ShapeError::Extra {
+                            key,
+                            instruction: "this instruction",
+                        }),
+                        (None, None) => Ok(None),
+                    }
                 };
                 let fitted = WarpInputs {
-                    membermask: need("membermask", membermask, w.membermask)?,
+                    membermask,
                     executing: fit_one("executing", w.executing, b32)?,
                     exited: w.exited.map(|x| fit_one("exited", x, b32)).transpose()?,
-                    a: match (a, w.a) {
-                        (Some(field), Some(v)) => Some(fit_all("a", v, field, lanes)?),
-                        (Some(_), None) => return Err(ShapeError::Missing("a")),
-                        (None, Some(_)) => {
-                            return Err(ShapeError::Extra {
-                                key: "a",
-                                instruction: "this instruction",
-                            })
-                        }
-                        (None, None) => None,
-                    },
-                    b: match (shfl, w.b) {
-                        (true, Some(LaneValue::Warp(v))) => {
-                            Some(LaneValue::Warp(fit_one("b", v, b32)?))
-                        }
-                        (true, Some(LaneValue::PerLane(v))) => {
-                            Some(LaneValue::PerLane(fit_all("b", v, b32, lanes)?))
-                        }
-                        (true, None) => return Err(ShapeError::Missing("b")),
-                        (false, Some(_)) => {
-                            return Err(ShapeError::Extra {
-                                key: "b",
-                                instruction: "this instruction",
-                            })
-                        }
-                        (false, None) => None,
-                    },
-                    c: need("c", shfl, w.c)?,
+                    a: source("a", a, w.a)?,
+                    b: source("b", b, w.b)?,
+                    c: source("c", c, w.c)?,
                 };
                 if let Some(x) = fitted.exited {
                     if x.value & fitted.executing.value != 0 {

@@ -279,9 +279,9 @@ impl<'a> Scan<'a> {
         self.object(&KEYS, |s, key| {
             let bits_list = |s: &mut Self| s.list(Self::bits);
             match key {
-                0 => f.a = Some(bits_list(s)?),
+                0 => f.a = Some(s.lane_value()?),
                 1 => f.b = Some(s.lane_value()?),
-                2 => f.c = Some(s.bits()?),
+                2 => f.c = Some(s.lane_value()?),
                 3 => f.executing = Some(s.bits()?),
                 4 => f.exited = Some(s.bits()?),
                 5 => f.mem = Some(bits_list(s)?),

@@ -87,15 +87,52 @@ pub enum Shape {
     Warp(WarpShape),
 }
 
+/// Whether a warp record holds a source once per lane or once for the warp.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Per {
+    /// A list of one value per lane.
+    Lane,
+    /// One value for the whole warp (a text's immediate, or a uniform register).
+    Warp,
+    /// Either, record by record (shfl's `b`).
+    Either,
+}
+
+/// A source operand of a warp record: what each value is, and how many there are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Source {
+    /// The values.
+    pub field: Field,
+    /// One per lane, or one for the warp.
+    pub per: Per,
+}
+
+impl Source {
+    /// One value per lane.
+    pub const fn lane(field: Field) -> Source {
+        Source { field, per: Per::Lane }
+    }
+
+    /// One value for the warp.
+    pub const fn warp(field: Field) -> Source {
+        Source { field, per: Per::Warp }
+    }
+}
+
 /// The inputs and outputs of a warp collective's records.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct WarpShape {
     /// A `membermask` operand (all but `activemask`).
     pub membermask: bool,
-    /// Per-lane `a`, where the instruction has a source.
-    pub a: Option<Field>,
-    /// shfl's `b` and `c`.
-    pub shfl: bool,
+    /// The sources the records hold under the doc's operand names: `a` (the
+    /// collectives' value per lane; `bar.red`'s barrier number), `b` (shfl's lane
+    /// or offset), `c` (shfl's clamp and segment mask; `bar.red`'s predicate per
+    /// lane).
+    pub a: Option<Source>,
+    /// See `a`.
+    pub b: Option<Source>,
+    /// See `a`.
+    pub c: Option<Source>,
     /// `d` per lane.
     pub d: Field,
     /// `p` per lane (`shfl`, `match.all`).
@@ -105,12 +142,20 @@ pub struct WarpShape {
 }
 
 impl WarpShape {
+    /// The sources the records hold, by key, in the order `a`, `b`, `c`.
+    pub fn sources(self) -> impl Iterator<Item = (&'static str, Source)> {
+        [("a", self.a), ("b", self.b), ("c", self.c)]
+            .into_iter()
+            .filter_map(|(k, s)| Some((k, s?)))
+    }
+
     /// A collective with a membermask, source `a` and destination `d` alone.
     pub fn collective(a: Option<Field>, d: Field) -> WarpShape {
         WarpShape {
             membermask: true,
-            a,
-            shfl: false,
+            a: a.map(Source::lane),
+            b: None,
+            c: None,
             d,
             p: false,
             float: None,

@@ -282,6 +282,11 @@ fn rewrite<'t>(d: &Departure, t: &InstrText<&'t str>, module: Module) -> Option<
             drop_repeats(&mut out.words, |w| quals.iter().any(|q| word(*q) == w));
             out
         }
+        Departure::Ignored { ignored, .. } => {
+            let mut out = t.clone();
+            out.words.retain(|w| !ignored.iter().any(|q| word(*q) == *w));
+            out
+        }
         Departure::BareMbar => {
             // cp.reduce.async.bulk's fourth operand, where the syntax line writes `[mbar]`.
             // A 64-bit register or an integer (`16`, `-1`) is taken; a 32-bit
@@ -491,6 +496,9 @@ fn words_may_change(d: &Departure, words: &ChainWords<'_>) -> bool {
     match d {
         Departure::ExtraPred => has(Qualifier::Pred),
         Departure::RepeatIgnored(quals) => quals.iter().any(|q| words.repeated.has(*q)),
+        Departure::Ignored { ignored, unless } => {
+            ignored.iter().any(|q| has(*q)) && !unless.iter().any(|q| has(*q))
+        }
         Departure::VoteWithoutMode => first_word("vote"),
         Departure::NoftzF32 => has(Qualifier::Noftz) && has(Qualifier::F32),
         Departure::ExtraOperand | Departure::ExtraOperandFault | Departure::SinkBf16Fault => first_word("atom"),
@@ -536,6 +544,7 @@ fn operands_may_change<S>(d: &Departure, operands: &[Operand<S>]) -> bool {
         }
         Departure::ExtraPred
         | Departure::RepeatIgnored(_)
+        | Departure::Ignored { .. }
         | Departure::VoteWithoutMode
         | Departure::NoftzF32
         | Departure::SharedCtaOldTarget

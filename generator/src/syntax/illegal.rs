@@ -266,7 +266,13 @@ fn to_case(spec: &Spec, instruction: &Instruction, form: &Form, legal: &[Legal<'
             .find_map(|n| context::checkable(&spec.targets, n, CHECK_PTXAS))
             .or_else(|| base.needs.0.first().and_then(|n| context::minimum(&spec.targets, n)))?,
     };
-    let chain = format!("{}{}", form.syntax.mnemonic, m.quals.concat());
+    // A first qualifier that is the mnemonic's infix stands inside the opcode
+    // (`bar.cta.red`), as the legal spelling writes it.
+    let mnemonic = form.syntax.mnemonic;
+    let chain = match (mnemonic.infix(), m.quals.split_first()) {
+        (Some(i), Some((q, rest))) if q == i.spelling() => format!("{}{}", mnemonic.chain(&[i]), rest.concat()),
+        _ => format!("{mnemonic}{}", m.quals.concat()),
+    };
     Some(Case {
         id: format!("{}/{}/{}!{}", instruction.instruction, form.id, chain_key(&base.spelling), m.tag),
         instruction: instruction.instruction.clone(),
@@ -452,7 +458,9 @@ fn form_cite(instruction: &Instruction) -> String {
 fn operand_mutants(base: &Legal<'_>, out: &mut Vec<Mutant>) {
     let s = &base.spelling;
     let quals = spelled(s);
-    let ops = operands::render(s, Style::Registers);
+    // Every position written, so that the operand at index `i` is position `i`'s.
+    let every = if operands::style_applies(s, Style::WithOptional) { Style::WithOptional } else { Style::Registers };
+    let ops = operands::render(s, every);
     let ps = positions(s);
     let src = form_source(s.instruction, s.form);
     let m = |tag: &str, ops: Vec<String>, kind: Kind, rule: RuleId, src: SourceRecord| mutant(tag, quals.clone(), ops, kind, rule, src);

@@ -447,9 +447,7 @@ pub(crate) struct Head<'s> {
 /// its qualifiers, or the malformed defect: no covered opcode, or a word that is
 /// no PTX qualifier.
 pub(crate) fn head_of<'s, S: AsRef<str>>(spec: &'s Spec, words: &[S]) -> Result<Head<'s>, Defect> {
-    let opens = |m: &MnemonicWords| {
-        words.len() >= m.opcode.len() && m.opcode.iter().zip(words).all(|(a, b)| *a == b.as_ref())
-    };
+    let opens = |m: &MnemonicWords| m.mnemonic.opcode_in(words).is_some();
     // Where two mnemonics share the opcode (`vote.sync` and `vote`), the one whose
     // own words (`.sync`) are written anywhere in the chain reads it; a chain
     // without them is the bare one's (ptxas 13.5 reads `vote.all.pred` as the
@@ -477,8 +475,15 @@ pub(crate) fn head_of<'s, S: AsRef<str>>(spec: &'s Spec, words: &[S]) -> Result<
         .map(|f| &f.instruction)
         .find(|i| i.mnemonic == mnemonic)
         .ok_or_else(|| fail(Kind::Malformed, SyntaxRule::Mnemonic, format!("no spec for `{mnemonic}`")))?;
-    let skip = m.opcode.len();
-    let mut quals = Vec::with_capacity(words.len() - skip);
+    let skip = mnemonic.opcode_in(words).unwrap_or(m.opcode.len());
+    let mut quals = Vec::with_capacity(words.len() - skip + 1);
+    // The infix written inside the opcode (`bar.cta.red`) is the spelling's first
+    // qualifier; written after it, ptxas refuses it ("Illegal modifier '.cta' for
+    // instruction 'bar.red'").
+    let infix = mnemonic.infix();
+    if skip > m.opcode.len() {
+        quals.extend(infix);
+    }
     // `ChainWords::of(words)`, from the lookups made here: the opcode's words are
     // the mnemonic's.
     let mut spelled = ChainWords {
@@ -488,9 +493,17 @@ pub(crate) fn head_of<'s, S: AsRef<str>>(spec: &'s Spec, words: &[S]) -> Result<
     for &q in &m.opcode_quals {
         spelled.add(q);
     }
+    quals.iter().for_each(|&q| spelled.add(q));
     for w in &words[skip..] {
         let w = w.as_ref();
         match qualifier_of(w) {
+            Some(q) if Some(q) == infix => {
+                return Err(fail(
+                    Kind::Invalid,
+                    QualifierRule::NotAllowed,
+                    format!("`{q}` stands only inside the opcode (`{}`), not after it", mnemonic.chain(&[q])),
+                ))
+            }
             Some(q) => {
                 quals.push(q);
                 spelled.add(q);

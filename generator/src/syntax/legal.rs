@@ -224,10 +224,16 @@ pub fn noncanonical_cases(spec: &Spec, instruction: &Instruction) -> Vec<Case> {
         else {
             continue;
         };
+        // The mnemonic's infix (`bar.cta.red`) is the opcode's: it stays in place.
+        let infix: Vec<Qualifier> = mnemonic
+            .infix()
+            .filter(|i| base.spelling.qualifiers().first() == Some(i))
+            .into_iter()
+            .collect();
         let quals: Vec<Qualifier> = floating
             .iter()
             .copied()
-            .chain(base.spelling.qualifiers())
+            .chain(base.spelling.qualifiers().into_iter().skip(infix.len()))
             .collect();
         let space = |q: Qualifier| q.kind() == ptxvec_spec::QualKind::Space;
         let spaces = |o: &[Qualifier]| o.iter().copied().filter(|&q| space(q)).collect::<Vec<_>>();
@@ -249,8 +255,9 @@ pub fn noncanonical_cases(spec: &Spec, instruction: &Instruction) -> Vec<Case> {
             // The id keeps the chain after the whole mnemonic where `.sync` stands
             // in its place, and names it among the rest where it moved.
             let in_place = order[..floating.len()] == floating[..];
+            let opcode = mnemonic.chain(&infix);
             let (head, shown) = if in_place {
-                (mnemonic.spelling(), &order[floating.len()..])
+                (opcode.as_str(), &order[floating.len()..])
             } else {
                 (mnemonic.opcode(), &order[..])
             };

@@ -47,6 +47,10 @@ pub enum Style {
     Negated,
     /// The first sink-capable destination written as `_`.
     Sink,
+    /// Every optional operand that no qualifier governs written, as a register
+    /// (`bar.red`'s thread count `b`); [`Style::Immediates`] writes it as an
+    /// immediate, the other styles leave it out.
+    WithOptional,
 }
 
 impl Style {
@@ -57,6 +61,7 @@ impl Style {
         Style::WithPair,
         Style::Negated,
         Style::Sink,
+        Style::WithOptional,
     ];
 
     /// The suffix a case id carries for this style.
@@ -67,6 +72,7 @@ impl Style {
             Style::WithPair => "pair",
             Style::Negated => "not",
             Style::Sink => "sink",
+            Style::WithOptional => "opt",
         }
     }
 }
@@ -203,6 +209,7 @@ pub fn style_applies(s: &Spelling<'_>, style: Style) -> bool {
         Style::Immediates => ps.iter().any(|p| immediate_for(p).is_some()),
         Style::WithPair => ps.iter().any(|p| matches!(p.pair, Some((_, true)))),
         Style::Negated => ps.iter().any(|p| p.negatable),
+        Style::WithOptional => ps.iter().any(free_optional),
         // `_` is a property of the operand, not of the chain: one witness per
         // spelling that writes no optional qualifier (atom's `d` takes it in every
         // form and with every .sem, .scope and .space; ptxas 13.5).
@@ -213,6 +220,12 @@ pub fn style_applies(s: &Spelling<'_>, style: Style) -> bool {
                 })
         }
     }
+}
+
+/// An optional operand that no qualifier governs (`bar.red`'s `{, b}`), unlike
+/// `{, cache-policy}`, which stands exactly with `.L2::cache_hint`.
+fn free_optional(p: &Position<'_>) -> bool {
+    p.optional && p.spec.requires.is_none() && p.spec.required_by.is_none()
 }
 
 /// Whether the spelling writes none of its optional qualifiers.
@@ -232,7 +245,12 @@ pub fn render(s: &Spelling<'_>, style: Style) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let mut sink_used = false;
     for p in positions(s) {
-        if p.optional && !p.spec.requires.is_some_and(|q| quals.contains(&q)) {
+        let written = if free_optional(&p) {
+            matches!(style, Style::WithOptional | Style::Immediates)
+        } else {
+            !p.optional || p.spec.requires.is_some_and(|q| quals.contains(&q))
+        };
+        if !written {
             continue;
         }
         let mut text = scalar_text(&p, style, &mut regs);
@@ -363,15 +381,15 @@ fn check_saying<S: AsRef<str>>(
         let message = say.word(|| count_message(s, ps, required, written.len()));
         return Err(defect(OperandRule::Count, message));
     }
-    for (p, w) in ps.iter().zip(written) {
+    let present = bound(ps, written.len());
+    for (p, w) in ps.iter().zip(&present).filter(|(_, b)| **b).map(|(p, _)| p).zip(written) {
         check_one(s, p, w, say)?;
     }
     // An optional operand and the qualifier it goes with (PTX ISA: "When the optional
     // argument cache-policy is specified, the qualifier .level::cache_hint is required";
     // E011: ptxas also rejects the qualifier without the operand).
     let written_q = |q: &Qualifier| s.slots.contains(&Some(*q));
-    for (i, p) in ps.iter().enumerate() {
-        let present = i < written.len();
+    for (p, &present) in ps.iter().zip(&present) {
         if let Some(q) = p.spec.requires.filter(|q| present && !written_q(q)) {
             return Err(defect(OperandRule::Requires,
             said!(say, "operand `{}` needs the qualifier `{q}`", p.name),
@@ -384,6 +402,25 @@ fn check_saying<S: AsRef<str>>(
         }
     }
     Ok(())
+}
+
+/// Which positions `n` written operands stand at (`n` between the required count
+/// and all): every required one, and the optional ones in order until the count
+/// is met, so that the last optional positions are those left out (`red`'s
+/// `[a], b{, cache-policy}` with 2 written; `bar.red`'s `d, a{, b}, {!}c` with 3
+/// written: `d`, `a`, `c`).
+pub fn bound(ps: &[Position<'_>], n: usize) -> Vec<bool> {
+    let required = ps.iter().filter(|p| !p.optional).count();
+    let mut optional_left = n.saturating_sub(required);
+    ps.iter()
+        .map(|p| {
+            !p.optional || {
+                let take = optional_left > 0;
+                optional_left = optional_left.saturating_sub(1);
+                take
+            }
+        })
+        .collect()
 }
 
 /// "red takes 2 to 3 operands (a, b, cache-policy); 1 written": written piece by
@@ -529,6 +566,10 @@ fn check_atom<S: AsRef<str>>(
                 ));
             }
             if let (Some(max), Some(v)) = (&p.spec.max, int_value(text)) {
+                let v = match class.type_bits() {
+                    Some(bits) if max.wraps && bits < 64 => v.rem_euclid(1i128 << bits),
+                    _ => v,
+                };
                 if v < 0 || v > i128::from(max.value) {
                     return Err(defect(OperandRule::Range,
             said!(say, "operand `{}` must lie in 0..={}; {text} written", p.name, max.value),

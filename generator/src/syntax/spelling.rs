@@ -62,11 +62,7 @@ impl<'s> Spelling<'s> {
 
     /// The canonical text of the qualifier chain: `red.relaxed.gpu.global.add.u32`.
     pub fn chain(&self) -> String {
-        let mut s = self.form.syntax.mnemonic.spelling().to_owned();
-        for q in self.qualifiers() {
-            s.push_str(q.spelling());
-        }
-        s
+        self.form.syntax.mnemonic.chain(&self.qualifiers())
     }
 
     /// The first table or forbid rule that rules the spelling out, in file order.

@@ -18,7 +18,7 @@ use std::path::PathBuf;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use ptxvec_spec::{Mnemonic, Spec};
+use ptxvec_spec::{Mnemonic, Qualifier, Spec};
 
 use crate::ptxas::differential::{self, Check};
 use crate::error::{Error, Result};
@@ -56,6 +56,7 @@ pub const RECORDED: &[Recorded] = &[
     Recorded { seed: 100, n: 40_000, as_of: Mnemonic::Atom },
     Recorded { seed: 2026112901, n: 100_000, as_of: Mnemonic::Atom },
     Recorded { seed: 2026112811, n: 40_000, as_of: Mnemonic::ElectSync },
+    Recorded { seed: 2026112914, n: 40_000, as_of: Mnemonic::BarrierRed },
 ];
 
 /// Per ledger entry, the texts of the recorded explorations on which ptxas departs
@@ -287,13 +288,33 @@ pub fn texts(spec: &Spec, tools: &[Ptxas], (n, seed, as_of): Walk) -> Vec<(Walke
     // The modules come from a stream of their own, so that the texts of a seed do
     // not depend on how modules are chosen.
     let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x6d6f_6475_6c65_7321);
-    walk::walks(&starts, n, seed)
+    walk::walks(&starts, n, seed, &foreign_pool(spec, as_of))
         .into_iter()
         .filter_map(|w| {
             let (ins, start) = starts[w.origin];
             let module = module_for(spec, start, &all, &mut rng)?;
             Some((w, ins.instruction.clone(), module))
         })
+        .collect()
+}
+
+/// The qualifiers a walk may borrow from outside its instruction: every one, but
+/// those that only instructions after `as_of` take (`bar.red`'s `.popc`), so that
+/// a recorded exploration's choices do not shift when an instruction brings new
+/// qualifiers.
+fn foreign_pool(spec: &Spec, as_of: Option<Mnemonic>) -> Vec<Qualifier> {
+    let vocabulary = |walked: bool| -> std::collections::BTreeSet<Qualifier> {
+        spec.instructions
+            .iter()
+            .filter(|f| walks_instruction(f.instruction.mnemonic, as_of) == walked)
+            .flat_map(|f| f.instruction.forms().flat_map(|(g, form)| form.possible_qualifiers(g)))
+            .collect()
+    };
+    let (walked, later) = (vocabulary(true), vocabulary(false));
+    Qualifier::ALL
+        .iter()
+        .copied()
+        .filter(|q| walked.contains(q) || !later.contains(q))
         .collect()
 }
 

@@ -125,7 +125,8 @@ pub struct Walked {
 #[derive(Debug, Clone)]
 struct Draft {
     guard: Option<String>,
-    opcode: &'static str,
+    /// The opcode as the case writes it (`bar.cta.red`: the infix is the opcode's).
+    opcode: String,
     /// The words after the opcode, `.sync` among them.
     words: Vec<String>,
     operands: Vec<String>,
@@ -144,8 +145,8 @@ struct Draft {
 impl Draft {
     fn of(case: &Case, instruction: &Instruction) -> Option<Draft> {
         let t = text::tokenize(&case.text).ok()?;
-        let opcode = instruction.mnemonic.opcode();
-        let skip = opcode.split('.').count();
+        let skip = instruction.mnemonic.opcode_in(&t.words)?;
+        let opcode = t.words[..skip].join(".");
         Some(Draft {
             guard: None,
             opcode,
@@ -165,7 +166,7 @@ impl Draft {
             s.push_str(g);
             s.push(' ');
         }
-        s.push_str(self.opcode);
+        s.push_str(&self.opcode);
         for (k, w) in self.words.iter().enumerate() {
             if self.spaced == Some(k) {
                 s.push(' ');
@@ -246,7 +247,7 @@ fn replace_piece(op: &str, rng: &mut ChaCha8Rng, with: impl FnOnce(&mut ChaCha8R
 }
 
 /// Takes one step of `kind` on `d`; `false` when it does not apply.
-fn step(d: &mut Draft, kind: Step, own: &[Qualifier], rng: &mut ChaCha8Rng) -> bool {
+fn step(d: &mut Draft, kind: Step, (own, foreign): (&[Qualifier], &[Qualifier]), rng: &mut ChaCha8Rng) -> bool {
     let n = d.words.len();
     let pick_operand = |d: &Draft, rng: &mut ChaCha8Rng| (!d.operands.is_empty()).then(|| rng.random_range(0..d.operands.len()));
     match kind {
@@ -277,20 +278,20 @@ fn step(d: &mut Draft, kind: Step, own: &[Qualifier], rng: &mut ChaCha8Rng) -> b
         // at .version 6.3 and below.
         Step::Drop if n >= 1 => {
             let at = rng.random_range(0..n);
-            if d.words[at] == "sync" && matches!(d.opcode, "vote" | "shfl") {
+            if d.words[at] == "sync" && matches!(d.opcode.as_str(), "vote" | "shfl") {
                 return false;
             }
             d.words.remove(at);
         }
         Step::BorrowOwn | Step::BorrowForeign => {
-            let pool: &[Qualifier] = if kind == Step::BorrowOwn { own } else { Qualifier::ALL };
+            let pool: &[Qualifier] = if kind == Step::BorrowOwn { own } else { foreign };
             let Some(q) = pool.choose(rng) else {
                 return false;
             };
             let w = q.spelling()[1..].to_owned();
             if n >= 1 && rng.random_bool(0.5) {
                 let at = rng.random_range(0..n);
-                if d.words[at] == "sync" && matches!(d.opcode, "vote" | "shfl") {
+                if d.words[at] == "sync" && matches!(d.opcode.as_str(), "vote" | "shfl") {
                     return false;
                 }
                 d.words[at] = w;
@@ -401,8 +402,8 @@ pub fn starts<'s>(spec: &'s Spec, cases: &'s [(usize, Case)]) -> Vec<(&'s Instru
 
 /// `n` walks from `starts`, seeded: each picks an instruction uniformly (so that
 /// `red`'s thousands of spellings do not drown the others), a start of it, and one
-/// to three steps.
-pub fn walks(starts: &[(&Instruction, &Case)], n: usize, seed: u64) -> Vec<Walked> {
+/// to three steps; a borrowed foreign qualifier comes from `foreign`.
+pub fn walks(starts: &[(&Instruction, &Case)], n: usize, seed: u64, foreign: &[Qualifier]) -> Vec<Walked> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut by_instruction: Vec<(Mnemonic, Vec<usize>)> = Vec::new();
     for (k, (ins, _)) in starts.iter().enumerate() {
@@ -437,7 +438,7 @@ pub fn walks(starts: &[(&Instruction, &Case)], n: usize, seed: u64) -> Vec<Walke
         let mut steps = Vec::with_capacity(count);
         while steps.len() < count {
             let kind = Step::ALL[rng.random_range(0..Step::ALL.len())];
-            if step(&mut draft, kind, &own, &mut rng) {
+            if step(&mut draft, kind, (&own, foreign), &mut rng) {
                 steps.push(kind);
             }
         }
@@ -464,11 +465,11 @@ mod tests {
             .flat_map(|(i, f)| crate::syntax::vectors::cases(&spec, &f.instruction).into_iter().map(move |c| (i, c)))
             .collect();
         let s = starts(&spec, &cases);
-        let a = walks(&s, 3000, 7);
-        let b = walks(&s, 3000, 7);
+        let a = walks(&s, 3000, 7, Qualifier::ALL);
+        let b = walks(&s, 3000, 7, Qualifier::ALL);
         assert_eq!(a.len(), 3000);
         assert!(a.iter().zip(&b).all(|(x, y)| x.text == y.text && x.steps == y.steps));
-        assert_ne!(walks(&s, 50, 8).iter().map(|w| &w.text).collect::<Vec<_>>(), a[..50].iter().map(|w| &w.text).collect::<Vec<_>>());
+        assert_ne!(walks(&s, 50, 8, Qualifier::ALL).iter().map(|w| &w.text).collect::<Vec<_>>(), a[..50].iter().map(|w| &w.text).collect::<Vec<_>>());
         for k in Step::ALL {
             assert!(a.iter().any(|w| w.steps.contains(k)), "{k:?} never taken");
         }

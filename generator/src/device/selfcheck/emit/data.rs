@@ -8,7 +8,7 @@ use ptxvec_oracle::profile::Profile;
 use super::super::{code, contention as contention_of, skipped, Execution, Suite, WARP};
 use super::store_bits;
 use crate::device::ptx::Module;
-use crate::record::{Bits, Expectation, Inputs, Shape};
+use crate::record::{Bits, Expectation, Inputs, Per, Shape, Source};
 
 /// The expectation arrays' symbols: per profile, per output, the prefix of its
 /// arrays (profiles whose arrays equal an earlier profile's share them).
@@ -140,8 +140,9 @@ fn warp_inputs(m: &mut Module, s: &Suite) {
     let Shape::Warp(shape) = s.shape else {
         return;
     };
-    let (mut flags, mut mm, mut ex, mut exits, mut a, mut b, mut c) =
-        (vec![], vec![], vec![], vec![], vec![], vec![], vec![]);
+    let (mut flags, mut mm, mut ex, mut exits) = (vec![], vec![], vec![], vec![]);
+    // Per source: a lane's own entry, or one per record (Per::Warp).
+    let mut sources: Vec<(&str, Source, Vec<u64>)> = shape.sources().map(|(k, src)| (k, src, vec![])).collect();
     for r in &s.records {
         if let Inputs::Warp(w) = &r.inputs {
             let value = |x: Option<Bits>| x.map_or(0, |x| x.value);
@@ -149,12 +150,19 @@ fn warp_inputs(m: &mut Module, s: &Suite) {
             mm.push(value(w.membermask));
             ex.push(w.executing.value);
             exits.push(w.exits());
-            match &w.a {
-                Some(la) => a.extend(la.iter().map(|x| x.value)),
-                None => a.extend([0; WARP]),
+            for (key, src, values) in &mut sources {
+                let v = match *key {
+                    "a" => &w.a,
+                    "b" => &w.b,
+                    _ => &w.c,
+                };
+                let lane = |l: usize| v.as_ref().map_or(0, |v| v.lane(l));
+                if src.per == Per::Warp {
+                    values.push(lane(0));
+                } else {
+                    values.extend((0..WARP).map(lane));
+                }
             }
-            b.extend((0..WARP).map(|l| w.b.as_ref().map_or(0, |b| b.lane(l))));
-            c.push(value(w.c));
         }
     }
     m.comment(
@@ -165,13 +173,19 @@ fn warp_inputs(m: &mut Module, s: &Suite) {
     m.array("ptxvec_membermask", 32, &mm);
     m.array("ptxvec_executing", 32, &ex);
     m.array("ptxvec_exits", 32, &exits);
-    if let Some(field) = shape.a {
-        m.comment("Per record and lane: a.");
-        m.array("ptxvec_a", if field.width() == 64 { 64 } else { 32 }, &a);
-    }
-    if shape.shfl {
-        m.comment("Per record and lane: b. Per record: c.");
-        m.array("ptxvec_b", 32, &b);
-        m.array("ptxvec_c", 32, &c);
+    // `a` under its own comment, `b` and `c` under one.
+    let say = |key: &str, src: &Source| match src.per {
+        Per::Warp => format!("Per record: {key}."),
+        Per::Lane | Per::Either => format!("Per record and lane: {key}."),
+    };
+    for group in [&["a"][..], &["b", "c"][..]] {
+        let held: Vec<&(&str, Source, Vec<u64>)> = sources.iter().filter(|(k, ..)| group.contains(k)).collect();
+        if held.is_empty() {
+            continue;
+        }
+        m.comment(&held.iter().map(|(k, src, _)| say(k, src)).collect::<Vec<_>>().join(" "));
+        for (key, src, values) in held {
+            m.array(&format!("ptxvec_{key}"), if src.field.width() == 64 { 64 } else { 32 }, values);
+        }
     }
 }

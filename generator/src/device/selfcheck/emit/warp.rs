@@ -9,7 +9,7 @@ use super::check::compare;
 use super::data::ExpectData;
 use super::LANE_BYTES;
 use crate::device::ptx::{ins, Code, Pred};
-use crate::record::{Out, Shape};
+use crate::record::{Out, Per, Shape};
 use crate::family::binding::Bound;
 
 /// `ld.global.{ty} dst, [symbol + offset]`, through `%rd4`.
@@ -40,11 +40,33 @@ impl Register {
 }
 
 /// The register of a bound operand. The words: `%r20` (`%rd20` when 64 bits
-/// wide) holds the lane's `a`, `%r21` its `b`, `%r22` the record's `c`, `%r5` the
-/// membermask; the instruction leaves `d` in `%r30` and `p` in `%r31`.
+/// wide) holds the lane's `a`, `%r21` its `b`, `%r22` its `c`, `%r5` the
+/// membermask; a predicate source is set from its word into `%p5`, a `.f32` one
+/// moved into `%f1`; the instruction leaves `d` in `%r30` and `p` in `%r31`.
 fn register(b: &Bound) -> Register {
     let is = |q| b.class == Some(q);
     let wide = matches!(b.class, Some(Qualifier::B64 | Qualifier::U64 | Qualifier::S64));
+    let source = |word: &'static str| {
+        if is(Qualifier::Pred) {
+            Register {
+                text: "%p5".to_owned(),
+                before: Some(match word {
+                    "%r21" => "setp.ne.u32 %p5, %r21, 0",
+                    "%r22" => "setp.ne.u32 %p5, %r22, 0",
+                    _ => "setp.ne.u32 %p5, %r20, 0",
+                }),
+                after: None,
+            }
+        } else if is(Qualifier::F32) && word == "%r20" {
+            Register {
+                text: "%f1".to_owned(),
+                before: Some("mov.b32 %f1, %r20"),
+                after: None,
+            }
+        } else {
+            Register::plain(word)
+        }
+    };
     match b.binding.holds.as_str() {
         "d|p" => Register {
             text: "%r30|%p6".to_owned(),
@@ -61,20 +83,10 @@ fn register(b: &Bound) -> Register {
             before: None,
             after: Some("mov.b32 %r30, %f2"),
         },
-        "a" if is(Qualifier::Pred) => Register {
-            text: "%p5".to_owned(),
-            before: Some("setp.ne.u32 %p5, %r20, 0"),
-            after: None,
-        },
-        "a" if is(Qualifier::F32) => Register {
-            text: "%f1".to_owned(),
-            before: Some("mov.b32 %f1, %r20"),
-            after: None,
-        },
         "a" if wide => Register::plain("%rd20"),
-        "a" => Register::plain("%r20"),
-        "b" => Register::plain("%r21"),
-        "c" => Register::plain("%r22"),
+        "a" => source("%r20"),
+        "b" => source("%r21"),
+        "c" => source("%r22"),
         "membermask" => Register::plain("%r5"),
         "d" => Register::plain("%r30"),
         // No warp record holds another key: written as the binding writes it, so
@@ -108,16 +120,25 @@ pub(super) fn body(c: &mut Code, s: &Suite, check: Option<&ExpectData>) {
     );
     c.guarded(Pred::is("%p1"), "exit");
     c.branch(Pred::is("%p2"), "DONE");
-    if let Some(a) = shape.a {
-        let bytes = if a.width() == 64 { 8 } else { 4 };
-        let dst = if bytes == 8 { "%rd20" } else { "%r20" };
-        ins!(c, "mul.wide.u32 %rd3, %r3, {bytes}");
-        load(c, &format!("b{}", bytes * 8), dst, "ptxvec_a", "%rd3");
-    }
-    if shape.shfl {
-        c.ins("mul.wide.u32 %rd3, %r3, 4");
-        load(c, "u32", "%r21", "ptxvec_b", "%rd3");
-        load(c, "u32", "%r22", "ptxvec_c", "%rd2");
+    // Each source into its word: a lane's own entry (`%r3`: record × 32 + lane)
+    // or the record's (`%rd2`).
+    for (key, source) in shape.sources() {
+        let bytes = if source.field.width() == 64 { 8 } else { 4 };
+        let dst = match (key, bytes) {
+            ("a", 8) => "%rd20",
+            ("a", _) => "%r20",
+            ("b", _) => "%r21",
+            _ => "%r22",
+        };
+        // `a` is loaded by its bits, `b` and `c` as `.u32` (how the collectives'
+        // modules have always loaded them).
+        let ty = if key == "a" { format!("b{}", bytes * 8) } else { format!("u{}", bytes * 8) };
+        if source.per == Per::Warp {
+            load(c, &ty, dst, &format!("ptxvec_{key}"), "%rd2");
+        } else {
+            ins!(c, "mul.wide.u32 %rd3, %r3, {bytes}");
+            load(c, &ty, dst, &format!("ptxvec_{key}"), "%rd3");
+        }
     }
     c.ins("mov.u32 %r31, 0");
     let registers: Vec<Register> = s.operands.iter().map(register).collect();
