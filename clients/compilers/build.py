@@ -38,7 +38,8 @@ ATOMIC_LL = {"atomics.ll", "atomics_order_scope.ll", "nvvm_atomic.ll"}
 
 LLVM19 = {
     "sources": ["warp_sync.ll", "warp_nosync.ll", "match_sync.ll", "redux_sync.ll",
-                "atomics.ll", "atomics_order_scope.ll", "nvvm_atomic.ll", "elect_sync.ll"],
+                "atomics.ll", "atomics_order_scope.ll", "nvvm_atomic.ll", "elect_sync.ll",
+                "barrier_red.ll"],
     "targets": ["sm_50", "sm_60", "sm_70", "sm_75", "sm_80", "sm_86", "sm_90", "sm_90a"],
     "ptx": [None, "85"],                       # LLVM 19's highest: PTX ISA 8.5
     # the atomics modules are the big ones: fewer points, where the lowering can change
@@ -59,7 +60,8 @@ LLVM22 = {
 }
 NVCC_M = {
     "sources": ["warp.cu", "warp_nosync.cu", "redux.cu", "redux_f32.cu", "atomics.cu",
-                "atomics_scoped.cu", "nv_atomic.cu", "atomic_ref.cu", "ptx_bulk.cu", "elect.cu"],
+                "atomics_scoped.cu", "nv_atomic.cu", "atomic_ref.cu", "ptx_bulk.cu", "elect.cu",
+                "barrier_red.cu"],
     "targets": ["compute_75", "compute_80", "compute_86", "compute_90", "compute_90a",
                 "compute_100", "compute_100a", "compute_100f", "compute_110", "compute_120",
                 "compute_120a"],
