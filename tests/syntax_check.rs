@@ -89,6 +89,28 @@ const CASES: &[(&str, &str, &str, Option<&str>, &str)] = &[
     ("activemask.b32  %r1;", "6.2", "sm_30", None, "004 example"),
     ("activemask.b32  %r1;", "6.1", "sm_30", Some("base"), "6.2+"),
     ("activemask.b32 5;", "6.2", "sm_30", Some("operand.register_required"), "d is a register"),
+    // bar.red and barrier.red (PTX ISA 9.1, 9.7.13.1; ptxas 13.5 and 12.9 probes of
+    // 2026-11-28 where the document is silent).
+    ("bar.cta.red.popc.u32 r3,1,p;", "7.8", "sm_90", None, "9.7.13.1 example"),
+    ("bar.red.popc.u32 %r1, 0, 64, !%p1;", "8.0", "sm_90", None, "`a{, b}, {!}c`: b written, c negated"),
+    ("bar.red.or.pred %p2, %r3, %r6, !%p1;", "8.0", "sm_90", None, "a and b in registers"),
+    ("bar.red.popc.u32 %r1, 0, 48, %p1;", "8.0", "sm_90", Some("operand.multiple_of"), "ptxas: Number of threads participating in barrier must be in multiple of warp size"),
+    ("bar.red.popc.u32 %r1, 0, -32, %p1;", "8.0", "sm_90", None, "ptxas takes -32: a multiple of 32"),
+    ("bar.red.popc.u32 %r1, 16, %p1;", "8.0", "sm_90", Some("operand.range"), "ptxas: Barrier number '16' out of range, expected to be in range [0..15]"),
+    ("bar.red.popc.u32 %r1, 4294967311, %p1;", "8.0", "sm_90", None, "ptxas checks the low 32 bits: barrier 15"),
+    ("bar.red.popc.u32 %r1, 4294967312, %p1;", "8.0", "sm_90", Some("operand.range"), "ptxas: Barrier number '4294967312' out of range"),
+    ("bar.red.popc.u32 %r1, -1, %p1;", "8.0", "sm_90", Some("operand.range"), "ptxas: Barrier number '18446744073709551615' out of range"),
+    ("bar.red.popc.u32 _, 0, %p1;", "8.0", "sm_90", Some("operand.sink"), "ptxas: Result discard mode is not allowed for instruction 'bar.red'"),
+    ("bar.red.and.pred %r1, 0, %p1;", "8.0", "sm_90", Some("operand.class"), "`.and.pred` writes a predicate p; ptxas: Arguments mismatch"),
+    ("bar.red.popc.s32 %r1, 0, %p1;", "8.0", "sm_90", Some("*"), "ptxas: Operation requires .u32 type"),
+    ("bar.red.xor.pred %p2, 0, %p1;", "8.0", "sm_90", Some("*"), "ptxas: Illegal reduction operation for instruction 'bar.red.pred'"),
+    ("bar.red.popc.aligned.u32 %r1, 0, %p1;", "8.0", "sm_90", Some("qualifier.not_allowed"), "`bar` takes no .aligned; ptxas: Illegal modifier '.aligned' for instruction 'bar.red'"),
+    ("barrier.red.aligned.popc.u32 %r1, 0, %p1;", "8.0", "sm_90", None, "ptxas takes .aligned before the op (warned: not the document's order)"),
+    ("bar.red.cta.popc.u32 %r1, 0, %p1;", "8.0", "sm_90", Some("qualifier.not_allowed"), "ptxas: Illegal modifier '.cta' for instruction 'bar.red'"),
+    ("bar.cta.red.popc.u32 %r1, 0, %p1;", "7.7", "sm_80", Some("cta"), "`.cta` from 7.8; ptxas: Feature 'bar.cta.red' requires PTX ISA .version 7.8 or later"),
+    ("barrier.red.popc.u32 %r1, 0, %p1;", "5.0", "sm_50", Some("base"), "`barrier` from 6.0; ptxas 12.9: Feature 'barrier.red' requires PTX ISA .version 6.0 or later"),
+    ("bar.red.popc.u32 %r1, 0, %p1;", "2.0", "sm_20", None, "`bar.red` from 2.0 and sm_20"),
+    ("bar.red.popc.u32 %r1, 0, %p1;", "2.0", "sm_13", Some("base"), "`bar{.cta}.red` requires sm_20"),
 ];
 
 #[test]

@@ -576,6 +576,32 @@ mod tests {
         }
     }
 
+    /// PTX ISA 9.1, 9.7.13.1 writes `bar{.cta}.red`: ptxas reads `bar`, `bar.cta`,
+    /// `barrier` and `barrier.cta` as opcodes with `.red` right after them
+    /// ("Illegal modifier '.cta' for instruction 'bar.red'", "Unknown modifier
+    /// '.red'"), so the `.cta` stands inside the opcode, and a spelling holds it first.
+    #[test]
+    fn an_infix_stands_inside_the_opcode() {
+        let t = Template::parse("bar{.cta}.red.popc.u32 d, a{, b}, {!}c;").unwrap();
+        assert_eq!(t.mnemonic, Mnemonic::BarRed);
+        assert_eq!(t.slots, vec![fixed(Qualifier::Cta, true), fixed(Qualifier::Popc, false), fixed(Qualifier::U32, false)]);
+        assert!(t.operands[2].optional && t.operands[3].negatable);
+        let t = Template::parse("barrier{.cta}.red.op{.aligned}.pred p, a{, b}, {!}c;").unwrap();
+        assert_eq!(t.mnemonic, Mnemonic::BarrierRed);
+        let words = |s: &str| s.split('.').map(str::to_owned).collect::<Vec<_>>();
+        assert_eq!(Mnemonic::BarRed.opcode_in(&words("bar.red.popc.u32")), Some(2));
+        assert_eq!(Mnemonic::BarRed.opcode_in(&words("bar.cta.red.popc.u32")), Some(3));
+        assert_eq!(Mnemonic::BarRed.opcode_in(&words("bar.popc.red.u32")), None);
+        assert_eq!(Mnemonic::BarRed.opcode_in(&words("bar.sync")), None);
+        assert_eq!(Mnemonic::BarRed.opcode_in(&words("barrier.red.popc")), None);
+        assert_eq!(Mnemonic::BarrierRed.opcode_in(&words("barrier.cta.red.and")), Some(3));
+        // redux.sync's opcode is `redux`: its `.sync` may stand anywhere.
+        assert_eq!(Mnemonic::ReduxSync.opcode_in(&words("redux.sync.add")), Some(1));
+        assert_eq!(Mnemonic::BarRed.chain(&[Qualifier::Cta, Qualifier::Popc, Qualifier::U32]), "bar.cta.red.popc.u32");
+        assert_eq!(Mnemonic::BarRed.chain(&[Qualifier::Popc, Qualifier::Cta]), "bar.red.popc.cta");
+        assert_eq!(Mnemonic::Red.chain(&[Qualifier::Cta, Qualifier::Add]), "red.cta.add");
+    }
+
     #[test]
     fn fixed_qualifiers_pairs_and_negation() {
         let t = Template::parse("redux.sync.op{.abs}{.NaN}.f32 dst, src, membermask;").unwrap();

@@ -294,7 +294,7 @@ mod tests {
             let mut lists: Vec<Vec<Qualifier>> = crate::syntax::vectors::cases(&spec, instruction)
                 .iter()
                 .filter_map(|c| crate::syntax::text::tokenize(&c.text).ok())
-                .filter_map(|t| t.words.get(skip..)?.iter().map(|w| format!(".{w}").parse().ok()).collect())
+                .filter_map(|t| crate::syntax::text::chain_qualifiers(instruction.mnemonic, &t.words, skip))
                 .collect();
             let vocabulary: Vec<Qualifier> = instruction.forms().flat_map(|(g, f)| f.possible_qualifiers(g)).collect();
             let mut rng = <rand_chacha::ChaCha8Rng as rand::SeedableRng>::seed_from_u64(22);

@@ -664,3 +664,36 @@ fn int_value(text: &str) -> Option<i128> {
         None => crate::syntax::text::int_expression_value(text),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The first legal spelling of `instruction`'s `form`.
+    fn first<'s>(spec: &'s ptxvec_spec::Spec, instruction: &str, form: &str) -> Spelling<'s> {
+        let i = &spec.instructions.iter().find(|f| f.instruction.instruction == instruction).unwrap().instruction;
+        crate::syntax::legal::legal_spellings(spec, i, form).swap_remove(0).spelling
+    }
+
+    /// A written operand list binds every required position and the optional ones
+    /// in order: `bar.red`'s `d, a{, b}, {!}c` with 3 written leaves `b` out (ptxas
+    /// 13.5 reads `bar.red.popc.u32 %r1, 0, %p1;` as `d, a, c`), with 4 binds it;
+    /// `red`'s trailing `{, cache-policy}` as before.
+    #[test]
+    fn written_operands_bind_the_required_positions_first() {
+        let spec = crate::repo_spec();
+        let (bar, red) = (first(&spec, "bar.red", "popc"), first(&spec, "red", "scalar"));
+        let bar = positions(&bar);
+        fn names<'a>(ps: &'a [Position<'_>], n: usize) -> Vec<&'a str> {
+            ps.iter().zip(bound(ps, n)).filter(|(_, b)| *b).map(|(p, _)| p.name).collect()
+        }
+        assert_eq!(names(&bar, 3), ["d", "a", "c"]);
+        assert_eq!(names(&bar, 4), ["d", "a", "b", "c"]);
+        let red = positions(&red);
+        assert_eq!(names(&red, 2), ["a", "b"]);
+        assert_eq!(names(&red, 3), ["a", "b", "cache-policy"]);
+        // Fewer than required: the required ones still bind (the count check refuses
+        // the text before any operand is read).
+        assert_eq!(names(&bar, 2), ["d", "a", "c"]);
+    }
+}

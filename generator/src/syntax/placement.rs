@@ -368,13 +368,7 @@ mod tests {
             let mut lists: Vec<Vec<Qualifier>> = crate::syntax::vectors::cases(&spec, instruction)
                 .iter()
                 .filter_map(|c| crate::syntax::text::tokenize(&c.text).ok())
-                .filter_map(|t| {
-                    t.words
-                        .get(skip..)?
-                        .iter()
-                        .map(|w| format!(".{w}").parse().ok())
-                        .collect()
-                })
+                .filter_map(|t| crate::syntax::text::chain_qualifiers(instruction.mnemonic, &t.words, skip))
                 .collect();
             // And seeded random lists over the instruction's vocabulary, repeats and
             // any order included: ties between placements arise there.

@@ -909,6 +909,25 @@ pub(super) fn literal(s: &str) -> Option<Literal> {
     dec.then_some(Literal::Decimal)
 }
 
+/// The qualifiers of a chain's `words` after its mnemonic's first `skip` words, as
+/// the tests that compare two readers list them: the mnemonic's infix first where
+/// the chain writes it inside the opcode (`bar.cta.red.popc`: `.cta`, `.popc`).
+/// `None` where a word is no qualifier.
+#[cfg(test)]
+pub(crate) fn chain_qualifiers(
+    mnemonic: ptxvec_spec::Mnemonic,
+    words: &[String],
+    skip: usize,
+) -> Option<Vec<ptxvec_spec::Qualifier>> {
+    let opcode = mnemonic.opcode().split('.').count();
+    let (infix, skip) = match mnemonic.opcode_in(words) {
+        Some(n) if n > opcode => (mnemonic.infix(), n),
+        _ => (None, skip),
+    };
+    let rest = words.get(skip..)?.iter().map(|w| format!(".{w}").parse().ok());
+    infix.into_iter().map(Some).chain(rest).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
