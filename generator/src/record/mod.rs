@@ -833,6 +833,26 @@ mod tests {
         ] {
             assert!(read(&bad).fit(vote).is_err(), "accepted: {bad}");
         }
+        // A source per lane given once, and one for the warp given per lane, are
+        // refused with what the shape holds (vote's `a` per lane; bar.red's `a`, the
+        // barrier number, once, and its `c` per lane).
+        let once = read(r#"{"executing":"0x1","membermask":"0x1","a":"0x1"}"#);
+        let e = once.fit(vote).unwrap_err().to_string();
+        assert_eq!(e, "\"a\": expected a list of one per lane");
+        let bar = Shape::Warp(shape::WarpShape {
+            membermask: false,
+            a: Some(shape::Source::warp(Field::Bits(32))),
+            b: None,
+            c: Some(shape::Source::lane(Field::Pred)),
+            d: Field::Bits(32),
+            p: false,
+            float: None,
+        });
+        let per_lane_a = read(&format!(r#"{{"executing":"0x1","a":{},"c":{}}}"#, lanes("0x00000000"), lanes("0x1")));
+        let e = per_lane_a.fit(bar).unwrap_err().to_string();
+        assert_eq!(e, "\"a\": expected one bit pattern for the warp");
+        let fine = read(&format!(r#"{{"executing":"0x1","a":"0x0000000f","c":{}}}"#, lanes("0x1")));
+        assert!(fine.fit(bar).is_ok());
         // atom.cas.b32 on one address: `swaps` one list per thread, and only where
         // the instruction takes a `c`.
         let memory = |swap| Shape::Memory {
