@@ -138,6 +138,14 @@ qualifiers! {
     Aligned = ".aligned", Modifier;
 }
 
+impl AsRef<str> for Qualifier {
+    /// The spelling, leading dot included: a chain is written from qualifiers or from
+    /// their spellings alike ([`crate::Mnemonic::chain`]).
+    fn as_ref(&self) -> &str {
+        self.spelling()
+    }
+}
+
 impl Qualifier {
     /// The number of lanes a vector qualifier names (`.v4` → 4).
     pub const fn vector_len(self) -> Option<u32> {

@@ -117,35 +117,29 @@ impl Mnemonic {
     /// How many of a chain's words (`bar`, `cta`, `red`, `popc`) its opcode takes
     /// as written, the infix included; `None` when the chain does not open with it.
     pub fn opcode_in<S: AsRef<str>>(self, words: &[S]) -> Option<usize> {
-        let opens = |skip_infix: bool| {
-            let mut at = 0;
-            for (k, w) in self.opcode().split('.').enumerate() {
-                if k == 1 && skip_infix {
-                    at += 1;
-                }
-                if words.get(at).map(AsRef::as_ref) != Some(w) {
-                    return None;
-                }
-                at += 1;
-            }
-            Some(at)
-        };
         let infix_written = self
             .infix()
             .is_some_and(|q| words.get(1).map(AsRef::as_ref) == Some(&q.spelling()[1..]));
-        if infix_written {
-            opens(true)
-        } else {
-            opens(false)
+        let mut at = 0;
+        for (k, w) in self.opcode().split('.').enumerate() {
+            if k == 1 && infix_written {
+                at += 1;
+            }
+            if words.get(at).map(AsRef::as_ref) != Some(w) {
+                return None;
+            }
+            at += 1;
         }
+        Some(at)
     }
 
-    /// The chain of qualifiers `quals` (canonical order) after the mnemonic: its
-    /// infix, if the first of them, in its place (`bar.cta.red.popc.u32`).
-    pub fn chain(self, quals: &[Qualifier]) -> String {
+    /// The chain of the qualifiers spelled `quals` (`.cta`, `.popc`, in canonical
+    /// order; a mutant's may be no qualifier) after the mnemonic: its infix, if the
+    /// first of them, in its place (`bar.cta.red.popc.u32`).
+    pub fn chain<S: AsRef<str>>(self, quals: &[S]) -> String {
         let mut s = String::with_capacity(32);
         let rest = match (self.infix(), quals.first()) {
-            (Some(i), Some(&q)) if q == i => {
+            (Some(i), Some(q)) if q.as_ref() == i.spelling() => {
                 let (first, after) = self.spelling().split_once('.').unwrap_or((self.spelling(), ""));
                 s.push_str(first);
                 s.push_str(i.spelling());
@@ -159,7 +153,7 @@ impl Mnemonic {
             }
         };
         for q in rest {
-            s.push_str(q.spelling());
+            s.push_str(q.as_ref());
         }
         s
     }

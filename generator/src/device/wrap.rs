@@ -91,8 +91,7 @@ pub fn wrap(spec: &Spec, module: Module, texts: &[&str]) -> ModuleText {
         let all = spelling.as_ref().map(positions).unwrap_or_default();
         // The positions the written operands stand at (an optional one in the
         // middle, `bar.red`'s `{, b}`, may be left out).
-        let present = crate::syntax::operands::bound(&all, parsed.operands.len());
-        let pos: Vec<_> = all.iter().zip(&present).filter(|(_, b)| **b).map(|(p, _)| p).collect();
+        let pos: Vec<_> = crate::syntax::operands::written(&all, parsed.operands.len()).collect();
         for (i, op) in parsed.operands.iter().enumerate() {
             let p = pos.get(i).copied();
             let class = p.and_then(|p| p.class).map_or(".b32", declared);

@@ -9,7 +9,7 @@ use ptxvec_oracle::profile::Profile;
 use ptxvec_oracle::warp::WARP_SIZE;
 use ptxvec_spec::{Mnemonic, Qualifier};
 
-use super::collective::LaneInputs;
+use super::collective::{self, LaneInputs};
 use super::{catalog, Draft, Execution, Family, NotComputed, Quals, Sampling};
 use crate::error::{Error, Result};
 use crate::record::{Bits, Expectation, Field, Inputs, LaneValue, Out, Outputs, Shape, Source, WarpInputs, WarpShape};
@@ -92,12 +92,7 @@ impl Family for BarrierRed {
     /// The document's reading and sm_90's are one (E-ledger entries name any
     /// difference silicon shows).
     fn outputs(self, negate: bool, inputs: &Inputs, _profile: Profile) -> Result<Outputs<Expectation>> {
-        let Inputs::Warp(w) = inputs else {
-            return Err(Error::Input(
-                "bar.red takes \"executing\" and lanes, not memory inputs".to_owned(),
-            ));
-        };
-        let x = LaneInputs::of(w);
+        let x = LaneInputs::of(collective::warp_of(inputs)?);
         let threads: Vec<Thread> = (0..WARP_SIZE)
             .map(|l| match x.executing >> l & 1 {
                 1 => Thread::Arrives((x.c[l] != 0) != negate),

@@ -34,15 +34,13 @@ pub fn bind(spelling: &Spelling<'_>, semantics: Semantics, pair: bool) -> Vec<Bo
     let written = tokenize(&text).map(|t| t.operands).unwrap_or_default();
     // A memory record's keys are `mem` and `operand`, a warp's the doc's names.
     let memory = matches!(semantics.shape(), Shape::Memory { .. });
-    let has_d = positions(spelling).iter().any(|p| p.name == "d");
     // The positions the written operands stand at (`bar.red` leaves its optional
     // `b` out from between `a` and `c`).
     let all = positions(spelling);
-    let present = crate::syntax::operands::bound(&all, written.len());
-    let at: Vec<_> = all.into_iter().zip(present).filter(|(_, b)| *b).map(|(p, _)| p).collect();
+    let has_d = all.iter().any(|p| p.name == "d");
     written
         .iter()
-        .zip(at)
+        .zip(crate::syntax::operands::written(&all, written.len()))
         .map(|(op, pos)| {
             // A pair position written with its destination alone binds `d`.
             let name = match (&pos.pair, op) {

@@ -129,12 +129,7 @@ pub fn outputs(
     inputs: &Inputs,
     eval: impl FnOnce(&LaneInputs) -> LaneOutputs,
 ) -> Result<Outputs<Expectation>> {
-    let Inputs::Warp(w) = inputs else {
-        return Err(Error::Input(
-            "a warp collective takes \"executing\" and lanes, not memory inputs".to_owned(),
-        ));
-    };
-    let r = eval(&LaneInputs::of(w));
+    let r = eval(&LaneInputs::of(warp_of(inputs)?));
     let mut out = Outputs::one(
         Out::D,
         r.d.iter()
@@ -150,6 +145,16 @@ pub fn outputs(
         );
     }
     Ok(out)
+}
+
+/// A warp instruction's inputs, or the error for a memory record given to it.
+pub fn warp_of(inputs: &Inputs) -> Result<&WarpInputs> {
+    match inputs {
+        Inputs::Warp(w) => Ok(w),
+        _ => Err(Error::Input(
+            "a warp collective takes \"executing\" and lanes, not memory inputs".to_owned(),
+        )),
+    }
 }
 
 /// How a collective with a source `a` draws its lanes from the catalogs.

@@ -7,7 +7,7 @@ use ptxvec_oracle::warp::Lane;
 
 use super::collective::{self, LaneInputs, Warp};
 use super::{catalog, Draft, Execution, Family, NotComputed, Sampling};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::record::{Bits, Expectation, Field, Inputs, Out, Outputs, Shape, WarpShape};
 use crate::syntax::spelling::Spelling;
 
@@ -54,12 +54,7 @@ impl Family for Elect {
     /// Under the document any candidate leads (`leader`, `is_leader`); sm_90
     /// elects the lowest-numbered one.
     fn outputs(self, _negate: bool, inputs: &Inputs, profile: Profile) -> Result<Outputs<Expectation>> {
-        let Inputs::Warp(w) = inputs else {
-            return Err(Error::Input(
-                "a warp collective takes \"executing\" and lanes, not memory inputs".to_owned(),
-            ));
-        };
-        let x = LaneInputs::of(w);
+        let x = LaneInputs::of(collective::warp_of(inputs)?);
         let rule = match profile {
             Profile::PtxIsa => Rule::Document,
             Profile::Sm90 => Rule::Lowest,

@@ -207,7 +207,7 @@ fn warp(t: &TestCase, w: &WarpInputs) -> String {
     }
     // The sources one for the warp: shfl's `c` is never per lane, so it reads
     // without "(every lane)"; a source that may be either says so.
-    for (key, v) in [("a", &w.a), ("b", &w.b), ("c", &w.c)] {
+    for (key, v) in w.sources() {
         if let Some(LaneValue::Warp(x)) = v {
             match key {
                 "b" => shared.push(format!("b {} (every lane)", value(x))),
@@ -227,7 +227,8 @@ fn warp(t: &TestCase, w: &WarpInputs) -> String {
         h.push_str("<br>(no lane's output failed by itself: every lane's inputs are in <code>--json</code>)");
         return h;
     }
-    let per_lane: Vec<(&str, &Vec<Bits>)> = [("a", &w.a), ("b", &w.b), ("c", &w.c)]
+    let per_lane: Vec<(&str, &Vec<Bits>)> = w
+        .sources()
         .into_iter()
         .filter_map(|(k, v)| match v {
             Some(LaneValue::PerLane(list)) => Some((k, list)),

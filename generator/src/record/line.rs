@@ -224,7 +224,7 @@ fn inputs(out: &mut Vec<u8>, i: &Inputs) {
 }
 
 fn warp(obj: &mut Object<'_>, w: &WarpInputs) {
-    for (key, source) in [("a", &w.a), ("b", &w.b), ("c", &w.c)] {
+    for (key, source) in w.sources() {
         if let Some(v) = source {
             obj.key(key);
             match v {

@@ -123,6 +123,11 @@ pub struct WarpInputs {
 }
 
 impl WarpInputs {
+    /// The sources by key, in the order `a`, `b`, `c` (the files' order).
+    pub fn sources(&self) -> [(&'static str, &Option<LaneValue>); 3] {
+        [("a", &self.a), ("b", &self.b), ("c", &self.c)]
+    }
+
     /// Every lane that exited before the instruction: the members that do not
     /// execute, and `exited`.
     pub fn exits(&self) -> u64 {

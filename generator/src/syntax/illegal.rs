@@ -268,11 +268,7 @@ fn to_case(spec: &Spec, instruction: &Instruction, form: &Form, legal: &[Legal<'
     };
     // A first qualifier that is the mnemonic's infix stands inside the opcode
     // (`bar.cta.red`), as the legal spelling writes it.
-    let mnemonic = form.syntax.mnemonic;
-    let chain = match (mnemonic.infix(), m.quals.split_first()) {
-        (Some(i), Some((q, rest))) if q == i.spelling() => format!("{}{}", mnemonic.chain(&[i]), rest.concat()),
-        _ => format!("{mnemonic}{}", m.quals.concat()),
-    };
+    let chain = form.syntax.mnemonic.chain(&m.quals);
     Some(Case {
         id: format!("{}/{}/{}!{}", instruction.instruction, form.id, chain_key(&base.spelling), m.tag),
         instruction: instruction.instruction.clone(),

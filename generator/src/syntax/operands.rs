@@ -381,10 +381,10 @@ fn check_saying<S: AsRef<str>>(
         let message = say.word(|| count_message(s, ps, required, written.len()));
         return Err(defect(OperandRule::Count, message));
     }
-    let present = bound(ps, written.len());
-    for (p, w) in ps.iter().zip(&present).filter(|(_, b)| **b).map(|(p, _)| p).zip(written) {
+    for (p, w) in self::written(ps, written.len()).zip(written) {
         check_one(s, p, w, say)?;
     }
+    let present = bound(ps, written.len());
     // An optional operand and the qualifier it goes with (PTX ISA: "When the optional
     // argument cache-policy is specified, the qualifier .level::cache_hint is required";
     // E011: ptxas also rejects the qualifier without the operand).
@@ -421,6 +421,11 @@ pub fn bound(ps: &[Position<'_>], n: usize) -> Vec<bool> {
             }
         })
         .collect()
+}
+
+/// The positions `n` written operands stand at, in order ([`bound`]).
+pub fn written<'a, 's>(ps: &'a [Position<'s>], n: usize) -> impl Iterator<Item = &'a Position<'s>> {
+    ps.iter().zip(bound(ps, n)).filter(|(_, b)| *b).map(|(p, _)| p)
 }
 
 /// "red takes 2 to 3 operands (a, b, cache-policy); 1 written": written piece by
@@ -685,7 +690,7 @@ mod tests {
         let (bar, red) = (first(&spec, "bar.red", "popc"), first(&spec, "red", "scalar"));
         let bar = positions(&bar);
         fn names<'a>(ps: &'a [Position<'_>], n: usize) -> Vec<&'a str> {
-            ps.iter().zip(bound(ps, n)).filter(|(_, b)| *b).map(|(p, _)| p.name).collect()
+            written(ps, n).map(|p| p.name).collect()
         }
         assert_eq!(names(&bar, 3), ["d", "a", "c"]);
         assert_eq!(names(&bar, 4), ["d", "a", "b", "c"]);

@@ -151,12 +151,8 @@ fn warp_inputs(m: &mut Module, s: &Suite) {
             ex.push(w.executing.value);
             exits.push(w.exits());
             for (key, src, values) in &mut sources {
-                let v = match *key {
-                    "a" => &w.a,
-                    "b" => &w.b,
-                    _ => &w.c,
-                };
-                let lane = |l: usize| v.as_ref().map_or(0, |v| v.lane(l));
+                let v = w.sources().into_iter().find_map(|(k, v)| (k == *key).then_some(v)).and_then(Option::as_ref);
+                let lane = |l: usize| v.map_or(0, |v| v.lane(l));
                 if src.per == Per::Warp {
                     values.push(lane(0));
                 } else {

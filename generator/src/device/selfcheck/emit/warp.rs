@@ -46,18 +46,19 @@ impl Register {
 fn register(b: &Bound) -> Register {
     let is = |q| b.class == Some(q);
     let wide = matches!(b.class, Some(Qualifier::B64 | Qualifier::U64 | Qualifier::S64));
-    let source = |word: &'static str| {
+    let source = |key: &str| {
+        let word = word(key, false);
         if is(Qualifier::Pred) {
             Register {
                 text: "%p5".to_owned(),
-                before: Some(match word {
-                    "%r21" => "setp.ne.u32 %p5, %r21, 0",
-                    "%r22" => "setp.ne.u32 %p5, %r22, 0",
+                before: Some(match key {
+                    "b" => "setp.ne.u32 %p5, %r21, 0",
+                    "c" => "setp.ne.u32 %p5, %r22, 0",
                     _ => "setp.ne.u32 %p5, %r20, 0",
                 }),
                 after: None,
             }
-        } else if is(Qualifier::F32) && word == "%r20" {
+        } else if is(Qualifier::F32) && key == "a" {
             Register {
                 text: "%f1".to_owned(),
                 before: Some("mov.b32 %f1, %r20"),
@@ -83,15 +84,24 @@ fn register(b: &Bound) -> Register {
             before: None,
             after: Some("mov.b32 %r30, %f2"),
         },
-        "a" if wide => Register::plain("%rd20"),
-        "a" => source("%r20"),
-        "b" => source("%r21"),
-        "c" => source("%r22"),
+        "a" if wide => Register::plain(word("a", true)),
+        key @ ("a" | "b" | "c") => source(key),
         "membermask" => Register::plain("%r5"),
         "d" => Register::plain("%r30"),
         // No warp record holds another key: written as the binding writes it, so
         // that ptxas names the operand rather than the module hiding it.
         _ => Register::plain(&b.binding.operand),
+    }
+}
+
+/// The word a source's value is loaded into: `%r20` (`%rd20` when 64 bits wide)
+/// for `a`, `%r21` for `b`, `%r22` for `c`.
+fn word(key: &str, wide: bool) -> &'static str {
+    match (key, wide) {
+        ("a", true) => "%rd20",
+        ("a", false) => "%r20",
+        ("b", _) => "%r21",
+        _ => "%r22",
     }
 }
 
@@ -124,12 +134,7 @@ pub(super) fn body(c: &mut Code, s: &Suite, check: Option<&ExpectData>) {
     // or the record's (`%rd2`).
     for (key, source) in shape.sources() {
         let bytes = if source.field.width() == 64 { 8 } else { 4 };
-        let dst = match (key, bytes) {
-            ("a", 8) => "%rd20",
-            ("a", _) => "%r20",
-            ("b", _) => "%r21",
-            _ => "%r22",
-        };
+        let dst = word(key, bytes == 8);
         // `a` is loaded by its bits, `b` and `c` as `.u32` (how the collectives'
         // modules have always loaded them).
         let ty = if key == "a" { format!("b{}", bytes * 8) } else { format!("u{}", bytes * 8) };
