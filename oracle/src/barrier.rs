@@ -17,12 +17,21 @@
 //! destination register in all threads waiting at the barrier": every arriving
 //! thread gets the same value, an exited one none ([`Lane::NotExecuted`]).
 //!
-//! A thread count `b` smaller than the CTA leaves open which threads take part
-//! (whichever warps arrive first), so it is outside the model; the document gives
-//! no meaning to a CTA whose live threads do not all arrive, nor to a thread
-//! count of 0, and neither is modelled.
+//! # The thread count
+//!
+//! "Operand `b` specifies the number of threads participating in the barrier. If
+//! no thread count is specified, all threads in the CTA participate", and it "must
+//! be a multiple of the warp size". The instruction "marks warps’ arrival at
+//! barrier": a warp arrives as one, with the warp size, whatever lanes of it have
+//! exited. So a count reached by the warps that arrive completes one barrier with
+//! them all; a count of one warp completes a barrier per warp, each reducing its
+//! own warp's threads ("the final value is written to the destination register in
+//! all threads waiting at the barrier"). A count between the two leaves open which
+//! warps meet (whichever arrive first), and a count above the warps that arrive is
+//! never reached: neither is modelled. The document gives no meaning to a count of
+//! 0 (ptxas takes it), so it is not modelled either.
 
-use crate::warp::Lane;
+use crate::warp::{Lane, WARP_SIZE};
 
 /// The reduction a `bar.red` spelling names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -44,32 +53,46 @@ pub enum Thread {
     Arrives(bool),
 }
 
-/// What each thread's destination holds after `bar.red` of `op`: the count
-/// (`.popc`) or the predicate as 0 or 1 (`.and`, `.or`) in every thread that
-/// arrives, nothing in an exited one. `None` where no thread arrives, which no CTA
-/// can run.
-pub fn bar_red(op: Reduction, threads: &[Thread]) -> Option<Vec<Lane<u32>>> {
-    let arriving: Vec<bool> = threads
-        .iter()
-        .filter_map(|t| match t {
-            Thread::Arrives(c) => Some(*c),
-            Thread::Exited => None,
-        })
-        .collect();
-    if arriving.is_empty() {
-        return None;
-    }
-    let value = match op {
-        Reduction::Popc => arriving.iter().filter(|c| **c).count() as u32,
-        Reduction::And => u32::from(arriving.iter().all(|c| *c)),
-        Reduction::Or => u32::from(arriving.iter().any(|c| *c)),
+/// What each thread's destination holds after `bar.red` of `op` over a CTA of
+/// `threads`, warp after warp, with the thread count `count` (`None` where the
+/// text gives none): the count (`.popc`) or the predicate as 0 or 1 (`.and`,
+/// `.or`) in every thread that arrives, nothing in an exited one. `None` where no
+/// thread arrives, or the count is outside the model (see the module's words).
+pub fn bar_red(op: Reduction, threads: &[Thread], count: Option<u32>) -> Option<Vec<Lane<u32>>> {
+    let arrives = |w: &[Thread]| w.iter().any(|t| matches!(t, Thread::Arrives(_)));
+    let warps = threads.chunks(WARP_SIZE).filter(|w| arrives(w)).count() as u64;
+    let group: &[Thread] = match count.map(u64::from) {
+        _ if warps == 0 => return None,
+        None => threads,
+        Some(b) if b == warps * WARP_SIZE as u64 => threads,
+        // Each warp completes a barrier of its own.
+        Some(b) if b == WARP_SIZE as u64 => &[],
+        Some(_) => return None,
     };
+    let reduce = |ts: &[Thread]| {
+        let c: Vec<bool> = ts
+            .iter()
+            .filter_map(|t| match t {
+                Thread::Arrives(c) => Some(*c),
+                Thread::Exited => None,
+            })
+            .collect();
+        match op {
+            Reduction::Popc => c.iter().filter(|c| **c).count() as u32,
+            Reduction::And => u32::from(c.iter().all(|c| *c)),
+            Reduction::Or => u32::from(c.iter().any(|c| *c)),
+        }
+    };
+    let whole = reduce(group);
     Some(
         threads
-            .iter()
-            .map(|t| match t {
-                Thread::Arrives(_) => Lane::Value(value),
-                Thread::Exited => Lane::NotExecuted,
+            .chunks(WARP_SIZE)
+            .flat_map(|w| {
+                let value = if group.is_empty() { reduce(w) } else { whole };
+                w.iter().map(move |t| match t {
+                    Thread::Arrives(_) => Lane::Value(value),
+                    Thread::Exited => Lane::NotExecuted,
+                })
             })
             .collect(),
     )
@@ -81,7 +104,7 @@ mod tests {
     use Thread::{Arrives, Exited};
 
     fn values(op: Reduction, threads: &[Thread]) -> Vec<Lane<u32>> {
-        bar_red(op, threads).unwrap()
+        bar_red(op, threads, None).unwrap()
     }
 
     /// "The result of `.popc` is the number of threads with a `True` predicate",
@@ -118,6 +141,64 @@ mod tests {
         );
         // The false predicate of an exited thread cannot make `.and` false.
         assert_eq!(values(Reduction::And, &[Arrives(true), Exited]), vec![Lane::Value(1), Lane::NotExecuted]);
-        assert_eq!(bar_red(Reduction::Or, &[Exited; 32]), None);
+        assert_eq!(bar_red(Reduction::Or, &[Exited; 32], None), None);
+    }
+
+    /// A CTA of two warps: one thread true in each.
+    fn two_warps() -> Vec<Thread> {
+        let mut t = vec![Arrives(false); 64];
+        t[3] = Arrives(true);
+        t[40] = Arrives(true);
+        t
+    }
+
+    /// "If no thread count is specified, all threads in the CTA participate": the
+    /// reduction spans the warps; a count of every warp is the same barrier.
+    #[test]
+    fn the_reduction_spans_every_warp_of_the_cta() {
+        let t = two_warps();
+        assert_eq!(bar_red(Reduction::Popc, &t, None).unwrap(), vec![Lane::Value(2); 64]);
+        assert_eq!(bar_red(Reduction::Popc, &t, Some(64)).unwrap(), vec![Lane::Value(2); 64]);
+        assert_eq!(bar_red(Reduction::And, &t, Some(64)).unwrap(), vec![Lane::Value(0); 64]);
+    }
+
+    /// "wait for non-exited threads of all other warps participating in the
+    /// barrier": a warp whose threads have all exited does not arrive, so the count
+    /// the others reach is theirs alone; a count that needs it is never reached.
+    #[test]
+    fn an_exited_warp_does_not_arrive() {
+        let mut t = two_warps();
+        t[32..].fill(Exited);
+        let mut want = vec![Lane::Value(1); 32];
+        want.extend([Lane::NotExecuted; 32]);
+        assert_eq!(bar_red(Reduction::Popc, &t, None).unwrap(), want);
+        assert_eq!(bar_red(Reduction::Popc, &t, Some(32)).unwrap(), want);
+        assert_eq!(bar_red(Reduction::Popc, &t, Some(64)), None);
+    }
+
+    /// "marks warps’ arrival at barrier": a warp with exited lanes still arrives
+    /// as a whole warp, so a count of both warps is reached.
+    #[test]
+    fn a_warp_with_exited_lanes_arrives_whole() {
+        let mut t = two_warps();
+        t[16..32].fill(Exited);
+        let got = bar_red(Reduction::Popc, &t, Some(64)).unwrap();
+        assert_eq!(got[3], Lane::Value(2));
+        assert_eq!(got[20], Lane::NotExecuted);
+    }
+
+    /// A count of one warp: "Once the barrier count is reached, the final value is
+    /// written to the destination register in all threads waiting at the
+    /// barrier", so each warp gets its own reduction; a count between one warp and
+    /// all of them depends on which arrive first.
+    #[test]
+    fn a_count_of_one_warp_reduces_each_warp_alone() {
+        let mut t = two_warps();
+        t[33] = Arrives(true);
+        let got = bar_red(Reduction::Popc, &t, Some(32)).unwrap();
+        assert_eq!((got[0], got[63]), (Lane::Value(1), Lane::Value(2)));
+        let four = [t.clone(), t].concat();
+        assert_eq!(bar_red(Reduction::Popc, &four, Some(64)), None);
+        assert_eq!(bar_red(Reduction::Popc, &four, Some(0)), None);
     }
 }

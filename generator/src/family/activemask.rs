@@ -20,6 +20,7 @@ impl Family for Activemask {
 
     fn shape(self) -> Shape {
         Shape::Warp(WarpShape {
+            warps: 1,
             membermask: false,
             ..WarpShape::collective(None, Field::Bits(32))
         })

@@ -29,7 +29,11 @@ pub struct Bound {
 /// What the text of `spelling` computing `semantics` binds, written with the
 /// predicate destination where `pair` (`d|p`): its operands in order.
 pub fn bind(spelling: &Spelling<'_>, semantics: Semantics, pair: bool) -> Vec<Bound> {
-    let style = if pair { Style::WithPair } else { Style::Registers };
+    let style = match (pair, writes_optional(spelling, semantics)) {
+        (true, _) => Style::WithPair,
+        (false, true) => Style::WithOptional,
+        (false, false) => Style::Registers,
+    };
     let text = compose(&spelling.chain(), &render(spelling, style));
     let written = tokenize(&text).map(|t| t.operands).unwrap_or_default();
     // A memory record's keys are `mem` and `operand`, a warp's the doc's names.
@@ -72,6 +76,16 @@ pub fn bind(spelling: &Spelling<'_>, semantics: Semantics, pair: bool) -> Vec<Bo
             }
         })
         .collect()
+}
+
+/// Whether the records of `semantics` may hold an optional operand of the text
+/// (`bar.red`'s thread count `b`): its binding then lists it, and a record that
+/// leaves it out has a text without it.
+pub fn writes_optional(spelling: &Spelling<'_>, semantics: Semantics) -> bool {
+    let Shape::Warp(w) = semantics.shape() else {
+        return false;
+    };
+    w.sources().any(|(_, s)| s.optional) && crate::syntax::operands::style_applies(spelling, Style::WithOptional)
 }
 
 #[cfg(test)]

@@ -263,6 +263,9 @@ pub struct Sampling<'a> {
     pub text: &'a str,
     /// The text with its predicate source negated (`!%p`), where it has one.
     pub negated: &'a str,
+    /// `text` and `negated` with the optional operands the records may hold
+    /// written (`bar.red`'s thread count `b`); empty where they hold none.
+    pub optional: [&'a str; 2],
     /// The seed of the random streams.
     pub seed: u64,
     /// Seeded random inputs beyond the catalog's cross product (memory reductions).
@@ -283,13 +286,26 @@ impl Sampling<'_> {
     /// The drafts of one input: the plain text, then, where the source is
     /// negatable, the negated one.
     pub fn drafts(&self, negatable: bool, inputs: Inputs, class: Vec<String>) -> Vec<Draft> {
+        self.drafts_written(false, negatable, inputs, class)
+    }
+
+    /// [`Sampling::drafts`] of the texts that write the optional operands where
+    /// `optional`, for inputs that hold them.
+    pub fn drafts_written(&self, optional: bool, negatable: bool, inputs: Inputs, class: Vec<String>) -> Vec<Draft> {
+        let [text, negated] = if optional { self.optional } else { [self.text, self.negated] };
         let negated = negatable.then(|| Draft {
-            text: self.negated.to_owned(),
+            text: negated.to_owned(),
             negate: true,
             inputs: inputs.clone(),
             class: class.clone(),
         });
-        std::iter::once(self.draft(inputs, class)).chain(negated).collect()
+        let plain = Draft {
+            text: text.to_owned(),
+            negate: false,
+            inputs,
+            class,
+        };
+        std::iter::once(plain).chain(negated).collect()
     }
 }
 

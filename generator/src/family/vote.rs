@@ -51,6 +51,7 @@ impl Family for Vote {
             Poll::Ballot => Field::Bits(32),
         };
         Shape::Warp(WarpShape {
+            warps: 1,
             membermask: self.members == Members::Membermask,
             ..WarpShape::collective(Some(Field::Pred), d)
         })

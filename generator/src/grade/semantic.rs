@@ -499,7 +499,7 @@ fn grade_buffer(
             t.failures.push(Failure {
                 what: match how {
                     raw::Left::NotWritten => format!(
-                        "{}[{}]: not written (the slot still holds the poison byte {:#04x} the buffer was filled with)",
+                        "{}[{}]: not written (the slot still holds the poison byte {:#04x})",
                         s.out.name(),
                         s.slot,
                         raw::POISON

@@ -4,11 +4,11 @@
 //! and the failures by class, the largest first, a few examples each; the verdict
 //! again last, for a reader of the output's tail.
 
-use super::report::{Report, Section, TestCase, EXAMPLES, NOTHING_GRADED};
+use super::report::{strip_slots, Report, Section, TestCase, EXAMPLES, NOTHING_GRADED};
 
 /// Failure classes the summary shows, the largest first, before it points to the
 /// files with all of them.
-pub const SUMMARY_GROUPS: usize = 20;
+pub const SUMMARY_GROUPS: usize = 16;
 
 /// Reasons for not grading a case that the summary lists, most frequent first.
 pub const SUMMARY_REASONS: usize = 10;
@@ -32,13 +32,24 @@ fn counts_line(sec: &Section) -> String {
 }
 
 /// One failed case in one line: its id, its first three defects, and the command
-/// that reproduces it.
+/// that reproduces it. A defect of the same kind as the one before it is named by
+/// its slot alone (`d[33]`), so that a long reason is written once.
 fn fail_line(t: &TestCase) -> String {
+    let mut last = String::new();
     let what: Vec<String> = t
         .failures
         .iter()
         .take(3)
-        .map(|f| format!("{} (expected {}, got {})", f.what, clip(&f.expected), clip(&f.got)))
+        .map(|f| {
+            let kind = strip_slots(&f.what);
+            let named = match f.what.split_once(": ") {
+                Some((slot, _)) if kind == last => slot,
+                _ => &f.what,
+            };
+            let line = format!("{named} (expected {}, got {})", clip(&f.expected), clip(&f.got));
+            last = kind;
+            line
+        })
         .collect();
     let more = t.failures.len().saturating_sub(3);
     format!(

@@ -137,7 +137,7 @@ impl WarpInputs {
 }
 
 /// A register operand of a warp instruction: one value for the warp (`"0x..."`),
-/// or one per lane (a list of 32).
+/// or one per lane (a list of one per thread of the record: 32 for a warp).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum LaneValue {
     /// Every lane holds this value.
@@ -506,9 +506,11 @@ impl Inputs {
                     instruction: "a warp collective",
                 })
             }
-            (Inputs::Warp(w), Shape::Warp(shape::WarpShape { membermask, a, b, c, .. })) => {
-                let lanes = ptxvec_oracle::warp::WARP_SIZE;
+            (Inputs::Warp(w), Shape::Warp(ws @ shape::WarpShape { membermask, a, b, c, .. })) => {
+                let lanes = ws.threads();
                 let b32 = Field::Bits(32);
+                // A lane mask spans the record's threads: 32 bits for a warp.
+                let mask = Field::Bits(lanes as u32);
                 let membermask = match (membermask, w.membermask) {
                     (true, Some(v)) => Some(fit_one("membermask", v, b32)?),
                     (true, None) => return Err(ShapeError::Missing("membermask")),
@@ -534,6 +536,7 @@ impl Inputs {
                             key,
                             want: if s.per == shape::Per::Lane { "a list of one per lane" } else { "one bit pattern for the warp" },
                         }),
+                        (Some(s), None) if s.optional => Ok(None),
                         (Some(_), None) => Err(ShapeError::Missing(key)),
                         (None, Some(_)) => Err(ShapeError::Extra {
                             key,
@@ -544,8 +547,8 @@ impl Inputs {
                 };
                 let fitted = WarpInputs {
                     membermask,
-                    executing: fit_one("executing", w.executing, b32)?,
-                    exited: w.exited.map(|x| fit_one("exited", x, b32)).transpose()?,
+                    executing: fit_one("executing", w.executing, mask)?,
+                    exited: w.exited.map(|x| fit_one("exited", x, mask)).transpose()?,
                     a: source("a", a, w.a)?,
                     b: source("b", b, w.b)?,
                     c: source("c", c, w.c)?,
@@ -845,6 +848,7 @@ mod tests {
         let e = once.fit(vote).unwrap_err().to_string();
         assert_eq!(e, "\"a\": expected a list of one per lane");
         let bar = Shape::Warp(shape::WarpShape {
+            warps: 1,
             membermask: false,
             a: Some(shape::Source::warp(Field::Bits(32))),
             b: None,

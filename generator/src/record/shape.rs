@@ -105,23 +105,35 @@ pub struct Source {
     pub field: Field,
     /// One per lane, or one for the warp.
     pub per: Per,
+    /// The syntax braces the operand (`bar.red`'s `a{, b}, {!}c`): a record may
+    /// leave it out, and its text then does too.
+    pub optional: bool,
 }
 
 impl Source {
     /// One value per lane.
     pub const fn lane(field: Field) -> Source {
-        Source { field, per: Per::Lane }
+        Source { field, per: Per::Lane, optional: false }
     }
 
     /// One value for the warp.
     pub const fn warp(field: Field) -> Source {
-        Source { field, per: Per::Warp }
+        Source { field, per: Per::Warp, optional: false }
+    }
+
+    /// The same source, which a record may leave out.
+    pub const fn optional(self) -> Source {
+        Source { optional: true, ..self }
     }
 }
 
 /// The inputs and outputs of a warp collective's records.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct WarpShape {
+    /// The warps of the CTA a record runs: 1 for a warp collective, more for an
+    /// instruction over the CTA (`bar.red`). Lanes and masks then span the CTA's
+    /// threads, warp after warp; a mask is one bit pattern, so at most 2.
+    pub warps: usize,
     /// A `membermask` operand (all but `activemask`).
     pub membermask: bool,
     /// The sources the records hold under the doc's operand names: `a` (the
@@ -149,9 +161,15 @@ impl WarpShape {
             .filter_map(|(k, s)| Some((k, s?)))
     }
 
+    /// The threads of a record: lanes of its warps, warp after warp.
+    pub fn threads(self) -> usize {
+        WARP_SIZE * self.warps
+    }
+
     /// A collective with a membermask, source `a` and destination `d` alone.
     pub fn collective(a: Option<Field>, d: Field) -> WarpShape {
         WarpShape {
+            warps: 1,
             membermask: true,
             a: a.map(Source::lane),
             b: None,
@@ -192,17 +210,17 @@ impl Shape {
                 let d = returns.then(|| slots(Out::D));
                 d.into_iter().chain([slots(Out::Mem)]).collect()
             }
-            Shape::Warp(WarpShape { d, p, float, .. }) => {
+            Shape::Warp(w @ WarpShape { d, p, float, .. }) => {
                 let mut v = vec![OutShape {
                     out: Out::D,
-                    slots: WARP_SIZE,
+                    slots: w.threads(),
                     field: d,
                     float,
                 }];
                 if p {
                     v.push(OutShape {
                         out: Out::P,
-                        slots: WARP_SIZE,
+                        slots: w.threads(),
                         field: Field::Pred,
                         float: None,
                     });

@@ -428,6 +428,17 @@ pub fn written<'a, 's>(ps: &'a [Position<'s>], n: usize) -> impl Iterator<Item =
     ps.iter().zip(bound(ps, n)).filter(|(_, b)| *b).map(|(p, _)| p)
 }
 
+/// `written`, rendered operands of `s`, with the negatable source written `!`
+/// (what [`Style::Negated`] does to the operands of [`Style::Registers`]).
+pub fn negate(s: &Spelling<'_>, written_ops: &[String]) -> Vec<String> {
+    let ps = positions(s);
+    written_ops
+        .iter()
+        .zip(written(&ps, written_ops.len()))
+        .map(|(t, p)| if p.negatable { format!("!{t}") } else { t.clone() })
+        .collect()
+}
+
 /// "red takes 2 to 3 operands (a, b, cache-policy); 1 written": written piece by
 /// piece, not formatted (a tenth of the explorer's lines draw it, and `format!`
 /// made it a fiftieth of the batch judge's time).

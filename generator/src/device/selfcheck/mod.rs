@@ -304,6 +304,27 @@ impl Suite {
         self.negated.contains(&r.text)
     }
 
+    /// Whether record `r` leaves out an optional source its shape may hold (a
+    /// `bar.red` without the thread count): its text leaves out the operand too.
+    pub fn omits(&self, r: &Record) -> bool {
+        match (&self.shape, &r.inputs) {
+            (Shape::Warp(shape), Inputs::Warp(w)) => shape
+                .sources()
+                .any(|(key, s)| s.optional && w.sources().iter().any(|(k, v)| *k == key && v.is_none())),
+            _ => false,
+        }
+    }
+
+    /// The threads a warp record runs, lane after lane of its warps: 32 for a warp
+    /// collective ([`record::WarpShape::threads`]); [`WARP`] for a memory variant's
+    /// contention block.
+    pub fn threads(&self) -> usize {
+        match self.shape {
+            Shape::Warp(w) => w.threads(),
+            Shape::Memory { .. } => WARP,
+        }
+    }
+
     /// The outputs of a record, with their widths in bits: `mem`, or `d` (and `p`).
     pub fn outputs(&self) -> Vec<(Out, u32)> {
         self.shape

@@ -158,8 +158,8 @@ pub fn decode(s: &Suite, out: &[u8]) -> Vec<Option<Values>> {
                     .iter()
                     .map(|(o, _)| {
                         let off = if *o == Out::P { 4 } else { 0 };
-                        (0..WARP)
-                            .map(|l| le(out, (r * WARP + l) * LANE_BYTES + off, 4))
+                        (0..s.threads())
+                            .map(|l| le(out, (r * s.threads() + l) * LANE_BYTES + off, 4))
                             .collect()
                     })
                     .collect(),
@@ -381,7 +381,7 @@ pub fn encode(s: &Suite, vals: &[Option<Values>]) -> Vec<u8> {
                 for (oi, (o, _)) in s.outputs().iter().enumerate() {
                     let off = if *o == Out::P { 4 } else { 0 };
                     for (l, x) in v[oi].iter().enumerate().filter(|(l, _)| writes(*o, *l)) {
-                        let at = (r * WARP + l) * LANE_BYTES + off;
+                        let at = (r * s.threads() + l) * LANE_BYTES + off;
                         out[at..at + 4].copy_from_slice(&x.to_le_bytes()[..4]);
                     }
                 }

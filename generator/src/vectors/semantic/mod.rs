@@ -141,6 +141,21 @@ impl Variant<'_> {
         !self.pair && operands::style_applies(&self.spelling, Style::WithPair)
     }
 
+    /// [`Variant::text`] and [`Variant::negated_text`] with the optional operands
+    /// its records may hold written (`bar.red`'s `b`); empty where they hold none.
+    pub fn optional_texts(&self) -> [String; 2] {
+        if !binding::writes_optional(&self.spelling, self.semantics) {
+            return [String::new(), String::new()];
+        }
+        let chain = self.spelling.chain();
+        let written = operands::render(&self.spelling, Style::WithOptional);
+        let negated = operands::negate(&self.spelling, &written);
+        [
+            crate::syntax::legal::compose(&chain, &written),
+            crate::syntax::legal::compose(&chain, &negated),
+        ]
+    }
+
     /// What its text binds: its operands in order.
     pub fn operands(&self) -> Vec<Binding> {
         binding::bind(&self.spelling, self.semantics, self.pair)

@@ -14,10 +14,12 @@ use crate::record::Record;
 pub fn records(v: &Variant<'_>, seed: u64, count: usize) -> crate::error::Result<Vec<Record>> {
     use crate::error::Context;
     let (text, negated) = (v.text(), v.negated_text());
+    let [optional, optional_negated] = v.optional_texts();
     let at = Sampling {
         id: &v.id,
         text: &text,
         negated: &negated,
+        optional: [&optional, &optional_negated],
         seed,
         count,
     };

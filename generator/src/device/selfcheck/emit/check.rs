@@ -73,8 +73,8 @@ pub(super) fn tally(c: &mut Code, s: &Suite) {
             .records
             .iter()
             .map(|r| match &r.inputs {
-                Inputs::Warp(w) if !skipped(r) => 32 - u64::from(w.exits().count_ones()),
-                _ => 32,
+                Inputs::Warp(w) if !skipped(r) => s.threads() as u64 - u64::from(w.exits().count_ones()),
+                _ => s.threads() as u64,
             })
             .sum(),
     };

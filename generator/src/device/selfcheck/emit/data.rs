@@ -146,7 +146,7 @@ fn warp_inputs(m: &mut Module, s: &Suite) {
     for r in &s.records {
         if let Inputs::Warp(w) = &r.inputs {
             let value = |x: Option<Bits>| x.map_or(0, |x| x.value);
-            flags.push(u64::from(skipped(r)) | u64::from(s.negates(r)) << 1);
+            flags.push(u64::from(skipped(r)) | u64::from(s.negates(r)) << 1 | u64::from(s.omits(r)) << 2);
             mm.push(value(w.membermask));
             ex.push(w.executing.value);
             exits.push(w.exits());
@@ -156,19 +156,29 @@ fn warp_inputs(m: &mut Module, s: &Suite) {
                 if src.per == Per::Warp {
                     values.push(lane(0));
                 } else {
-                    values.extend((0..WARP).map(lane));
+                    values.extend((0..s.threads()).map(lane));
                 }
             }
         }
     }
-    m.comment(
-        "Per record: flags (bit 0 skip, bit 1 negate the predicate source), membermask,\n\
-         executing lanes, lanes that exit first (the others branch around).",
-    );
+    if shape.sources().any(|(_, src)| src.optional) {
+        m.comment(
+            "Per record: flags (bit 0 skip, bit 1 negate the predicate source, bit 2 leave\n\
+             the optional operand out), membermask, executing threads, threads that exit\n\
+             first (the others branch around).",
+        );
+    } else {
+        m.comment(
+            "Per record: flags (bit 0 skip, bit 1 negate the predicate source), membermask,\n\
+             executing lanes, lanes that exit first (the others branch around).",
+        );
+    }
+    // A mask spans the record's threads: 64 bits for a CTA of two warps.
+    let mask_bits = if s.threads() > WARP { 64 } else { 32 };
     m.array("ptxvec_flags", 32, &flags);
     m.array("ptxvec_membermask", 32, &mm);
-    m.array("ptxvec_executing", 32, &ex);
-    m.array("ptxvec_exits", 32, &exits);
+    m.array("ptxvec_executing", mask_bits, &ex);
+    m.array("ptxvec_exits", mask_bits, &exits);
     // `a` under its own comment, `b` and `c` under one.
     let say = |key: &str, src: &Source| match src.per {
         Per::Warp => format!("Per record: {key}."),

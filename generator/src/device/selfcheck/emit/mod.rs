@@ -116,7 +116,7 @@ impl Suite {
     pub fn stride(&self) -> usize {
         match self.exec {
             Execution::Memory { width, lanes, .. } => (width / 8 * lanes) as usize,
-            Execution::Warp => WARP * LANE_BYTES,
+            Execution::Warp => self.threads() * LANE_BYTES,
         }
     }
 
@@ -163,8 +163,8 @@ impl Suite {
 
     /// The launch shape: memory variants one thread per record in blocks of
     /// [`BLOCK`] (the last block padded), then one block per contention record
-    /// whose first 32 threads reduce into one address; warp variants one block of
-    /// 32 per record.
+    /// whose first 32 threads reduce into one address; warp variants one block per
+    /// record, of its threads (32, or a CTA of several warps).
     pub fn launch(&self) -> Launch {
         let n = self.records.len();
         let result_bytes = RESULT_PER_PROFILE * Profile::ALL.len();
@@ -185,8 +185,8 @@ impl Suite {
             }
             Execution::Warp => Launch {
                 grid: n as u32,
-                block: WARP as u32,
-                out_bytes: n * WARP * LANE_BYTES,
+                block: self.threads() as u32,
+                out_bytes: n * self.threads() * LANE_BYTES,
                 result_bytes,
             },
         }

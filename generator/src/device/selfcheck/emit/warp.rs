@@ -1,10 +1,11 @@
-//! The body of a warp variant: one warp per record. Members that exit first
+//! The body of a warp variant: one block per record, of one warp or (`bar.red`)
+//! a CTA of several. Members that exit first
 //! leave, lanes that do not execute branch around, the rest run the collective,
 //! written from its operand binding: no collective has a body of its own.
 
 use ptxvec_spec::Qualifier;
 
-use super::super::Suite;
+use super::super::{Suite, WARP};
 use super::check::compare;
 use super::data::ExpectData;
 use super::LANE_BYTES;
@@ -116,15 +117,29 @@ pub(super) fn body(c: &mut Code, s: &Suite, check: Option<&ExpectData>) {
     c.ins("mul.wide.u32 %rd2, %r1, 4");
     load(c, "u32", "%r4", "ptxvec_flags", "%rd2");
     load(c, "u32", "%r5", "ptxvec_membermask", "%rd2");
-    load(c, "u32", "%r6", "ptxvec_executing", "%rd2");
-    load(c, "u32", "%r11", "ptxvec_exits", "%rd2");
-    c.ins("and.b32 %r7, %r4, 1");
-    c.branch_if("ne.u32", "%p0", "%r7", 0, "DONE");
-    c.ins("shl.b32 %r8, 1, %r0");
-    c.ins("and.b32 %r9, %r11, %r8");
-    c.ins("and.b32 %r10, %r6, %r8");
-    c.ins("setp.ne.u32 %p1, %r9, 0");
-    c.ins("setp.eq.u32 %p2, %r10, 0");
+    if s.threads() > WARP {
+        // A CTA of several warps: its masks are 64 bits, one bit per thread.
+        c.ins("mul.wide.u32 %rd6, %r1, 8");
+        load(c, "u64", "%rd7", "ptxvec_executing", "%rd6");
+        load(c, "u64", "%rd8", "ptxvec_exits", "%rd6");
+        c.ins("and.b32 %r7, %r4, 1");
+        c.branch_if("ne.u32", "%p0", "%r7", 0, "DONE");
+        c.ins("shl.b64 %rd9, 1, %r0");
+        c.ins("and.b64 %rd10, %rd8, %rd9");
+        c.ins("and.b64 %rd11, %rd7, %rd9");
+        c.ins("setp.ne.u64 %p1, %rd10, 0");
+        c.ins("setp.eq.u64 %p2, %rd11, 0");
+    } else {
+        load(c, "u32", "%r6", "ptxvec_executing", "%rd2");
+        load(c, "u32", "%r11", "ptxvec_exits", "%rd2");
+        c.ins("and.b32 %r7, %r4, 1");
+        c.branch_if("ne.u32", "%p0", "%r7", 0, "DONE");
+        c.ins("shl.b32 %r8, 1, %r0");
+        c.ins("and.b32 %r9, %r11, %r8");
+        c.ins("and.b32 %r10, %r6, %r8");
+        c.ins("setp.ne.u32 %p1, %r9, 0");
+        c.ins("setp.eq.u32 %p2, %r10, 0");
+    }
     c.comment(
         "Lanes that exit first leave the warp; other lanes that do not execute branch around.",
     );
@@ -147,16 +162,20 @@ pub(super) fn body(c: &mut Code, s: &Suite, check: Option<&ExpectData>) {
     }
     c.ins("mov.u32 %r31, 0");
     let registers: Vec<Register> = s.operands.iter().map(register).collect();
+    let optional: Vec<&str> = shape.sources().filter(|(_, src)| src.optional).map(|(k, _)| k).collect();
     for r in &registers {
         if let Some(m) = r.before {
             c.ins(m);
         }
     }
-    let operands = |negated: bool| {
+    // A text per flag: bit 1 negates the predicate source, bit 2 leaves out the
+    // optional operands (a record without `bar.red`'s thread count).
+    let text = |negated: bool, omitted: bool| {
         let texts: Vec<String> = s
             .operands
             .iter()
             .zip(&registers)
+            .filter(|(b, _)| !(omitted && optional.contains(&b.binding.holds.as_str())))
             .map(|(b, r)| {
                 if negated && b.negatable {
                     format!("!{}", r.text)
@@ -167,17 +186,40 @@ pub(super) fn body(c: &mut Code, s: &Suite, check: Option<&ExpectData>) {
             .collect();
         format!("{} {}", s.opcode, texts.join(", "))
     };
-    if s.operands.iter().any(|b| b.negatable) {
+    let negatable = s.operands.iter().any(|b| b.negatable);
+    let omissible = s.records.iter().any(|r| s.omits(r));
+    let spellings: Vec<(bool, bool)> = [(false, false), (true, false), (false, true), (true, true)]
+        .into_iter()
+        .filter(|&(n, o)| (negatable || !n) && (omissible || !o))
+        .collect();
+    if spellings.len() == 1 {
+        c.ins(text(false, false));
+    } else if !omissible {
         // The record's flag bit 1 picks the spelling with a negated predicate source.
         c.ins("and.b32 %r7, %r4, 2");
         c.branch_if("ne.u32", "%p3", "%r7", 0, "NEGATED");
-        c.ins(operands(false));
+        c.ins(text(false, false));
         c.jump("JOINED");
         c.label("NEGATED");
-        c.ins(operands(true));
+        c.ins(text(true, false));
         c.label("JOINED");
     } else {
-        c.ins(operands(false));
+        // Flag bits 1 and 2 pick one of the spellings.
+        c.ins("and.b32 %r7, %r4, 6");
+        for &(n, o) in &spellings[1..] {
+            let flags = u32::from(n) << 1 | u32::from(o) << 2;
+            c.branch_if("eq.u32", "%p3", "%r7", u64::from(flags), &format!("SPELLING_{flags}"));
+        }
+        for (k, &(n, o)) in spellings.iter().enumerate() {
+            if k > 0 {
+                c.label(&format!("SPELLING_{}", u32::from(n) << 1 | u32::from(o) << 2));
+            }
+            c.ins(text(n, o));
+            if k + 1 < spellings.len() {
+                c.jump("JOINED");
+            }
+        }
+        c.label("JOINED");
     }
     for r in &registers {
         if let Some(m) = r.after {
