@@ -33,7 +33,7 @@ fn legal_modules_exit_0_with_a_summary_on_stderr() {
     // lexical.ptx: ld, mov, mov, setp, red, shfl, vote, activemask, red.async,
     // cp.reduce.async.bulk.tensor, cp.reduce.async.bulk, bra, ret.
     assert!(
-        err.contains("legal/lexical.ptx: 13 instructions, 5 covered judged, 0 illegal (.version 8.6, .target sm_90a)"),
+        err.contains("legal/lexical.ptx: 13 instructions, 6 covered judged, 0 illegal (.version 8.6, .target sm_90a)"),
         "{err}"
     );
     assert!(err.contains("nvcc/warp.sm_90.ptx95.ptx: "), "{err}");
@@ -111,7 +111,7 @@ fn json_has_every_file_with_counts_not_covered_and_diagnostics() {
     assert_eq!(d[1]["legal"], true);
     assert_eq!(d[1]["message"], "legal");
     assert_eq!(d[1]["warnings"].as_array().unwrap().len(), 1);
-    assert_eq!(files[1]["not_covered"]["red.async"], 1);
+    assert!(files[1]["not_covered"]["red.async"].is_null(), "{}", files[1]);
     assert_eq!(files[1]["not_covered"]["cp.reduce.async.bulk.tensor"], 1);
     assert!(files[2]["error"].as_str().unwrap().starts_with("no/such.ptx: "), "{}", files[2]);
     // The same input gives the same bytes.

@@ -376,8 +376,11 @@ fn variant_class(instruction: &str, stem: &str, r: &Value) -> String {
         .map(|c| c.as_str().unwrap())
         .collect();
     let first: Vec<&str> = class[0].split(' ').collect();
+    // A memory record (`inputs.mem`) is classed by its input and width, whatever
+    // its instruction; a warp record by its instruction's classes.
+    let memory = r["inputs"].get("mem").is_some();
     let family = match instruction {
-        "red" | "atom" | "cp.reduce.async.bulk" => {
+        _ if memory => {
             let input = match first[0] {
                 "random" => "random",
                 "contention_32" => "contention",

@@ -208,8 +208,8 @@ enum Said {
 /// Texts whose reading is a fact of the PTX ISA: statements of covered
 /// instructions, legal and not (seed 001, red: `red{...}.op.type [a], b{,
 /// cache-policy};`), statements of instructions ptxvec does not cover (PTX ISA
-/// 9.7: add, mov with a special register, ld, bar; "red.async" is an instruction
-/// of its own), and texts that are no statement (PTX ISA 4.3: operands separated
+/// 9.7: add, mov with a special register, ld, bar; `st.async` is a store, not
+/// `red.async`), and texts that are no statement (PTX ISA 4.3: operands separated
 /// by commas, a statement ends with `;`).
 const READINGS: &[(&str, Said)] = &[
     ("red.global.add.u32 [%rd1], %r1;", Said::Legal),
@@ -221,7 +221,8 @@ const READINGS: &[(&str, Said)] = &[
     ("ld.global.u32 %r1, [%rd1];", Said::NotCovered("ld")),
     ("bar.sync 0;", Said::NotCovered("bar")),
     ("@%p1 bra $L__BB0_2; // a comment", Said::NotCovered("bra")),
-    ("red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.add.u32 [%r2], %r3, [%r1];", Said::NotCovered("red.async")),
+    ("st.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.b32 [%r2], %r3, [%r1];", Said::NotCovered("st")),
+    ("red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.add.u32 [%r2], %r3, [%r1];", Said::Legal),
     ("add.s32 %r1 %r2;", Said::NoStatement),
     ("foo bar baz;", Said::NoStatement),
     ("%%% garbage;", Said::NoStatement),

@@ -92,6 +92,14 @@ pub enum Departure {
     /// where the text with a `.b128` register there is legal (a float literal draws
     /// "Arguments mismatch").
     CasB128ImmediateFault,
+    /// A relaxed `red.async` (one with `.mbarrier::complete_tx::bytes`) written
+    /// without its `[mbar]` is read as one with it.
+    ImplicitMbar,
+    /// `red.async` takes more than its syntax lines: without an mbarrier, `.relaxed`
+    /// with `.gpu` or `.sys` is read as `.release`, and each operation and type
+    /// the relaxed lines pair (`.inc.u32`, `.min.s32`, `.and.b32`, ...) as the
+    /// `.add` of that type (`.b32` as `.u32`); with one, `.add.s64` as `.add.u64`.
+    AsyncOpsWidened,
 }
 
 impl Departure {

@@ -136,6 +136,8 @@ qualifiers! {
     NaN = ".NaN", Modifier;
     // barrier's "all threads in the CTA execute the same instruction".
     Aligned = ".aligned", Modifier;
+    // red.async's "mmio Operation".
+    Mmio = ".mmio", Modifier;
 }
 
 impl AsRef<str> for Qualifier {

@@ -40,6 +40,8 @@ pub enum Mnemonic {
     BarRed,
     /// `barrier.red`, and `barrier.cta.red`
     BarrierRed,
+    /// `red.async`
+    RedAsync,
 }
 
 impl Mnemonic {
@@ -60,6 +62,7 @@ impl Mnemonic {
         Mnemonic::ElectSync,
         Mnemonic::BarRed,
         Mnemonic::BarrierRed,
+        Mnemonic::RedAsync,
     ];
 
     /// The PTX spelling.
@@ -78,6 +81,7 @@ impl Mnemonic {
             Mnemonic::ElectSync => "elect.sync",
             Mnemonic::BarRed => "bar.red",
             Mnemonic::BarrierRed => "barrier.red",
+            Mnemonic::RedAsync => "red.async",
         }
     }
 

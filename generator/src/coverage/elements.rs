@@ -146,12 +146,14 @@ pub enum Respect {
 pub enum Probe {
     /// A syntax line.
     Form { form: String },
-    /// A position, its placeholder (none for a fixed qualifier) and its values.
+    /// A position, its placeholder (none for a fixed qualifier), its values, and
+    /// whether the line braces it.
     Position {
         form: String,
         slot: usize,
         placeholder: Option<String>,
         values: Vec<Qualifier>,
+        optional: bool,
     },
     /// A value at a position.
     Value {
@@ -328,6 +330,7 @@ fn form_elements(
                 slot: k,
                 placeholder: placeholder.clone(),
                 values: values.clone(),
+                optional: slot.optional,
             },
         );
         for v in &values {

@@ -275,8 +275,9 @@ fn syntax_witness(
             form,
             placeholder,
             values,
+            optional,
             ..
-        } => position_witness(c, form, placeholder.as_deref(), values),
+        } => position_witness(c, form, placeholder.as_deref(), values, *optional),
         Probe::Value { form, slot, value } => value_witness(i, c, form, *slot, *value),
         Probe::Row {
             forms,
@@ -327,6 +328,7 @@ fn position_witness(
     form: &str,
     placeholder: Option<&str>,
     values: &[Qualifier],
+    optional: bool,
 ) -> bool {
     if c.legal() || c.case.form != form {
         return false;
@@ -351,7 +353,14 @@ fn position_witness(
         && c.quals.iter().any(|q| {
             !values.contains(q) && values.iter().any(|v| v.kind() == q.kind())
         });
-    set_rule || missing || refused_outsider
+    // An optional position left empty and a value of its kind outside its set
+    // written: the judge reads no place for it (`qualifier.extra:.global` in
+    // red.async's relaxed line, whose `{.ss}` is `.shared::cluster` alone).
+    let extra_outsider = optional
+        && c.tag.strip_prefix("qualifier.extra:").is_some_and(|v| {
+            values.iter().all(|q| q.spelling() != v) && values.iter().any(|q| q.spelling() != v && v.parse::<Qualifier>().is_ok_and(|o| o.kind() == q.kind()))
+        });
+    set_rule || missing || refused_outsider || extra_outsider
 }
 
 /// A legal case holding the value at the position; or, for a value no legal

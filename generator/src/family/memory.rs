@@ -17,10 +17,10 @@ use crate::syntax::spelling::Spelling;
 
 impl Family for Reduction {
     fn read(s: &Spelling<'_>) -> std::result::Result<Reduction, NotComputed> {
-        let engine = if s.form.syntax.mnemonic == ptxvec_spec::Mnemonic::Red {
-            Engine::Red
-        } else {
-            Engine::BulkReduce
+        let engine = match s.form.syntax.mnemonic {
+            ptxvec_spec::Mnemonic::Red => Engine::Red,
+            ptxvec_spec::Mnemonic::RedAsync => Engine::AsyncReduce,
+            _ => Engine::BulkReduce,
         };
         reduction(s, engine)
     }
@@ -69,6 +69,10 @@ impl Family for Reduction {
     fn choices(self, s: &Spelling<'_>) -> Vec<String> {
         let mut out = window_choice(s, self.engine);
         let q = Quals::of(s);
+        if self.engine == Engine::AsyncReduce {
+            out.push("a: the record's element in the shared memory of another CTA of the cluster than the executing thread's (the document leaves any other undefined), through mapa; generic where the text names no state space".to_owned());
+            out.push("mbar: an mbarrier in that CTA's shared memory, initialized and armed with `expect_tx` for the bytes every reduction into it stores (the element's width each); it completes on it".to_owned());
+        }
         if self.engine == Engine::BulkReduce {
             out.push("size: the bytes of `mem` (elements × element width / 8), which the document requires to be a multiple of 16, with both addresses 16-byte aligned".to_owned());
             out.push("&operand: a buffer in the CTA's shared memory holding `inputs.operand`, written by generic stores and made visible with fence.proxy.async before the instruction".to_owned());
@@ -152,11 +156,18 @@ pub(super) fn execution(s: &Spelling<'_>, engine: Engine, width: u32, lanes: u8,
             (Engine::Red | Engine::Atom, Some(Qualifier::Global)) => MemSpace::Global,
             (Engine::Red | Engine::Atom, Some(Qualifier::SharedCluster)) => MemSpace::SharedCluster,
             (Engine::Red | Engine::Atom, Some(_)) => MemSpace::SharedCta,
+            (Engine::AsyncReduce, _) if q.has(Qualifier::MbarrierCompleteTxBytes) => MemSpace::AsyncCluster,
+            // The release form: one thread, one global address, as red.
+            (Engine::AsyncReduce, None) => MemSpace::Generic,
+            (Engine::AsyncReduce, Some(_)) => MemSpace::Global,
         },
         width,
         lanes: u32::from(lanes.max(1)),
         packed,
         vector: q.first(QualKind::Vector).is_some(),
+        // PTX ISA 9.7.13.7: "If the generic address specified does not fall within
+        // the address window of `.global` state space, the behavior is undefined."
+        global_only: q.first(QualKind::Vector).is_some() || engine == Engine::AsyncReduce,
         b128,
     }
 }
@@ -164,7 +175,7 @@ pub(super) fn execution(s: &Spelling<'_>, engine: Engine, width: u32, lanes: u8,
 /// The window a generic red or atom runs in, which a record leaves open.
 pub(super) fn window_choice(s: &Spelling<'_>, engine: Engine) -> Vec<String> {
     let q = Quals::of(s);
-    if engine == Engine::BulkReduce || q.first(QualKind::Space).is_some() {
+    if matches!(engine, Engine::BulkReduce | Engine::AsyncReduce) || q.first(QualKind::Space).is_some() {
         return Vec::new();
     }
     let (name, section) = match engine {

@@ -109,8 +109,8 @@ macro_rules! families {
 }
 
 families! {
-    /// `red` and `cp.reduce.async.bulk`: memory reductions.
-    Memory(ptxvec_oracle::memory::Reduction) for Red | CpReduceAsyncBulk;
+    /// `red`, `cp.reduce.async.bulk` and `red.async`: memory reductions.
+    Memory(ptxvec_oracle::memory::Reduction) for Red | CpReduceAsyncBulk | RedAsync;
     /// `atom`: memory reductions that return the old value, `.exch` and `.cas`.
     Atom(ptxvec_oracle::memory::atom::Atom) for Atom;
     /// `redux.sync`.
@@ -211,6 +211,11 @@ pub enum Execution {
         packed: bool,
         /// A `.vN` form (operand in braces).
         vector: bool,
+        /// A generic address must point into global memory: a vector red or atom
+        /// ("may be used only with .global space and with generic addressing where
+        /// the address points to .global space"), red.async's release form. Its
+        /// generic variant runs in the global windows alone.
+        global_only: bool,
         /// The two 64-bit elements are one `.b128` register (atom's `.cas.b128`
         /// and `.exch.b128`).
         b128: bool,
@@ -239,6 +244,10 @@ pub enum MemSpace {
     /// `cp.reduce.async.bulk.shared::cluster.shared::cta.mbarrier…`: into the CTA's
     /// own shared memory, completion through an mbarrier.
     BulkCluster,
+    /// `red.async…mbarrier::complete_tx::bytes`: each thread into its element of
+    /// the peer CTA's shared memory (a cluster of two), completing on the peer's
+    /// mbarrier.
+    AsyncCluster,
 }
 
 /// A record before its expectations: text, inputs, and the class of each slot.

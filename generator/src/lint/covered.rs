@@ -21,18 +21,10 @@ pub struct Neighbour {
 
 /// The covered instructions' neighbours. Longer word lists are tried first, so
 /// their order does not matter. Sections are named by title (the seeds' numbering
-/// puts `red` at 9.7.13.6 and `cp.reduce.async.bulk` at 9.7.9.25.4.2; PTX ISA 8.x
-/// numbered `red.async` 9.7.12.7), with their anchors in
+/// puts `red` at 9.7.13.6 and `cp.reduce.async.bulk` at 9.7.9.25.4.2), with their
+/// anchors in
 /// <https://docs.nvidia.com/cuda/parallel-thread-execution/>.
 pub const NEIGHBOURS: &[Neighbour] = &[
-    // PTX ISA, "Parallel Synchronization and Communication Instructions: red.async"
-    // (#parallel-synchronization-and-communication-instructions-red-async): an
-    // asynchronous reduction completing on an mbarrier, not `red`.
-    Neighbour {
-        name: "red.async",
-        words: &["red", "async"],
-        example: "red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.add.u32 [%r2], %r3, [%r1];",
-    },
     // PTX ISA, "Data Movement and Conversion Instructions:
     // cp.reduce.async.bulk.tensor" (#data-movement-and-conversion-instructions-cp-reduce-async-bulk-tensor):
     // the tensor form, whose operands are a tensor map and coordinates.
@@ -163,7 +155,7 @@ mod tests {
         // (text from the opcode, class)
         let rows = [
             ("red.global.add.u32 [a], 1;", Class::Covered),
-            ("red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.add.u32 [a], b, [m];", Class::Counted("red.async")),
+            ("red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.add.u32 [a], b, [m];", Class::Covered),
             ("redux.sync.add.u32 %r1, %r2, 0xffffffff;", Class::Covered),
             // ptxas's opcode is `redux`: `.sync` may stand anywhere, or be missing.
             ("redux.add.sync.u32 %r1, %r2, 0xffffffff;", Class::Covered),
@@ -221,7 +213,7 @@ mod tests {
             ("bar.cta.red.popc.u32 %r1, 0, %p1;", None),
             ("L1: @%p1 bra L1; // loop", Some("bra")),
             ("add /* the opcode */ .s32 %r1, %r2, %r3;", Some("add")),
-            ("red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.add.u32 [%r2], %r3, [%r1];", Some("red.async")),
+            ("red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.add.u32 [%r2], %r3, [%r1];", None),
             ("red.global.add.u32 [%rd1], %r1;", None),
             ("red.global.add.u32 [%rd1] %r1;", None),
             ("red.global.foo.u32 [%rd1], %r1;", None),

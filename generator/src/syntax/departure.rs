@@ -287,6 +287,50 @@ fn rewrite<'t>(d: &Departure, t: &InstrText<&'t str>, module: Module) -> Option<
             out.words.retain(|w| !ignored.iter().any(|q| word(*q) == *w));
             out
         }
+        Departure::ImplicitMbar => {
+            // E058: a relaxed red.async with two operands, read with `[mbar]` third.
+            if t.words.get(1) != Some(&"async") || !has(Qualifier::MbarrierCompleteTxBytes) || t.operands.len() != 2 {
+                return None;
+            }
+            let mut out = t.clone();
+            out.operands.push(Operand::Address(Atom::Reg(text::RegClass::B64, "%rd1"), "%rd1"));
+            out
+        }
+        Departure::AsyncOpsWidened => {
+            if t.words.first() != Some(&"red") || t.words.get(1) != Some(&"async") {
+                return None;
+            }
+            let mut out = t.clone();
+            let swap = |out: &mut InstrText<&'t str>, from: Qualifier, to: Qualifier| {
+                out.words.iter_mut().filter(|w| **w == word(from)).for_each(|w| *w = word(to));
+            };
+            if has(Qualifier::MbarrierCompleteTxBytes) {
+                if has(Qualifier::Add) {
+                    swap(&mut out, Qualifier::S64, Qualifier::U64);
+                }
+            } else {
+                if has(Qualifier::Gpu) || has(Qualifier::Sys) {
+                    swap(&mut out, Qualifier::Relaxed, Qualifier::Release);
+                }
+                // The pairs of the relaxed lines' table (the spec's op_type), each
+                // read as the `.add` of its type.
+                let pairs: [(&[Qualifier], &[Qualifier]); 3] = [
+                    (&[Qualifier::Inc, Qualifier::Dec], &[Qualifier::U32]),
+                    (&[Qualifier::Min, Qualifier::Max], &[Qualifier::U32, Qualifier::S32]),
+                    (&[Qualifier::And, Qualifier::Or, Qualifier::Xor], &[Qualifier::B32]),
+                ];
+                for (ops, types) in pairs {
+                    let (Some(op), Some(ty)) = (ops.iter().find(|q| has(**q)), types.iter().find(|q| has(**q))) else {
+                        continue;
+                    };
+                    swap(&mut out, *op, Qualifier::Add);
+                    if *ty == Qualifier::B32 {
+                        swap(&mut out, Qualifier::B32, Qualifier::U32);
+                    }
+                }
+            }
+            out
+        }
         Departure::BareMbar => {
             // cp.reduce.async.bulk's fourth operand, where the syntax line writes `[mbar]`.
             // A 64-bit register or an integer (`16`, `-1`) is taken; a 32-bit
@@ -504,6 +548,8 @@ fn words_may_change(d: &Departure, words: &ChainWords<'_>) -> bool {
         Departure::ExtraOperand | Departure::ExtraOperandFault | Departure::SinkBf16Fault => first_word("atom"),
         Departure::SharedCtaOldTarget => has(Qualifier::SharedCta),
         Departure::CasB128ImmediateFault => has(Qualifier::Cas) && has(Qualifier::B128),
+        Departure::ImplicitMbar => first_word("red") && has(Qualifier::MbarrierCompleteTxBytes),
+        Departure::AsyncOpsWidened => first_word("red"),
         Departure::BareMbar
         | Departure::VectorImmediate
         | Departure::VectorIntegerElementFault
@@ -539,6 +585,7 @@ fn operands_may_change<S>(d: &Departure, operands: &[Operand<S>]) -> bool {
         }
         Departure::SinkPredicateIgnored => first_operand(&|o| matches!(o, Operand::Pair(_, Atom::Sink))),
         Departure::ExtraOperand | Departure::ExtraOperandFault => operands.len() > 3,
+        Departure::ImplicitMbar => operands.len() == 2,
         Departure::PredVectorElement | Departure::PredVectorElementFault => {
             in_a_vector(&|a| matches!(a, Atom::Reg(R::Pred, _)))
         }
@@ -548,7 +595,8 @@ fn operands_may_change<S>(d: &Departure, operands: &[Operand<S>]) -> bool {
         | Departure::VoteWithoutMode
         | Departure::NoftzF32
         | Departure::SharedCtaOldTarget
-        | Departure::CasB128ImmediateFault => true,
+        | Departure::CasB128ImmediateFault
+        | Departure::AsyncOpsWidened => true,
     }
 }
 

@@ -357,7 +357,18 @@ fn qualifier_mutants(
         .filter(|(i, style)| operands::style_applies(&legal[*i].spelling, *style))
         .collect();
     for change in changes {
-        let made = tries.iter().find_map(|&(i, style)| {
+        // A change of an optional position needs a spelling that writes it: the
+        // first legal one, where no representative does (red.async's `{.ss}`, which
+        // changes no value).
+        let slot = match change {
+            Change::Omit(k) | Change::Replace(k, _) => Some(k),
+            Change::Extra(_) => None,
+        };
+        let writing = slot
+            .and_then(|k| legal.iter().position(|l| l.spelling.slots[k].is_some()))
+            .filter(|i| !tries.iter().any(|(t, _)| t == i))
+            .map(|i| (i, Style::Registers));
+        let made = tries.iter().copied().chain(writing).find_map(|(i, style)| {
             let m = change_mutant(instruction, &legal[i], form, change, style, &src)?;
             let m = Mutant { from: (i, style), ..m };
             let own_line = matches!(m.rule, RuleId::Set(_) | RuleId::Qualifier(_));

@@ -622,6 +622,14 @@ fn check_address<S: AsRef<str>>(
         Atom::Reg(RegClass::F32 | RegClass::F64 | RegClass::Pred, name) => Err(defect(OperandRule::Class,
             said!(say, "register `{}` cannot hold the address `{}`", name.as_ref(), p.name),
         )),
+        Atom::Reg(RegClass::B16, name) if s.form.syntax.mnemonic == Mnemonic::RedAsync && p.name == "a" => {
+            // ptxas 13.5 refuses a 16-bit register as red.async's destination
+            // address ("Arguments mismatch for instruction 'mov'"), which red and
+            // atom take with a warning; its `[mbar]` it takes.
+            Err(defect(OperandRule::AddressSize,
+            said!(say, "register `{}` is narrower than the address `{}` of red.async", name.as_ref(), p.name),
+            ))
+        }
         Atom::Reg(RegClass::B32, name) if narrow_address_refused(s) => {
             Err(defect(OperandRule::AddressSize,
             said!(say, "register `{}` is narrower than the 64-bit address of a global or generic `{}`", name.as_ref(), p.name),

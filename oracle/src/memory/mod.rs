@@ -24,6 +24,9 @@ pub enum Engine {
     BulkReduce,
     /// `atom`: one thread, one address, the old value returned ([`atom`]).
     Atom,
+    /// `red.async`: one thread, one address in another CTA's shared memory,
+    /// completing on that CTA's mbarrier (integers only).
+    AsyncReduce,
 }
 
 /// Where the destination lies, as the instruction names it.
@@ -141,6 +144,8 @@ impl Reduction {
             // A scalar generic address decides at run time and the text names no
             // rule for it.
             (Engine::Red | Engine::Atom, Space::Generic) => None,
+            // 9.7.13.7: red.async takes no float type.
+            (Engine::AsyncReduce, _) => Some(false),
         }
     }
 

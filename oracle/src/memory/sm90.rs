@@ -22,7 +22,8 @@ pub fn flushes(r: &Reduction) -> bool {
         return false;
     }
     match (r.engine, r.space) {
-        (Engine::BulkReduce, _) => false,
+        // red.async takes no float type.
+        (Engine::BulkReduce | Engine::AsyncReduce, _) => false,
         (Engine::Red | Engine::Atom, Space::Global | Space::Generic) => true,
         (Engine::Red | Engine::Atom, Space::SharedCta | Space::SharedCluster) => false,
     }

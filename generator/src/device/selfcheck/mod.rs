@@ -413,9 +413,9 @@ impl Suite {
     /// a variant that names its state space.
     pub fn windows(&self) -> Vec<Window> {
         match (self.window, self.exec) {
-            (Some(Window::Global), Execution::Memory { vector, .. }) => Window::ALL
+            (Some(Window::Global), Execution::Memory { global_only, .. }) => Window::ALL
                 .into_iter()
-                .filter(|w| !vector || matches!(w, Window::Global | Window::GlobalSpace))
+                .filter(|w| !global_only || matches!(w, Window::Global | Window::GlobalSpace))
                 .collect(),
             _ => Vec::new(),
         }

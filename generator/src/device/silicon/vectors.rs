@@ -175,10 +175,15 @@ pub fn run(args: &Args, spec: &Spec, spec_dir: Option<&Path>, out: &mut dyn Writ
                 .collect();
             writeln!(out, "{id:<90} not run: needs {}", need.join(" or "))
                 .map_err(Error::Stdout)?;
-            entries.push(Run {
-                not_run: Some(format!("needs {}", need.join(" or "))),
-                ..Run::of(id)
-            });
+            // One line per run it would have, each window of a generic variant
+            // named, as `run-engine` lists them.
+            for sw in s.runs() {
+                entries.push(Run {
+                    not_run: Some(format!("needs {}", need.join(" or "))),
+                    window: sw.window().map(str::to_owned),
+                    ..Run::of(id)
+                });
+            }
             continue;
         };
         // A variant stated with generic addressing runs in each of its windows: its

@@ -57,6 +57,7 @@ pub const RECORDED: &[Recorded] = &[
     Recorded { seed: 2026112901, n: 100_000, as_of: Mnemonic::Atom },
     Recorded { seed: 2026112811, n: 40_000, as_of: Mnemonic::ElectSync },
     Recorded { seed: 2026112914, n: 40_000, as_of: Mnemonic::BarrierRed },
+    Recorded { seed: 2026112916, n: 40_000, as_of: Mnemonic::RedAsync },
 ];
 
 /// Per ledger entry, the texts of the recorded explorations on which ptxas departs

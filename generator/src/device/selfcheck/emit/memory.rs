@@ -171,7 +171,9 @@ pub(super) fn body(c: &mut Code, s: &Suite, check: Option<&ExpectData>, v: Varia
     let stride = s.stride();
     let wb = width / 8;
     let block_bytes = BLOCK as usize * stride;
-    let bulk = matches!(space, MemSpace::BulkGlobal | MemSpace::BulkCluster);
+    // Every thread of a block runs these, past the last record too: the bulk forms
+    // (one issues for the block) and red.async (each reduces into its peer CTA).
+    let bulk = matches!(space, MemSpace::BulkGlobal | MemSpace::BulkCluster | MemSpace::AsyncCluster);
     let contention = !s.contention_records().is_empty();
     if contention {
         c.branch_if("ge.u32", "%p4", "%r1", s.plain_grid(), "CONTEND");
@@ -241,6 +243,7 @@ pub(super) fn body(c: &mut Code, s: &Suite, check: Option<&ExpectData>, v: Varia
             c.branch(Pred::not("%p0"), "DONE");
         }
         MemSpace::BulkCluster => bulk_cluster(c, s, &e, block_bytes, &copy, v.cluster),
+        MemSpace::AsyncCluster => async_cluster(c, s, &e, &copy, v.operand),
     }
     if contention {
         c.jump("CHECK");
@@ -324,6 +327,65 @@ fn bulk_cluster(
     c.ins("mapa.shared::cluster.u64 %rd34, %rd12, %r15");
     ins!(c, "{} [%rd33], [%rd11], %r10, [%rd34]", s.opcode);
     c.label("ARMED");
+    c.ins("mov.u32 %r11, 0");
+    c.label("WAIT");
+    c.ins("mbarrier.try_wait.parity.shared::cta.b64 %p2, [%rd12], 0");
+    c.branch(Pred::is("%p2"), "WAITED");
+    c.ins("add.u32 %r11, %r11, 1");
+    c.branch_if("lt.u32", "%p3", "%r11", 1000000, "WAIT");
+    c.label("WAITED");
+    cluster_barrier(c);
+    c.branch(Pred::not("%p0"), "DONE");
+    e.copy(c, None, ("shared", "%rd6"), ("global", "%rd3"));
+}
+
+/// `red.async` into the peer CTA of a cluster of two. Each CTA's `sbuf` holds its
+/// own records' memory, one element per thread (zero past the last record); thread
+/// 0 arms the CTA's mbarrier with the bytes the peer's threads will store, one
+/// element each. After a cluster barrier, thread t reduces the operand of the
+/// peer's record t into the peer's element t, completing on the peer's mbarrier
+/// (both through `mapa`: generic addresses where the text names no state space;
+/// a thread past the peer's last record reduces 0 into padding). Everyone waits
+/// on phase 0 (bounded), and a second cluster barrier keeps both CTAs' shared
+/// memory alive until both sides are done.
+fn async_cluster(c: &mut Code, s: &Suite, e: &Elems, copy: &dyn Fn(&mut Code, &str, &str, &str), path: OperandPath) {
+    let (n, stride) = (s.records.len(), s.stride());
+    let generic = !s.opcode.split('.').any(|w| w == "shared::cluster");
+    c.ins("mov.u64 %rd8, ptxvec_sbuf");
+    c.ins("mov.u64 %rd12, ptxvec_mbar");
+    c.ins("add.u64 %rd6, %rd8, %rd7");
+    c.ins("mov.u32 %r14, %cluster_ctarank");
+    c.ins("xor.b32 %r15, %r14, 1");
+    // The peer's record for this thread: its block is this one's, rank swapped;
+    // record 0's operand stands in past the last.
+    c.ins("sub.u32 %r16, %r1, %r14");
+    c.ins("add.u32 %r16, %r16, %r15");
+    c.ins("mad.lo.u32 %r17, %r16, %r2, %r0");
+    ins!(c, "setp.lt.u32 %p9, %r17, {n}");
+    c.ins("selp.u32 %r18, %r17, 0, %p9");
+    ins!(c, "mul.wide.u32 %rd30, %r18, {stride}");
+    c.symbol_plus("%rd31", "%rd31", "ptxvec_operand", "%rd30");
+    copy(c, "%rd4", "%rd6", "shared");
+    c.ins("setp.eq.u32 %p1, %r0, 0");
+    c.guarded(Pred::is("%p1"), "mbarrier.init.shared::cta.b64 [%rd12], 1");
+    c.ins("fence.mbarrier_init.release.cluster");
+    // As the bulk form does: the generic stores into `sbuf`, before any proxy's
+    // reduction reads them.
+    c.ins("fence.proxy.async.shared::cta");
+    ins!(c, "mov.u32 %r10, {}", BLOCK as usize * stride);
+    c.guarded(Pred::is("%p1"), "mbarrier.arrive.expect_tx.shared::cta.b64 %rd13, [%rd12], %r10");
+    cluster_barrier(c);
+    e.load_operands(c, "%rd31", None, path);
+    if generic {
+        c.ins("cvta.shared.u64 %rd32, %rd6");
+        c.ins("mapa.u64 %rd33, %rd32, %r15");
+        c.ins("cvta.shared.u64 %rd32, %rd12");
+        c.ins("mapa.u64 %rd34, %rd32, %r15");
+    } else {
+        c.ins("mapa.shared::cluster.u64 %rd33, %rd6, %r15");
+        c.ins("mapa.shared::cluster.u64 %rd34, %rd12, %r15");
+    }
+    ins!(c, "{} [%rd33], {}, [%rd34]", s.opcode, e.operand);
     c.ins("mov.u32 %r11, 0");
     c.label("WAIT");
     c.ins("mbarrier.try_wait.parity.shared::cta.b64 %p2, [%rd12], 0");

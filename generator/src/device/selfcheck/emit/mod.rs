@@ -100,12 +100,13 @@ pub struct Launch {
 
 impl Suite {
     /// The cluster shape the self-checking module states (`.reqnctapercluster`):
-    /// the `.shared::cluster` bulk form's pairs of CTAs; `None` for every other.
+    /// pairs of CTAs for the `.shared::cluster` bulk form and `red.async`; `None`
+    /// for every other.
     pub fn cluster_dims(&self) -> Option<[u32; 3]> {
         matches!(
             self.exec,
             Execution::Memory {
-                space: MemSpace::BulkCluster,
+                space: MemSpace::BulkCluster | MemSpace::AsyncCluster,
                 ..
             }
         )
@@ -146,7 +147,7 @@ impl Suite {
         let g = self.records.len().div_ceil(BLOCK as usize) as u32;
         match self.exec {
             Execution::Memory {
-                space: MemSpace::BulkCluster,
+                space: MemSpace::BulkCluster | MemSpace::AsyncCluster,
                 ..
             } => g.next_multiple_of(CLUSTER),
             _ => g,
@@ -271,6 +272,10 @@ pub fn module_varied(s: &Suite, ptx: &str, target: &str, entries: Entries, v: Va
                 m.variable(Space::Shared, 16, ".b8", "ptxvec_sbuf2", bytes);
                 m.variable(Space::Shared, 8, ".b64", "ptxvec_mbar", None);
             }
+            MemSpace::AsyncCluster => {
+                m.variable(Space::Shared, 16, ".b8", "ptxvec_sbuf", bytes);
+                m.variable(Space::Shared, 8, ".b64", "ptxvec_mbar", None);
+            }
             MemSpace::Global | MemSpace::Generic => {}
         }
     }
@@ -375,7 +380,7 @@ fn window_note(t: &mut String, s: &Suite, v: Variation) {
         None => Ok(()),
     };
     if let Execution::Memory {
-        space: MemSpace::BulkCluster,
+        space: MemSpace::BulkCluster | MemSpace::AsyncCluster,
         ..
     } = s.exec
     {
@@ -413,7 +418,7 @@ fn entry(s: &Suite, check: Option<&ExpectData>, v: Variation) -> Entry {
     // A compile-time cluster size keeps a plain launch (silicon: without cluster
     // dimensions the instruction faults even on the CTA's own memory, E025).
     if let Execution::Memory {
-        space: MemSpace::BulkCluster,
+        space: MemSpace::BulkCluster | MemSpace::AsyncCluster,
         ..
     } = s.exec
     {
