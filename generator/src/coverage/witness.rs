@@ -357,9 +357,10 @@ fn position_witness(
     // written: the judge reads no place for it (`qualifier.extra:.global` in
     // red.async's relaxed line, whose `{.ss}` is `.shared::cluster` alone).
     let extra_outsider = optional
-        && c.tag.strip_prefix("qualifier.extra:").is_some_and(|v| {
-            values.iter().all(|q| q.spelling() != v) && values.iter().any(|q| q.spelling() != v && v.parse::<Qualifier>().is_ok_and(|o| o.kind() == q.kind()))
-        });
+        && c.tag
+            .strip_prefix("qualifier.extra:")
+            .and_then(|v| v.parse::<Qualifier>().ok())
+            .is_some_and(|o| !values.contains(&o) && values.iter().any(|q| q.kind() == o.kind()));
     set_rule || missing || refused_outsider || extra_outsider
 }
 
