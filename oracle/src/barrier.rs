@@ -61,12 +61,12 @@ pub enum Thread {
 pub fn bar_red(op: Reduction, threads: &[Thread], count: Option<u32>) -> Option<Vec<Lane<u32>>> {
     let arrives = |w: &[Thread]| w.iter().any(|t| matches!(t, Thread::Arrives(_)));
     let warps = threads.chunks(WARP_SIZE).filter(|w| arrives(w)).count() as u64;
-    let group: &[Thread] = match count.map(u64::from) {
+    // One barrier for every warp that arrives, or (a count of one warp) one each.
+    let per_warp = match count.map(u64::from) {
         _ if warps == 0 => return None,
-        None => threads,
-        Some(b) if b == warps * WARP_SIZE as u64 => threads,
-        // Each warp completes a barrier of its own.
-        Some(b) if b == WARP_SIZE as u64 => &[],
+        None => false,
+        Some(b) if b == warps * WARP_SIZE as u64 => false,
+        Some(b) if b == WARP_SIZE as u64 => true,
         Some(_) => return None,
     };
     let reduce = |ts: &[Thread]| {
@@ -83,12 +83,12 @@ pub fn bar_red(op: Reduction, threads: &[Thread], count: Option<u32>) -> Option<
             Reduction::Or => u32::from(c.iter().any(|c| *c)),
         }
     };
-    let whole = reduce(group);
+    let whole = reduce(threads);
     Some(
         threads
             .chunks(WARP_SIZE)
             .flat_map(|w| {
-                let value = if group.is_empty() { reduce(w) } else { whole };
+                let value = if per_warp { reduce(w) } else { whole };
                 w.iter().map(move |t| match t {
                     Thread::Arrives(_) => Lane::Value(value),
                     Thread::Exited => Lane::NotExecuted,
