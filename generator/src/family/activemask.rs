@@ -20,7 +20,6 @@ impl Family for Activemask {
 
     fn shape(self) -> Shape {
         Shape::Warp(WarpShape {
-            warps: 1,
             membermask: false,
             ..WarpShape::collective(None, Field::Bits(32))
         })

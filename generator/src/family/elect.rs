@@ -22,7 +22,6 @@ impl Family for Elect {
 
     fn shape(self) -> Shape {
         Shape::Warp(WarpShape {
-            warps: 1,
             p: true,
             ..WarpShape::collective(None, Field::Bits(32))
         })

@@ -33,7 +33,6 @@ impl Family for Match {
     fn shape(self) -> Shape {
         let a = Field::Bits(if self.wide { 64 } else { 32 });
         Shape::Warp(WarpShape {
-            warps: 1,
             p: self.all,
             ..WarpShape::collective(Some(a), Field::Bits(32))
         })

@@ -55,7 +55,6 @@ impl Family for Redux {
     fn shape(self) -> Shape {
         let b32 = Field::Bits(32);
         Shape::Warp(WarpShape {
-            warps: 1,
             float: match self {
                 Redux::Int(_) => None,
                 Redux::F32(_) => Some(Format::F32),

@@ -40,7 +40,6 @@ impl Family for Shfl {
     fn shape(self) -> Shape {
         let b32 = Field::Bits(32);
         Shape::Warp(WarpShape {
-            warps: 1,
             membermask: self.members == Members::Membermask,
             // `b` is one lane or offset for the warp, or one per lane; `c` one.
             b: Some(Source { field: b32, per: Per::Either, optional: false }),

@@ -51,7 +51,6 @@ impl Family for Vote {
             Poll::Ballot => Field::Bits(32),
         };
         Shape::Warp(WarpShape {
-            warps: 1,
             membermask: self.members == Members::Membermask,
             ..WarpShape::collective(Some(Field::Pred), d)
         })

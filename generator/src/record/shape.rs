@@ -161,6 +161,20 @@ impl WarpShape {
             .filter_map(|(k, s)| Some((k, s?)))
     }
 
+    /// One warp, no membermask, no source, `d` a 32-bit pattern per lane: what a
+    /// family's shape spreads (`..WarpShape::ONE_WARP`) for the fields it does not
+    /// state, so that a field added here costs no family that keeps its default.
+    pub const ONE_WARP: WarpShape = WarpShape {
+        warps: 1,
+        membermask: false,
+        a: None,
+        b: None,
+        c: None,
+        d: Field::Bits(32),
+        p: false,
+        float: None,
+    };
+
     /// The threads of a record: lanes of its warps, warp after warp.
     pub fn threads(self) -> usize {
         WARP_SIZE * self.warps
@@ -169,14 +183,10 @@ impl WarpShape {
     /// A collective with a membermask, source `a` and destination `d` alone.
     pub fn collective(a: Option<Field>, d: Field) -> WarpShape {
         WarpShape {
-            warps: 1,
             membermask: true,
             a: a.map(Source::lane),
-            b: None,
-            c: None,
             d,
-            p: false,
-            float: None,
+            ..WarpShape::ONE_WARP
         }
     }
 }
