@@ -269,6 +269,38 @@ pub(super) fn body(c: &mut Code, s: &Suite, check: Option<&ExpectData>, v: Varia
     }
 }
 
+/// The peer's record for this thread (`%r17`, and `%p9` where it is a record of
+/// the `n`): its block is this one's with the cluster rank (`%r14`) swapped for the
+/// peer's (`%r15`); laid out [`ClusterLayout::Alone`], the CTA's own.
+fn peer_record(c: &mut Code, n: usize, layout: ClusterLayout) {
+    c.ins("mov.u32 %r14, %cluster_ctarank");
+    match layout {
+        ClusterLayout::Pairs => c.ins("xor.b32 %r15, %r14, 1"),
+        ClusterLayout::Alone { .. } => c.ins("mov.u32 %r15, %r14"),
+    }
+    c.ins("sub.u32 %r16, %r1, %r14");
+    c.ins("add.u32 %r16, %r16, %r15");
+    c.ins("mad.lo.u32 %r17, %r16, %r2, %r0");
+    ins!(c, "setp.lt.u32 %p9, %r17, {n}");
+}
+
+/// After a reduction into the peer CTA: wait on phase 0 of this CTA's mbarrier
+/// (`%rd12`; bounded, so that a lost completion cannot hang the device), a
+/// cluster barrier that keeps both CTAs' shared memory alive until both are done,
+/// then a record's thread copies its element (`%rd6`) out to `%rd3`.
+fn await_peer(c: &mut Code, e: &Elems) {
+    c.ins("mov.u32 %r11, 0");
+    c.label("WAIT");
+    c.ins("mbarrier.try_wait.parity.shared::cta.b64 %p2, [%rd12], 0");
+    c.branch(Pred::is("%p2"), "WAITED");
+    c.ins("add.u32 %r11, %r11, 1");
+    c.branch_if("lt.u32", "%p3", "%r11", 1000000, "WAIT");
+    c.label("WAITED");
+    cluster_barrier(c);
+    c.branch(Pred::not("%p0"), "DONE");
+    e.copy(c, None, ("shared", "%rd6"), ("global", "%rd3"));
+}
+
 /// `barrier.cluster.arrive` and `.wait`: every thread of the cluster.
 fn cluster_barrier(c: &mut Code) {
     c.ins("barrier.cluster.arrive");
@@ -298,16 +330,7 @@ fn bulk_cluster(
     c.ins("mov.u64 %rd12, ptxvec_mbar");
     c.ins("add.u64 %rd6, %rd8, %rd7");
     c.ins("add.u64 %rd9, %rd11, %rd7");
-    // The peer's record for this thread: its block is this one's, rank swapped.
-    c.ins("mov.u32 %r14, %cluster_ctarank");
-    match layout {
-        ClusterLayout::Pairs => c.ins("xor.b32 %r15, %r14, 1"),
-        ClusterLayout::Alone { .. } => c.ins("mov.u32 %r15, %r14"),
-    }
-    c.ins("sub.u32 %r16, %r1, %r14");
-    c.ins("add.u32 %r16, %r16, %r15");
-    c.ins("mad.lo.u32 %r17, %r16, %r2, %r0");
-    ins!(c, "setp.lt.u32 %p9, %r17, {n}");
+    peer_record(c, n, layout);
     ins!(c, "mul.wide.u32 %rd30, %r17, {stride}");
     c.symbol_plus("%rd31", "%rd31", "ptxvec_operand", "%rd30");
     copy(c, "%rd4", "%rd6", "shared");
@@ -327,16 +350,7 @@ fn bulk_cluster(
     c.ins("mapa.shared::cluster.u64 %rd34, %rd12, %r15");
     ins!(c, "{} [%rd33], [%rd11], %r10, [%rd34]", s.opcode);
     c.label("ARMED");
-    c.ins("mov.u32 %r11, 0");
-    c.label("WAIT");
-    c.ins("mbarrier.try_wait.parity.shared::cta.b64 %p2, [%rd12], 0");
-    c.branch(Pred::is("%p2"), "WAITED");
-    c.ins("add.u32 %r11, %r11, 1");
-    c.branch_if("lt.u32", "%p3", "%r11", 1000000, "WAIT");
-    c.label("WAITED");
-    cluster_barrier(c);
-    c.branch(Pred::not("%p0"), "DONE");
-    e.copy(c, None, ("shared", "%rd6"), ("global", "%rd3"));
+    await_peer(c, e);
 }
 
 /// `red.async` into the peer CTA of a cluster of two. Each CTA's `sbuf` holds its
@@ -354,14 +368,8 @@ fn async_cluster(c: &mut Code, s: &Suite, e: &Elems, copy: &dyn Fn(&mut Code, &s
     c.ins("mov.u64 %rd8, ptxvec_sbuf");
     c.ins("mov.u64 %rd12, ptxvec_mbar");
     c.ins("add.u64 %rd6, %rd8, %rd7");
-    c.ins("mov.u32 %r14, %cluster_ctarank");
-    c.ins("xor.b32 %r15, %r14, 1");
-    // The peer's record for this thread: its block is this one's, rank swapped;
-    // record 0's operand stands in past the last.
-    c.ins("sub.u32 %r16, %r1, %r14");
-    c.ins("add.u32 %r16, %r16, %r15");
-    c.ins("mad.lo.u32 %r17, %r16, %r2, %r0");
-    ins!(c, "setp.lt.u32 %p9, %r17, {n}");
+    peer_record(c, n, ClusterLayout::Pairs);
+    // Record 0's operand stands in past the peer's last record.
     c.ins("selp.u32 %r18, %r17, 0, %p9");
     ins!(c, "mul.wide.u32 %rd30, %r18, {stride}");
     c.symbol_plus("%rd31", "%rd31", "ptxvec_operand", "%rd30");
@@ -386,16 +394,7 @@ fn async_cluster(c: &mut Code, s: &Suite, e: &Elems, copy: &dyn Fn(&mut Code, &s
         c.ins("mapa.shared::cluster.u64 %rd34, %rd12, %r15");
     }
     ins!(c, "{} [%rd33], {}, [%rd34]", s.opcode, e.operand);
-    c.ins("mov.u32 %r11, 0");
-    c.label("WAIT");
-    c.ins("mbarrier.try_wait.parity.shared::cta.b64 %p2, [%rd12], 0");
-    c.branch(Pred::is("%p2"), "WAITED");
-    c.ins("add.u32 %r11, %r11, 1");
-    c.branch_if("lt.u32", "%p3", "%r11", 1000000, "WAIT");
-    c.label("WAITED");
-    cluster_barrier(c);
-    c.branch(Pred::not("%p0"), "DONE");
-    e.copy(c, None, ("shared", "%rd6"), ("global", "%rd3"));
+    await_peer(c, e);
 }
 
 /// The address the reduction takes, from the destination in `%rd6` (global or

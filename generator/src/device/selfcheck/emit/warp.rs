@@ -117,29 +117,24 @@ pub(super) fn body(c: &mut Code, s: &Suite, check: Option<&ExpectData>) {
     c.ins("mul.wide.u32 %rd2, %r1, 4");
     load(c, "u32", "%r4", "ptxvec_flags", "%rd2");
     load(c, "u32", "%r5", "ptxvec_membermask", "%rd2");
-    if s.threads() > WARP {
-        // A CTA of several warps: its masks are 64 bits, one bit per thread.
+    // The masks, at their width: a CTA of several warps has one bit per thread in
+    // 64 (indexed by `%rd6`), a warp in 32 (by `%rd2`, as the flags).
+    // [executing, exits, the thread's bit, exits & bit, executing & bit].
+    let (bits, index, [ex, exits, bit, exited, executes]) = if s.threads() > WARP {
         c.ins("mul.wide.u32 %rd6, %r1, 8");
-        load(c, "u64", "%rd7", "ptxvec_executing", "%rd6");
-        load(c, "u64", "%rd8", "ptxvec_exits", "%rd6");
-        c.ins("and.b32 %r7, %r4, 1");
-        c.branch_if("ne.u32", "%p0", "%r7", 0, "DONE");
-        c.ins("shl.b64 %rd9, 1, %r0");
-        c.ins("and.b64 %rd10, %rd8, %rd9");
-        c.ins("and.b64 %rd11, %rd7, %rd9");
-        c.ins("setp.ne.u64 %p1, %rd10, 0");
-        c.ins("setp.eq.u64 %p2, %rd11, 0");
+        (64, "%rd6", ["%rd7", "%rd8", "%rd9", "%rd10", "%rd11"])
     } else {
-        load(c, "u32", "%r6", "ptxvec_executing", "%rd2");
-        load(c, "u32", "%r11", "ptxvec_exits", "%rd2");
-        c.ins("and.b32 %r7, %r4, 1");
-        c.branch_if("ne.u32", "%p0", "%r7", 0, "DONE");
-        c.ins("shl.b32 %r8, 1, %r0");
-        c.ins("and.b32 %r9, %r11, %r8");
-        c.ins("and.b32 %r10, %r6, %r8");
-        c.ins("setp.ne.u32 %p1, %r9, 0");
-        c.ins("setp.eq.u32 %p2, %r10, 0");
-    }
+        (32, "%rd2", ["%r6", "%r11", "%r8", "%r9", "%r10"])
+    };
+    load(c, &format!("u{bits}"), ex, "ptxvec_executing", index);
+    load(c, &format!("u{bits}"), exits, "ptxvec_exits", index);
+    c.ins("and.b32 %r7, %r4, 1");
+    c.branch_if("ne.u32", "%p0", "%r7", 0, "DONE");
+    ins!(c, "shl.b{bits} {bit}, 1, %r0");
+    ins!(c, "and.b{bits} {exited}, {exits}, {bit}");
+    ins!(c, "and.b{bits} {executes}, {ex}, {bit}");
+    ins!(c, "setp.ne.u{bits} %p1, {exited}, 0");
+    ins!(c, "setp.eq.u{bits} %p2, {executes}, 0");
     c.comment(
         "Lanes that exit first leave the warp; other lanes that do not execute branch around.",
     );
