@@ -336,7 +336,7 @@ fn generic_adds_compute_as_the_space_their_window_points_into() {
                 .find(|e| e.variant == id && e.window.as_deref() == s.window())
                 .unwrap_or_else(|| panic!("{id} {window:?}: no evidence"));
             let r = Reduction {
-                engine: Engine::Red,
+                engine: Engine::RED,
                 space,
                 op: Op::Add,
                 element: Element::Float(fmt),

@@ -32,7 +32,7 @@ impl Family for Atom {
         match op {
             Qualifier::Exch => Ok(Atom::Exch(bits()?)),
             Qualifier::Cas => Ok(Atom::Cas(bits()?)),
-            _ => memory::reduction(s, Engine::Atom).map(Atom::Reduce),
+            _ => memory::reduction(s, Engine::ATOM).map(Atom::Reduce),
         }
     }
 
@@ -101,16 +101,16 @@ impl Family for Atom {
 
     fn execution(self, s: &Spelling<'_>) -> Execution {
         match self {
-            Atom::Reduce(r) => memory::execution(s, Engine::Atom, r.element.bits(), r.lanes, r.packed, false),
+            Atom::Reduce(r) => memory::execution(s, Engine::ATOM, r.element.bits(), r.lanes, r.packed, false),
             // A .b128 is two 64-bit elements in one register.
             Atom::Exch(bits) | Atom::Cas(bits) => {
-                memory::execution(s, Engine::Atom, self.element_bits(), self.elements() as u8, false, bits == 128)
+                memory::execution(s, Engine::ATOM, self.element_bits(), self.elements() as u8, false, bits == 128)
             }
         }
     }
 
     fn choices(self, s: &Spelling<'_>) -> Vec<String> {
-        let mut out = memory::window_choice(s, Engine::Atom);
+        let mut out = memory::window_choice(s, Engine::ATOM);
         if self.takes_c() {
             out.push("c: `inputs.swap`, what .cas stores where the memory equals `inputs.operand` (its `b`)".to_owned());
         }
@@ -191,7 +191,7 @@ fn contention_inputs(a: Atom, at: &Sampling<'_>) -> Vec<(Inputs, Vec<String>)> {
 /// the element width, one per element of the access.
 fn bit_pattern(a: Atom) -> Reduction {
     Reduction {
-        engine: Engine::Atom,
+        engine: Engine::ATOM,
         space: Space::Generic,
         op: Op::Int(ptxvec_oracle::int::IntOp::And),
         element: Element::Int(IntType {

@@ -4,7 +4,7 @@
 
 use ptxvec_oracle::float::{Expect, Format, MinMax};
 use ptxvec_oracle::int::IntType;
-use ptxvec_oracle::memory::{Element, Engine, Op, Reduction, Space};
+use ptxvec_oracle::memory::{Element, Engine, Generic, Op, Reduction, Space};
 use ptxvec_oracle::profile::Profile;
 use ptxvec_spec::{QualKind, Qualifier};
 
@@ -18,9 +18,9 @@ use crate::syntax::spelling::Spelling;
 impl Family for Reduction {
     fn read(s: &Spelling<'_>) -> std::result::Result<Reduction, NotComputed> {
         let engine = match s.form.syntax.mnemonic {
-            ptxvec_spec::Mnemonic::Red => Engine::Red,
-            ptxvec_spec::Mnemonic::RedAsync => Engine::AsyncReduce,
-            _ => Engine::BulkReduce,
+            ptxvec_spec::Mnemonic::Red => Engine::RED,
+            ptxvec_spec::Mnemonic::RedAsync => Engine::ASYNC_REDUCE,
+            _ => Engine::BULK_REDUCE,
         };
         reduction(s, engine)
     }
@@ -69,11 +69,11 @@ impl Family for Reduction {
     fn choices(self, s: &Spelling<'_>) -> Vec<String> {
         let mut out = window_choice(s, self.engine);
         let q = Quals::of(s);
-        if self.engine == Engine::AsyncReduce {
+        if self.engine == Engine::ASYNC_REDUCE {
             out.push("a: the record's element in the shared memory of another CTA of the cluster than the executing thread's (the document leaves any other undefined), through mapa; generic where the text names no state space".to_owned());
             out.push("mbar: an mbarrier in that CTA's shared memory, initialized and armed with `expect_tx` for the bytes every reduction into it stores (the element's width each); it completes on it".to_owned());
         }
-        if self.engine == Engine::BulkReduce {
+        if self.engine == Engine::BULK_REDUCE {
             out.push("size: the bytes of `mem` (elements × element width / 8), which the document requires to be a multiple of 16, with both addresses 16-byte aligned".to_owned());
             out.push("&operand: a buffer in the CTA's shared memory holding `inputs.operand`, written by generic stores and made visible with fence.proxy.async before the instruction".to_owned());
             if q.has(Qualifier::MbarrierCompleteTxBytes) {
@@ -149,25 +149,32 @@ pub(super) fn execution(s: &Spelling<'_>, engine: Engine, width: u32, lanes: u8,
     Execution::Memory {
         // cp.reduce.async.bulk writes `.dst` before `.src`: the first space is
         // where it reduces.
-        space: match (engine, space) {
-            (Engine::BulkReduce, Some(Qualifier::Global)) => MemSpace::BulkGlobal,
-            (Engine::BulkReduce, _) => MemSpace::BulkCluster,
-            (Engine::Red | Engine::Atom, None) => MemSpace::Generic,
-            (Engine::Red | Engine::Atom, Some(Qualifier::Global)) => MemSpace::Global,
-            (Engine::Red | Engine::Atom, Some(Qualifier::SharedCluster)) => MemSpace::SharedCluster,
-            (Engine::Red | Engine::Atom, Some(_)) => MemSpace::SharedCta,
-            (Engine::AsyncReduce, _) if q.has(Qualifier::MbarrierCompleteTxBytes) => MemSpace::AsyncCluster,
-            // The release form: one thread, one global address, as red.
-            (Engine::AsyncReduce, None) => MemSpace::Generic,
-            (Engine::AsyncReduce, Some(_)) => MemSpace::Global,
+        space: if engine.generic == Generic::Never {
+            // The bulk reduce: into global memory, or the shared memory of a CTA
+            // of the cluster.
+            match space {
+                Some(Qualifier::Global) => MemSpace::BulkGlobal,
+                _ => MemSpace::BulkCluster,
+            }
+        } else if q.has(Qualifier::MbarrierCompleteTxBytes) {
+            // red.async's relaxed form: into a peer CTA's shared memory.
+            MemSpace::AsyncCluster
+        } else {
+            // One thread, one address (red.async's release form as red).
+            match space {
+                None => MemSpace::Generic,
+                Some(Qualifier::Global) => MemSpace::Global,
+                Some(Qualifier::SharedCluster) => MemSpace::SharedCluster,
+                Some(_) => MemSpace::SharedCta,
+            }
         },
         width,
         lanes: u32::from(lanes.max(1)),
         packed,
         vector: q.first(QualKind::Vector).is_some(),
-        // PTX ISA 9.7.13.7: "If the generic address specified does not fall within
-        // the address window of `.global` state space, the behavior is undefined."
-        global_only: q.first(QualKind::Vector).is_some() || engine == Engine::AsyncReduce,
+        // A vector's generic address, and red.async's, point into global memory
+        // alone (`Engine::generic`).
+        global_only: engine.generic_points_global(q.first(QualKind::Vector).is_some()) == Some(true),
         b128,
     }
 }
@@ -175,13 +182,10 @@ pub(super) fn execution(s: &Spelling<'_>, engine: Engine, width: u32, lanes: u8,
 /// The window a generic red or atom runs in, which a record leaves open.
 pub(super) fn window_choice(s: &Spelling<'_>, engine: Engine) -> Vec<String> {
     let q = Quals::of(s);
-    if matches!(engine, Engine::BulkReduce | Engine::AsyncReduce) || q.first(QualKind::Space).is_some() {
+    if engine.generic != Generic::Window || q.first(QualKind::Space).is_some() {
         return Vec::new();
     }
-    let (name, section) = match engine {
-        Engine::Atom => ("atom", "9.7.13.5"),
-        _ => ("red", "9.7.13.6"),
-    };
+    let (name, section) = if engine == Engine::ATOM { ("atom", "9.7.13.5") } else { ("red", "9.7.13.6") };
     vec![if q.first(QualKind::Vector).is_some() {
         format!("window: the generic address points into global memory (PTX ISA {section}: a vector {name} \"may be used only with .global space and with generic addressing where the address points to .global space\")")
     } else {
@@ -314,7 +318,7 @@ fn contention_inputs(at: &Sampling<'_>, r: Reduction) -> Vec<(Inputs, Vec<String
         ),
         Op::Add | Op::MinMax(_) => true,
     };
-    if r.engine != Engine::Red || !order_free {
+    if r.engine != Engine::RED || !order_free {
         return Vec::new();
     }
     let width = r.element.bits();

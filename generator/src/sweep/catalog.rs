@@ -76,7 +76,7 @@ impl<C> Swept<C> {
 
     /// Whether the bulk-copy engine performs it (`cp.reduce.async.bulk`).
     pub fn is_bulk(&self) -> bool {
-        self.reduction.engine == Engine::BulkReduce
+        self.reduction.engine == Engine::BULK_REDUCE
     }
 
     /// Whether its memory is the CTA's shared memory.
@@ -86,7 +86,7 @@ impl<C> Swept<C> {
 
     /// Whether the instruction returns the memory it found (`atom`).
     pub fn returns(&self) -> bool {
-        self.reduction.engine == Engine::Atom
+        self.reduction.engine == Engine::ATOM
     }
 
     /// Whether both elements travel in one 32-bit register (the `x2` types).
@@ -115,7 +115,7 @@ pub type Sweep = Swept<Bits16>;
 
 const fn red(op: Op, fmt: Format, lanes: u8, packed: bool) -> Reduction {
     Reduction {
-        engine: Engine::Red,
+        engine: Engine::RED,
         space: Space::Global,
         op,
         element: Element::Float(fmt),
@@ -129,14 +129,14 @@ const fn red(op: Op, fmt: Format, lanes: u8, packed: bool) -> Reduction {
 /// the value it returns to the memory it found).
 const fn atom(fmt: Format, lanes: u8, packed: bool) -> Reduction {
     Reduction {
-        engine: Engine::Atom,
+        engine: Engine::ATOM,
         ..red(Op::Add, fmt, lanes, packed)
     }
 }
 
 const fn bulk(op: Op, fmt: Format) -> Reduction {
     Reduction {
-        engine: Engine::BulkReduce,
+        engine: Engine::BULK_REDUCE,
         space: Space::Global,
         op,
         element: Element::Float(fmt),

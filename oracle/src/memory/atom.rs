@@ -8,14 +8,32 @@
 //! An access is its elements side by side, as red's; a `.b128` value is two 64-bit
 //! elements, low half first, which `.cas` compares as one value.
 
-use super::Reduction;
+use super::{Engine, Flush, Generic, KeptNan, Reduction};
 use crate::float::Expect;
 use crate::profile::Profile;
+
+impl Engine {
+    /// `atom`.
+    pub const ATOM: Engine = Engine {
+        name: "atom",
+        // PTX ISA 9.7.13.5: "atom.add.f32 on global memory flushes subnormal inputs
+        // and results to sign-preserving zero; whereas atom.add.f32 on shared
+        // memory supports subnormal inputs and results".
+        doc_f32_flush: Flush::InGlobal,
+        // Measured as red's (vectors/silicon/sm_90/, the atom .add.f32 windows).
+        sm90_f32_flush: Flush::InGlobal,
+        // Measured as red's: atom.shared.add.f64 keeps the memory's NaN, quieted.
+        sm90_f64_shared_nan: KeptNan::Memory,
+        // 9.7.13.5: "atom with vector type may be used only with .global space and
+        // with generic addressing where the address points to .global space".
+        generic: Generic::Window,
+    };
+}
 
 /// One executable `atom` variant: everything that decides its values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Atom {
-    /// An operation `red` also performs; its engine is [`super::Engine::Atom`].
+    /// An operation `red` also performs; its engine is [`super::Engine::ATOM`].
     Reduce(Reduction),
     /// `.exch` at this width in bits (16, 32, 64 or 128).
     Exch(u32),
@@ -129,7 +147,7 @@ mod tests {
 
     fn reduce(op: Op, element: Element, space: Space) -> Atom {
         Atom::Reduce(Reduction {
-            engine: Engine::Atom,
+            engine: Engine::ATOM,
             space,
             op,
             element,
@@ -212,7 +230,7 @@ mod tests {
     #[test]
     fn the_reductions_store_what_red_stores() {
         let f32add = Reduction {
-            engine: Engine::Atom,
+            engine: Engine::ATOM,
             space: Space::Global,
             op: Op::Add,
             element: Element::Float(Format::F32),
@@ -220,7 +238,7 @@ mod tests {
             packed: false,
             noftz: false,
         };
-        let red = Reduction { engine: Engine::Red, ..f32add };
+        let red = Reduction { engine: Engine::RED, ..f32add };
         let f16min = Reduction {
             op: Op::MinMax(MinMax::Min),
             element: Element::Float(Format::F16),
@@ -236,7 +254,7 @@ mod tests {
                     assert_eq!(got.new, vec![red.element(p, m, s)], "{p:?} {m:#x} {s:#x}");
                     assert_eq!(got.old, vec![Expect::Bits(m & 0xffff_ffff)]);
                     let got = Atom::Reduce(f16min).access(p, &[m], &[s], &[]);
-                    let red16 = Reduction { engine: Engine::Red, ..f16min };
+                    let red16 = Reduction { engine: Engine::RED, ..f16min };
                     assert_eq!(got.new, vec![red16.element(p, m, s)]);
                 }
             }

@@ -15,18 +15,130 @@ use crate::profile::Profile;
 pub mod atom;
 pub mod sm90;
 
-/// The instruction that performs the reduction.
+/// The instruction that performs the reduction, by the facts the shared rules
+/// (the document's flushing, sm_90's flushing and NaN bits, where a generic
+/// address points) ask of it: values, each with its witness, rather than arms in
+/// those rules, so that a new instruction states its facts in its own module and
+/// touches no rule. `red`'s, the bulk reduce's and `red.async`'s are here,
+/// `atom`'s in [`atom`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Engine {
-    /// `red`: one thread, one address.
-    Red,
-    /// `cp.reduce.async.bulk`: an array, by the bulk-copy engine.
-    BulkReduce,
-    /// `atom`: one thread, one address, the old value returned ([`atom`]).
-    Atom,
-    /// `red.async`: one thread, one address in another CTA's shared memory,
-    /// completing on that CTA's mbarrier (integers only).
-    AsyncReduce,
+pub struct Engine {
+    /// The instruction.
+    pub name: &'static str,
+    /// Where the document says an `.f32` add flushes subnormal inputs and results.
+    pub doc_f32_flush: Flush,
+    /// Where sm_90 does (measured; `sm90::flushes`).
+    pub sm90_f32_flush: Flush,
+    /// Whose NaN an `.f64` add into shared memory keeps on sm_90 (measured;
+    /// `sm90::add`).
+    pub sm90_f64_shared_nan: KeptNan,
+    /// Where a generic address may point.
+    pub generic: Generic,
+}
+
+/// Where an instruction's `.f32` add flushes subnormals to sign-preserving zero.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Flush {
+    /// Nowhere.
+    Never,
+    /// In every state space.
+    Always,
+    /// In global memory and not in shared memory; a generic address flushes as the
+    /// memory it points into.
+    InGlobal,
+}
+
+/// Whose NaN an `.f64` add keeps when one of its inputs is NaN.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum KeptNan {
+    /// The memory's, quieted.
+    Memory,
+    /// The operand's, as it is (signalling stays signalling).
+    Operand,
+}
+
+/// Where an instruction's generic address points.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Generic {
+    /// The instruction names its state spaces and has no generic address: a
+    /// variant stated as generic is one whose values no space changes.
+    Never,
+    /// Into global memory or the CTA's shared memory, decided at run time; a
+    /// vector access's into global memory alone.
+    Window,
+    /// Into global memory alone.
+    Global,
+}
+
+impl Engine {
+    /// `red`.
+    pub const RED: Engine = Engine {
+        name: "red",
+        // PTX ISA 9.7.13.6: "red.add.f32 on global memory flushes subnormal inputs
+        // and results to sign-preserving zero; whereas red.add.f32 on shared
+        // memory supports subnormal inputs and results".
+        doc_f32_flush: Flush::InGlobal,
+        // Measured: red.global.add.f32 and red.global.v2.f32.add flush inputs and
+        // results, red.shared.add.f32 keeps them (vectors/silicon/sm_90/).
+        sm90_f32_flush: Flush::InGlobal,
+        // Measured: red.shared.add.f64 of two NaNs keeps the memory's, quieted.
+        sm90_f64_shared_nan: KeptNan::Memory,
+        // 9.7.13.6: "red with vector type may be used only with .global space and
+        // with generic addressing where the address points to .global space"; a
+        // scalar's generic address may point into either.
+        generic: Generic::Window,
+    };
+
+    /// `cp.reduce.async.bulk`.
+    pub const BULK_REDUCE: Engine = Engine {
+        name: "cp.reduce.async.bulk",
+        // 9.7.9.25.4.2: "cp.reduce.async.bulk.add.f32 flushes subnormal inputs and
+        // results to sign-preserving zero".
+        doc_f32_flush: Flush::Always,
+        // Measured: it keeps them (0 + min subnormal = min subnormal), against the
+        // document (errata E021).
+        sm90_f32_flush: Flush::Never,
+        // Measured: into shared memory of the cluster too, the operand's NaN wins.
+        sm90_f64_shared_nan: KeptNan::Operand,
+        // Its syntax names `.dst` and `.src` spaces.
+        generic: Generic::Never,
+    };
+
+    /// `red.async`.
+    pub const ASYNC_REDUCE: Engine = Engine {
+        name: "red.async",
+        // 9.7.13.7: no float type; an `.f32` add never arises.
+        doc_f32_flush: Flush::Never,
+        sm90_f32_flush: Flush::Never,
+        sm90_f64_shared_nan: KeptNan::Memory,
+        // 9.7.13.7: "If the generic address specified does not fall within the
+        // address window of .global state space, the behavior is undefined."
+        generic: Generic::Global,
+    };
+
+    /// Where a generic address of an access of `vector` form points: `Some(true)`
+    /// into global memory, `None` into either window, decided at run time.
+    pub fn generic_points_global(self, vector: bool) -> Option<bool> {
+        match self.generic {
+            Generic::Global => Some(true),
+            Generic::Window if vector => Some(true),
+            Generic::Window | Generic::Never => None,
+        }
+    }
+}
+
+impl Flush {
+    /// Whether an `.f32` add into `space` flushes: `None` where a generic address
+    /// may point into either window, which the instruction decides at run time.
+    pub fn at(self, space: Space, generic_points_global: Option<bool>) -> Option<bool> {
+        match (self, space) {
+            (Flush::Never, _) => Some(false),
+            (Flush::Always, _) => Some(true),
+            (Flush::InGlobal, Space::Global) => Some(true),
+            (Flush::InGlobal, Space::SharedCta | Space::SharedCluster) => Some(false),
+            (Flush::InGlobal, Space::Generic) => generic_points_global,
+        }
+    }
 }
 
 /// Where the destination lies, as the instruction names it.
@@ -76,7 +188,7 @@ pub enum Op {
 /// Memory order, scope and cache hints change no value and are not here.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Reduction {
-    /// `red` or `cp.reduce.async.bulk`.
+    /// The instruction that performs it.
     pub engine: Engine,
     /// The destination's state space.
     pub space: Space,
@@ -126,27 +238,16 @@ impl Reduction {
             // f64 add and 16-bit min/max are not said to flush.
             return Some(false);
         }
-        match (self.engine, self.space) {
-            // 9.7.9.25.4.2: "cp.reduce.async.bulk.add.f32 flushes subnormal inputs and
-            // results to sign-preserving zero".
-            (Engine::BulkReduce, _) => Some(true),
-            // 9.7.13.6: "red.add.f32 on global memory flushes subnormal inputs and
-            // results to sign-preserving zero; whereas red.add.f32 on shared memory
-            // supports subnormal inputs and results".
-            // 9.7.13.5 says the same of atom.add.f32.
-            (Engine::Red | Engine::Atom, Space::Global) => Some(true),
-            (Engine::Red | Engine::Atom, Space::SharedCta | Space::SharedCluster) => Some(false),
-            // A vector's generic address points to global memory (9.7.13.6: "`red`
-            // with vector type may be used only with `.global` space and with
-            // generic addressing where the address points to `.global` space";
-            // 9.7.13.5 the same of atom).
-            (Engine::Red | Engine::Atom, Space::Generic) if self.vector() => Some(true),
-            // A scalar generic address decides at run time and the text names no
-            // rule for it.
-            (Engine::Red | Engine::Atom, Space::Generic) => None,
-            // 9.7.13.7: red.async takes no float type.
-            (Engine::AsyncReduce, _) => Some(false),
-        }
+        self.engine
+            .doc_f32_flush
+            .at(self.space, self.engine.generic_points_global(self.vector()))
+    }
+
+    /// A scalar generic address that resolves at run time into either window:
+    /// the values are those of the window it points into, which a record does not
+    /// say.
+    pub fn generic_by_window(&self) -> bool {
+        self.space == Space::Generic && self.engine.generic == Generic::Window && !self.vector()
     }
 
     fn add(&self, profile: Profile, fmt: Format, r: u64, s: u64) -> Expect {
@@ -163,11 +264,7 @@ impl Reduction {
                     None => Expect::either(under(Ftz::Flush), under(Ftz::Preserve)),
                 }
             }
-            // A vector red's generic address points to global memory (9.7.13.6:
-            // "where the address points to `.global` space").
-            Profile::Sm90
-                if self.engine != Engine::BulkReduce && self.space == Space::Generic && !self.vector() =>
-            {
+            Profile::Sm90 if self.generic_by_window() => {
                 // A scalar generic address resolves at run time, and sm_90 then adds
                 // as the window's state space does (measured: vectors.json, the
                 // `window` entries of red.add.f32 and red.add.f64). A record does
@@ -217,7 +314,7 @@ mod tests {
 
     const fn red(space: Space, op: Op, element: Element, noftz: bool) -> Reduction {
         Reduction {
-            engine: Engine::Red,
+            engine: Engine::RED,
             space,
             op,
             element,
@@ -237,7 +334,7 @@ mod tests {
         ..GENERIC_ADD_F32
     };
     const BULK_ADD_F32: Reduction = Reduction {
-        engine: Engine::BulkReduce,
+        engine: Engine::BULK_REDUCE,
         ..GLOBAL_ADD_F32
     };
     const GLOBAL_ADD_F64: Reduction = red(Space::Global, Op::Add, F64, false);

@@ -1,7 +1,7 @@
 //! sm_90's choices for the memory reductions, each measured
 //! (vectors/silicon/sm_90/, replayed by the tests).
 
-use super::{Element, Engine, Reduction, Space};
+use super::{Element, KeptNan, Reduction, Space};
 use crate::float::{self, Format, Ftz, MinMaxMode, MinMaxNan, NanOut};
 
 /// The NaN sm_90 returns for an f64 add that is invalid (inf + −inf): the sign
@@ -9,24 +9,20 @@ use crate::float::{self, Format, Ftz, MinMaxMode, MinMaxNan, NanOut};
 /// red.shared.add.f64 of 0x7ff0… and 0xfff0… give 0xfff8000000000000).
 pub const F64_DEFAULT_NAN: u64 = 0xfff8_0000_0000_0000;
 
-/// Whether an f32 add flushes subnormals on sm_90 (atom: as red, until its own
-/// silicon runs say otherwise; vectors.json holds them).
-// Measured: red.global.add.f32 and red.global.v2.f32.add flush inputs and
-// results, red.shared.add.f32 keeps them, as the document says; but
-// cp.reduce.async.bulk…add.f32 keeps them too (0 + min subnormal = min
-// subnormal), against the document's "flushes" (errata E021). A generic
-// address behaves as the space it points into (measured in every window);
-// `Reduction::element` asks for each, and `Generic` alone is read as global.
+/// Whether an f32 add flushes subnormals on sm_90, by the engine's
+/// `sm90_f32_flush` (atom: as red, until its own silicon runs say otherwise;
+/// vectors.json holds them).
+// A generic address behaves as the space it points into (measured in every
+// window); `Reduction::element` asks for each, and `Generic` alone is read as
+// global.
 pub fn flushes(r: &Reduction) -> bool {
     if r.element != Element::Float(Format::F32) || r.noftz {
         return false;
     }
-    match (r.engine, r.space) {
-        // red.async takes no float type.
-        (Engine::BulkReduce | Engine::AsyncReduce, _) => false,
-        (Engine::Red | Engine::Atom, Space::Global | Space::Generic) => true,
-        (Engine::Red | Engine::Atom, Space::SharedCta | Space::SharedCluster) => false,
-    }
+    r.engine
+        .sm90_f32_flush
+        .at(r.space, r.engine.generic_points_global(r.vector()))
+        .unwrap_or(true)
 }
 
 /// `mem + operand` as sm_90 computes it, NaN bits included.
@@ -47,7 +43,7 @@ pub fn add(r: &Reduction, fmt: Format, mem: u64, operand: u64) -> u64 {
     }
     let (m, o) = (fmt.is_nan(mem), fmt.is_nan(operand));
     match r.space {
-        Space::SharedCta | Space::SharedCluster if r.engine != Engine::BulkReduce => match (m, o) {
+        Space::SharedCta | Space::SharedCluster if r.engine.sm90_f64_shared_nan == KeptNan::Memory => match (m, o) {
             (true, _) => fmt.quiet(mem),
             (false, true) => fmt.quiet(operand),
             (false, false) => F64_DEFAULT_NAN,

@@ -43,7 +43,7 @@
 use std::ops::Range;
 
 use ptxvec_oracle::float::{Format, MinMax, MinMaxMode};
-use ptxvec_oracle::memory::{Element, Engine, Op as OracleOp, Space};
+use ptxvec_oracle::memory::{Element, Op as OracleOp};
 use ptxvec_oracle::memory::sm90;
 use rayon::prelude::*;
 
@@ -143,7 +143,7 @@ impl Plan {
         let op = match r.op {
             OracleOp::Add => {
                 // The oracle gives either window's bits for a scalar generic red.
-                if r.engine == Engine::Red && r.space == Space::Generic && !r.vector() {
+                if r.generic_by_window() {
                     return Err(unsupported("a generic address may be either window"));
                 }
                 if sm90::flushes(r) {

@@ -2,6 +2,7 @@ use rayon::prelude::*;
 
 use super::*;
 use crate::sweep::{Sweep, ROW_PAIRS};
+use ptxvec_oracle::memory::Space;
 
 /// Every sweep's kernel at every level this CPU has (each checked on the boundary
 /// pairs by `Kernel::new`).

@@ -17,7 +17,7 @@ pub type WideSweep = Swept<Wide>;
 
 const fn red(space: Space, fmt: Format) -> Reduction {
     Reduction {
-        engine: Engine::Red,
+        engine: Engine::RED,
         space,
         op: Op::Add,
         element: Element::Float(fmt),
@@ -29,7 +29,7 @@ const fn red(space: Space, fmt: Format) -> Reduction {
 
 const fn bulk(fmt: Format) -> Reduction {
     Reduction {
-        engine: Engine::BulkReduce,
+        engine: Engine::BULK_REDUCE,
         ..red(Space::Global, fmt)
     }
 }
