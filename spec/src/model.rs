@@ -262,9 +262,39 @@ pub struct OperandSpec {
     /// An immediate must lie in `0..=max`.
     #[serde(default)]
     pub max: Option<Bound>,
+    /// A register narrower than the address that ptxas refuses as this address
+    /// operand (elsewhere it takes one, with "warning : Program uses 16-bit
+    /// address").
+    #[serde(default)]
+    pub narrow: Option<NarrowAddress>,
     /// Where the operand's description is.
     #[serde(default)]
     pub source: Option<Source>,
+}
+
+/// A register ptxas refuses as an address operand because it is narrower than the
+/// address: what the judge refuses and the illegal vectors write.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NarrowAddress {
+    /// The register's width.
+    pub register: NarrowRegister,
+    /// Where one of these qualifiers is written, ptxas takes the register.
+    #[serde(default)]
+    pub unless: Vec<Qualifier>,
+    /// ptxas's refusal: its release and its message as `quote`.
+    pub source: Source,
+}
+
+/// The width of a register narrower than a 64-bit address.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+pub enum NarrowRegister {
+    /// A `.b16` register (`%h`).
+    #[serde(rename = ".b16")]
+    B16,
+    /// A `.b32` register (`%r`).
+    #[serde(rename = ".b32")]
+    B32,
 }
 
 /// The largest value an immediate operand may take, with where that is said.

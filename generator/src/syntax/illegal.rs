@@ -520,8 +520,12 @@ fn operand_mutants(base: &Legal<'_>, out: &mut Vec<Mutant>) {
                 out.push(m(&tag("operand.shape"), with("%rd9"), Kind::Invalid, OperandRule::Shape.into(), src.clone()));
                 out.push(m(&tag("operand.class"), with("[%f9]"), Kind::Invalid, OperandRule::Class.into(), ptxas_says("Illegal to use symbol '%f9' of type .f32 as address operand. Use integer or bit only.")));
                 out.push(m(&tag("operand.address"), with("[256]"), Kind::Invalid, OperandRule::Address.into(), ptxas_says("Immediate addresses allowed only for .local state space")));
-                if operands::narrow_address_refused(s) {
-                    out.push(m(&tag("operand.address_size"), with("[%r9]"), Kind::Invalid, OperandRule::AddressSize.into(), ptxas_says(operands::NARROW_ADDRESS_PTXAS)));
+                if let Some(n) = operands::narrow_refused(s, p.spec) {
+                    let reg = match operands::narrow_class(n) {
+                        super::text::RegClass::B16 => "[%h9]",
+                        _ => "[%r9]",
+                    };
+                    out.push(m(&tag("operand.address_size"), with(reg), Kind::Invalid, OperandRule::AddressSize.into(), SourceRecord::of(&n.source)));
                 }
             }
             Some(class) => {

@@ -7,9 +7,9 @@
 //! types take integer registers; `.f32`/`.f64` take `.b` or `.f` registers; 16-bit
 //! and packed float types take `.b16` and `.b32` registers; `.pred` takes `.pred`.
 
-use ptxvec_spec::model::{OperandClass, OperandSpec};
+use ptxvec_spec::model::{NarrowAddress, NarrowRegister, OperandClass, OperandSpec};
 use ptxvec_spec::template::{OperandShape, OperandToken};
-use ptxvec_spec::{Mnemonic, Qualifier};
+use ptxvec_spec::Qualifier;
 
 use super::spelling::Spelling;
 use super::rule_id::OperandRule;
@@ -117,35 +117,20 @@ fn position<'s>(s: &Spelling<'s>, tok: &'s OperandToken, name: &'s str) -> Optio
     })
 }
 
-/// The register class the enumerator writes for a type.
+/// The register class the enumerator writes for a type: the class declared with
+/// it, else the first that fits it ([`super::text::CLASSES`]).
 pub fn reg_for(class: Qualifier) -> RegClass {
-    match class.type_bits() {
-        Some(1) => RegClass::Pred,
-        Some(16) => RegClass::B16,
-        Some(128) => RegClass::B128,
-        Some(64) if matches!(class, Qualifier::F64) => RegClass::F64,
-        Some(64) => RegClass::B64,
-        _ if class == Qualifier::F32 => RegClass::F32,
-        _ => RegClass::B32,
-    }
+    let rows = super::text::CLASSES.iter();
+    rows.clone()
+        .find(|r| r.declared == class)
+        .or_else(|| rows.clone().find(|r| r.fits.contains(&class)))
+        .map_or(RegClass::B32, |r| r.class)
 }
 
-/// Whether a register of class `r` may stand where type `t` is expected (ptxas 13.5).
+/// Whether a register of class `r` may stand where type `t` is expected (ptxas
+/// 13.5; [`RegClass::fits`]).
 pub fn reg_fits(t: Qualifier, r: RegClass, int_only: bool) -> bool {
-    use Qualifier as Q;
-    use RegClass as R;
-    match t {
-        Q::Pred => r == R::Pred,
-        Q::B32 => r == R::B32 || (!int_only && r == R::F32),
-        Q::U32 | Q::S32 => r == R::B32,
-        Q::B64 => r == R::B64 || (!int_only && r == R::F64),
-        Q::U64 | Q::S64 => r == R::B64,
-        Q::F32 => matches!(r, R::B32 | R::F32),
-        Q::F64 => matches!(r, R::B64 | R::F64),
-        Q::F16x2 | Q::Bf16x2 => r == R::B32,
-        Q::B128 => r == R::B128,
-        _ => r == R::B16 && t.type_bits() == Some(16),
-    }
+    r.fits(t, int_only)
 }
 
 /// Whether an immediate of this literal syntax may stand where type `t` is expected
@@ -622,17 +607,9 @@ fn check_address<S: AsRef<str>>(
         Atom::Reg(RegClass::F32 | RegClass::F64 | RegClass::Pred, name) => Err(defect(OperandRule::Class,
             said!(say, "register `{}` cannot hold the address `{}`", name.as_ref(), p.name),
         )),
-        Atom::Reg(RegClass::B16, name) if s.form.syntax.mnemonic == Mnemonic::RedAsync && p.name == "a" => {
-            // ptxas 13.5 refuses a 16-bit register as red.async's destination
-            // address ("Arguments mismatch for instruction 'mov'"), which red and
-            // atom take with a warning; its `[mbar]` it takes.
+        Atom::Reg(r, name) if narrow_refused(s, p.spec).is_some_and(|n| *r == narrow_class(n)) => {
             Err(defect(OperandRule::AddressSize,
-            said!(say, "register `{}` is narrower than the address `{}` of red.async", name.as_ref(), p.name),
-            ))
-        }
-        Atom::Reg(RegClass::B32, name) if narrow_address_refused(s) => {
-            Err(defect(OperandRule::AddressSize,
-            said!(say, "register `{}` is narrower than the 64-bit address of a global or generic `{}`", name.as_ref(), p.name),
+            said!(say, "register `{}` is narrower than the address `{}`, which ptxas refuses here", name.as_ref(), p.name),
             ))
         }
         // "Immediate addresses allowed only for .local state space".
@@ -648,23 +625,23 @@ fn check_address<S: AsRef<str>>(
     }
 }
 
-/// Whether ptxas refuses a 32-bit register as the address of `s`, and the words
-/// it refuses it with. ptxas 13.5 under `.address_size 64`: a 32-bit register
-/// address is fatal for `red.global` and generic `red` (and `atom` alike), accepted
-/// for `red.shared` and every cp.reduce.async.bulk address; a 16-bit one is accepted everywhere,
-/// with "warning : Program uses 16-bit address". The judge refuses by it, and the
-/// illegal vectors write the refused address by it.
-pub fn narrow_address_refused(s: &Spelling<'_>) -> bool {
-    matches!(s.form.syntax.mnemonic, Mnemonic::Red | Mnemonic::Atom)
-        && !s.qualifiers().iter().any(|q| {
-            matches!(q, Qualifier::Shared | Qualifier::SharedCta | Qualifier::SharedCluster)
-        })
+/// The register narrower than the address that ptxas refuses as the address
+/// operand `spec` of `s` (the operand's `narrow`, where `s` writes none of its
+/// `unless`): the judge refuses by it, and the illegal vectors write it.
+pub fn narrow_refused<'s>(s: &Spelling<'_>, spec: &'s OperandSpec) -> Option<&'s NarrowAddress> {
+    let n = spec.narrow.as_ref()?;
+    (!s.qualifiers().iter().any(|q| n.unless.contains(q))).then_some(n)
 }
 
-/// What ptxas 13.5 says of a 32-bit register address it refuses
-/// ([`narrow_address_refused`]).
-pub const NARROW_ADDRESS_PTXAS: &str =
-    "32-Bit ABI (--machine 32 or 32-Bit addressing) is not supported on sm_90 or higher architectures.";
+/// The register class of a narrow address register: the class declared with its
+/// type.
+pub fn narrow_class(n: &NarrowAddress) -> RegClass {
+    let ty = match n.register {
+        NarrowRegister::B16 => Qualifier::B16,
+        NarrowRegister::B32 => Qualifier::B32,
+    };
+    reg_for(ty)
+}
 
 /// The value of an integer literal or constant expression, for the range and
 /// multiple-of checks (ptxas 13.5 checks the value an expression computes:

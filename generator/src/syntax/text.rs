@@ -13,6 +13,8 @@
 
 use std::fmt;
 
+use ptxvec_spec::Qualifier;
+
 /// What a register's prefix says about its declared type, under the naming that
 /// `emit-ptx` declares: `%r` .b32, `%rd` .b64, `%f` .f32, `%fd` .f64, `%h` .b16, `%p` .pred.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -33,42 +35,81 @@ pub enum RegClass {
     B128,
 }
 
+/// One register class as every reader asks it: the text (its prefix), the module
+/// wrappers and the self-check (the type it is declared with), and the operand fit
+/// (which types' operands take it). A new class is a row here.
+#[derive(Debug, Clone, Copy)]
+pub struct ClassRow {
+    /// The class.
+    pub class: RegClass,
+    /// The register-name prefix, `%` included.
+    pub prefix: &'static str,
+    /// The type `emit-ptx` declares its registers with.
+    pub declared: Qualifier,
+    /// The types whose operands take it (ptxas 13.5).
+    pub fits: &'static [Qualifier],
+    /// The bit types whose operands take it where float registers are allowed (not
+    /// where the operand takes integer registers only, `int_registers`).
+    pub fits_as_bits: &'static [Qualifier],
+}
+
+/// Every register class, prefix order (ptxas 13.5 for the fits: a `.b` type takes
+/// the float register of its width, `.f32`/`.f64` the bit one, the packed types a
+/// `.b32` register, any 16-bit type a `.b16` one).
+pub const CLASSES: [ClassRow; 7] = {
+    use Qualifier as Q;
+    [
+        ClassRow { class: RegClass::B32, prefix: "%r", declared: Q::B32, fits: &[Q::B32, Q::U32, Q::S32, Q::F32, Q::F16x2, Q::Bf16x2], fits_as_bits: &[] },
+        ClassRow { class: RegClass::B64, prefix: "%rd", declared: Q::B64, fits: &[Q::B64, Q::U64, Q::S64, Q::F64], fits_as_bits: &[] },
+        ClassRow { class: RegClass::F32, prefix: "%f", declared: Q::F32, fits: &[Q::F32], fits_as_bits: &[Q::B32] },
+        ClassRow { class: RegClass::F64, prefix: "%fd", declared: Q::F64, fits: &[Q::F64], fits_as_bits: &[Q::B64] },
+        ClassRow { class: RegClass::B16, prefix: "%h", declared: Q::B16, fits: &[Q::B16, Q::U16, Q::S16, Q::F16, Q::Bf16], fits_as_bits: &[] },
+        ClassRow { class: RegClass::Pred, prefix: "%p", declared: Q::Pred, fits: &[Q::Pred], fits_as_bits: &[] },
+        // `.b128`: atom's `.cas.b128` and `.exch.b128`, PTX ISA 8.3 on.
+        ClassRow { class: RegClass::B128, prefix: "%q", declared: Q::B128, fits: &[Q::B128], fits_as_bits: &[] },
+    ]
+};
+
 impl RegClass {
     /// Every class, prefix order.
-    pub const ALL: &'static [RegClass] = &[
-        RegClass::B32,
-        RegClass::B64,
-        RegClass::F32,
-        RegClass::F64,
-        RegClass::B16,
-        RegClass::Pred,
-        RegClass::B128,
-    ];
+    pub const ALL: [RegClass; CLASSES.len()] = {
+        let mut all = [RegClass::B32; CLASSES.len()];
+        let mut i = 0;
+        while i < CLASSES.len() {
+            all[i] = CLASSES[i].class;
+            i += 1;
+        }
+        all
+    };
+
+    /// Its row of [`CLASSES`].
+    pub const fn row(self) -> &'static ClassRow {
+        let mut i = 0;
+        while i < CLASSES.len() {
+            if CLASSES[i].class as u8 == self as u8 {
+                return &CLASSES[i];
+            }
+            i += 1;
+        }
+        // Every class has a row (`every_class_has_one_row` holds it).
+        &CLASSES[0]
+    }
 
     /// The register-name prefix, `%` included.
     pub const fn prefix(self) -> &'static str {
-        match self {
-            RegClass::B32 => "%r",
-            RegClass::B64 => "%rd",
-            RegClass::F32 => "%f",
-            RegClass::F64 => "%fd",
-            RegClass::B16 => "%h",
-            RegClass::Pred => "%p",
-            RegClass::B128 => "%q",
-        }
+        self.row().prefix
     }
 
     /// The PTX type `emit-ptx` declares registers of this class with.
     pub const fn declared_type(self) -> &'static str {
-        match self {
-            RegClass::B32 => ".b32",
-            RegClass::B64 => ".b64",
-            RegClass::F32 => ".f32",
-            RegClass::F64 => ".f64",
-            RegClass::B16 => ".b16",
-            RegClass::Pred => ".pred",
-            RegClass::B128 => ".b128",
-        }
+        self.row().declared.spelling()
+    }
+
+    /// Whether a register of this class may stand where type `t` is expected;
+    /// `int_only`: the operand takes integer registers only.
+    pub fn fits(self, t: Qualifier, int_only: bool) -> bool {
+        let row = self.row();
+        row.fits.contains(&t) || (!int_only && row.fits_as_bits.contains(&t))
     }
 
     /// The class a register name shows: the longest prefix followed by digits only.
@@ -89,8 +130,8 @@ impl RegClass {
     }
 
     /// The class whose prefix is `%` and `letters` (`rd`: `.b64`). A match, not a
-    /// search of [`RegClass::ALL`]: every register operand of every batch line
-    /// asks it.
+    /// search of [`CLASSES`]: every register operand of every batch line asks it
+    /// (`the_fast_reader_of_prefixes_is_the_table` holds it to the table).
     pub fn of_letters(letters: &[u8]) -> Option<RegClass> {
         Some(match letters {
             b"r" => RegClass::B32,
@@ -933,6 +974,25 @@ mod tests {
     use super::*;
 
     #[test]
+    fn every_class_has_one_row() {
+        for c in RegClass::ALL {
+            assert_eq!(CLASSES.iter().filter(|r| r.class == c).count(), 1, "{c:?}");
+            assert_eq!(c.row().class, c);
+        }
+    }
+
+    #[test]
+    fn the_fast_reader_of_prefixes_is_the_table() {
+        for row in &CLASSES {
+            assert_eq!(RegClass::of_letters(&row.prefix.as_bytes()[1..]), Some(row.class), "{}", row.prefix);
+            assert_eq!(RegClass::of_name(&format!("{}12", row.prefix)), Some(row.class), "{}", row.prefix);
+        }
+        for letters in ["", "x", "rx", "fq", "pd", "qd", "hd"] {
+            assert_eq!(RegClass::of_letters(letters.as_bytes()), None, "%{letters}");
+        }
+    }
+
+    #[test]
     fn splits_guard_chain_and_operands() {
         let t = tokenize("  @!%p1 red.shared::cta.add.u32 [%rd1+4], %r1;").unwrap();
         assert_eq!(t.guard.as_deref(), Some("@!%p1"));
@@ -1110,7 +1170,7 @@ mod tests {
             assert_eq!(RegClass::of_name(name), want, "{name}");
         }
         // The match names each class by its own prefix, and nothing else.
-        for &c in RegClass::ALL {
+        for c in RegClass::ALL {
             assert_eq!(RegClass::of_letters(&c.prefix().as_bytes()[1..]), Some(c), "{c:?}");
         }
         assert_eq!(RegClass::of_letters(b"b"), None);
