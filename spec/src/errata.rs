@@ -26,24 +26,15 @@ pub enum ErratumKind {
 /// ledgered departure of ptxas from the verdict, which `check-syntax` reports and
 /// the explorer holds to ptxas. Each names a rewrite (the generator applies it,
 /// `syntax::departure`): ptxas accepts a text the judge refuses when the rewritten
-/// text is legal.
+/// text is legal. A rewrite of the chain and the operand count is data
+/// ([`Departure::Reads`]); one that reads the operands' classes and literals is a
+/// named reading of its own.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Departure {
-    /// A `.pred` among the qualifiers is read as nothing.
-    ExtraPred,
-    /// A second writing of one of these qualifiers is read as nothing.
-    RepeatIgnored(Vec<crate::Qualifier>),
-    /// Each of `ignored`, wherever it stands, is read as nothing, in a chain that
-    /// writes none of `unless` (`bar.red` takes `.any`, `bar.cta.red` refuses it).
-    Ignored {
-        /// The qualifiers read as nothing.
-        ignored: Vec<crate::Qualifier>,
-        /// Where one of these is written, ptxas reads the others as it reads any
-        /// qualifier.
-        #[serde(default)]
-        unless: Vec<crate::Qualifier>,
-    },
+    /// The text is read through each of these steps whose conditions it meets, in
+    /// order, each asking of the text as written.
+    Reads(Vec<Reading>),
     /// cp.reduce.async.bulk's `mbar` without brackets is read as `[mbar]`.
     BareMbar,
     /// An immediate element of a float brace vector is read as a register where
@@ -60,10 +51,6 @@ pub enum Departure {
     SinkAddressFault,
     /// A destination written `d|_` where the syntax line has no `|p` is read as `d`.
     SinkPredicateIgnored,
-    /// `vote.sync.pred` without a `.mode` is read as a vote with one.
-    VoteWithoutMode,
-    /// `.noftz` on an `.f32` add is read as nothing, from PTX ISA 9.4.
-    NoftzF32,
     /// A fourth operand of atom's `.and`, `.or`, `.xor` or `.exch` (`.b32`, `.b64`,
     /// `.b128`, no `.L2::cache_hint`) is read as nothing where it fits as a `c` of
     /// the type's width (a register or a float literal; an integer literal or a
@@ -73,9 +60,6 @@ pub enum Departure {
     /// ptxas stops with an internal compiler error on the texts of
     /// [`Departure::ExtraOperand`] to `.shared` or `.shared::cta` on sm_90 and later.
     ExtraOperandFault,
-    /// `.shared::cta` in a module whose target is below sm_30 is read as `.shared`,
-    /// from PTX ISA 7.8 (the `::cta` target rule is not enforced).
-    SharedCtaOldTarget,
     /// A `.pred` register as an element of a vector destination is read as the
     /// vector's first `.b32` register, where it has one and no `.f32` register.
     PredVectorElement,
@@ -92,14 +76,47 @@ pub enum Departure {
     /// where the text with a `.b128` register there is legal (a float literal draws
     /// "Arguments mismatch").
     CasB128ImmediateFault,
-    /// A relaxed `red.async` (one with `.mbarrier::complete_tx::bytes`) written
-    /// without its `[mbar]` is read as one with it.
-    ImplicitMbar,
-    /// `red.async` takes more than its syntax lines: without an mbarrier, `.relaxed`
-    /// with `.gpu` or `.sys` is read as `.release`, and each operation and type
-    /// the relaxed lines pair (`.inc.u32`, `.min.s32`, `.and.b32`, ...) as the
-    /// `.add` of that type (`.b32` as `.u32`); with one, `.add.s64` as `.add.u64`.
-    AsyncOpsWidened,
+}
+
+/// One step of a [`Departure::Reads`]: where the text meets its conditions, what
+/// ptxas reads in it instead. Every condition asks of the text as written, not as
+/// an earlier step read it.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Reading {
+    /// For each of these sets, one of its qualifiers is written.
+    #[serde(default)]
+    pub with: Vec<Vec<crate::Qualifier>>,
+    /// None of these is written.
+    #[serde(default)]
+    pub without: Vec<crate::Qualifier>,
+    /// The module's PTX ISA version is this or later.
+    #[serde(default)]
+    pub ptx_from: Option<crate::PtxVersion>,
+    /// The module's target architecture is this or later (`90`).
+    #[serde(default)]
+    pub arch_from: Option<u16>,
+    /// The module's target architecture is below this.
+    #[serde(default)]
+    pub arch_below: Option<u16>,
+    /// Exactly this many operands are written.
+    #[serde(default)]
+    pub operands: Option<usize>,
+    /// Each of these, wherever it is written, is read as nothing.
+    #[serde(default)]
+    pub drop: Vec<crate::Qualifier>,
+    /// The second and later writings of each of these are read as nothing.
+    #[serde(default)]
+    pub drop_repeats: Vec<crate::Qualifier>,
+    /// Each key written is read as its value.
+    #[serde(default)]
+    pub replace: std::collections::BTreeMap<crate::Qualifier, crate::Qualifier>,
+    /// These are read after the written qualifiers.
+    #[serde(default)]
+    pub append: Vec<crate::Qualifier>,
+    /// An address operand is read after the written ones (an `[mbar]` left out).
+    #[serde(default)]
+    pub address: bool,
 }
 
 impl Departure {

@@ -5,6 +5,7 @@
 //! what ptxas does with the original: `check-syntax` says so (`ptxas 13.5 accepts
 //! this: E019`), and the explorer holds each prediction to ptxas.
 
+use ptxvec_spec::errata::Reading;
 use ptxvec_spec::{Departure, Qualifier, Spec};
 
 use super::chain_words::ChainWords;
@@ -208,6 +209,35 @@ fn drop_repeats(words: &mut Vec<&str>, dropped: impl Fn(&str) -> bool) {
     });
 }
 
+/// `t` read through the steps of a [`Departure::Reads`] whose conditions it meets
+/// in `module`, each asking of `t` as written.
+fn read_steps<'t>(steps: &[Reading], t: &InstrText<&'t str>, module: Module) -> InstrText<&'t str> {
+    let has = |q: Qualifier| t.words.iter().any(|w| *w == word(q));
+    let meets = |r: &Reading| {
+        r.with.iter().all(|set| set.iter().any(|q| has(*q)))
+            && !r.without.iter().any(|q| has(*q))
+            && r.ptx_from.is_none_or(|v| module.ptx >= v)
+            && r.arch_from.is_none_or(|a| module.target.arch >= a)
+            && r.arch_below.is_none_or(|a| module.target.arch < a)
+            && r.operands.is_none_or(|n| t.operands.len() == n)
+    };
+    let mut out = t.clone();
+    for r in steps.iter().filter(|r| meets(r)) {
+        out.words.retain(|w| !r.drop.iter().any(|q| word(*q) == *w));
+        drop_repeats(&mut out.words, |w| r.drop_repeats.iter().any(|q| word(*q) == w));
+        for w in &mut out.words {
+            if let Some(to) = r.replace.iter().find(|(from, _)| word(**from) == *w).map(|(_, to)| *to) {
+                *w = word(to);
+            }
+        }
+        out.words.extend(r.append.iter().map(|q| word(*q)));
+        if r.address {
+            out.operands.push(Operand::Address(Atom::Reg(text::RegClass::B64, "%rd1"), "%rd1"));
+        }
+    }
+    out
+}
+
 /// The type of an atom of `.bf16` or `.bf16x2` whose destination is the sink `_`
 /// (`_|p` too), where ptxas 12.9 goes on to its fault (E054), or `None` where an
 /// error it draws first stops it (exit status 255), by probes at 6.0 to 8.6 and
@@ -272,65 +302,7 @@ fn rewrite<'t>(d: &Departure, t: &InstrText<&'t str>, module: Module) -> Option<
     let has = |q: Qualifier| t.words.iter().any(|w| *w == word(q));
     let mut read_in = module;
     let out = match d {
-        Departure::ExtraPred => {
-            let mut out = t.clone();
-            out.words.retain(|w| *w != word(Qualifier::Pred));
-            out
-        }
-        Departure::RepeatIgnored(quals) => {
-            let mut out = t.clone();
-            drop_repeats(&mut out.words, |w| quals.iter().any(|q| word(*q) == w));
-            out
-        }
-        Departure::Ignored { ignored, .. } => {
-            let mut out = t.clone();
-            out.words.retain(|w| !ignored.iter().any(|q| word(*q) == *w));
-            out
-        }
-        Departure::ImplicitMbar => {
-            // E058: a relaxed red.async with two operands, read with `[mbar]` third.
-            if t.words.get(1) != Some(&"async") || !has(Qualifier::MbarrierCompleteTxBytes) || t.operands.len() != 2 {
-                return None;
-            }
-            let mut out = t.clone();
-            out.operands.push(Operand::Address(Atom::Reg(text::RegClass::B64, "%rd1"), "%rd1"));
-            out
-        }
-        Departure::AsyncOpsWidened => {
-            if t.words.first() != Some(&"red") || t.words.get(1) != Some(&"async") {
-                return None;
-            }
-            let mut out = t.clone();
-            let swap = |out: &mut InstrText<&'t str>, from: Qualifier, to: Qualifier| {
-                out.words.iter_mut().filter(|w| **w == word(from)).for_each(|w| *w = word(to));
-            };
-            if has(Qualifier::MbarrierCompleteTxBytes) {
-                if has(Qualifier::Add) {
-                    swap(&mut out, Qualifier::S64, Qualifier::U64);
-                }
-            } else {
-                if has(Qualifier::Gpu) || has(Qualifier::Sys) {
-                    swap(&mut out, Qualifier::Relaxed, Qualifier::Release);
-                }
-                // The pairs of the relaxed lines' table (the spec's op_type), each
-                // read as the `.add` of its type.
-                let pairs: [(&[Qualifier], &[Qualifier]); 3] = [
-                    (&[Qualifier::Inc, Qualifier::Dec], &[Qualifier::U32]),
-                    (&[Qualifier::Min, Qualifier::Max], &[Qualifier::U32, Qualifier::S32]),
-                    (&[Qualifier::And, Qualifier::Or, Qualifier::Xor], &[Qualifier::B32]),
-                ];
-                for (ops, types) in pairs {
-                    let (Some(op), Some(ty)) = (ops.iter().find(|q| has(**q)), types.iter().find(|q| has(**q))) else {
-                        continue;
-                    };
-                    swap(&mut out, *op, Qualifier::Add);
-                    if *ty == Qualifier::B32 {
-                        swap(&mut out, Qualifier::B32, Qualifier::U32);
-                    }
-                }
-            }
-            out
-        }
+        Departure::Reads(steps) => read_steps(steps, t, module),
         Departure::BareMbar => {
             // cp.reduce.async.bulk's fourth operand, where the syntax line writes `[mbar]`.
             // A 64-bit register or an integer (`16`, `-1`) is taken; a 32-bit
@@ -421,34 +393,6 @@ fn rewrite<'t>(d: &Departure, t: &InstrText<&'t str>, module: Module) -> Option<
             }
             out
         }
-        Departure::VoteWithoutMode => {
-            let modes = [Qualifier::All, Qualifier::Any, Qualifier::Uni, Qualifier::Ballot];
-            // Below sm_90 ptxas 12.9 lowers `vote.sync` without a mode to a call it
-            // then refuses ("Call to '__cuda_sm70_votesync' requires call
-            // prototype"); the non-sync `vote` it takes on every target.
-            let sync = t.words.contains(&"sync");
-            if t.words.first().copied() != Some("vote")
-                || modes.into_iter().any(has)
-                || !has(Qualifier::Pred)
-                || (sync && module.target.arch < 90)
-            {
-                return None;
-            }
-            let mut out = t.clone();
-            out.words.push(word(Qualifier::All));
-            out
-        }
-        // ptxas 13.5: "Feature 'red with .noftz and .f32' requires PTX ISA .version
-        // 9.4 or later" below it, and "... requires .target sm_90 or higher" below
-        // that target.
-        Departure::NoftzF32 => {
-            if !has(Qualifier::F32) || module.ptx < "9.4".parse().ok()? || module.target.arch < 90 {
-                return None;
-            }
-            let mut out = t.clone();
-            out.words.retain(|w| *w != word(Qualifier::Noftz));
-            out
-        }
         // ptxas 13.5 on sm_90 and later stops with "(C7907) Internal compiler
         // error." on these texts to `.shared` or `.shared::cta` (ptxas 12.9 at sm_90,
         // and 13.5 below sm_90, accept them).
@@ -460,20 +404,6 @@ fn rewrite<'t>(d: &Departure, t: &InstrText<&'t str>, module: Module) -> Option<
             }
             let mut out = t.clone();
             out.operands.truncate(3);
-            out
-        }
-        // ptxas 12.9: "Feature '::cta' requires PTX ISA .version 7.8 or later" below
-        // 7.8; from 7.8 it takes `.shared::cta` on sm_12 and sm_20 as `.shared`.
-        Departure::SharedCtaOldTarget => {
-            if !has(Qualifier::SharedCta) || module.target.arch >= 30 || module.ptx < "7.8".parse().ok()? {
-                return None;
-            }
-            let mut out = t.clone();
-            for w in &mut out.words {
-                if *w == word(Qualifier::SharedCta) {
-                    *w = word(Qualifier::Shared);
-                }
-            }
             out
         }
         // ptxas 13.5: `{%p1, %r2}` is taken, `{%p1, %f2}` draws "Vector with elements
@@ -538,18 +468,16 @@ fn words_may_change(d: &Departure, words: &ChainWords<'_>) -> bool {
     let has = |q: Qualifier| words.spelled.has(q);
     let first_word = |w: &str| words.first == w;
     match d {
-        Departure::ExtraPred => has(Qualifier::Pred),
-        Departure::RepeatIgnored(quals) => quals.iter().any(|q| words.repeated.has(*q)),
-        Departure::Ignored { ignored, unless } => {
-            ignored.iter().any(|q| has(*q)) && !unless.iter().any(|q| has(*q))
-        }
-        Departure::VoteWithoutMode => first_word("vote"),
-        Departure::NoftzF32 => has(Qualifier::Noftz) && has(Qualifier::F32),
+        Departure::Reads(steps) => steps.iter().any(|r| {
+            let changes = r.drop.iter().any(|q| has(*q))
+                || r.drop_repeats.iter().any(|q| words.repeated.has(*q))
+                || r.replace.keys().any(|q| has(*q))
+                || !r.append.is_empty()
+                || r.address;
+            r.with.iter().all(|set| set.iter().any(|q| has(*q))) && !r.without.iter().any(|q| has(*q)) && changes
+        }),
         Departure::ExtraOperand | Departure::ExtraOperandFault | Departure::SinkBf16Fault => first_word("atom"),
-        Departure::SharedCtaOldTarget => has(Qualifier::SharedCta),
         Departure::CasB128ImmediateFault => has(Qualifier::Cas) && has(Qualifier::B128),
-        Departure::ImplicitMbar => first_word("red") && has(Qualifier::MbarrierCompleteTxBytes),
-        Departure::AsyncOpsWidened => first_word("red"),
         Departure::BareMbar
         | Departure::VectorImmediate
         | Departure::VectorIntegerElementFault
@@ -585,18 +513,11 @@ fn operands_may_change<S>(d: &Departure, operands: &[Operand<S>]) -> bool {
         }
         Departure::SinkPredicateIgnored => first_operand(&|o| matches!(o, Operand::Pair(_, Atom::Sink))),
         Departure::ExtraOperand | Departure::ExtraOperandFault => operands.len() > 3,
-        Departure::ImplicitMbar => operands.len() == 2,
+        Departure::Reads(steps) => steps.iter().any(|r| r.operands.is_none_or(|n| operands.len() == n)),
         Departure::PredVectorElement | Departure::PredVectorElementFault => {
             in_a_vector(&|a| matches!(a, Atom::Reg(R::Pred, _)))
         }
-        Departure::ExtraPred
-        | Departure::RepeatIgnored(_)
-        | Departure::Ignored { .. }
-        | Departure::VoteWithoutMode
-        | Departure::NoftzF32
-        | Departure::SharedCtaOldTarget
-        | Departure::CasB128ImmediateFault
-        | Departure::AsyncOpsWidened => true,
+        Departure::CasB128ImmediateFault => true,
     }
 }
 
