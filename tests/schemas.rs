@@ -70,6 +70,17 @@ fn lint_schema_lists_what_the_spec_and_the_judge_know() {
     );
 }
 
+/// vectors/lint.schema.json and vectors/schema.json are what `generate` writes from
+/// their templates (generator/src/vectors/schemas/): their lists of instructions,
+/// rules and variants are never edited by hand.
+#[test]
+fn the_generated_schemas_are_current() {
+    for (name, text) in ptxvec_generator::vectors::schemas::files(&spec()) {
+        let committed = std::fs::read_to_string(repo_root().join("vectors").join(name)).unwrap();
+        assert!(text == committed, "vectors/{name} is stale (run `ptxvec generate`)");
+    }
+}
+
 #[test]
 fn results_schemas_name_the_keys_the_readers_take() {
     // Syntax: every key a results line is written with, answers and skips.

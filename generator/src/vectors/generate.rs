@@ -85,7 +85,7 @@ pub fn owned(spec: &Spec, tree: &Path) -> BTreeSet<String> {
 
 /// The files ptxvec writes whatever a folder's index says.
 fn fixed(spec: &Spec) -> BTreeSet<String> {
-    let mut out: BTreeSet<String> = ["index.json", "rules.json", "targets.json"]
+    let mut out: BTreeSet<String> = ["index.json", "rules.json", "targets.json", "lint.schema.json", "schema.json"]
         .map(String::from)
         .into();
     out.extend(
@@ -139,7 +139,8 @@ pub fn generate(spec: &Spec, out: &Path, req: &Request<'_>) -> Result<Written> {
         written.semantic.push(row);
     }
     if req.full() {
-        for (name, text) in crate::vectors::tables::files(spec) {
+        let tables = crate::vectors::tables::files(spec).into_iter();
+        for (name, text) in tables.chain(crate::vectors::schemas::files(spec)) {
             writes.push((name.to_owned(), text.into_bytes()));
         }
     }

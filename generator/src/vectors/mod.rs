@@ -4,4 +4,5 @@
 
 pub mod semantic;
 pub mod tables;
+pub mod schemas;
 pub mod generate;

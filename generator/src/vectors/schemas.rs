@@ -1,0 +1,146 @@
+//! The JSON Schemas whose lists come from the spec: vectors/lint.schema.json (the
+//! instructions a diagnostic names, the rules) and vectors/schema.json (the
+//! instructions a record's id opens with, the memory ones, the variants that write
+//! `d|p`). Each is a template written by hand, the shapes, with placeholders for
+//! the lists, which `generate` fills: a new instruction or rule is in them without
+//! an edit.
+//!
+//! A placeholder is `["@name"]`, an array written one item a line at its
+//! indentation, or `@name` inside a string, an alternation of regular expressions
+//! (`red|red\.async`).
+
+use ptxvec_spec::Spec;
+
+use crate::record::Out;
+use crate::syntax::rules;
+use crate::vectors::semantic;
+
+/// The template of vectors/lint.schema.json.
+const LINT_TEMPLATE: &str = include_str!("schemas/lint.schema.json");
+
+/// The template of vectors/schema.json.
+const RECORD_TEMPLATE: &str = include_str!("schemas/schema.json");
+
+/// `lint.schema.json` and `schema.json`: each file's name and text.
+pub fn files(spec: &Spec) -> [(&'static str, String); 2] {
+    [("lint.schema.json", lint(spec)), ("schema.json", records(spec))]
+}
+
+/// vectors/lint.schema.json: every instruction, every rule by name, and the
+/// families of rules (`set.`, `table.`) by their prefixes.
+fn lint(spec: &Spec) -> String {
+    let mut instructions: Vec<String> = spec.instructions.iter().map(|f| f.instruction.instruction.clone()).collect();
+    instructions.sort();
+    let catalog = rules::catalog(spec);
+    let (families, mut names): (Vec<String>, Vec<String>) =
+        catalog.rules.iter().map(|r| r.rule.clone()).partition(|r| r.ends_with('.'));
+    names.sort();
+    names.dedup();
+    let mut prefixes: Vec<String> = families.iter().map(|f| regex_escape(f.trim_end_matches('.'))).collect();
+    prefixes.sort();
+    prefixes.dedup();
+    fill(
+        LINT_TEMPLATE,
+        &[("instructions", &instructions), ("rules", &names)],
+        &[("rule-families", prefixes.join("|"))],
+    )
+}
+
+/// vectors/schema.json: the mnemonics the variants' ids open with, those of the
+/// memory instructions, and the variants whose records hold `p`.
+fn records(spec: &Spec) -> String {
+    let variants = semantic::variants(spec);
+    let mut mnemonics = Vec::new();
+    let mut memory = Vec::new();
+    let mut pairs = Vec::new();
+    for v in &variants {
+        let m = regex_escape(v.spelling.form.syntax.mnemonic.spelling());
+        let shape = v.semantics.shape();
+        if matches!(shape, crate::record::Shape::Memory { .. }) {
+            memory.push(m.clone());
+        }
+        if shape.written(v.pair).outputs().iter().any(|o| o.out == Out::P) {
+            pairs.push(regex_escape(&v.id));
+        }
+        mnemonics.push(m);
+    }
+    for list in [&mut mnemonics, &mut memory, &mut pairs] {
+        list.sort();
+        list.dedup();
+    }
+    fill(
+        RECORD_TEMPLATE,
+        &[],
+        &[("mnemonics", mnemonics.join("|")), ("memory", memory.join("|")), ("pairs", pairs.join("|"))],
+    )
+}
+
+/// `text` with its regular-expression characters escaped (ids and mnemonics hold
+/// `.` and `:`; `:` needs none).
+fn regex_escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if "\\.+*?()|[]{}^$".contains(c) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// `template` with each array placeholder `["@name"]` replaced by the items of
+/// `arrays`' `name`, and each `@name` of `strings` by its text, both as JSON
+/// writes them.
+fn fill(template: &str, arrays: &[(&str, &Vec<String>)], strings: &[(&str, String)]) -> String {
+    let json = |s: &str| serde_json::Value::String(s.to_owned()).to_string();
+    let mut out = String::with_capacity(template.len() * 2);
+    for line in template.split_inclusive('\n') {
+        let array = arrays.iter().find(|(name, _)| line.contains(&format!("[\"@{name}\"]")));
+        match array {
+            Some((name, items)) => {
+                let indent = &line[..line.len() - line.trim_start().len()];
+                let head = line.split(&format!("[\"@{name}\"]")).next().unwrap_or_default();
+                out.push_str(head);
+                out.push_str("[\n");
+                let body: Vec<String> = items.iter().map(|i| format!("{indent}  {}", json(i))).collect();
+                out.push_str(&body.join(",\n"));
+                out.push('\n');
+                out.push_str(indent);
+                out.push(']');
+                out.push_str(line.rsplit(&format!("[\"@{name}\"]")).next().unwrap_or_default());
+            }
+            None => {
+                let mut l = line.to_owned();
+                for (name, text) in strings {
+                    // Inside a JSON string: escaped as JSON escapes it, without its quotes.
+                    let escaped = json(text);
+                    l = l.replace(&format!("@{name}"), &escaped[1..escaped.len() - 1]);
+                }
+                out.push_str(&l);
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every placeholder is filled, and the files are JSON.
+    #[test]
+    fn the_schemas_are_filled_and_parse() {
+        let spec = crate::repo_spec();
+        for (name, text) in files(&spec) {
+            assert!(!text.contains("\"@") && !text.contains("(@"), "{name}: a placeholder is left");
+            serde_json::from_str::<serde_json::Value>(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
+        }
+    }
+
+    #[test]
+    fn an_array_placeholder_is_written_one_item_a_line() {
+        let items = vec!["a".to_owned(), "b.c".to_owned()];
+        let got = fill("{\n  \"enum\": [\"@x\"],\n  \"p\": \"^(@y)$\"\n}\n", &[("x", &items)], &[("y", "a|b\\.c".to_owned())]);
+        assert_eq!(got, "{\n  \"enum\": [\n    \"a\",\n    \"b.c\"\n  ],\n  \"p\": \"^(a|b\\\\.c)$\"\n}\n");
+    }
+}
