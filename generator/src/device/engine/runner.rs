@@ -47,8 +47,9 @@ pub struct Launch<'a> {
 pub struct Failure {
     /// What happened, with the end of the runner's stderr.
     pub reason: String,
-    /// The runner said it cannot run the module ([`CANNOT_RUN`]).
-    pub cannot_run: bool,
+    /// The runner said it cannot run the module ([`CANNOT_RUN`]): the end of
+    /// what it said (empty if nothing), the reason without how it ended.
+    pub cannot_run: Option<String>,
 }
 
 impl Runner {
@@ -56,7 +57,7 @@ impl Runner {
     pub fn run(&self, launch: &Launch<'_>, records: &str) -> Result<Vec<u8>, Failure> {
         let fail = |reason: String| Failure {
             reason,
-            cannot_run: false,
+            cannot_run: None,
         };
         let _ = std::fs::remove_file(launch.out);
         let mut c = Command::new(&self.program)
@@ -108,7 +109,7 @@ impl Runner {
         if !status.success() {
             return Err(Failure {
                 reason: with_tail(how_it_ended(status), &said),
-                cannot_run: status.code() == Some(CANNOT_RUN),
+                cannot_run: (status.code() == Some(CANNOT_RUN)).then(|| tail(&said)),
             });
         }
         let bytes = std::fs::read(launch.out)
@@ -167,17 +168,22 @@ fn telling(stdout: &str, stderr: &str) -> String {
 
 /// `what`, then the last characters of what the runner said, on one line.
 fn with_tail(what: String, said: &str) -> String {
+    match tail(said) {
+        t if t.is_empty() => what,
+        t => format!("{what}: {t}"),
+    }
+}
+
+/// The last characters of what the runner said, on one line (`…` where cut).
+fn tail(said: &str) -> String {
     let flat: String = said
         .split_whitespace()
         .collect::<Vec<_>>()
         .join(" ");
-    if flat.is_empty() {
-        return what;
-    }
     let skip = flat.chars().count().saturating_sub(REASON_CHARS);
     let tail: String = flat.chars().skip(skip).collect();
     let dots = if skip > 0 { "…" } else { "" };
-    format!("{what}: {dots}{tail}")
+    format!("{dots}{tail}")
 }
 
 #[cfg(test)]
