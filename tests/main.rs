@@ -34,6 +34,7 @@ mod batch_fast_path;
 mod explore;
 mod fuzz_corpora;
 mod engine;
+mod engine_faults;
 mod layering;
 mod readme;
 mod anywhere;
