@@ -35,6 +35,7 @@ mod explore;
 mod fuzz_corpora;
 mod engine;
 mod engine_faults;
+mod engine_merge;
 mod layering;
 mod readme;
 mod anywhere;

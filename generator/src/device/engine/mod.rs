@@ -10,6 +10,7 @@
 //! last records alone is taken as one the engine cannot load (the variant is not
 //! run, with the reason), rather than bisected record by record.
 
+pub mod merge;
 mod process;
 pub mod runner;
 mod runs;
