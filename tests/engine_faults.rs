@@ -106,7 +106,8 @@ fn an_engine_that_leaves_a_process_holding_its_output_is_not_waited_for() {
     // The escaped one still sleeps: run-engine did not wait for it.
     assert!(!fake.path("escaped").exists(), "run-engine waited for the escaped process");
     let pid = std::fs::read_to_string(fake.path("escaped.pid")).unwrap();
-    let _ = std::process::Command::new("kill").arg(pid.trim()).status();
+    // setsid made it lead a group: its sleep goes with it.
+    let _ = std::process::Command::new("kill").args(["--", &format!("-{}", pid.trim())]).status();
 }
 
 /// An engine that floods both streams (hundreds of MB) is read to the end, keeps
