@@ -117,3 +117,26 @@ fn vectors_are_found_in_the_current_folder_then_the_checkout_else_named() {
     assert!(stderr(&named).contains(&format!("{}: No such file", index.display())), "{}", stderr(&named));
     assert!(stdout(&named).is_empty());
 }
+
+/// `run-engine` from a simulator's configuration folder: no `--spec`, no
+/// `--vectors` (the checkout's are found), the runner a script beside the
+/// configuration, the buffers written where `--out` says, relative to that folder;
+/// then `merge-runs` and `grade --raw` there too.
+#[test]
+fn run_engine_runs_from_an_engines_folder() {
+    let at = Installed::new();
+    // A well-behaved fake engine: a buffer of zeros of the size asked for.
+    std::fs::write(at.cwd().join("engine.sh"), "head -c \"$5\" /dev/zero > \"$7\"\n").unwrap();
+    for (variant, out) in [("activemask.b32", "one"), ("match.all.sync.b32-d", "two")] {
+        let run = at.run(&["run-engine", "--runner", "/bin/sh", "--runner-arg", "engine.sh", "--engine", "fake", "--variant", variant, "--out", out]);
+        assert_exit(&run, 0);
+        assert!(stdout(&run).contains("run-engine: 1 runs, 1 ran, 0 not run, 0 records crashed"), "{}", stdout(&run));
+    }
+    assert_exit(&at.run(&["merge-runs", "one", "two", "--out", "raw"]), 0);
+    let names: Vec<String> = std::fs::read_dir(at.cwd().join("raw")).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+    assert_eq!(names.len(), 3, "{names:?}");
+    // Zeros are no engine's right answer: records fail (exit 1), nothing else.
+    let grade = at.run(&["grade", "--raw", "raw"]);
+    assert_exit(&grade, 1);
+    assert!(stdout(&grade).starts_with("grade: FAILED\n"), "{}", stdout(&grade));
+}

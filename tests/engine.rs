@@ -7,7 +7,7 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
-use ptxvec_generator::device::engine::RunsFile;
+use ptxvec_generator::device::engine::{NotRun, RunsFile};
 use ptxvec_generator::device::selfcheck::raw::POISON;
 use ptxvec_generator::device::silicon::evidence;
 
@@ -74,8 +74,14 @@ fn a_module_the_engine_cannot_load_is_not_run_with_the_reason() {
     assert_eq!(o.status.code(), Some(1));
     let r = &runs.runs[0];
     assert_eq!(
-        r.not_run.as_deref(),
-        Some("the module fails whole and record by record: exited with status 1: activemask.b32.ptx:12 Syntax error:")
+        r.not_run,
+        Some(NotRun::Refused("exited with status 1: activemask.b32.ptx:12 Syntax error:".to_owned()))
+    );
+    assert!(
+        std::fs::read_to_string(dir.path().join("runs.json")).unwrap().contains(
+            r#""not_run":"the module fails whole and record by record: exited with status 1: activemask.b32.ptx:12 Syntax error:""#
+        ),
+        "the sentence on disk"
     );
     // The whole and its first, middle and last record: no more.
     assert_eq!(r.calls, 4);
@@ -83,7 +89,10 @@ fn a_module_the_engine_cannot_load_is_not_run_with_the_reason() {
 
     let (o, runs, bin) = run(&[("STANDIN_CANNOT", "1")], dir.path());
     assert_eq!(o.status.code(), Some(1));
-    assert_eq!(runs.runs[0].not_run.as_deref(), Some("exited with status 3: stand-in: cannot launch this"));
+    assert_eq!(runs.runs[0].not_run, Some(NotRun::CannotRun("stand-in: cannot launch this".to_owned())));
+    assert!(std::fs::read_to_string(dir.path().join("runs.json"))
+        .unwrap()
+        .contains(r#""not_run":"exited with status 3: stand-in: cannot launch this""#));
     assert_eq!(runs.runs[0].calls, 1);
     assert!(bin.is_none());
 }
@@ -127,11 +136,34 @@ fn the_recorded_runner_runs_reproduce_the_silicon_evidence() {
                     assert_eq!(r.raw_sha256.as_ref(), Some(d), "{api} {}", r.run);
                     assert_eq!(r.evidence.as_deref(), Some("same"));
                 }
-                (None, Some(_)) => assert!(r.not_run.as_deref().is_some_and(|n| n.starts_with("needs ")), "{api} {}", r.run),
+                (None, Some(_)) => assert!(matches!(r.not_run, Some(NotRun::Needs(_))), "{api} {}", r.run),
                 (None, None) => panic!("{}: evidence without digest", ev.variant),
             }
         }
     }
+}
+
+/// Every recorded runs.json (an engine's, our runner's on silicon) reads, each
+/// reason not to run typed, and is written again byte for byte.
+#[test]
+fn the_recorded_runs_files_read_typed_and_write_back_the_same() {
+    let mut files = vec![repo_root().join("vectors/clients/gpgpu-sim-667834c/runs.json")];
+    files.extend(["driver", "runtime"].map(|api| repo_root().join(format!("vectors/silicon/sm_90/runner-{api}.json"))));
+    let mut kinds = std::collections::BTreeSet::new();
+    for path in files {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let runs: RunsFile = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        assert!(runs.render() == text, "{} does not write back the same", path.display());
+        for r in &runs.runs {
+            kinds.insert(match &r.not_run {
+                Some(NotRun::Needs(_)) => "needs",
+                Some(NotRun::Refused(_)) => "refused",
+                Some(NotRun::CannotRun(_)) => "cannot run",
+                None => "ran",
+            });
+        }
+    }
+    assert_eq!(kinds.into_iter().collect::<Vec<_>>(), ["needs", "ran", "refused"]);
 }
 
 /// runner/ptxvec-runner.c builds against the CUDA headers pip installs (with

@@ -34,6 +34,8 @@ mod batch_fast_path;
 mod explore;
 mod fuzz_corpora;
 mod engine;
+mod engine_faults;
+mod engine_merge;
 mod layering;
 mod readme;
 mod anywhere;

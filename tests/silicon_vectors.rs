@@ -684,6 +684,7 @@ fn the_documented_runner_command_lines_parse() {
         "ptxvec silicon-sweep-wide --out DIR --sweep red.global.add.f32 --emit-ptx DIR",
         "ptxvec silicon-probe --out DIR --probe cluster --probe nan --emit-ptx DIR",
         "ptxvec run-engine --runner PROGRAM --runner-arg=--api --runner-arg runtime --engine NAME --out DIR --variant ID --cc 9.0 --timeout 60",
+        "ptxvec merge-runs DIR1 DIR2 --out DIR --engine NAME",
     ];
     for line in documented {
         let cli = Cli::try_parse_from(line.split(' ')).unwrap_or_else(|e| panic!("{line}: {e}"));
@@ -692,6 +693,7 @@ fn the_documented_runner_command_lines_parse() {
             Command::SiliconSweep(a) | Command::SiliconSweepWide(a) => &a.runner.out,
             Command::SiliconProbe(a) => &a.runner.out,
             Command::RunEngine(a) => &a.out,
+            Command::MergeRuns(a) => &a.out,
             other => panic!("{line}: parsed as {other:?}"),
         };
         assert!(line.contains(&format!("--out {}", out.display())), "{line}: --out read as {}", out.display());

@@ -128,6 +128,11 @@ pub enum Command {
     /// that crashes the engine is found by bisecting and recorded; the rest still
     /// run. Exit 1 when a record crashed or the engine could not load a module.
     RunEngine(crate::device::engine::Args),
+    /// Merge the folders of several run-engine calls (one per variant or group)
+    /// into one, as one call over all their variants would have written it: the
+    /// raw buffers, and runs.json in index order. Exit 2 when two folders hold the
+    /// same run with different results, or name different engines without --engine.
+    MergeRuns(crate::device::engine::merge::Args),
     /// Run every (memory, operand) pair of the 16-bit memory reductions on a GPU and
     /// write block digests to sweeps.json, with the pairs that differ from the sm_90
     /// oracle. Exit 2 without a GPU, 1 on a difference.
@@ -234,6 +239,7 @@ fn run(cli: &Cli, stdout: &mut crate::io::output::Stdout) -> Result<Outcome> {
     match &cli.command {
         Command::SiliconSweep(args) => return crate::sweep::gpu::run::<crate::sweep::gpu::bits16::Command>(args),
         Command::SiliconSweepWide(args) => return crate::sweep::gpu::run::<crate::sweep::gpu::wide::Command>(args),
+        Command::MergeRuns(args) => return crate::device::engine::merge::run(args, stdout),
         _ => {}
     }
     let spec = match &cli.spec {
@@ -306,6 +312,7 @@ fn run(cli: &Cli, stdout: &mut crate::io::output::Stdout) -> Result<Outcome> {
         }
         Command::Silicon(args) => crate::device::silicon::vectors::run(args, &spec, cli.spec.as_deref(), stdout),
         Command::RunEngine(args) => crate::device::engine::run(args, &spec, stdout),
+        Command::MergeRuns(args) => crate::device::engine::merge::run(args, stdout),
         Command::SiliconSweep(args) => crate::sweep::gpu::run::<crate::sweep::gpu::bits16::Command>(args),
         Command::SiliconSweepWide(args) => crate::sweep::gpu::run::<crate::sweep::gpu::wide::Command>(args),
         Command::SiliconProbe(args) => crate::device::silicon::probe::run(args, &spec, cli.spec.as_deref(), stdout),

@@ -386,7 +386,7 @@ pub fn grade_raw(variants: &[Variant], dir: &Path, mode: Mode) -> Result<Section
             } else {
                 let why = std::iter::once(None)
                     .chain(v.suite.windows().into_iter().map(Some))
-                    .find_map(|w| run_of(&selfcheck::raw_name(&v.stem, w))?.not_run.clone());
+                    .find_map(|w| Some(run_of(&selfcheck::raw_name(&v.stem, w))?.not_run.as_ref()?.to_string()));
                 not_graded.push(Unnamed {
                     instruction: v.instruction.clone(),
                     name: v.suite.id.clone(),

@@ -10,6 +10,8 @@
 //! last records alone is taken as one the engine cannot load (the variant is not
 //! run, with the reason), rather than bisected record by record.
 
+pub mod merge;
+mod process;
 pub mod runner;
 mod runs;
 
@@ -23,7 +25,7 @@ use crate::device::selfcheck::emit::{module, Entries};
 use crate::device::selfcheck::subset::records_list;
 use crate::device::selfcheck::{self, raw, Suite};
 use runner::{Failure, Launch, Runner};
-pub use runs::{Crash, EngineRun, RunsFile, FILE, FORMAT};
+pub use runs::{Crash, EngineRun, NotRun, RunsFile, FILE, FORMAT};
 
 /// Arguments of `ptxvec run-engine`.
 #[derive(Debug, clap::Args)]
@@ -55,10 +57,6 @@ pub struct Args {
     pub timeout: u64,
 }
 
-/// The reason of a variant the engine cannot load: the whole module and three
-/// single records failed, the first reason kept.
-const REFUSED: &str = "the module fails whole and record by record";
-
 /// Runs the subcommand: a line per run on `out`, findings when a record crashed
 /// or a run failed.
 pub fn run(args: &Args, spec: &Spec, out: &mut dyn std::io::Write) -> Result<Outcome> {
@@ -88,7 +86,7 @@ pub fn run(args: &Args, spec: &Spec, out: &mut dyn std::io::Write) -> Result<Out
             let name = s.raw_file(&stem);
             let r = match s.module_for(cc) {
                 None => EngineRun {
-                    not_run: Some(format!("needs {}", needs(&s))),
+                    not_run: Some(NotRun::Needs(needs(&s))),
                     ..EngineRun::of(&s, &name)
                 },
                 Some((ptx, target)) => {
@@ -100,7 +98,7 @@ pub fn run(args: &Args, spec: &Spec, out: &mut dyn std::io::Write) -> Result<Out
                     r
                 }
             };
-            findings |= !r.crashed.is_empty() || r.not_run.as_deref().is_some_and(|n| !n.starts_with("needs "));
+            findings |= !r.crashed.is_empty() || r.not_run.as_ref().is_some_and(NotRun::is_finding);
             file.runs.push(r);
         }
     }
@@ -187,9 +185,10 @@ impl Calls<'_> {
             out: &out,
         };
         // Reasons name the module by the variant's file, not the scratch path.
+        let (scratch, ours) = (path.to_string_lossy(), format!("{}.ptx", self.name.trim_end_matches(".bin")));
         let got = self.runner.run(&launch, &records_list(picked)).map_err(|f| Failure {
-            reason: f.reason.replace(&*path.to_string_lossy(), &format!("{}.ptx", self.name.trim_end_matches(".bin"))),
-            ..f
+            reason: f.reason.replace(&*scratch, &ours),
+            cannot_run: f.cannot_run.map(|said| said.replace(&*scratch, &ours)),
         });
         let _ = std::fs::remove_file(&path);
         let _ = std::fs::remove_file(&out);
@@ -257,8 +256,8 @@ fn run_suite(
     let n = s.records.len();
     let all: Vec<usize> = (0..n).collect();
     if let Err(f) = calls.call(&all)? {
-        if f.cannot_run {
-            run.not_run = Some(f.reason);
+        if let Some(said) = f.cannot_run {
+            run.not_run = Some(NotRun::CannotRun(said));
             run.calls = calls.made;
             return Ok((None, run));
         }
@@ -276,7 +275,7 @@ fn run_suite(
             }
         }
         if crashed.len() == probes.len() {
-            run.not_run = Some(format!("{REFUSED}: {}", f.reason));
+            run.not_run = Some(NotRun::Refused(f.reason));
             run.calls = calls.made;
             return Ok((None, run));
         }

@@ -4,10 +4,11 @@
 //! an error: each is a [`Failure`] with the reason, never a buffer.
 
 use std::ffi::OsString;
-use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitStatus, Stdio};
-use std::time::{Duration, Instant};
+use std::process::{Command, ExitStatus};
+use std::time::Duration;
+
+use super::process::{self, Stopped};
 
 /// The exit status with which a runner says that it cannot run a module at all
 /// (a launch it does not support): the module is not run, and not bisected.
@@ -47,8 +48,9 @@ pub struct Launch<'a> {
 pub struct Failure {
     /// What happened, with the end of the runner's stderr.
     pub reason: String,
-    /// The runner said it cannot run the module ([`CANNOT_RUN`]).
-    pub cannot_run: bool,
+    /// The runner said it cannot run the module ([`CANNOT_RUN`]): the end of
+    /// what it said (empty if nothing), the reason without how it ended.
+    pub cannot_run: Option<String>,
 }
 
 impl Runner {
@@ -56,11 +58,11 @@ impl Runner {
     pub fn run(&self, launch: &Launch<'_>, records: &str) -> Result<Vec<u8>, Failure> {
         let fail = |reason: String| Failure {
             reason,
-            cannot_run: false,
+            cannot_run: None,
         };
         let _ = std::fs::remove_file(launch.out);
-        let mut c = Command::new(&self.program)
-            .args(&self.args)
+        let mut c = Command::new(&self.program);
+        c.args(&self.args)
             .arg(launch.module)
             .arg(crate::device::selfcheck::emit::RAW)
             .arg(launch.grid.to_string())
@@ -69,50 +71,32 @@ impl Runner {
             .arg(format!("{:#04x}", crate::device::selfcheck::raw::POISON))
             .arg(launch.out)
             // For the runner's logs and for stand-ins: which records the module holds.
-            .env("PTXVEC_RECORDS", records)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
+            .env("PTXVEC_RECORDS", records);
+        let ended = process::run(c, self.timeout)
             .map_err(|e| fail(format!("cannot start {}: {e}", self.program.display())))?;
-        // Read both while waiting, so that a chatty runner never blocks on a full
-        // pipe: simulators print their errors on stdout.
-        let drain = |mut r: Box<dyn Read + Send>| {
-            std::thread::spawn(move || {
-                let mut s = Vec::new();
-                let _ = r.read_to_end(&mut s);
-                String::from_utf8_lossy(&s).into_owned()
-            })
-        };
-        let stdout = c.stdout.take().ok_or_else(|| fail("no stdout".to_owned()))?;
-        let stderr = c.stderr.take().ok_or_else(|| fail("no stderr".to_owned()))?;
-        let (out_reader, err_reader) = (drain(Box::new(stdout)), drain(Box::new(stderr)));
-        let start = Instant::now();
-        let status = loop {
-            match c.try_wait() {
-                Ok(Some(st)) => break Ok(st),
-                Ok(None) if start.elapsed() > self.timeout => {
-                    let _ = c.kill();
-                    let _ = c.wait();
-                    break Err(format!("timed out after {} s", self.timeout.as_secs()));
-                }
-                Ok(None) => std::thread::sleep(Duration::from_millis(5)),
-                Err(e) => break Err(e.to_string()),
+        let said = telling(&ended.stdout, &ended.stderr);
+        let status = match ended.status {
+            Ok(status) => status,
+            Err(Stopped::TimedOut) => {
+                return Err(fail(with_tail(format!("timed out after {} s", self.timeout.as_secs()), &said)))
             }
+            Err(Stopped::Wait(e)) => return Err(fail(with_tail(format!("cannot wait for it: {e}"), &said))),
         };
-        let said = telling(
-            &out_reader.join().unwrap_or_default(),
-            &err_reader.join().unwrap_or_default(),
-        );
-        let status = status.map_err(|e| fail(with_tail(e, &said)))?;
         if !status.success() {
             return Err(Failure {
                 reason: with_tail(how_it_ended(status), &said),
-                cannot_run: status.code() == Some(CANNOT_RUN),
+                cannot_run: (status.code() == Some(CANNOT_RUN)).then(|| tail(&said)),
             });
         }
+        // The size first: an engine that wrote gigabytes is not read into memory.
+        let size = std::fs::metadata(launch.out)
+            .map_err(|e| fail(with_tail(format!("exited 0 but wrote no buffer ({e})"), &said)))?
+            .len();
+        if size != launch.out_bytes as u64 {
+            return Err(fail(format!("exited 0 but wrote {size} bytes, not {}", launch.out_bytes)));
+        }
         let bytes = std::fs::read(launch.out)
-            .map_err(|e| fail(with_tail(format!("exited 0 but wrote no buffer ({e})"), &said)))?;
+            .map_err(|e| fail(with_tail(format!("exited 0 but its buffer cannot be read ({e})"), &said)))?;
         if bytes.len() != launch.out_bytes {
             return Err(fail(format!(
                 "exited 0 but wrote {} bytes, not {}",
@@ -167,17 +151,22 @@ fn telling(stdout: &str, stderr: &str) -> String {
 
 /// `what`, then the last characters of what the runner said, on one line.
 fn with_tail(what: String, said: &str) -> String {
+    match tail(said) {
+        t if t.is_empty() => what,
+        t => format!("{what}: {t}"),
+    }
+}
+
+/// The last characters of what the runner said, on one line (`…` where cut).
+fn tail(said: &str) -> String {
     let flat: String = said
         .split_whitespace()
         .collect::<Vec<_>>()
         .join(" ");
-    if flat.is_empty() {
-        return what;
-    }
     let skip = flat.chars().count().saturating_sub(REASON_CHARS);
     let tail: String = flat.chars().skip(skip).collect();
     let dots = if skip > 0 { "…" } else { "" };
-    format!("{what}: {dots}{tail}")
+    format!("{dots}{tail}")
 }
 
 #[cfg(test)]

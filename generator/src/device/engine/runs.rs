@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::device::selfcheck::Suite;
+use super::runner;
 
 /// The file's name in the raw folder.
 pub const FILE: &str = "runs.json";
@@ -25,6 +26,82 @@ pub struct Crash {
     pub record: usize,
     /// How the runner ended, and the end of what it said.
     pub reason: String,
+}
+
+/// Why a variant was not run. On disk it is one sentence, which says which of
+/// these it is by how it begins (`needs `, [`REFUSED`], `exited with status 3`); each
+/// reads back as the same sentence.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(into = "String", try_from = "String")]
+pub enum NotRun {
+    /// It needs more than the engine is: the targets it may have and the PTX
+    /// each takes (`sm_100a (PTX 8.6) or sm_100f (PTX 8.8)`). Not a finding.
+    Needs(String),
+    /// The engine cannot load its module: the whole module and its first, middle
+    /// and last records each failed alone. How the whole module's call failed.
+    Refused(String),
+    /// The runner said it cannot run the module at all (exit status
+    /// [`runner::CANNOT_RUN`]): the end of what it said, if anything.
+    CannotRun(String),
+}
+
+/// How a [`NotRun::Needs`] begins.
+const NEEDS: &str = "needs ";
+/// How a [`NotRun::Refused`] begins, before `: ` and the reason.
+const REFUSED: &str = "the module fails whole and record by record";
+/// How a [`NotRun::CannotRun`] begins: the runner's exit, as a failure's
+/// reason says it.
+fn cannot_run() -> String {
+    format!("exited with status {}", runner::CANNOT_RUN)
+}
+
+impl NotRun {
+    /// Whether it tells of something wrong with the engine (every reason but
+    /// needing more than it is).
+    pub fn is_finding(&self) -> bool {
+        !matches!(self, NotRun::Needs(_))
+    }
+}
+
+impl std::fmt::Display for NotRun {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NotRun::Needs(what) => write!(f, "{NEEDS}{what}"),
+            NotRun::Refused(why) => write!(f, "{REFUSED}: {why}"),
+            NotRun::CannotRun(said) if said.is_empty() => f.write_str(&cannot_run()),
+            NotRun::CannotRun(said) => write!(f, "{}: {said}", cannot_run()),
+        }
+    }
+}
+
+impl From<NotRun> for String {
+    fn from(n: NotRun) -> String {
+        n.to_string()
+    }
+}
+
+impl TryFrom<String> for NotRun {
+    type Error = String;
+
+    fn try_from(text: String) -> std::result::Result<NotRun, String> {
+        if let Some(what) = text.strip_prefix(NEEDS) {
+            return Ok(NotRun::Needs(what.to_owned()));
+        }
+        if let Some(why) = text.strip_prefix(REFUSED).and_then(|t| t.strip_prefix(": ")) {
+            return Ok(NotRun::Refused(why.to_owned()));
+        }
+        // Read back only what Display writes: `exited with status 3`, alone or
+        // with `: ` and what the runner said.
+        let exit = cannot_run();
+        let said = match text.strip_prefix(&exit) {
+            Some("") => Some(""),
+            Some(rest) => rest.strip_prefix(": ").filter(|said| !said.is_empty()),
+            None => None,
+        };
+        said.map(|said| NotRun::CannotRun(said.to_owned())).ok_or_else(|| {
+            format!("not_run {text:?}: expected `{NEEDS}...`, `{REFUSED}: ...` or `{exit}[: ...]`")
+        })
+    }
 }
 
 /// One run: a variant, in one window for a `red` stated with generic addressing.
@@ -53,9 +130,9 @@ pub struct EngineRun {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub crashed: Vec<Crash>,
     /// Why the variant was not run: it needs more than the engine is, or the
-    /// engine cannot load its module. No buffer is written.
+    /// engine cannot load or run its module. No buffer is written.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub not_run: Option<String>,
+    pub not_run: Option<NotRun>,
     /// The digest of the buffer's pinned slots, as the silicon evidence has it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub raw_sha256: Option<String>,
@@ -201,5 +278,41 @@ impl RunsFile {
             "run-engine: {n} runs, {} ran, {not_run} not run, {crashed} records crashed; {same} of {compared} compared runs give the sm_90 silicon evidence's digest",
             n - not_run
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_reason_not_to_run_reads_back_as_the_sentence_written() {
+        let table = [
+            (NotRun::Needs("sm_100 (PTX 8.7)".into()), "needs sm_100 (PTX 8.7)"),
+            (
+                NotRun::Refused("exited with status 1: x.ptx:12 Syntax error:".into()),
+                "the module fails whole and record by record: exited with status 1: x.ptx:12 Syntax error:",
+            ),
+            (NotRun::Refused("timed out after 1 s".into()), "the module fails whole and record by record: timed out after 1 s"),
+            (NotRun::CannotRun("stand-in: cannot launch this".into()), "exited with status 3: stand-in: cannot launch this"),
+            (NotRun::CannotRun(String::new()), "exited with status 3"),
+        ];
+        for (typed, text) in table {
+            let json = serde_json::to_string(&typed).unwrap_or_default();
+            assert_eq!(json, serde_json::to_string(text).unwrap_or_default(), "case: {typed:?} {text:?}");
+            let back: NotRun = serde_json::from_str(&json).unwrap_or_else(|e| panic!("case: {text:?}: {e}"));
+            assert_eq!(back, typed, "case: {text:?}");
+            assert_eq!(back.is_finding(), !text.starts_with("needs "), "case: {text:?}");
+        }
+    }
+
+    #[test]
+    fn a_sentence_of_no_known_reason_is_refused() {
+        for text in ["", "crashed", "exited with status 30: x", "exited with status 3: ", "exited with status 1"] {
+            let e = serde_json::from_str::<NotRun>(&serde_json::to_string(text).unwrap_or_default())
+                .err()
+                .unwrap_or_else(|| panic!("case: {text:?} read"));
+            assert!(e.to_string().contains("expected `needs ...`"), "case: {text:?}: {e}");
+        }
     }
 }
