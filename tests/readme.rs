@@ -280,3 +280,22 @@ fn an_instruction_list_is_read_between_its_markers() {
     assert_eq!(got[0].0, 2);
     assert_eq!(got[0].1, ["atom", "red", "vote"].into_iter().map(str::to_owned).collect());
 }
+
+/// The check-syntax page's example of a statement not covered shows what
+/// check-syntax says of it, the list of covered instructions included: a new
+/// instruction's name cannot be left out of the page.
+#[test]
+fn the_check_syntax_page_shows_its_example_as_check_syntax_says_it() {
+    let page = read(&repo_root().join("docs/commands/check-syntax.md"));
+    let out = crate::support::ptxvec()
+        .args(["check-syntax", "add.s32 %r1, %r2, %r3;", "--ptx", "8.0", "--target", "sm_90"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    let said = String::from_utf8_lossy(&out.stdout);
+    let said = said.trim_end();
+    assert!(
+        page.lines().any(|l| l == said),
+        "docs/commands/check-syntax.md: the example's answer is stale; check-syntax now says:\n{said}"
+    );
+}
