@@ -67,7 +67,13 @@ pub fn recorded_departures(spec: &Spec, cache: &std::path::Path) -> Result<BTree
     let tools = crate::ptxas::offline_tools(spec)?;
     let cache = Cache::read(cache)?;
     let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    let recorded = RECORDED.iter().flat_map(|r| probes(spec, &tools, (r.n, r.seed, Some(r.as_of)), &cache));
+    // Every instruction's cases, made once for the eight explorations (each walks
+    // those up to its `as_of`).
+    let cases = cases(spec, None);
+    let recorded = RECORDED.iter().flat_map(|r| {
+        let texts = texts_among(spec, &tools, (r.n, r.seed, Some(r.as_of)), &cases);
+        probes_of(spec, &tools, texts, &cache)
+    });
     for p in recorded {
         let (Some(pr), Some((_, kept))) = (&p.predicted, &p.ptxas) else { continue };
         if Said::of(kept) == p.expected() {
@@ -276,15 +282,25 @@ fn module_for(spec: &Spec, start: &Case, all: &[Module], rng: &mut ChaCha8Rng) -
 
 /// The explored texts, each with its start's instruction and the module it is
 /// judged at, from the seed: what [`probes`] judges and `bench` streams.
-pub fn texts(spec: &Spec, tools: &[Ptxas], (n, seed, as_of): Walk) -> Vec<(Walked, String, Module)> {
-    let cases: Vec<(usize, Case)> = spec
-        .instructions
+pub fn texts(spec: &Spec, tools: &[Ptxas], walk: Walk) -> Vec<(Walked, String, Module)> {
+    texts_among(spec, tools, walk, &cases(spec, walk.2))
+}
+
+/// The syntax cases of the instructions walked as of `as_of`, each with its
+/// instruction's index in the spec: where the walks start.
+fn cases(spec: &Spec, as_of: Option<Mnemonic>) -> Vec<(usize, Case)> {
+    spec.instructions
         .iter()
         .enumerate()
         .filter(|(_, f)| walks_instruction(f.instruction.mnemonic, as_of))
         .flat_map(|(i, f)| vectors::cases(spec, &f.instruction).into_iter().map(move |c| (i, c)))
-        .collect();
-    let starts = walk::starts(spec, &cases);
+        .collect()
+}
+
+/// [`texts`], from `cases` (at least those of the instructions walked, in spec
+/// order): the explorations that share them make them once.
+fn texts_among(spec: &Spec, tools: &[Ptxas], (n, seed, as_of): Walk, cases: &[(usize, Case)]) -> Vec<(Walked, String, Module)> {
+    let starts = walk::starts(spec, cases, |i| walks_instruction(i.mnemonic, as_of));
     let all = modules(spec, tools);
     // The modules come from a stream of their own, so that the texts of a seed do
     // not depend on how modules are chosen.
@@ -325,8 +341,13 @@ pub type Walk = (usize, u64, Option<Mnemonic>);
 
 /// The explored texts, judged by us, with the ptxas verdicts the cache holds.
 pub fn probes(spec: &Spec, tools: &[Ptxas], walk: Walk, cache: &Cache) -> Vec<Probe> {
+    probes_of(spec, tools, texts(spec, tools, walk), cache)
+}
+
+/// `texts` judged, with the ptxas verdicts the cache holds.
+fn probes_of(spec: &Spec, tools: &[Ptxas], texts: Vec<(Walked, String, Module)>, cache: &Cache) -> Vec<Probe> {
     use rayon::prelude::*;
-    texts(spec, tools, walk)
+    texts
         .into_par_iter()
         .map(|(w, instruction, module)| {
             let ours = judge(spec, &w.text, module.ptx, module.target, Order::Lenient);
