@@ -35,8 +35,9 @@ pub enum Departure {
     /// The text is read through each of these steps whose conditions it meets, in
     /// order, each asking of the text as written.
     Reads(Vec<Reading>),
-    /// cp.reduce.async.bulk's `mbar` without brackets is read as `[mbar]`.
-    BareMbar,
+    /// ptxas fails (a signal, an internal compiler error) on a text that these
+    /// steps read as a legal one.
+    FailsOn(Vec<Reading>),
     /// An immediate element of a float brace vector is read as a register where
     /// ptxas infers the vector's type from a register before it: a float literal
     /// past the first element (any element of a `.f32` vector), an integer literal
@@ -45,12 +46,6 @@ pub enum Departure {
     /// ptxas fails (a signal) on an integer literal past the first element of a
     /// 16-bit or packed float brace vector.
     VectorIntegerElementFault,
-    /// red's address written as the sink `_` is read as an address in `.shared`.
-    SharedSinkAddress,
-    /// ptxas fails (a signal) on red's address written as the sink `_` outside `.shared`.
-    SinkAddressFault,
-    /// A destination written `d|_` where the syntax line has no `|p` is read as `d`.
-    SinkPredicateIgnored,
     /// A fourth operand of atom's `.and`, `.or`, `.xor` or `.exch` (`.b32`, `.b64`,
     /// `.b128`, no `.L2::cache_hint`) is read as nothing where it fits as a `c` of
     /// the type's width (a register or a float literal; an integer literal or a
@@ -72,10 +67,6 @@ pub enum Departure {
     /// register of the type for `_`, legal for sm_90 (at the module's version, PTX
     /// ISA 7.8 at least), is one it fails on.
     SinkBf16Fault,
-    /// ptxas fails (a signal) on an integer literal as the `c` of `atom.cas.b128`,
-    /// where the text with a `.b128` register there is legal (a float literal draws
-    /// "Arguments mismatch").
-    CasB128ImmediateFault,
 }
 
 /// One step of a [`Departure::Reads`]: where the text meets its conditions, what
@@ -117,6 +108,48 @@ pub struct Reading {
     /// An address operand is read after the written ones (an `[mbar]` left out).
     #[serde(default)]
     pub address: bool,
+    /// The operand at this position is written as one of these.
+    #[serde(default)]
+    pub operand: Option<OperandWritten>,
+    /// That operand is read as this.
+    #[serde(default)]
+    pub read_operand: Option<OperandRead>,
+}
+
+/// A condition of a [`Reading`] on one written operand.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OperandWritten {
+    /// Its position, 0 the first.
+    pub at: usize,
+    /// It is written as one of these.
+    pub is: Vec<Written>,
+}
+
+/// How an operand is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Written {
+    /// The sink `_`.
+    Sink,
+    /// A register or a name with the sink as its predicate, `d|_`.
+    SinkPair,
+    /// An integer literal.
+    Int,
+    /// A register declared with this type (`.b64`: `%rd`).
+    Register(crate::Qualifier),
+}
+
+/// What a [`Reading`] reads an operand as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OperandRead {
+    /// An address, `[%rd1]`.
+    Address,
+    /// The `d` of `d|_` alone.
+    Unpaired,
+    /// A register declared with this type.
+    Register(crate::Qualifier),
 }
 
 impl Departure {
@@ -124,12 +157,11 @@ impl Departure {
     pub fn fails(&self) -> bool {
         matches!(
             self,
-            Departure::VectorIntegerElementFault
-                | Departure::SinkAddressFault
+            Departure::FailsOn(_)
+                | Departure::VectorIntegerElementFault
                 | Departure::ExtraOperandFault
                 | Departure::PredVectorElementFault
                 | Departure::SinkBf16Fault
-                | Departure::CasB128ImmediateFault
         )
     }
 }

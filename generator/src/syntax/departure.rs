@@ -5,7 +5,7 @@
 //! what ptxas does with the original: `check-syntax` says so (`ptxas 13.5 accepts
 //! this: E019`), and the explorer holds each prediction to ptxas.
 
-use ptxvec_spec::errata::Reading;
+use ptxvec_spec::errata::{OperandRead, Reading, Written};
 use ptxvec_spec::{Departure, Qualifier, Spec};
 
 use super::chain_words::ChainWords;
@@ -220,6 +220,7 @@ fn read_steps<'t>(steps: &[Reading], t: &InstrText<&'t str>, module: Module) -> 
             && r.arch_from.is_none_or(|a| module.target.arch >= a)
             && r.arch_below.is_none_or(|a| module.target.arch < a)
             && r.operands.is_none_or(|n| t.operands.len() == n)
+            && r.operand.as_ref().is_none_or(|o| t.operands.get(o.at).is_some_and(|op| written_as(op, &o.is)))
     };
     let mut out = t.clone();
     for r in steps.iter().filter(|r| meets(r)) {
@@ -234,8 +235,33 @@ fn read_steps<'t>(steps: &[Reading], t: &InstrText<&'t str>, module: Module) -> 
         if r.address {
             out.operands.push(Operand::Address(Atom::Reg(text::RegClass::B64, "%rd1"), "%rd1"));
         }
+        if let (Some(o), Some(read)) = (&r.operand, r.read_operand) {
+            if let Some(op) = out.operands.get_mut(o.at) {
+                *op = match (read, &*op) {
+                    (OperandRead::Address, _) => Operand::Address(Atom::Reg(text::RegClass::B64, "%rd1"), "%rd1"),
+                    (OperandRead::Unpaired, Operand::Pair(d, _)) => Operand::Scalar(d.clone()),
+                    (OperandRead::Unpaired, written) => written.clone(),
+                    (OperandRead::Register(ty), _) => {
+                        let class = super::operands::reg_for(ty);
+                        Operand::Scalar(Atom::Reg(class, class.row().example))
+                    }
+                };
+            }
+        }
     }
     out
+}
+
+/// Whether `op` is written as one of `kinds`.
+fn written_as<S>(op: &Operand<S>, kinds: &[Written]) -> bool {
+    kinds.iter().any(|k| match k {
+        Written::Sink => matches!(op, Operand::Scalar(Atom::Sink)),
+        Written::SinkPair => matches!(op, Operand::Pair(Atom::Reg(..) | Atom::Symbol(_), Atom::Sink)),
+        Written::Int => matches!(op, Operand::Scalar(Atom::Imm(Literal::Int, _))),
+        Written::Register(ty) => {
+            matches!(op, Operand::Scalar(Atom::Reg(c, _)) if *c == super::operands::reg_for(*ty))
+        }
+    })
 }
 
 /// The type of an atom of `.bf16` or `.bf16x2` whose destination is the sink `_`
@@ -302,21 +328,7 @@ fn rewrite<'t>(d: &Departure, t: &InstrText<&'t str>, module: Module) -> Option<
     let has = |q: Qualifier| t.words.iter().any(|w| *w == word(q));
     let mut read_in = module;
     let out = match d {
-        Departure::Reads(steps) => read_steps(steps, t, module),
-        Departure::BareMbar => {
-            // cp.reduce.async.bulk's fourth operand, where the syntax line writes `[mbar]`.
-            // A 64-bit register or an integer (`16`, `-1`) is taken; a 32-bit
-            // register draws "Arguments mismatch" (E020).
-            let mut out = t.clone();
-            let op = out.operands.get_mut(3)?;
-            match op {
-                Operand::Scalar(Atom::Reg(text::RegClass::B64, _) | Atom::Imm(Literal::Int, _)) => {
-                    *op = Operand::Address(Atom::Reg(text::RegClass::B64, "%rd1"), "%rd1");
-                }
-                _ => return None,
-            }
-            out
-        }
+        Departure::Reads(steps) | Departure::FailsOn(steps) => read_steps(steps, t, module),
         // ptxas 13.5 takes a vector's type from its first element: a float
         // literal after a register is converted (`.f32`: anywhere), and an integer
         // literal first makes a `.f16` vector's type. A literal first makes the
@@ -366,33 +378,6 @@ fn rewrite<'t>(d: &Departure, t: &InstrText<&'t str>, module: Module) -> Option<
                 replace_immediates(elems, |k, lit| lit == Literal::Int && k > 0)
             })?
         }
-        Departure::SharedSinkAddress | Departure::SinkAddressFault => {
-            let shared = [Qualifier::Shared, Qualifier::SharedCta, Qualifier::SharedCluster]
-                .into_iter()
-                .any(has);
-            if shared != matches!(d, Departure::SharedSinkAddress) {
-                return None;
-            }
-            let mut out = t.clone();
-            let first = out.operands.first_mut()?;
-            if *first != Operand::Scalar(Atom::Sink) {
-                return None;
-            }
-            *first = Operand::Address(Atom::Reg(text::RegClass::B64, "%rd1"), "%rd1");
-            out
-        }
-        // The destination only (elsewhere `|` is a parse error), and not `_|_`.
-        Departure::SinkPredicateIgnored => {
-            let mut out = t.clone();
-            match out.operands.first_mut()? {
-                op @ Operand::Pair(Atom::Reg(..) | Atom::Symbol(_), Atom::Sink) => {
-                    let Operand::Pair(d, _) = op.clone() else { return None };
-                    *op = Operand::Scalar(d);
-                }
-                _ => return None,
-            }
-            out
-        }
         // ptxas 13.5 on sm_90 and later stops with "(C7907) Internal compiler
         // error." on these texts to `.shared` or `.shared::cta` (ptxas 12.9 at sm_90,
         // and 13.5 below sm_90, accept them).
@@ -412,21 +397,6 @@ fn rewrite<'t>(d: &Departure, t: &InstrText<&'t str>, module: Module) -> Option<
         // "(C7907) Internal compiler error.".
         Departure::PredVectorElement | Departure::PredVectorElementFault => {
             pred_elements(t, matches!(d, Departure::PredVectorElementFault))?
-        }
-        // ptxas 13.5 is killed by signal 11 on `atom.global.cas.b128 %q1, [%rd1],
-        // %q2, 2;` (an immediate `b` it takes).
-        Departure::CasB128ImmediateFault => {
-            if !(has(Qualifier::Cas) && has(Qualifier::B128)) {
-                return None;
-            }
-            let mut out = t.clone();
-            // An integer literal: a float one draws "Arguments mismatch".
-            let c = out.operands.get_mut(3)?;
-            if !matches!(c, Operand::Scalar(Atom::Imm(Literal::Int, _))) {
-                return None;
-            }
-            *c = Operand::Scalar(Atom::Reg(text::RegClass::B128, "%q9"));
-            out
         }
         // ptxas 12.9 is killed by signal 11 unless an error it draws first stops it
         // ([`reaches_sink_bf16_fault`]); the text is read as the one spelling that
@@ -468,22 +438,18 @@ fn words_may_change(d: &Departure, words: &ChainWords<'_>) -> bool {
     let has = |q: Qualifier| words.spelled.has(q);
     let first_word = |w: &str| words.first == w;
     match d {
-        Departure::Reads(steps) => steps.iter().any(|r| {
+        Departure::Reads(steps) | Departure::FailsOn(steps) => steps.iter().any(|r| {
             let changes = r.drop.iter().any(|q| has(*q))
                 || r.drop_repeats.iter().any(|q| words.repeated.has(*q))
                 || r.replace.keys().any(|q| has(*q))
                 || !r.append.is_empty()
-                || r.address;
+                || r.address
+                || r.read_operand.is_some();
             r.with.iter().all(|set| set.iter().any(|q| has(*q))) && !r.without.iter().any(|q| has(*q)) && changes
         }),
         Departure::ExtraOperand | Departure::ExtraOperandFault | Departure::SinkBf16Fault => first_word("atom"),
-        Departure::CasB128ImmediateFault => has(Qualifier::Cas) && has(Qualifier::B128),
-        Departure::BareMbar
-        | Departure::VectorImmediate
+        Departure::VectorImmediate
         | Departure::VectorIntegerElementFault
-        | Departure::SharedSinkAddress
-        | Departure::SinkAddressFault
-        | Departure::SinkPredicateIgnored
         | Departure::PredVectorElement
         | Departure::PredVectorElementFault => true,
     }
@@ -498,26 +464,20 @@ fn operands_may_change<S>(d: &Departure, operands: &[Operand<S>]) -> bool {
         operands.iter().any(|o| matches!(o, Operand::Vector(elems) if elems.iter().any(f)))
     };
     match d {
-        Departure::BareMbar => matches!(
-            operands.get(3),
-            Some(Operand::Scalar(Atom::Reg(R::B64, _) | Atom::Imm(Literal::Int, _)))
-        ),
         Departure::VectorImmediate | Departure::VectorIntegerElementFault => {
             in_a_vector(&|a| matches!(a, Atom::Imm(..)))
-        }
-        Departure::SharedSinkAddress | Departure::SinkAddressFault => {
-            first_operand(&|o| matches!(o, Operand::Scalar(Atom::Sink)))
         }
         Departure::SinkBf16Fault => {
             first_operand(&|o| matches!(o, Operand::Scalar(Atom::Sink) | Operand::Pair(Atom::Sink, _)))
         }
-        Departure::SinkPredicateIgnored => first_operand(&|o| matches!(o, Operand::Pair(_, Atom::Sink))),
         Departure::ExtraOperand | Departure::ExtraOperandFault => operands.len() > 3,
-        Departure::Reads(steps) => steps.iter().any(|r| r.operands.is_none_or(|n| operands.len() == n)),
+        Departure::Reads(steps) | Departure::FailsOn(steps) => steps.iter().any(|r| {
+            r.operands.is_none_or(|n| operands.len() == n)
+                && r.operand.as_ref().is_none_or(|o| operands.get(o.at).is_some_and(|op| written_as(op, &o.is)))
+        }),
         Departure::PredVectorElement | Departure::PredVectorElementFault => {
             in_a_vector(&|a| matches!(a, Atom::Reg(R::Pred, _)))
         }
-        Departure::CasB128ImmediateFault => true,
     }
 }
 

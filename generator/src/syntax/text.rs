@@ -46,6 +46,8 @@ pub struct ClassRow {
     pub prefix: &'static str,
     /// The type `emit-ptx` declares its registers with.
     pub declared: Qualifier,
+    /// A register of it, for a text the generator writes (`%r9`).
+    pub example: &'static str,
     /// The types whose operands take it (ptxas 13.5).
     pub fits: &'static [Qualifier],
     /// The bit types whose operands take it where float registers are allowed (not
@@ -59,14 +61,14 @@ pub struct ClassRow {
 pub const CLASSES: [ClassRow; 7] = {
     use Qualifier as Q;
     [
-        ClassRow { class: RegClass::B32, prefix: "%r", declared: Q::B32, fits: &[Q::B32, Q::U32, Q::S32, Q::F32, Q::F16x2, Q::Bf16x2], fits_as_bits: &[] },
-        ClassRow { class: RegClass::B64, prefix: "%rd", declared: Q::B64, fits: &[Q::B64, Q::U64, Q::S64, Q::F64], fits_as_bits: &[] },
-        ClassRow { class: RegClass::F32, prefix: "%f", declared: Q::F32, fits: &[Q::F32], fits_as_bits: &[Q::B32] },
-        ClassRow { class: RegClass::F64, prefix: "%fd", declared: Q::F64, fits: &[Q::F64], fits_as_bits: &[Q::B64] },
-        ClassRow { class: RegClass::B16, prefix: "%h", declared: Q::B16, fits: &[Q::B16, Q::U16, Q::S16, Q::F16, Q::Bf16], fits_as_bits: &[] },
-        ClassRow { class: RegClass::Pred, prefix: "%p", declared: Q::Pred, fits: &[Q::Pred], fits_as_bits: &[] },
+        ClassRow { class: RegClass::B32, prefix: "%r", example: "%r9", declared: Q::B32, fits: &[Q::B32, Q::U32, Q::S32, Q::F32, Q::F16x2, Q::Bf16x2], fits_as_bits: &[] },
+        ClassRow { class: RegClass::B64, prefix: "%rd", example: "%rd9", declared: Q::B64, fits: &[Q::B64, Q::U64, Q::S64, Q::F64], fits_as_bits: &[] },
+        ClassRow { class: RegClass::F32, prefix: "%f", example: "%f9", declared: Q::F32, fits: &[Q::F32], fits_as_bits: &[Q::B32] },
+        ClassRow { class: RegClass::F64, prefix: "%fd", example: "%fd9", declared: Q::F64, fits: &[Q::F64], fits_as_bits: &[Q::B64] },
+        ClassRow { class: RegClass::B16, prefix: "%h", example: "%h9", declared: Q::B16, fits: &[Q::B16, Q::U16, Q::S16, Q::F16, Q::Bf16], fits_as_bits: &[] },
+        ClassRow { class: RegClass::Pred, prefix: "%p", example: "%p9", declared: Q::Pred, fits: &[Q::Pred], fits_as_bits: &[] },
         // `.b128`: atom's `.cas.b128` and `.exch.b128`, PTX ISA 8.3 on.
-        ClassRow { class: RegClass::B128, prefix: "%q", declared: Q::B128, fits: &[Q::B128], fits_as_bits: &[] },
+        ClassRow { class: RegClass::B128, prefix: "%q", example: "%q9", declared: Q::B128, fits: &[Q::B128], fits_as_bits: &[] },
     ]
 };
 
