@@ -4,7 +4,7 @@
  * libcudart, a translation layer), and writes the raw buffer back. `ptxvec
  * run-engine` calls it once per module; runner/README.md gives the protocol.
  *
- *   ptxvec-runner [--api driver|runtime|gpgpu-sim] [--lib PATH] [--sm N]
+ *   ptxvec-runner [--api driver|runtime|gpgpu-sim|ocelot] [--lib PATH] [--sm N]
  *                 MODULE ENTRY GRID BLOCK OUT_BYTES POISON OUT
  *
  * The buffer is OUT_BYTES bytes, each POISON before the launch, so that a slot
@@ -88,7 +88,7 @@ struct launch {
 	unsigned grid, block;
 	size_t bytes;
 	unsigned char poison;
-	unsigned sm;
+	unsigned sm; /* --sm; 0: the engine's default */
 };
 
 #define CU(call)                                                     \
@@ -232,7 +232,7 @@ static void run_gpgpu_sim(const struct launch *l, unsigned char *host)
 	CUlinkState state;
 	CU(link_create(0, NULL, NULL, &state));
 	CU(link_file(state, CU_JIT_INPUT_PTX, slash ? slash + 1 : l->module, 0, NULL, NULL));
-	ptx_info(context(), l->module, l->sm);
+	ptx_info(context(), l->module, l->sm ? l->sm : 90);
 	static char key;
 	register_function((void **)1, &key, (char *)l->entry, l->entry, -1, NULL, NULL, NULL, NULL, NULL);
 	void *args[] = { &buf };
@@ -240,10 +240,66 @@ static void run_gpgpu_sim(const struct launch *l, unsigned char *host)
 	runtime_finish(l, buf, host);
 }
 
+/* The module's text with its `.target` directive (the whole line) made
+ * `.target sm_<sm>`; the rest as it was. */
+static char *retarget(const char *text, unsigned sm)
+{
+	const char *at = text;
+	for (;;) {
+		at = strstr(at, ".target");
+		if (!at)
+			return NULL;
+		/* The directive starts a line. */
+		const char *bol = at;
+		while (bol > text && (bol[-1] == ' ' || bol[-1] == '\t'))
+			bol--;
+		if (bol == text || bol[-1] == '\n')
+			break;
+		at += 7;
+	}
+	const char *eol = strchr(at, '\n');
+	if (!eol)
+		eol = at + strlen(at);
+	size_t head = (size_t)(at - text), rest = strlen(eol);
+	char *out = malloc(head + 32 + rest + 1);
+	if (!out)
+		die("out of memory", 0);
+	memcpy(out, text, head);
+	int n = snprintf(out + head, 32, ".target sm_%u", sm);
+	memcpy(out + head + n, eol, rest + 1);
+	return out;
+}
+
+/* gpuocelot's emulator, through our shim over it (runner/ocelot-shim.cpp, built
+ * as libptxvec-ocelot.so): gpuocelot's own C entry point, `ptx_run`, gives a
+ * module's `.global` variables no memory. Its lexer (ptx.ll) names no target
+ * after sm_35, and nothing after its parser reads the target
+ * (PTXParser::State::targetElement only records it), so the module's `.target` is
+ * lowered to `sm_<--sm>` (default 35). Any `.version` from 2.0 on parses. */
+static void run_ocelot(const struct launch *l, unsigned char *host)
+{
+	int (*run)(const char *, const char *, unsigned, unsigned, unsigned char *, size_t, char *,
+		   size_t) = sym("ptxvec_ocelot_run");
+	char *text = slurp(l->module);
+	char *lowered = retarget(text, l->sm ? l->sm : 35);
+	if (!lowered) {
+		fprintf(stderr, "ptxvec-runner: %s: no .target directive\n", l->module);
+		exit(CANNOT_RUN);
+	}
+	memset(host, l->poison, l->bytes);
+	static char said[4096];
+	if (run(lowered, l->entry, l->grid, l->block, host, l->bytes, said, sizeof said) != 0) {
+		fprintf(stderr, "ptxvec-runner: %s\n", said);
+		exit(1);
+	}
+	free(lowered);
+	free(text);
+}
+
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: ptxvec-runner [--api driver|runtime|gpgpu-sim] [--lib PATH] [--sm N]\n"
+		"usage: ptxvec-runner [--api driver|runtime|gpgpu-sim|ocelot] [--lib PATH] [--sm N]\n"
 		"                     MODULE ENTRY GRID BLOCK OUT_BYTES POISON OUT\n");
 	exit(2);
 }
@@ -251,7 +307,7 @@ static void usage(void)
 int main(int argc, char **argv)
 {
 	const char *api = "driver", *path = NULL;
-	struct launch l = { .sm = 90 };
+	struct launch l = { .sm = 0 };
 	int i = 1;
 	for (; i + 1 < argc && strncmp(argv[i], "--", 2) == 0; i += 2) {
 		if (!strcmp(argv[i], "--api"))
@@ -286,6 +342,9 @@ int main(int argc, char **argv)
 	} else if (!strcmp(api, "gpgpu-sim")) {
 		run = run_gpgpu_sim;
 		fallback = "libcudart.so";
+	} else if (!strcmp(api, "ocelot")) {
+		run = run_ocelot;
+		fallback = "libptxvec-ocelot.so";
 	} else {
 		usage();
 		return 2;
