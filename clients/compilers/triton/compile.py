@@ -4,7 +4,8 @@
     python3 clients/compilers/triton/compile.py --arch 90 [--kernel NAME] SRC.py -o DIR
 
 SRC.py lists its kernels in `KERNELS`: name -> (the @triton.jit function, its
-signature, its constexprs). For each, DIR/<name>.ptx gets `.asm["ptx"]` of
+signature, its constexprs[, its attrs: what Triton may assume of an argument, such as
+`tt.divisibility`]). For each, DIR/<name>.ptx gets `.asm["ptx"]` of
 `triton.compile(ASTSource(...), target=GPUTarget("cuda", ARCH, 32))`, or
 DIR/<name>.err Triton's error (the innermost, the call it refused); with --kernel,
 that kernel alone. Exits 1 when a kernel failed. Triton's pipeline is
@@ -48,13 +49,14 @@ def main():
     spec.loader.exec_module(mod)
     os.makedirs(a.out, exist_ok=True)
     failed = 0
-    for name, (fn, signature, constexprs) in mod.KERNELS.items():
+    for name, (fn, signature, constexprs, *attrs) in mod.KERNELS.items():
         if a.kernel is not None and name != a.kernel:
             continue
         if a.arch not in getattr(mod, "ARCHS", {}).get(name, (a.arch,)):
             continue
         try:
-            src = triton.compiler.ASTSource(fn=fn, signature=signature, constexprs=constexprs)
+            src = triton.compiler.ASTSource(fn=fn, signature=signature, constexprs=constexprs,
+                                            attrs=attrs[0] if attrs else None)
             k = triton.compile(src, target=GPUTarget("cuda", a.arch, 32))
             ptx = k.asm["ptx"]
             if isinstance(ptx, bytes):
