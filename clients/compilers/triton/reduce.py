@@ -30,6 +30,16 @@ def _add(a, b):
 
 
 @triton.jit
+def _max_nan(a, b):
+    return tl.maximum(a, b, propagate_nan=tl.PropagateNan.ALL)
+
+
+@triton.jit
+def _min_nan(a, b):
+    return tl.minimum(a, b, propagate_nan=tl.PropagateNan.ALL)
+
+
+@triton.jit
 def _reduce(x, axis: tl.constexpr, OP: tl.constexpr):
     if OP == "sum":
         r = tl.sum(x, axis=axis)
@@ -45,6 +55,14 @@ def _reduce(x, axis: tl.constexpr, OP: tl.constexpr):
         r = tl.reduce(x, axis, _xor)
     elif OP == "argmax":
         r = tl.argmax(x, axis=axis)
+    elif OP == "max_nan":
+        r = tl.reduce(x, axis, _max_nan)
+    elif OP == "min_nan":
+        r = tl.reduce(x, axis, _min_nan)
+    elif OP == "max_abs":
+        r = tl.max(tl.abs(x), axis=axis)
+    elif OP == "min_abs_nan":
+        r = tl.reduce(tl.abs(x), axis, _min_nan)
     elif OP == "cumsum":
         r = tl.cumsum(x, axis=axis)
     elif OP == "scan_xor":
@@ -76,8 +94,12 @@ def histogram_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr, BINS: tl.constexpr):
 
 OPS = ["sum", "max", "min", "and", "or", "xor", "argmax", "cumsum", "scan_xor", "scan_rev"]
 TYPES = ["i32", "u32", "i64", "fp16", "bf16", "fp32", "fp64"]
-# bitwise operations only on integers
-SKIP = {(op, ty) for op in ["and", "or", "xor", "scan_xor"] for ty in ["fp16", "bf16", "fp32", "fp64"]}
+# bitwise operations only on integers; NaN-propagating and absolute min/max (which
+# can lower to redux.sync's .NaN and .abs at sm_100a) on the 16- and 32-bit floats
+FLOAT_ONLY = ["max_nan", "min_nan", "max_abs", "min_abs_nan"]
+OPS += FLOAT_ONLY
+SKIP = ({(op, ty) for op in ["and", "or", "xor", "scan_xor"] for ty in ["fp16", "bf16", "fp32", "fp64"]}
+        | {(op, ty) for op in FLOAT_ONLY for ty in ["i32", "u32", "i64", "fp64"]})
 
 KERNELS = {
     f"{op}_{ty}": (reduce_kernel, {"x_ptr": f"*{ty}", "out_ptr": f"*{ty}" if op != "argmax" else "*i32",
