@@ -6,15 +6,14 @@ with a `tid == 0` predicate) and on a block of BLOCK elements (the result unused
 A pair Triton refuses for a type makes the whole kernel fail, which the manifest
 records.
 
-`atomic_add_<type>_vec`: the same add on a block of VEC_BLOCK elements through pointers
-Triton may take as 16-byte aligned (`tt.divisibility` 16), so that each thread holds
-several neighbouring elements and Triton can write one vector atomic for them.
+`atomic_add_<type>_vec<N>`: the same add on a block of 128 * N elements through
+pointers Triton may take as 16-byte aligned (`tt.divisibility` 16), so that each thread
+holds N neighbouring elements and Triton can write one vector atomic for them.
 """
 import triton
 import triton.language as tl
 
-BLOCK = 128
-VEC_BLOCK = 1024  # 8 elements a thread at 4 warps
+BLOCK = 128  # one element a thread at 4 warps
 
 @triton.jit
 def _one(p, v, out, OP: tl.constexpr, SEM: tl.constexpr, SCOPE: tl.constexpr):
@@ -93,8 +92,11 @@ KERNELS = {
     for op in OPS for ty in TYPES
 }
 ALIGNED = {(i,): [["tt.divisibility", 16]] for i in range(3)}
+# 2, 4 and 8 a thread on the types PTX has vector adds for; 8 also on two it has not
 KERNELS.update({
-    f"atomic_add_{ty}_vec": (atomic_kernel, KERNELS[f"atomic_add_{ty}"][1], {"OP": "add", "BLOCK": VEC_BLOCK},
-                             ALIGNED)
-    for ty in ["i32", "fp16", "bf16", "fp32", "fp64"]
+    f"atomic_add_{ty}_vec{n}": (atomic_kernel, KERNELS[f"atomic_add_{ty}"][1], {"OP": "add", "BLOCK": BLOCK * n},
+                                ALIGNED)
+    for n, tys in [(2, ["fp16", "bf16", "fp32"]), (4, ["fp16", "bf16", "fp32"]),
+                   (8, ["i32", "fp16", "bf16", "fp32", "fp64"])]
+    for ty in tys
 })
