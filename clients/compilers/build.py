@@ -79,7 +79,7 @@ NVCC_M = {
 # Triton: every kernel of each source, per compute capability (GPUTarget("cuda", N, 32)),
 # through triton/compile.py, which stops before Triton's own ptxas.
 TRITON_M = {
-    "sources": ["atomics.py", "reduce.py", "tma.py"],
+    "sources": ["atomics.py", "reduce.py", "tma.py", "gluon.py"],
     "targets": ["sm_80", "sm_90", "sm_100"],
 }
 # Line info off (else the module names this machine's paths); FP fusion pinned to

@@ -23,6 +23,7 @@ import traceback
 import triton
 from triton.backends.compiler import GPUTarget
 from triton.backends.nvidia.compiler import CUDABackend
+from triton.experimental.gluon._runtime import GluonASTSource
 
 _add_stages = CUDABackend.add_stages
 
@@ -55,8 +56,9 @@ def main():
         if a.arch not in getattr(mod, "ARCHS", {}).get(name, (a.arch,)):
             continue
         try:
-            src = triton.compiler.ASTSource(fn=fn, signature=signature, constexprs=constexprs,
-                                            attrs=attrs[0] if attrs else None)
+            # a Gluon kernel (triton.experimental.gluon) needs Gluon's source class
+            source = GluonASTSource if fn.is_gluon() else triton.compiler.ASTSource
+            src = source(fn=fn, signature=signature, constexprs=constexprs, attrs=attrs[0] if attrs else None)
             k = triton.compile(src, target=GPUTarget("cuda", a.arch, 32))
             ptx = k.asm["ptx"]
             if isinstance(ptx, bytes):
