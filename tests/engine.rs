@@ -282,11 +282,19 @@ fn the_dashboard_covers_every_client_and_links_each_failing_cell() {
         assert!(html.contains(&format!("id=\"t-semantic-{name}-")), "{name}: no failing cell");
     }
     assert!(html.contains("Syntax: parsers and assemblers") && html.contains("Semantics: silicon and engines"));
-    // The compilers: each recorded one, lint against ptxas on every module, and
-    // nvcc's illegal sm_80 module listed line by line.
+    // The compilers: each recorded one (every folder with a manifest.json), lint
+    // against ptxas on every module, and nvcc's illegal sm_80 module listed line by line.
     assert!(html.contains("Compilers: their modules linted, against ptxas"));
-    for compiler in ["llvm-19.1.7", "llvm-22.1.0", "nvcc-13.5.37"] {
-        assert!(html.contains(compiler) && stdout.contains(compiler), "{compiler} missing");
+    let mut compilers: Vec<String> = std::fs::read_dir(repo_root().join("vectors/clients"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|d| d.join("manifest.json").is_file())
+        .map(|d| d.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    compilers.sort();
+    assert!(compilers.len() >= 4, "LLVM 19, LLVM 22, nvcc 13.5 and Triton 3.9: {compilers:?}");
+    for compiler in &compilers {
+        assert!(html.contains(&format!("<td>{compiler}</td>")) && stdout.contains(compiler.as_str()), "{compiler} missing");
     }
     assert!(html.contains("ptx_bulk.sm_80.ptx95.ptx.gz"));
     // Every link goes to an element of the page.

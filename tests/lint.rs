@@ -259,7 +259,7 @@ fn compiler_folders() -> Vec<PathBuf> {
         .filter(|d| d.join("manifest.json").is_file())
         .collect();
     dirs.sort();
-    assert!(dirs.len() >= 3, "LLVM 19, LLVM 22 and nvcc 13.5: {dirs:?}");
+    assert!(dirs.len() >= 4, "LLVM 19, LLVM 22, nvcc 13.5 and Triton 3.9: {dirs:?}");
     dirs
 }
 

@@ -1,16 +1,17 @@
 #!/usr/bin/env python3
-"""Compile clients/compilers/{llvm,cuda} over the matrix below and record the results.
+"""Compile clients/compilers/{llvm,cuda,triton} over the matrix below and record the results.
 
 Run through build.sh (which locates the tools), from the repository root:
 
-    python3 clients/compilers/build.py [llvm19] [llvm22] [nvcc]
+    python3 clients/compilers/build.py [llvm19] [llvm22] [nvcc] [triton]
 
 For each compiler it rewrites vectors/clients/<compiler>-<version>/modules/ and
 manifest.json (the README beside them is written by hand). A matrix point is one
 source at one target and one requested PTX ISA version. Each emitted module is kept
 byte for byte; points that emit identical bytes share one file. Every module is then
 given to ptxas (CUDA 13.5 from sm_75 on, CUDA 12.9 below) and its verdict recorded.
-A point that fails to compile records the compiler's error instead.
+A point that fails to compile records the compiler's error instead. A Triton source
+holds many kernels (its KERNELS); each is a point of its own, with `kernel` in its entry.
 """
 import hashlib
 import json
@@ -75,6 +76,18 @@ NVCC_M = {
 }
 
 
+# Triton: every kernel of each source, per compute capability (GPUTarget("cuda", N, 32)),
+# through triton/compile.py, which stops before Triton's own ptxas.
+TRITON_M = {
+    "sources": ["atomics.py", "reduce.py", "tma.py", "gluon.py"],
+    "targets": ["sm_80", "sm_90", "sm_100"],
+}
+# Line info off (else the module names this machine's paths); FP fusion pinned to
+# Triton 3.9's default (unset, it warns); a fresh cache, so every kernel is compiled.
+TRITON_ENV = {"TRITON_DISABLE_LINE_INFO": "1", "TRITON_DEFAULT_FP_FUSION": "1",
+              "TRITON_ALWAYS_COMPILE": "1"}
+
+
 def tnum(target):
     """sm_90a / compute_100f -> (90, 'a')"""
     m = re.match(r"(?:sm|compute)_(\d+)([a-z]?)$", target)
@@ -105,9 +118,14 @@ def nvcc_points():
     return pts
 
 
+def triton_points():
+    return [(src, t, None) for src in TRITON_M["sources"] for t in TRITON_M["targets"]]
+
+
 # --------------------------------------------------------------------------- helpers
-def run(cmd, cwd=ROOT):
-    p = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
+def run(cmd, cwd=ROOT, env=None):
+    p = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True,
+                       env=None if env is None else {**os.environ, **env})
     return p.returncode, p.stdout, p.stderr
 
 
@@ -191,6 +209,37 @@ def compile_point(kind, src, target, ptx, tmp):
     return disp, rc, out, se + so
 
 
+def compile_triton(src, target, tmp):
+    """Every kernel of one Triton source at one target: [(kernel, display command, exit
+    status, output path or None, messages)], in kernel-name order. compile.py runs once
+    per source and target; each point's command (with --kernel) reproduces it alone."""
+    arch = tnum(target)[0]
+    path = f"{SRC}/triton/{src}"
+    outdir = os.path.join(tmp, f"{src.rsplit('.', 1)[0]}.{target}")
+    env = dict(TRITON_ENV, TRITON_CACHE_DIR=os.path.join(tmp, "triton-cache"))
+    rc, so, se = run([PYTHON, f"{SRC}/triton/compile.py", "--arch", str(arch), path, "-o", outdir],
+                     env=env)
+    if not os.path.isdir(outdir):
+        return [(None, f"python3 {SRC}/triton/compile.py --arch {arch} {path} -o OUT/", rc, None, se + so)]
+    res = []
+    for f in sorted(os.listdir(outdir)):
+        kernel, ext = f.rsplit(".", 1)
+        envs = " ".join(f"{k}={v}" for k, v in sorted(TRITON_ENV.items()) if k != "TRITON_ALWAYS_COMPILE")
+        disp = f"{envs} python3 {SRC}/triton/compile.py --arch {arch} --kernel {kernel} {path} -o OUT/"
+        if ext == "ptx":
+            res.append((kernel, disp, 0, os.path.join(outdir, f), ""))
+        else:
+            res.append((kernel, disp, 1, None, open(os.path.join(outdir, f)).read()))
+    return res
+
+
+def compile_points(kind, src, target, ptx, tmp):
+    """[(kernel or None, display command, exit status, output path or None, messages)]"""
+    if kind == "triton":
+        return compile_triton(src, target, tmp)
+    return [(None,) + compile_point(kind, src, target, ptx, tmp)]
+
+
 def build(kind, version, points):
     outdir = os.path.join(ROOT, OUTBASE, version)
     moddir = os.path.join(outdir, "modules")
@@ -202,14 +251,18 @@ def build(kind, version, points):
     by_hash = {}     # sha256 -> module file name
     names = {}       # module file name -> sha256
     verdicts = {}    # module file name -> ptxas record
-    for src, target, ptx in points:
-        disp, rc, out, msgs = compile_point(kind, src, target, ptx, tmp)
+    folder = {"llvm19": "llvm", "llvm22": "llvm", "nvcc": "cuda", "triton": "triton"}[kind]
+    for src, target, ptx, kernel, disp, rc, out, msgs in (
+            (src, target, ptx) + r for src, target, ptx in points
+            for r in compile_points(kind, src, target, ptx, tmp)):
         lines = clean_lines(msgs, tmp)
-        e = {"source": f"{SRC}/{'llvm' if kind != 'nvcc' else 'cuda'}/{src}",
+        e = {"source": f"{SRC}/{folder}/{src}",
              "target": target,
              "ptx_requested": (f"{ptx[0]}.{ptx[1:]}" if ptx else "default"),
              "command": disp,
              "exit": rc}
+        if kernel is not None:
+            e["kernel"] = kernel
         if out is None:
             e["error"] = trim_error(lines) or [f"exit status {rc}, no output"]
             entries.append(e)
@@ -226,7 +279,7 @@ def build(kind, version, points):
         if h in by_hash:
             name = by_hash[h]
         else:
-            stem = src.rsplit(".", 1)[0]
+            stem = kernel or src.rsplit(".", 1)[0]
             name = f"{stem}.{tgt}.ptx{ver}.ptx"
             k = 2
             while name in names:
@@ -251,15 +304,15 @@ def build(kind, version, points):
     def key(e):
         n, suf = tnum(e["target"])
         p = e["ptx_requested"]
-        return (e["source"], n, suf, "" if p == "default" else p)
+        return (e["source"], e.get("kernel", ""), n, suf, "" if p == "default" else p)
     entries.sort(key=key)
     return outdir, entries
 
 
-def write_manifest(outdir, compiler, version_string, entries):
+def write_manifest(outdir, compiler, version_string, entries, date="2026-11-26"):
     doc = {"compiler": compiler,
            "version": version_string,
-           "date": "2026-11-26",
+           "date": date,
            "build": f"{SRC}/build.sh",
            "entries": entries}
     # one entry a line (keys sorted), so the file stays small and diffs stay readable
@@ -270,7 +323,7 @@ def write_manifest(outdir, compiler, version_string, entries):
 
 
 def main():
-    which = sys.argv[1:] or ["llvm19", "llvm22", "nvcc"]
+    which = sys.argv[1:] or ["llvm19", "llvm22", "nvcc", "triton"]
     for kind in which:
         if kind == "llvm19":
             vs = run([LLC19, "--version"])[1]
@@ -290,8 +343,13 @@ def main():
             outdir, entries = build(kind, f"nvcc-{ver}", nvcc_points())
             write_manifest(outdir, "nvcc",
                            re.search(r"Cuda compilation tools.*", vs).group(0).strip(), entries)
+        elif kind == "triton":
+            ver = run([PYTHON, "-c", "import triton; print(triton.__version__)"])[1].strip()
+            outdir, entries = build(kind, f"triton-{ver}", triton_points())
+            write_manifest(outdir, "triton (NVIDIA back end, PTX stage)", f"triton {ver}", entries,
+                           date="2026-11-29")
         else:
-            sys.exit(f"unknown compiler {kind!r}: llvm19, llvm22 or nvcc")
+            sys.exit(f"unknown compiler {kind!r}: llvm19, llvm22, nvcc or triton")
         total = sum(os.path.getsize(os.path.join(outdir, "modules", n))
                     for n in os.listdir(os.path.join(outdir, "modules")))
         fails = sum(1 for e in entries if "error" in e)

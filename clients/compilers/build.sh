@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# clients/compilers/build.sh - compile the sources beside this script with three real
+# clients/compilers/build.sh - compile the sources beside this script with four real
 # compilers and record what they emit, for a later `ptxvec lint`:
 #
 #   llvm/*.ll  -> llc-19 (LLVM 19.1.7, Debian)          -> vectors/clients/llvm-19.1.7/
 #   llvm/*.ll  -> LLVM 22.1.0 inside llvmlite 0.50.0     -> vectors/clients/llvm-22.1.0/
 #                 (driven by llvmlite_llc.py)
 #   cuda/*.cu  -> nvcc 13.5 (V13.5.37), libcu++ CCCL 3.5 -> vectors/clients/nvcc-13.5.37/
+#   triton/*.py -> Triton 3.9.0, PTX stage, no GPU       -> vectors/clients/triton-3.9.0/
+#                 (driven by triton/compile.py)
 #
 # Each module is then given to ptxas: CUDA 13.5's for .target sm_75 and up, CUDA 12.9's
 # below (13.5 no longer assembles sm_50..sm_72). The matrix, the deduplication and the
@@ -20,9 +22,10 @@
 #   pip install nvidia-cuda-cccl==13.3.5.0.6            # libcu++ (CCCL 3.5.0); no 13.5.x
 #                                                       # release of this package exists
 #   pip install nvidia-cuda-nvcc-cu12==12.9.86          # ptxas 12.9 for sm_50..sm_72
+#   pip install triton==3.9.0                           # Triton (its own ptxas is not run)
 #
-# Usage, from anywhere:   clients/compilers/build.sh [llvm19] [llvm22] [nvcc]
-# (no argument: all three). Tool paths may be overridden with LLC19, PYTHON, NVCC,
+# Usage, from anywhere:   clients/compilers/build.sh [llvm19] [llvm22] [nvcc] [triton]
+# (no argument: all four). Tool paths may be overridden with LLC19, PYTHON, NVCC,
 # PTXAS13 and PTXAS12. Runs one compiler process at a time (about 6 minutes in all on
 # two cores).
 set -euo pipefail
@@ -44,6 +47,8 @@ for tool in "$LLC19" "$NVCC" "$PTXAS13" "$PTXAS12"; do
     missing=1
   fi
 done
+"$PYTHON" -c 'import triton' 2>/dev/null ||
+  { echo "build.sh: missing triton (pip install triton==3.9.0)" >&2; missing=1; }
 "$PYTHON" -c 'import llvmlite.binding' 2>/dev/null ||
   { echo "build.sh: missing llvmlite (pip install llvmlite==0.50.0)" >&2; missing=1; }
 [ -f "$site/nvidia/cu13/include/cccl/cuda/ptx" ] ||
