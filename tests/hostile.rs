@@ -395,6 +395,21 @@ fn spec_instruction_name_escapes() {
     insta::assert_snapshot!("spec_instruction_name_escapes", err);
 }
 
+/// A departure's step that changes nothing, or reads an operand it does not name,
+/// is refused where the entry's `departure` is written.
+#[test]
+fn spec_departure_step_that_reads_nothing() {
+    let d = spec_copy();
+    edit(d.path(), "errata.yaml", "departure: !reads [{drop: [.pred]}]", "departure: !reads [{with: [[.pred]]}]");
+    let err = load_fails(d.path(), 10);
+    assert!(err.contains("step 0: a step changes nothing"), "{err}");
+    assert!(err.contains("spec/errata.yaml:"), "{err}");
+    let d = spec_copy();
+    edit(d.path(), "errata.yaml", "departure: !reads [{drop: [.pred]}]", "departure: !reads [{drop: [.pred], read_operand: address}]");
+    let err = load_fails(d.path(), 10);
+    assert!(err.contains("step 0: `read_operand` needs `operand`"), "{err}");
+}
+
 #[test]
 fn spec_invalid_utf8() {
     // Byte 0xff in line 2 (`ins\xfftruction`) → the line and column of that byte.

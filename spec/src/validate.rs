@@ -5,7 +5,7 @@
 
 use std::collections::BTreeSet;
 
-use crate::errata::Ledger;
+use crate::errata::{Departure, Ledger, Reading};
 use crate::model::{AnyOf, Instruction, OperandClass, TableKind};
 use crate::qualifier::{QualKind, Qualifier};
 use crate::source::Source;
@@ -594,6 +594,13 @@ pub(crate) fn ledger(
                 "an erratum carries its evidence",
             );
         }
+        if let Some(Departure::Reads(steps) | Departure::FailsOn(steps)) = &e.departure {
+            for (k, r) in steps.iter().enumerate() {
+                if let Some(why) = step_problem(r) {
+                    p.push(format!("{path}.departure"), format!("step {k}: {why}"));
+                }
+            }
+        }
         for (j, s) in e.evidence.iter().enumerate() {
             if let Some(seed) = s.seed() {
                 if !seeds.contains(seed) {
@@ -606,4 +613,21 @@ pub(crate) fn ledger(
         }
     }
     p.0
+}
+
+/// What is wrong with a step of a departure's reading, if anything: it must change
+/// something, and read an operand only where it names which.
+fn step_problem(r: &Reading) -> Option<&'static str> {
+    if r.read_operand.is_some() && r.operand.is_none() {
+        return Some("`read_operand` needs `operand` (which operand, and how it is written)");
+    }
+    let changes = !r.drop.is_empty()
+        || !r.drop_repeats.is_empty()
+        || !r.replace.is_empty()
+        || !r.append.is_empty()
+        || r.address
+        || r.read_operand.is_some();
+    (!changes).then_some(
+        "a step changes nothing: expected one of `drop`, `drop_repeats`, `replace`, `append`, `address`, `read_operand`",
+    )
 }
