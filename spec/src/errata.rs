@@ -69,9 +69,9 @@ pub enum Departure {
     SinkBf16Fault,
 }
 
-/// One step of a [`Departure::Reads`] or [`Departure::FailsOn`]: where the text meets its conditions, what
-/// ptxas reads in it instead. Every condition asks of the text as written, not as
-/// an earlier step read it.
+/// One step of a [`Departure::Reads`] or [`Departure::FailsOn`]: where the text
+/// meets its conditions, what ptxas reads in it instead. Every condition asks of
+/// the text as written, not as an earlier step read it.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Reading {

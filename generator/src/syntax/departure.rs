@@ -209,8 +209,8 @@ fn drop_repeats(words: &mut Vec<&str>, dropped: impl Fn(&str) -> bool) {
     });
 }
 
-/// `t` read through the steps of a [`Departure::Reads`] or [`Departure::FailsOn`] whose conditions it meets
-/// in `module`, each asking of `t` as written.
+/// `t` read through the steps of a [`Departure::Reads`] or [`Departure::FailsOn`]
+/// whose conditions it meets in `module`, each asking of `t` as written.
 fn read_steps<'t>(steps: &[Reading], t: &InstrText<&'t str>, module: Module) -> InstrText<&'t str> {
     let has = |q: Qualifier| t.words.iter().any(|w| *w == word(q));
     let meets = |r: &Reading| {
