@@ -100,7 +100,7 @@ pub fn single_copy_atomicity(exec: &Execution) -> bool {
 /// coherence order. A follows W in coherence order."
 pub fn rmw_atomicity(exec: &Execution) -> bool {
     same_loc_pairs(exec)
-        .filter(|&(a, w)| matches!(exec.ev(a).op, Op::Atom { .. }) && exec.ev(w).is_write() && exec.ms.has(a, w))
+        .filter(|&(a, w)| exec.ev(a).is_atomic() && exec.ev(w).is_write() && exec.ms.has(a, w))
         .all(|(a, w)| !(exec.reads_before(a, w) && exec.co.has(w, a)))
 }
 

@@ -17,13 +17,12 @@
 //!
 //! # What is modelled
 //!
-//! `ld`, `st`, `atom` (add and exchange) and `fence`, each with its `.sem` (or
+//! `ld`, `st`, `atom` and `red` (add and exchange) and `fence`, each with its `.sem` (or
 //! `.weak`) and `.scope`, on the generic proxy, every access the same size, so that
 //! any two accesses to one location "overlap completely" (8.7) and none overlap
 //! partially: the programs have no mixed-size data-races, for which "The axioms in
 //! the memory consistency model do not apply" (8.7.2). Every location starts at 0,
-//! as in each of the chapter's litmus tests. Not modelled yet: `red` (8.11.1),
-//! barriers and the other synchronizing instructions of 8.9.4 besides `fence.sc`
+//! as in each of the chapter's litmus tests. Not modelled yet: barriers and the other synchronizing instructions of 8.9.4 besides `fence.sc`
 //! and release/acquire patterns, proxies and aliases (8.6), `.volatile` and `.mmio`,
 //! state spaces (8.3), and control dependencies (a thread's program is straight
 //! line code).
@@ -180,6 +179,15 @@ pub enum Op {
         /// The operation.
         rmw: Rmw,
     },
+    /// `red`: an atomic operation that writes `rmw` of what `loc` held, and
+    /// yet not a read operation ("All variants of `ld` instruction and `atom`
+    /// instruction (but not `red` instruction)", Table 20).
+    Red {
+        /// The location.
+        loc: Loc,
+        /// The operation.
+        rmw: Rmw,
+    },
     /// `fence` (a "memory fence operation", Table 20).
     Fence,
 }
@@ -222,6 +230,11 @@ impl Event {
         Event { op: Op::Atom { loc, reg, rmw }, sem, scope: Some(scope) }
     }
 
+    /// `red.sem.scope.op [loc]`.
+    pub fn red(sem: Sem, scope: Scope, loc: Loc, rmw: Rmw) -> Event {
+        Event { op: Op::Red { loc, rmw }, sem, scope: Some(scope) }
+    }
+
     /// `fence.sem.scope`.
     pub fn fence(sem: Sem, scope: Scope) -> Event {
         Event { op: Op::Fence, sem, scope: Some(scope) }
@@ -230,7 +243,7 @@ impl Event {
     /// The location a memory operation accesses; `None` for a fence.
     pub fn loc(&self) -> Option<Loc> {
         match self.op {
-            Op::Ld { loc, .. } | Op::St { loc, .. } | Op::Atom { loc, .. } => Some(loc),
+            Op::Ld { loc, .. } | Op::St { loc, .. } | Op::Atom { loc, .. } | Op::Red { loc, .. } => Some(loc),
             Op::Fence => None,
         }
     }
@@ -242,9 +255,22 @@ impl Event {
     }
 
     /// A write operation: "All variants of `st` instruction, and atomic operations
-    /// if they result in a write" (Table 20; every modelled `atom` writes).
+    /// if they result in a write" (Table 20; every modelled `atom` and `red`
+    /// writes).
     pub fn is_write(&self) -> bool {
-        matches!(self.op, Op::St { .. } | Op::Atom { .. })
+        matches!(self.op, Op::St { .. } | Op::Atom { .. } | Op::Red { .. })
+    }
+
+    /// An atomic operation: "`atom` or `red` instruction" (Table 20).
+    pub fn is_atomic(&self) -> bool {
+        matches!(self.op, Op::Atom { .. } | Op::Red { .. })
+    }
+
+    /// Whether the operation takes a value from memory: a read operation, or a
+    /// `red`, which "conceptually perform[s] a strong read as part of its
+    /// read-modify-write sequence" (8.8) without being a read operation.
+    pub fn takes_value(&self) -> bool {
+        self.is_read() || matches!(self.op, Op::Red { .. })
     }
 
     /// "strong operation: A memory fence operation, or a memory operation with a
@@ -257,11 +283,11 @@ impl Event {
     /// Why this operation is not one PTX can spell, if it is not.
     fn unsupported(&self) -> Option<Unsupported> {
         let ok = match (self.op, self.sem) {
-            (_, Sem::Weak) => !matches!(self.op, Op::Fence | Op::Atom { .. }),
+            (_, Sem::Weak) => matches!(self.op, Op::Ld { .. } | Op::St { .. }),
             (Op::Fence, s) => s != Sem::Relaxed,
             (_, Sem::Sc) => false,
             (Op::Ld { .. }, s) => matches!(s, Sem::Relaxed | Sem::Acquire),
-            (Op::St { .. }, s) => matches!(s, Sem::Relaxed | Sem::Release),
+            (Op::St { .. } | Op::Red { .. }, s) => matches!(s, Sem::Relaxed | Sem::Release),
             (Op::Atom { .. }, _) => true,
         };
         if !ok {

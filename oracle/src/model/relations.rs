@@ -41,7 +41,7 @@ impl Ev {
     pub fn event_reg(&self) -> Option<Reg> {
         match self.event.op {
             Op::Ld { reg, .. } | Op::Atom { reg, .. } => Some(reg),
-            Op::St { .. } | Op::Fence => None,
+            Op::St { .. } | Op::Red { .. } | Op::Fence => None,
         }
     }
 }
@@ -110,7 +110,8 @@ pub enum Source {
 /// The runtime choices of one candidate execution.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Choice {
-    /// For each event, where it reads from (`None` for an event that does not read).
+    /// For each event, where it reads from (`None` for one that takes no value from
+    /// memory).
     pub rf: Vec<Option<Source>>,
     /// For each write, its rank in the order chosen for its location's writes.
     pub co_rank: Vec<usize>,
@@ -123,7 +124,7 @@ pub struct Choice {
 #[derive(Debug, Clone)]
 pub struct Space {
     n: usize,
-    /// For each read, the sources it may take.
+    /// For each read (and `red`), the sources it may take.
     reads: Vec<(usize, Vec<Source>)>,
     /// For each location, its writes.
     writes: Vec<Vec<usize>>,
@@ -144,7 +145,7 @@ impl Space {
             .map(|l| (0..events.len()).filter(|&w| events[w].event.is_write() && events[w].event.loc() == Some(*l)).collect())
             .collect();
         let reads = (0..events.len())
-            .filter(|&r| events[r].event.is_read())
+            .filter(|&r| events[r].event.takes_value())
             .map(|r| {
                 let mut from = vec![Source::Init];
                 let same = |w: &usize| *w != r && events[*w].event.is_write() && events[*w].event.loc() == events[r].event.loc();
@@ -297,10 +298,10 @@ impl<'a> Execution<'a> {
         // 8.9.2: "R and W are morally strong and R reads the value written by W, or
         // For some atomic operation Z, W precedes Z and Z precedes R in observation
         // order."
-        let mut obs = Rel::from_fn(n, |w, r| reads_from(r, w) && ms.has(w, r));
+        let mut obs = Rel::from_fn(n, |w, r| ev(r).is_read() && reads_from(r, w) && ms.has(w, r));
         loop {
             let next = Rel::from_fn(n, |w, r| {
-                obs.has(w, r) || (0..n).any(|z| matches!(ev(z).op, Op::Atom { .. }) && obs.has(w, z) && obs.has(z, r))
+                obs.has(w, r) || (0..n).any(|z| ev(z).is_atomic() && obs.has(w, z) && obs.has(z, r))
             });
             if next == obs {
                 break;
@@ -526,7 +527,7 @@ fn values(events: &[Ev], choice: &Choice) -> Vec<Option<(Option<u32>, Option<u32
                         _ => continue,
                     }
                 }
-                Op::Atom { rmw, .. } => read.map(|old| Rmw::apply(rmw, old)),
+                Op::Atom { rmw, .. } | Op::Red { rmw, .. } => read.map(|old| Rmw::apply(rmw, old)),
                 Op::Ld { .. } | Op::Fence => None,
             };
             out[i] = Some((read, write));

@@ -356,3 +356,24 @@ fn lb_with_fence_sc_needs_fence_sc_order_to_follow_causality() {
     assert!(v.allows(|o| regs(o) == (Some(0), Some(1))));
     assert!(v.allows(|o| regs(o) == (Some(1), Some(0))));
 }
+
+#[test]
+fn mp_with_red_of_the_chapter_does_not_synchronize() {
+    // 8.11.1, Litmus Test: Message Passing with a Red Instruction: `st [x], 42;
+    // st.release.gpu [flag], 1` against `red.sys.global.add.u32 [flag], 1;
+    // fence.acquire.gpu; ld.weak [x]`, "%r1 == 0 AND flag == 2": "It is possible to
+    // observe the outcome where R2 reads the value 0 from x and flag has the final
+    // value of 2. [...] Using the atom instruction instead of red forbids this
+    // outcome." With `atom`, the acquire pattern "atom.relaxed [M]; fence.acquire"
+    // (8.8) synchronizes with the release, and Causality (8.10.6) keeps the load
+    // from the initial x.
+    let t0 = vec![Event::st_weak(X, one(42)), Event::st(Sem::Release, Scope::Gpu, FLAG, one(1))];
+    let t1 = |rmw: Event| vec![rmw, Event::fence(Sem::Acquire, Scope::Gpu), Event::ld_weak(X, R1)];
+    let outcome = |o: &Outcome| regs(o).1 == Some(0) && o.mem(FLAG) == 2;
+    let red = run(OTHER_CTA, t0.clone(), t1(Event::red(Sem::Relaxed, Scope::Sys, FLAG, Rmw::Add(1))));
+    assert!(red.allows(outcome));
+    assert!(red.allows(|o| regs(o).1 == Some(42) && o.mem(FLAG) == 2));
+    let atom = run(OTHER_CTA, t0, t1(Event::atom(Sem::Relaxed, Scope::Sys, FLAG, R0, Rmw::Add(1))));
+    assert_eq!(atom.forbids(outcome), axioms(&[Axiom::Causality]));
+    assert!(atom.allows(|o| regs(o).1 == Some(42) && o.mem(FLAG) == 2));
+}
