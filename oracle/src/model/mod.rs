@@ -26,6 +26,18 @@
 //! and release/acquire patterns, proxies and aliases (8.6), `.volatile` and `.mmio`,
 //! state spaces (8.3), and control dependencies (a thread's program is straight
 //! line code).
+//!
+//! # Where the chapter leaves a choice
+//!
+//! Each is argued where it is made: coherence order and Fence-SC order as total
+//! orders restricted to the pairs the chapter relates, and the initial value as a
+//! write before all ([`relations`]); `fence.sc` as an acquire-release fence in the
+//! release and acquire patterns; causality order between a fence and another
+//! operation as base causality order; No Thin Air as acyclic reads-from plus data
+//! dependencies ([`axioms::no_thin_air`]); Sequential Consistency Per Location
+//! checked on every pairwise morally strong set; and `red`, not a read operation
+//! (Table 20), constrained by the Atomicity axiom alone among the axioms that speak
+//! of what is read.
 
 pub mod axioms;
 pub mod relations;

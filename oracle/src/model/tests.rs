@@ -377,3 +377,46 @@ fn mp_with_red_of_the_chapter_does_not_synchronize() {
     assert_eq!(atom.forbids(outcome), axioms(&[Axiom::Causality]));
     assert!(atom.allows(|o| regs(o).1 == Some(42) && o.mem(FLAG) == 2));
 }
+
+/// WRC: thread 0 writes x; thread 1 reads x (acquire) into r0 and writes y
+/// (release); thread 2 reads y (acquire) into r0 then x into r1, each thread in
+/// its own CTA.
+fn wrc(first: Event) -> Verdict {
+    let place = |cta| Place::cta(0, cta);
+    let threads = vec![
+        Thread { place: place(0), events: vec![first] },
+        Thread {
+            place: place(1),
+            events: vec![Event::ld(Sem::Acquire, Scope::Gpu, X, R0), Event::st(Sem::Release, Scope::Gpu, Y, one(1))],
+        },
+        Thread { place: place(2), events: vec![Event::ld(Sem::Acquire, Scope::Gpu, Y, R0), Event::ld_weak(X, R1)] },
+    ];
+    judge(&Litmus { threads }).unwrap()
+}
+
+fn wrc_stale(o: &Outcome) -> bool {
+    (o.reg(1, R0), o.reg(2, R0), o.reg(2, R1)) == (Some(1), Some(1), Some(0))
+}
+
+#[test]
+fn wrc_is_cumulative_through_observation_order() {
+    // 8.9.5: "X precedes Z in observation order, and Z precedes Y in
+    // proxy-preserved base causality order" puts thread 0's relaxed write of x
+    // before thread 2's read of x in causality order: thread 1's acquire observes it
+    // (8.9.2, morally strong at .gpu) and precedes, in program order, its release,
+    // which synchronizes with thread 2's acquire (8.9.4), which precedes the read
+    // of x ("The transitivity of base causality order accounts for the
+    // "cumulativity" of synchronizing operations"). Causality (8.10.6) then keeps
+    // that read from the initial x.
+    let v = wrc(Event::st(Sem::Relaxed, Scope::Gpu, X, one(1)));
+    assert_eq!(v.forbids(wrc_stale), axioms(&[Axiom::Causality]));
+}
+
+#[test]
+fn wrc_from_a_weak_write_allows_stale_data() {
+    // The same with thread 0's write weak: it and thread 1's read are not morally
+    // strong (8.7), so the read does not observe it in observation order (8.9.2)
+    // and nothing puts the write before thread 2's read in causality order: the two
+    // are in a data-race (8.7.1), and the stale read is allowed.
+    assert!(wrc(Event::st_weak(X, one(1))).allows(wrc_stale));
+}
