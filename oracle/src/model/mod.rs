@@ -279,8 +279,8 @@ impl Event {
     }
 
     /// Whether the operation takes a value from memory: a read operation, or a
-    /// `red`, which "conceptually perform[s] a strong read as part of its
-    /// read-modify-write sequence" (8.8) without being a read operation.
+    /// `red`, not a read operation though "atomic reductions conceptually perform a
+    /// strong read as part of its read-modify-write sequence" (8.8).
     pub fn takes_value(&self) -> bool {
         self.is_read() || matches!(self.op, Op::Red { .. })
     }
