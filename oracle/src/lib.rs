@@ -9,6 +9,7 @@ pub mod barrier;
 pub mod float;
 pub mod int;
 pub mod memory;
+pub mod model;
 pub mod profile;
 pub mod shard;
 pub mod warp;
