@@ -145,12 +145,7 @@ fn the_recorded_runner_runs_reproduce_the_silicon_evidence() {
 
 /// The recorded engines' folders (vectors/clients/*/runs.json), in name order.
 fn recorded_engines() -> Vec<std::path::PathBuf> {
-    let mut dirs: Vec<_> = std::fs::read_dir(repo_root().join("vectors/clients"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.join("runs.json").is_file())
-        .collect();
-    dirs.sort();
+    let dirs = crate::support::client_folders("runs.json");
     assert!(dirs.len() >= 2, "{dirs:?}");
     dirs
 }
@@ -285,13 +280,10 @@ fn the_dashboard_covers_every_client_and_links_each_failing_cell() {
     // The compilers: each recorded one (every folder with a manifest.json), lint
     // against ptxas on every module, and nvcc's illegal sm_80 module listed line by line.
     assert!(html.contains("Compilers: their modules linted, against ptxas"));
-    let mut compilers: Vec<String> = std::fs::read_dir(repo_root().join("vectors/clients"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|d| d.join("manifest.json").is_file())
+    let compilers: Vec<String> = crate::support::client_folders("manifest.json")
+        .iter()
         .map(|d| d.file_name().unwrap().to_string_lossy().into_owned())
         .collect();
-    compilers.sort();
     assert!(compilers.len() >= 4, "LLVM 19, LLVM 22, nvcc 13.5 and Triton 3.9: {compilers:?}");
     for compiler in &compilers {
         assert!(html.contains(&format!("<td>{compiler}</td>")) && stdout.contains(compiler.as_str()), "{compiler} missing");

@@ -252,13 +252,7 @@ fn lint_agrees_with_ptxas_on_whole_modules() {
 
 /// The recorded compilers' folders (vectors/clients/*/manifest.json), in name order.
 fn compiler_folders() -> Vec<PathBuf> {
-    let clients = repo_root().join("vectors/clients");
-    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&clients)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|d| d.join("manifest.json").is_file())
-        .collect();
-    dirs.sort();
+    let dirs = crate::support::client_folders("manifest.json");
     assert!(dirs.len() >= 4, "LLVM 19, LLVM 22, nvcc 13.5 and Triton 3.9: {dirs:?}");
     dirs
 }

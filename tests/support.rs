@@ -20,6 +20,18 @@ pub fn repo_root() -> PathBuf {
 }
 
 /// The committed vectors (index.json, semantic/, silicon/).
+/// The recorded clients' folders that hold `marker` (vectors/clients/*/runs.json for
+/// an engine, manifest.json for a compiler), in name order.
+pub fn client_folders(marker: &str) -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(repo_root().join("vectors/clients"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|d| d.join(marker).is_file())
+        .collect();
+    dirs.sort();
+    dirs
+}
+
 pub fn vectors_root() -> PathBuf {
     repo_root().join("vectors")
 }

@@ -16,7 +16,7 @@ import triton.language as tl
 BLOCK = 128  # one element a thread at 4 warps
 
 @triton.jit
-def _one(p, v, out, OP: tl.constexpr, SEM: tl.constexpr, SCOPE: tl.constexpr):
+def _atomic(p, v, OP: tl.constexpr, SEM: tl.constexpr, SCOPE: tl.constexpr):
     if OP == "add":
         r = tl.atomic_add(p, v, sem=SEM, scope=SCOPE)
     elif OP == "max":
@@ -33,33 +33,15 @@ def _one(p, v, out, OP: tl.constexpr, SEM: tl.constexpr, SCOPE: tl.constexpr):
         r = tl.atomic_xchg(p, v, sem=SEM, scope=SCOPE)
     else:
         r = tl.atomic_cas(p, v, v + v, sem=SEM, scope=SCOPE)
-    tl.store(out, r)
-
-
-@triton.jit
-def _block(p, v, OP: tl.constexpr, SEM: tl.constexpr, SCOPE: tl.constexpr):
-    if OP == "add":
-        tl.atomic_add(p, v, sem=SEM, scope=SCOPE)
-    elif OP == "max":
-        tl.atomic_max(p, v, sem=SEM, scope=SCOPE)
-    elif OP == "min":
-        tl.atomic_min(p, v, sem=SEM, scope=SCOPE)
-    elif OP == "and":
-        tl.atomic_and(p, v, sem=SEM, scope=SCOPE)
-    elif OP == "or":
-        tl.atomic_or(p, v, sem=SEM, scope=SCOPE)
-    elif OP == "xor":
-        tl.atomic_xor(p, v, sem=SEM, scope=SCOPE)
-    elif OP == "xchg":
-        tl.atomic_xchg(p, v, sem=SEM, scope=SCOPE)
-    else:
-        tl.atomic_cas(p, v, v + v, sem=SEM, scope=SCOPE)
+    return r
 
 
 @triton.jit
 def _pair(p, q, v, w, out, OP: tl.constexpr, SEM: tl.constexpr, SCOPE: tl.constexpr):
-    _one(p, v, out, OP, SEM, SCOPE)
-    _block(q, w, OP, SEM, SCOPE)
+    # On one element, the result stored; on the block, the result unused (which
+    # Triton writes as `red`).
+    tl.store(out, _atomic(p, v, OP, SEM, SCOPE))
+    _atomic(q, w, OP, SEM, SCOPE)
 
 
 @triton.jit

@@ -140,7 +140,8 @@ pub fn generate(spec: &Spec, out: &Path, req: &Request<'_>) -> Result<Written> {
     }
     if req.full() {
         let tables = crate::vectors::tables::files(spec).into_iter();
-        for (name, text) in tables.chain(crate::vectors::schemas::files(spec)) {
+        // A full run's variants are every one of the spec's.
+        for (name, text) in tables.chain(crate::vectors::schemas::files(spec, &variants)) {
             writes.push((name.to_owned(), text.into_bytes()));
         }
     }

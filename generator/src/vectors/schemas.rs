@@ -13,7 +13,7 @@ use ptxvec_spec::Spec;
 
 use crate::record::Out;
 use crate::syntax::rules;
-use crate::vectors::semantic;
+use crate::vectors::semantic::Variant;
 
 /// The template of vectors/lint.schema.json.
 const LINT_TEMPLATE: &str = include_str!("schemas/lint.schema.json");
@@ -21,9 +21,10 @@ const LINT_TEMPLATE: &str = include_str!("schemas/lint.schema.json");
 /// The template of vectors/schema.json.
 const RECORD_TEMPLATE: &str = include_str!("schemas/schema.json");
 
-/// `lint.schema.json` and `schema.json`: each file's name and text.
-pub fn files(spec: &Spec) -> [(&'static str, String); 2] {
-    [("lint.schema.json", lint(spec)), ("schema.json", records(spec))]
+/// `lint.schema.json` and `schema.json`: each file's name and text, from the spec
+/// and every one of its semantic `variants` (`semantic::variants`).
+pub fn files(spec: &Spec, variants: &[Variant<'_>]) -> [(&'static str, String); 2] {
+    [("lint.schema.json", lint(spec)), ("schema.json", records(variants))]
 }
 
 /// vectors/lint.schema.json: every instruction, every rule by name, and the
@@ -48,12 +49,11 @@ fn lint(spec: &Spec) -> String {
 
 /// vectors/schema.json: the mnemonics the variants' ids open with, those of the
 /// memory instructions, and the variants whose records hold `p`.
-fn records(spec: &Spec) -> String {
-    let variants = semantic::variants(spec);
+fn records(variants: &[Variant<'_>]) -> String {
     let mut mnemonics = Vec::new();
     let mut memory = Vec::new();
     let mut pairs = Vec::new();
-    for v in &variants {
+    for v in variants {
         let m = regex_escape(v.spelling.form.syntax.mnemonic.spelling());
         let shape = v.semantics.shape();
         if matches!(shape, crate::record::Shape::Memory { .. }) {
@@ -131,7 +131,7 @@ mod tests {
     #[test]
     fn the_schemas_are_filled_and_parse() {
         let spec = crate::repo_spec();
-        for (name, text) in files(&spec) {
+        for (name, text) in files(&spec, &crate::vectors::semantic::variants(&spec)) {
             assert!(!text.contains("\"@") && !text.contains("(@"), "{name}: a placeholder is left");
             serde_json::from_str::<serde_json::Value>(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
         }
