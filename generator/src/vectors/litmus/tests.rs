@@ -135,3 +135,14 @@ fn keys_name_registers_by_thread_and_locations_by_letter() {
     let names: Vec<String> = (0..6).map(|l| mem_key(Loc(l))).collect();
     assert_eq!(names, ["x", "y", "z", "w", "m4", "m5"]);
 }
+
+#[test]
+fn every_sequentially_consistent_outcome_is_allowed() {
+    // The model is weaker than sequential consistency, never stronger: an
+    // interleaving is a candidate execution every axiom accepts.
+    for t in generated() {
+        let v = judge(&t.litmus).unwrap();
+        let sc = ptxvec_oracle::model::sc::outcomes(&t.litmus);
+        assert!(sc.is_subset(&v.allowed), "{}: {:?}", t.id, sc.difference(&v.allowed).collect::<Vec<_>>());
+    }
+}
