@@ -21,6 +21,7 @@
 //! gives every register some event sets and the final value of every location
 //! some event accesses ([`outcome_keys`]).
 
+pub mod record;
 pub mod shapes;
 pub mod spelling;
 

@@ -146,3 +146,50 @@ fn every_sequentially_consistent_outcome_is_allowed() {
         assert!(sc.is_subset(&v.allowed), "{}: {:?}", t.id, sc.difference(&v.allowed).collect::<Vec<_>>());
     }
 }
+
+#[test]
+fn a_record_reads_back_as_written() {
+    let tests = generated();
+    let text = record::jsonl(&tests).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), tests.len());
+    for (line, t) in lines.iter().zip(&tests) {
+        let r: record::Record = serde_json::from_str(line).unwrap();
+        assert_eq!(r, record::record(t).unwrap());
+        assert_eq!(&serde_json::to_string(&r).unwrap(), line);
+    }
+}
+
+#[test]
+fn the_mp_record_of_release_acquire_is_as_worked_by_hand() {
+    // MP at .gpu across two CTAs of a cluster, release/acquire throughout: the
+    // chapter's causality argument (8.10.6, Message Passing) forbids flag 1 with
+    // data 0; every other pair of values some interleaving gives, so no outcome is
+    // weak. Cluster placement: PTX ISA 7.8, sm_90.
+    let t = shapes::test(Shape::Mp, Flavour::ReleaseAcquire, ptxvec_oracle::model::Scope::Gpu, Placement::OtherCtas);
+    let r = record::record(&t).unwrap();
+    assert_eq!(r.id, "MP/rel_acq/gpu/other_ctas");
+    assert_eq!((r.requires.ptx.as_str(), r.requires.target.as_str()), ("7.8", "sm_90"));
+    assert_eq!(r.threads[0].instructions, ["st.release.gpu.global.u32 [x], 1;", "st.release.gpu.global.u32 [y], 1;"]);
+    assert_eq!(r.threads[1].instructions, ["ld.acquire.gpu.global.u32 %r0, [y];", "ld.acquire.gpu.global.u32 %r1, [x];"]);
+    assert_eq!((r.threads[1].cluster, r.threads[1].cta), (0, 1));
+    assert_eq!(r.observed.regs, ["1:r0", "1:r1"]);
+    let pairs: Vec<(u32, u32, bool)> = r.allowed.iter().map(|a| (a.regs["1:r0"], a.regs["1:r1"], a.weak)).collect();
+    assert_eq!(pairs, [(0, 0, false), (0, 1, false), (1, 1, false)]);
+    let forbidden: Vec<(u32, u32, Vec<String>)> =
+        r.forbidden.iter().map(|f| (f.regs["1:r0"], f.regs["1:r1"], f.axioms.clone())).collect();
+    assert_eq!(forbidden, [(1, 0, vec!["8.10.6 Causality".to_owned()])]);
+}
+
+#[test]
+fn the_sb_record_of_relaxed_accesses_has_one_weak_outcome() {
+    // SB relaxed at .gpu: both loads missing is allowed (8.10.6: without fence.sc
+    // "an execution is possible, where both R1 and R2 return the initial value")
+    // and no interleaving gives it.
+    let t = shapes::test(Shape::Sb, Flavour::Relaxed, ptxvec_oracle::model::Scope::Gpu, Placement::OtherClusters);
+    let r = record::record(&t).unwrap();
+    let weak: Vec<(u32, u32)> = r.allowed.iter().filter(|a| a.weak).map(|a| (a.regs["0:r0"], a.regs["1:r0"])).collect();
+    assert_eq!(weak, [(0, 0)]);
+    assert!(r.forbidden.is_empty());
+    assert_eq!((r.requires.ptx.as_str(), r.requires.target.as_str()), ("6.0", "sm_70"));
+}
