@@ -97,3 +97,41 @@ fn the_results_schema_fixtures_read_as_the_schema_says() {
     }
     assert!(Path::new(&repo_root().join("vectors/litmus-results.schema.json")).is_file());
 }
+
+/// Every test's instructions in modules ptxas assembles: one kernel per thread, the
+/// record's text as is (`[x]` names a `.global .u32 x`). ptxas 13.5 has no `sm_70`,
+/// so the tests that need PTX ISA 6.0 and `sm_70` are assembled at 6.3 and `sm_75`,
+/// the first version of the first target it takes.
+#[test]
+#[cfg_attr(not(ptxas), ignore = "needs ptxas: set PTXVEC_PTXAS (bash .ci/run does)")]
+fn ptxas_assembles_every_litmus_instruction() {
+    let ptxas = ptxvec_generator::ptxas::from_env("PTXVEC_PTXAS").unwrap_or_else(|e| panic!("{e}"));
+    let dir = tempfile::tempdir().unwrap();
+    let mut modules: std::collections::BTreeMap<(String, String), Vec<String>> = Default::default();
+    for t in generated() {
+        let r = record::record(&t).unwrap();
+        let (ptx, target) = match r.requires.target.as_str() {
+            "sm_70" => ("6.3".to_owned(), "sm_75".to_owned()),
+            _ => (r.requires.ptx.clone(), r.requires.target.clone()),
+        };
+        let kernels = modules.entry((ptx, target)).or_default();
+        for th in &r.threads {
+            let body: Vec<String> = th.instructions.iter().map(|i| format!("  {i}")).collect();
+            kernels.push(format!(".entry k{}() {{\n  .reg .b32 %r<8>;\n{}\n  ret;\n}}", kernels.len(), body.join("\n")));
+        }
+    }
+    assert_eq!(modules.len(), 2);
+    for ((ptx, target), kernels) in &modules {
+        let path = dir.path().join(format!("litmus_{target}.ptx"));
+        let text = format!(
+            ".version {ptx}\n.target {target}\n.address_size 64\n.global .u32 x;\n.global .u32 y;\n{}\n",
+            kernels.join("\n")
+        );
+        std::fs::write(&path, text).unwrap();
+        let o = std::process::Command::new(&ptxas)
+            .args([&format!("-arch={target}"), path.to_str().unwrap(), "-o", "/dev/null"])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}: {}", path.display(), String::from_utf8_lossy(&o.stderr));
+    }
+}
