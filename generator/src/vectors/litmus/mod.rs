@@ -10,7 +10,10 @@
 //! `fence.sc.cta`, `ld.global.u32`): a runner appends the operands. Every access is
 //! to `.global` memory and 32 bits wide; every location holds 0 before the test.
 //! [`Placement`] says where each thread runs; [`Requires`] the `.version` and
-//! `.target` to emit.
+//! `.target` to emit. [`record::record`] gives a test's record: its allowed
+//! outcomes (each marked weak when no sequentially consistent interleaving gives
+//! it) and its forbidden ones with their axioms, as vectors/litmus.jsonl.gz holds
+//! them.
 //!
 //! # The outcome key format
 //!
