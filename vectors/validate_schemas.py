@@ -5,16 +5,17 @@
     validate_schemas.py SCHEMA=FILE ...        these files
     validate_schemas.py --invalid SCHEMA=FILE  every line of FILE must be refused
 
-SCHEMA is syntax-results, semantic-results, lint or grade-report
-(vectors/<SCHEMA>.schema.json), or syntax or semantic (the vectors themselves:
-syntax.schema.json, schema.json). A results or vector file is JSON Lines, one value a
+SCHEMA is syntax-results, semantic-results, litmus-results, lint or grade-report
+(vectors/<SCHEMA>.schema.json), or syntax, semantic or litmus (the vectors
+themselves: syntax.schema.json, schema.json, litmus.schema.json). A results or vector file is JSON Lines, one value a
 line (blank lines skipped, as `ptxvec grade` skips them); a lint or grade-report file
 (`lint --json`, `grade --json`) is one JSON document. A `*.gz` file is read
 through gzip. What a schema cannot say is checked here as the Rust readers check it:
 a key written twice, NaN or Infinity, bytes that are not UTF-8.
 
 The committed examples: every recorded client's results (vectors/clients/*/syntax.jsonl.gz,
-semantic.jsonl.gz where one is recorded) and lint.json, and the schemas' own test lines,
+semantic.jsonl.gz where one is recorded) and lint.json, the litmus records
+(vectors/litmus.jsonl.gz), and the schemas' own test lines,
 tests/fixtures/schemas/<SCHEMA>.valid.jsonl (each line valid) and .invalid.jsonl (each
 line invalid: tests/schemas.rs holds both files to the Rust readers too).
 
@@ -37,8 +38,10 @@ SCHEMAS = {
     "semantic-results": "semantic-results.schema.json",
     "lint": "lint.schema.json",
     "grade-report": "grade-report.schema.json",
+    "litmus-results": "litmus-results.schema.json",
     "syntax": "syntax.schema.json",
     "semantic": "schema.json",
+    "litmus": "litmus.schema.json",
 }
 # One JSON document a file; the others are JSON Lines.
 DOCUMENTS = {"lint", "grade-report"}
@@ -128,8 +131,9 @@ def committed():
                     yield name, client / (stem + suffix), True
         if (client / "lint.json").is_file():
             yield "lint", client / "lint.json", True
+    yield "litmus", pathlib.Path("vectors", "litmus.jsonl.gz"), True
     fixtures = pathlib.Path("tests", "fixtures", "schemas")
-    for name in ("syntax-results", "semantic-results"):
+    for name in ("syntax-results", "semantic-results", "litmus-results"):
         yield name, fixtures / f"{name}.valid.jsonl", True
         yield name, fixtures / f"{name}.invalid.jsonl", False
 

@@ -17,6 +17,7 @@ pub mod dashboard;
 pub mod failure;
 pub mod html;
 pub mod junit;
+pub mod litmus;
 pub mod report;
 pub mod results;
 pub mod semantic;
@@ -56,7 +57,7 @@ impl GradeProfile {
 
 /// Arguments of `ptxvec grade`.
 #[derive(Debug, clap::Args)]
-#[command(group(clap::ArgGroup::new("results").required(true).multiple(true).args(["syntax", "semantic", "raw", "clients"])))]
+#[command(group(clap::ArgGroup::new("results").required(true).multiple(true).args(["syntax", "semantic", "raw", "clients", "litmus"])))]
 pub struct Args {
     /// Syntax results: JSON Lines `{"id": <case id>, "accepted": true|false,
     /// "message": "..."}` (`-` for stdin).
@@ -77,6 +78,13 @@ pub struct Args {
     /// Exit 0: the clients' failures are what the page reports.
     #[arg(long, conflicts_with_all = ["syntax", "semantic", "raw", "parser", "json", "junit"])]
     pub clients: Option<PathBuf>,
+    /// Litmus results: JSON Lines `{"id": <test id>, "outcomes": [{"regs": {"1:r0":
+    /// 1}, "mem": {"x": 1}, "count": N}]}`, the outcomes an engine saw for the tests
+    /// of vectors/litmus.jsonl.gz (`-` for stdin). Fails a test that showed a
+    /// forbidden outcome, naming the axiom; says which weak outcomes each test
+    /// showed, and which tests showed none.
+    #[arg(long, conflicts_with_all = ["syntax", "semantic", "raw", "parser", "json", "junit", "html", "all"])]
+    pub litmus: Option<PathBuf>,
     /// Grade a grammar-only syntax consumer: legal and malformed cases; accepting an
     /// invalid case is not graded.
     #[arg(long)]
@@ -112,6 +120,9 @@ pub fn run(spec: &Spec, args: &Args, out: &mut dyn Write) -> Result<Outcome> {
         }
         write!(out, "{}", d.summary).map_err(Error::Stdout)?;
         return Ok(Outcome::Pass);
+    }
+    if let Some(path) = &args.litmus {
+        return grade_litmus(path, args.vectors.as_deref(), out);
     }
     if args.syntax.as_deref() == Some(Path::new("-"))
         && args.semantic.as_deref() == Some(Path::new("-"))
@@ -179,6 +190,21 @@ pub fn run(spec: &Spec, args: &Args, out: &mut dyn Write) -> Result<Outcome> {
         return Err(results::bad_lines_error(&report.input_errors));
     }
     Ok(Outcome::findings_if(report.failed()))
+}
+
+/// `grade --litmus`: every line read first, the good ones graded and reported, then
+/// the bad ones an error (exit 2); else findings when a test failed.
+fn grade_litmus(path: &Path, vectors: Option<&Path>, out: &mut dyn Write) -> Result<Outcome> {
+    let mut bad = Vec::new();
+    let name = results::display_name(path);
+    let lines = parse::<litmus::LitmusResult>(&name, &read_input(path)?, &mut bad);
+    let records = litmus::load(&crate::io::vectors_dir::resolve(vectors)?)?;
+    let grades = litmus::grade(&records, &name, &lines, &mut bad);
+    write!(out, "{}", litmus::render(&grades, records.len())).map_err(Error::Stdout)?;
+    if !bad.is_empty() {
+        return Err(results::bad_lines_error(&bad));
+    }
+    Ok(Outcome::findings_if(grades.iter().any(|g| !g.passed())))
 }
 
 /// What each failure class of syntax results means: the rule its illegal cases

@@ -242,7 +242,7 @@ pub struct LineError {
 
 impl LineError {
     /// serde_json's error `e` reading `line`.
-    fn json(line: &str, e: &serde_json::Error) -> LineError {
+    pub fn json(line: &str, e: &serde_json::Error) -> LineError {
         let message = match e.classify() {
             serde_json::error::Category::Data => strip_position(e),
             _ => format!("not JSON: {}", strip_position(e)),
@@ -264,7 +264,7 @@ pub trait ResultLine: Sized {
 
 /// A line that is a JSON list: serde reads a struct from a list of its fields in
 /// order (`["id", true]`), which no results format is.
-fn refuse_list(line: &str) -> std::result::Result<(), LineError> {
+pub fn refuse_list(line: &str) -> std::result::Result<(), LineError> {
     let blank = line.len() - line.trim_start_matches([' ', '\t', '\r']).len();
     if line[blank..].starts_with('[') {
         return Err(LineError {

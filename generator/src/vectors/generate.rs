@@ -8,7 +8,8 @@
 //! the whole set is in place.
 //!
 //! A full run (no `--instruction`, no `--variant`) writes every syntax and semantic
-//! file, `index.json`, `rules.json` and `targets.json`, and drops ptxvec's files of
+//! file, `index.json`, `rules.json`, `targets.json`, the schemas and the litmus
+//! records (`litmus.jsonl.gz`, [`crate::vectors::litmus`]), and drops ptxvec's files of
 //! the old set that the new one has not (a variant that no longer exists). A partial
 //! run writes the syntax files of the named instructions and the semantic files of
 //! their variants and of the named variants, and updates those variants' rows of
@@ -74,6 +75,8 @@ pub struct Written {
     pub syntax: Vec<SyntaxFile>,
     /// The semantic files' index rows.
     pub semantic: Vec<IndexEntry>,
+    /// The litmus records written (a full run's).
+    pub litmus: Option<usize>,
 }
 
 /// The relative paths of the files ptxvec writes into a folder whose `index.json`
@@ -85,7 +88,8 @@ pub fn owned(spec: &Spec, tree: &Path) -> BTreeSet<String> {
 
 /// The files ptxvec writes whatever a folder's index says.
 fn fixed(spec: &Spec) -> BTreeSet<String> {
-    let mut out: BTreeSet<String> = ["index.json", "rules.json", "targets.json", "lint.schema.json", "schema.json"]
+    let mut out: BTreeSet<String> =
+        ["index.json", "rules.json", "targets.json", "lint.schema.json", "schema.json", "litmus.schema.json", LITMUS_FILE]
         .map(String::from)
         .into();
     out.extend(
@@ -108,6 +112,9 @@ fn with_index(mut names: BTreeSet<String>, tree: &Path) -> BTreeSet<String> {
     }
     names
 }
+
+/// The litmus records, written by a full run.
+pub const LITMUS_FILE: &str = "litmus.jsonl.gz";
 
 fn syntax_file(instruction: &str) -> String {
     format!("syntax/{instruction}.jsonl")
@@ -139,6 +146,10 @@ pub fn generate(spec: &Spec, out: &Path, req: &Request<'_>) -> Result<Written> {
         written.semantic.push(row);
     }
     if req.full() {
+        let litmus = crate::vectors::litmus::record::jsonl(&crate::vectors::litmus::generated())
+            .map_err(|e| Error::Input(format!("{LITMUS_FILE}: a generated litmus test is outside the oracle: {e}")))?;
+        written.litmus = Some(litmus.lines().count());
+        writes.push((LITMUS_FILE.to_owned(), crate::io::gz::compress(litmus.as_bytes())));
         let tables = crate::vectors::tables::files(spec).into_iter();
         // A full run's variants are every one of the spec's.
         for (name, text) in tables.chain(crate::vectors::schemas::files(spec, &variants)) {
@@ -275,6 +286,10 @@ pub fn run(spec: &Spec, out: &Path, req: &Request<'_>, summary: &mut dyn Write) 
             records
         )
         .map_err(crate::io::output::write_error)?;
+    }
+    if let Some(n) = written.litmus {
+        writeln!(summary, "{:<28} {:>6} tests", out.join(LITMUS_FILE).display(), n)
+            .map_err(crate::io::output::write_error)?;
     }
     Ok(())
 }

@@ -6,3 +6,4 @@ pub mod semantic;
 pub mod tables;
 pub mod schemas;
 pub mod generate;
+pub mod litmus;

@@ -21,10 +21,30 @@ const LINT_TEMPLATE: &str = include_str!("schemas/lint.schema.json");
 /// The template of vectors/schema.json.
 const RECORD_TEMPLATE: &str = include_str!("schemas/schema.json");
 
-/// `lint.schema.json` and `schema.json`: each file's name and text, from the spec
-/// and every one of its semantic `variants` (`semantic::variants`).
-pub fn files(spec: &Spec, variants: &[Variant<'_>]) -> [(&'static str, String); 2] {
-    [("lint.schema.json", lint(spec)), ("schema.json", records(variants))]
+/// The template of vectors/litmus.schema.json.
+const LITMUS_TEMPLATE: &str = include_str!("schemas/litmus.schema.json");
+
+/// `lint.schema.json`, `schema.json` and `litmus.schema.json`: each file's name and
+/// text, from the spec, every one of its semantic `variants` (`semantic::variants`)
+/// and the litmus tests' lists.
+pub fn files(spec: &Spec, variants: &[Variant<'_>]) -> [(&'static str, String); 3] {
+    [("lint.schema.json", lint(spec)), ("schema.json", records(variants)), ("litmus.schema.json", litmus())]
+}
+
+/// vectors/litmus.schema.json: the shapes, flavours and placements of the
+/// generated tests, and the axioms by the names a record gives them.
+fn litmus() -> String {
+    use crate::vectors::litmus::{record::axiom_name, Flavour, Placement, Shape};
+    use ptxvec_oracle::model::axioms::Axiom;
+    let shapes: Vec<String> = Shape::ALL.iter().map(|s| s.name().to_owned()).collect();
+    let flavours: Vec<String> = Flavour::ALL.iter().map(|f| f.name().to_owned()).collect();
+    let placements: Vec<String> = Placement::ALL.iter().map(|p| p.name().to_owned()).collect();
+    let axioms: Vec<String> = Axiom::ALL.iter().map(|a| axiom_name(*a)).collect();
+    fill(
+        LITMUS_TEMPLATE,
+        &[("shapes", &shapes), ("flavours", &flavours), ("placements", &placements), ("axioms", &axioms)],
+        &[],
+    )
 }
 
 /// vectors/lint.schema.json: every instruction, every rule by name, and the

@@ -39,6 +39,18 @@ impl Axiom {
         }
     }
 
+    /// Its title in the chapter: `Causality`, `Sequential Consistency Per Location`.
+    pub fn title(self) -> &'static str {
+        match self {
+            Axiom::Coherence => "Coherence",
+            Axiom::FenceSc => "Fence-SC",
+            Axiom::Atomicity => "Atomicity",
+            Axiom::NoThinAir => "No Thin Air",
+            Axiom::ScPerLocation => "Sequential Consistency Per Location",
+            Axiom::Causality => "Causality",
+        }
+    }
+
     /// Whether `exec` satisfies it.
     pub fn holds(self, exec: &Execution) -> bool {
         match self {

@@ -30,7 +30,8 @@
 //! # Where the chapter leaves a choice
 //!
 //! Each is argued where it is made: coherence order and Fence-SC order as total
-//! orders restricted to the pairs the chapter relates, and the initial value as a
+//! orders restricted to the pairs the chapter relates (coherence order then closed
+//! transitively, a "partial transitive order"), and the initial value as a
 //! write before all ([`relations`]); `fence.sc` as an acquire-release fence in the
 //! release and acquire patterns; causality order between a fence and another
 //! operation as base causality order; No Thin Air as acyclic reads-from plus data
@@ -38,9 +39,13 @@
 //! checked on every pairwise morally strong set; and `red`, not a read operation
 //! (Table 20), constrained by the Atomicity axiom alone among the axioms that speak
 //! of what is read.
+//!
+//! [`sc`] gives the outcomes of sequentially consistent interleavings: an allowed
+//! outcome outside them is *weak*.
 
 pub mod axioms;
 pub mod relations;
+pub mod sc;
 
 #[cfg(test)]
 mod tests;

@@ -10,9 +10,12 @@
 //! are related in coherence order if they are morally strong or if they are related
 //! in causality order" and "unrelated in coherence order if they are in a
 //! data-race" (8.9.6). A candidate picks a total order of each location's writes;
-//! coherence order is that order restricted to the pairs that the chapter relates.
-//! Every partial order with exactly those pairs related is such a restriction, since
-//! a partial order extends to a total one. The initial value is read as a write
+//! coherence order is that order restricted to the pairs that the chapter relates,
+//! closed transitively, since it is "a partial transitive order". That is the least
+//! such order that agrees with the total one; a larger one would only add
+//! constraints (communication order, Atomicity, Causality's second clause read
+//! coherence order, and more pairs can only break them), so walking the total
+//! orders walks every outcome a consistent coherence order gives. The initial value is read as a write
 //! that precedes every write in coherence order and in causality order ("Start of a
 //! CUDA kernel synchronizes with start of all threads in the kernel", 8.9.4), and
 //! is morally strong with every operation.
@@ -308,6 +311,10 @@ impl<'a> Execution<'a> {
             }
             obs = next;
         }
+        // Fence-SC order is a partial order too, yet its transitive pairs need not
+        // be added: it is read only through synchronizes, which base causality
+        // order closes transitively, and by the Fence-SC axiom, which asks only of
+        // morally strong pairs, each related here already.
         let fsc = Rel::from_fn(n, |a, b| {
             is_sc_fence(ev(a)) && is_sc_fence(ev(b)) && a != b && ms.has(a, b) && choice.sc_rank[a] < choice.sc_rank[b]
         });
@@ -317,6 +324,12 @@ impl<'a> Execution<'a> {
         // transitive closure of the two.
         let bc = Rel::from_fn(n, |a, b| po.has(a, b) || sync.has(a, b)).closure();
         let cause = causality(events, &bc, &obs);
+        // 8.9.6: coherence order is "a partial transitive order": the pairs the
+        // chapter relates, oriented by the candidate's order, and what transitivity
+        // adds to them. Two writes in a data-race ("unrelated in coherence order")
+        // are still related when each is related to a third write between them: a
+        // weak write W1 of one thread, its own later relaxed W2, and a relaxed W3 of
+        // another thread after W2 leave W1 before W3.
         let co = Rel::from_fn(n, |a, b| {
             let (x, y) = (ev(a), ev(b));
             a != b
@@ -325,7 +338,8 @@ impl<'a> Execution<'a> {
                 && x.loc() == y.loc()
                 && (ms.has(a, b) || cause.has(a, b) || cause.has(b, a))
                 && choice.co_rank[a] < choice.co_rank[b]
-        });
+        })
+        .closure();
         let values = values(events, choice);
         Execution { events, choice, po, ms, obs, fsc, sync, bc, cause, co, values }
     }

@@ -420,3 +420,162 @@ fn wrc_from_a_weak_write_allows_stale_data() {
     // are in a data-race (8.7.1), and the stale read is allowed.
     assert!(wrc(Event::st_weak(X, one(1))).allows(wrc_stale));
 }
+
+/// IRIW: threads 0 and 1 write x and y; thread 2 reads x then y, thread 3 y then
+/// x, each thread in its own CTA of one cluster; `between` goes between the two
+/// reads of threads 2 and 3.
+fn iriw(st: impl Fn(Loc) -> Event, ld: impl Fn(Loc, Reg) -> Event, between: Option<Event>) -> Verdict {
+    let reader = |a: Loc, b: Loc| [Some(ld(a, R0)), between, Some(ld(b, R1))].into_iter().flatten().collect();
+    let threads = vec![
+        Thread { place: Place::cta(0, 0), events: vec![st(X)] },
+        Thread { place: Place::cta(0, 1), events: vec![st(Y)] },
+        Thread { place: Place::cta(0, 2), events: reader(X, Y) },
+        Thread { place: Place::cta(0, 3), events: reader(Y, X) },
+    ];
+    judge(&Litmus { threads }).unwrap()
+}
+
+/// The readers disagree on the order of the two writes: thread 2 sees x and not
+/// y, thread 3 y and not x.
+fn iriw_disagree(o: &Outcome) -> bool {
+    (o.reg(2, R0), o.reg(2, R1), o.reg(3, R0), o.reg(3, R1)) == (Some(1), Some(0), Some(1), Some(0))
+}
+
+fn relaxed_st(l: Loc) -> Event {
+    Event::st(Sem::Relaxed, Scope::Gpu, l, one(1))
+}
+
+fn relaxed_ld(l: Loc, r: Reg) -> Event {
+    Event::ld(Sem::Relaxed, Scope::Gpu, l, r)
+}
+
+#[test]
+fn iriw_relaxed_and_with_fence_acq_rel_allows_the_readers_to_disagree() {
+    // No synchronizing operation relates the threads (8.9.4: no release pattern,
+    // the writers have no fence and no release operation), so causality order is
+    // program order, and each reader's two reads are to different locations: no
+    // axiom relates a read of one thread to the write it misses.
+    assert!(iriw(relaxed_st, relaxed_ld, None).allows(iriw_disagree));
+    assert!(iriw(relaxed_st, relaxed_ld, Some(Event::fence(Sem::AcqRel, Scope::Gpu))).allows(iriw_disagree));
+}
+
+#[test]
+fn iriw_release_acquire_allows_the_readers_to_disagree() {
+    // `st.release` read by `ld.acquire` synchronizes (8.8, 8.9.4): thread 0's write
+    // precedes thread 2's reads in base causality order, thread 1's write thread
+    // 3's. Nothing runs from thread 1 to thread 2 or from thread 0 to thread 3, so
+    // the reads of the initial value break no axiom: release and acquire are not
+    // enough for the readers to agree.
+    let v = iriw(|l| Event::st(Sem::Release, Scope::Gpu, l, one(1)), |l, r| Event::ld(Sem::Acquire, Scope::Gpu, l, r), None);
+    assert!(v.allows(iriw_disagree));
+}
+
+#[test]
+fn iriw_with_fence_sc_forbids_the_readers_to_disagree() {
+    // The readers' fences F2, F3 are morally strong (.gpu, one device): Fence-SC
+    // order puts one first (8.9.3), say F2, which then synchronizes with F3 (8.9.4).
+    // Thread 2's read of x observes thread 0's write (8.9.2, relaxed .gpu) and
+    // precedes, through F2 and F3, thread 3's read of x in base causality order,
+    // both to x: thread 0's write precedes that read in causality order (8.9.5,
+    // second clause), which "cannot read from any write W' that precedes W in
+    // coherence order" (8.10.6), the initial value. F3 first: the same for y.
+    let v = iriw(relaxed_st, relaxed_ld, Some(Event::fence(Sem::Sc, Scope::Gpu)));
+    assert_eq!(v.forbids(iriw_disagree), axioms(&[Axiom::Causality]));
+    assert!(v.allows(|o| (o.reg(2, R0), o.reg(2, R1), o.reg(3, R0), o.reg(3, R1)) == (Some(1), Some(1), Some(1), Some(0))));
+}
+
+/// 2+2W: thread 0 writes x = 1 then y = 2, thread 1 y = 1 then x = 2, in different
+/// CTAs of one cluster; `between` goes between each thread's writes.
+fn two_plus_two_w(between: Option<Event>) -> Verdict {
+    let st = |l: Loc, v: u32| Event::st(Sem::Relaxed, Scope::Gpu, l, one(v));
+    let thread = |a: Loc, b: Loc| [Some(st(a, 1)), between, Some(st(b, 2))].into_iter().flatten().collect();
+    run(OTHER_CTA, thread(X, Y), thread(Y, X))
+}
+
+/// Each location ends with the first write of its thread: each thread's second
+/// write is before the other thread's first in coherence order.
+fn both_first(o: &Outcome) -> bool {
+    o.mem(X) == 1 && o.mem(Y) == 1
+}
+
+#[test]
+fn two_plus_two_w_relaxed_and_with_fence_acq_rel_allows_both_first_writes_last() {
+    // Program order orders writes to different locations, which base causality
+    // order carries to no write of the same location (proxy-preserved base
+    // causality order relates operations to one address, 8.9.5): Coherence (8.10.1)
+    // leaves each location's two morally strong writes in either order. A
+    // `fence.acq_rel` forms release patterns with the second writes (8.8), but no
+    // read observes them: nothing synchronizes (8.9.4).
+    assert!(two_plus_two_w(None).allows(both_first));
+    assert!(two_plus_two_w(Some(Event::fence(Sem::AcqRel, Scope::Gpu))).allows(both_first));
+    assert!(two_plus_two_w(None).allows(|o| o.mem(X) == 2 && o.mem(Y) == 2));
+}
+
+#[test]
+fn two_plus_two_w_with_fence_sc_forbids_both_first_writes_last() {
+    // Fence-SC order puts thread 0's fence first, say (8.9.3): it synchronizes with
+    // thread 1's (8.9.4), so thread 0's x = 1 precedes thread 1's x = 2 in base
+    // causality order, both to x (8.9.5), and Coherence (8.10.1) puts x = 1 first:
+    // x ends 2. Thread 1's fence first: y ends 2. Never both 1.
+    let v = two_plus_two_w(Some(Event::fence(Sem::Sc, Scope::Gpu)));
+    assert_eq!(v.forbids(both_first), axioms(&[Axiom::Coherence]));
+    assert!(v.allows(|o| o.mem(X) == 2 && o.mem(Y) == 1));
+    assert!(v.allows(|o| o.mem(X) == 1 && o.mem(Y) == 2));
+}
+
+#[test]
+fn coherence_order_is_transitive_through_a_morally_strong_write() {
+    // Thread 0: `st [x], 1` (weak) then `st.relaxed.gpu [x], 2`; thread 1, another
+    // CTA: `st.relaxed.gpu [x], 3` then `ld [x]` (weak), reading 1 with x ending 3.
+    // The candidates with 3 last: 2, 1, 3 puts 2 before 1, which program order (so
+    // causality order) puts after it: Coherence (8.10.1). 1, 2, 3: 2 is before 3
+    // (morally strong, 8.9.6) and 1 before 2; "a partial transitive order" puts 1
+    // before 3, though the two are in a data-race. The load returns 1, which
+    // precedes 3 in coherence order: the load precedes 3 in communication order
+    // (8.9.7), and 3 precedes the load in program order; the two are of one thread,
+    // so morally strong (8.7): Sequential Consistency Per Location (8.10.5). (Without
+    // transitivity 1 and 3 were unrelated and the outcome allowed.) With x ending 2
+    // (3 before 2) nothing relates 1 and 3, and the load may read 1.
+    let v = run(
+        OTHER_CTA,
+        vec![Event::st_weak(X, one(1)), Event::st(Sem::Relaxed, Scope::Gpu, X, one(2))],
+        vec![Event::st(Sem::Relaxed, Scope::Gpu, X, one(3)), Event::ld_weak(X, R1)],
+    );
+    assert_eq!(v.forbids(|o| regs(o).1 == Some(1) && o.mem(X) == 3), axioms(&[Axiom::Coherence, Axiom::ScPerLocation]));
+    assert!(v.allows(|o| regs(o).1 == Some(1) && o.mem(X) == 2));
+    assert!(v.allows(|o| regs(o).1 == Some(3) && o.mem(X) == 3));
+}
+
+#[test]
+fn sequentially_consistent_outcomes_are_the_interleavings() {
+    // SB: some interleaving performs a store first, so the other thread's load sees
+    // it: (0, 0) is the one outcome of the four no interleaving gives.
+    let test = Litmus {
+        threads: vec![
+            Thread { place: OTHER_CTA[0], events: vec![relaxed_st(X), relaxed_ld(Y, R0)] },
+            Thread { place: OTHER_CTA[1], events: vec![relaxed_st(Y), relaxed_ld(X, R1)] },
+        ],
+    };
+    let sc = super::sc::outcomes(&test);
+    let got: BTreeSet<(Option<u32>, Option<u32>)> = sc.iter().map(regs).collect();
+    assert_eq!(got, [(Some(0), Some(1)), (Some(1), Some(0)), (Some(1), Some(1))].into_iter().collect());
+    assert!(sc.iter().all(|o| o.mem(X) == 1 && o.mem(Y) == 1));
+    let v = judge(&test).unwrap();
+    let weak = super::sc::weak(&test, &v.allowed);
+    assert_eq!(weak.iter().map(regs).collect::<Vec<_>>(), [(Some(0), Some(0))]);
+}
+
+#[test]
+fn two_atomic_increments_end_at_two_in_every_interleaving() {
+    // An `atom` reads and writes in one step: 0 then 1, or the other way round.
+    let test = Litmus {
+        threads: vec![
+            Thread { place: OTHER_CTA[0], events: vec![inc(Scope::Sys)] },
+            Thread { place: OTHER_CTA[1], events: vec![inc(Scope::Sys)] },
+        ],
+    };
+    let sc = super::sc::outcomes(&test);
+    let got: BTreeSet<(u32, u32, u32)> =
+        sc.iter().map(|o| (o.reg(0, R0).unwrap_or(9), o.reg(1, R0).unwrap_or(9), o.mem(X))).collect();
+    assert_eq!(got, [(0, 1, 2), (1, 0, 2)].into_iter().collect());
+}
