@@ -343,3 +343,48 @@ pub fn cases() -> Result<Vec<Case>> {
     classic::cases().map_err(Error::Input)
 }
 
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    use crate::cmd::cli::{Cli, Command};
+
+    fn parse(argv: &[OsString]) -> Args {
+        let mut full: Vec<OsString> = vec!["ptxvec".into()];
+        full.extend_from_slice(argv);
+        match Cli::try_parse_from(full).unwrap().command {
+            Command::SiliconLitmus(a) => a,
+            other => panic!("parsed as {other:?}"),
+        }
+    }
+
+    /// A child is started with every knob of its parent and its batch's tests by
+    /// id, and parses back to them: what it runs is what the parent asked for.
+    #[test]
+    fn a_child_parses_back_to_its_parents_knobs_and_its_batch() {
+        let words = "silicon-litmus --out o --instances 5000 --seed 9 --ctas-per-sm 2 --stress-warps 3 --stress-iters 7 --stride 64 --batch 2";
+        let argv: Vec<OsString> = words.split(' ').map(OsString::from).collect();
+        let parent = parse(&argv);
+        let cases = cases().unwrap();
+        let batch: Vec<&Case> = cases.iter().skip(3).take(2).collect();
+        let child = parse(&parent.child_argv(&batch));
+        assert_eq!(child.runner.child.as_deref(), Some("batch"));
+        assert_eq!(child.tests, vec![cases[3].id.clone(), cases[4].id.clone()]);
+        assert_eq!(child.params(), parent.params());
+        assert_eq!(child.runner.out, parent.runner.out);
+        let chosen = select(&child, &cases).unwrap();
+        assert_eq!(chosen, batch);
+    }
+
+    #[test]
+    fn module_files_keep_ids_apart() {
+        assert_eq!(module_file("2+2W+rlx.gpu@cta"), "2+2W+rlx.gpu_cta.ptx");
+        let cases = cases().unwrap();
+        let mut names: Vec<String> = cases.iter().map(|c| module_file(&c.id)).collect();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), cases.len());
+    }
+}

@@ -87,10 +87,10 @@ impl Grid {
 
     /// Rounds of instance groups for `p`, and groups per round.
     fn rounds(&self, p: &Placement) -> (u32, u32) {
-        let k = p.cluster_size();
+        let k = p.cluster_size().max(1);
         let clusters = self.ctas / k;
         let per_round = clusters / p.clusters.len().max(1) as u32;
-        (self.test_warps.min(self.warps) / p.fullest_cta(), per_round)
+        (self.test_warps.min(self.warps) / p.fullest_cta().max(1), per_round)
     }
 
     /// Instances one launch runs for `p`: 32 for every group of every round.
@@ -104,7 +104,7 @@ impl Grid {
 /// below [`Grid::instances`] gets each of its test threads exactly once.
 pub fn roles(p: &Placement, grid: &Grid, rng: &mut impl Rng) -> Vec<u32> {
     let mut roles = vec![STRESS; grid.threads()];
-    let k = grid_cluster(p);
+    let k = p.cluster_size().max(1);
     let launch_clusters = grid.ctas / k;
     // Each CTA's warps in a random order, dealt from the front.
     let mut free: Vec<(Vec<u32>, usize)> = (0..grid.ctas)
@@ -143,10 +143,6 @@ pub fn roles(p: &Placement, grid: &Grid, rng: &mut impl Rng) -> Vec<u32> {
         }
     }
     roles
-}
-
-fn grid_cluster(p: &Placement) -> u32 {
-    p.cluster_size().max(1)
 }
 
 #[cfg(test)]
