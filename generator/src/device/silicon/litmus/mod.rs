@@ -53,8 +53,6 @@ pub const DEFAULT_SEED: u64 = 42;
 pub const BLOCK: u32 = 256;
 /// 128-byte lines of the stress region.
 pub const STRESS_LINES: u32 = 128;
-/// How long a child may take per test of its batch.
-pub const CHILD_TIMEOUT_PER_TEST: Duration = Duration::from_secs(120);
 
 /// Arguments of `ptxvec silicon-litmus`.
 #[derive(Debug, clap::Args)]
@@ -86,6 +84,11 @@ pub struct Args {
     /// Tests a child process runs.
     #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u64).range(1..))]
     pub batch: u64,
+    /// Seconds a child process may take per test of its batch before it is killed
+    /// (its tests are then run again one a child, and a test that times out alone
+    /// is recorded as failed).
+    #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..))]
+    pub timeout_per_test: u64,
     /// List the tests' ids and exit.
     #[arg(long)]
     pub list: bool,
@@ -258,7 +261,7 @@ fn run_batches(args: &Args, chosen: &[&Case]) -> Vec<std::result::Result<TestRun
 }
 
 fn run_child(args: &Args, batch: &[&Case]) -> std::result::Result<Vec<TestRun>, String> {
-    let timeout = CHILD_TIMEOUT_PER_TEST * batch.len() as u32;
+    let timeout = Duration::from_secs(args.timeout_per_test.saturating_mul(batch.len() as u64));
     let runs: Vec<TestRun> = super::child::run(&args.child_argv(batch), timeout).map_err(|e| e.to_string())?;
     let ids_match = runs.len() == batch.len() && runs.iter().zip(batch).all(|(r, c)| r.id == c.id);
     if ids_match {
