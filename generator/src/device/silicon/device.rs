@@ -383,7 +383,7 @@ impl Device {
             || shape.stride == 0
             || shape.width == 0
             || !shape.scratch_lines.is_power_of_two()
-            || u64::from(shape.instances) >= 1 << (32 - crate::device::silicon::litmus::emit::THREAD_BITS)
+            || u64::from(shape.instances) >= 1 << (32 - LITMUS_THREAD_BITS)
             || loc_words > u64::from(u32::MAX)
         {
             return bad(format!("no litmus module has the shape {shape:?}"));
@@ -408,6 +408,12 @@ impl Device {
         })
     }
 }
+
+/// The role of a stress thread in a litmus module's role table; any other role is
+/// `instance << LITMUS_THREAD_BITS | thread`.
+pub const LITMUS_STRESS: u32 = u32::MAX;
+/// Bits of a litmus role that hold the test thread.
+pub const LITMUS_THREAD_BITS: u32 = 3;
 
 /// What a litmus module's buffers hold and how it is launched: the calling
 /// convention its emitter (crate::device::silicon::litmus::emit) and
@@ -453,11 +459,12 @@ impl LitmusModule {
     /// counts zero for the next launch. An error where a role names a thread or an
     /// instance the shape does not have, or the table is not one role a thread.
     pub fn run(&mut self, roles: &[u32], stress_iters: u32, seed: u32) -> Result<Vec<u32>, DeviceError> {
-        use crate::device::silicon::litmus::emit::{STRESS, THREAD_BITS};
         let sh = self.shape;
         let threads = sh.ctas as usize * sh.block as usize;
-        let mask = (1u32 << THREAD_BITS) - 1;
-        let fits = |r: u32| r == STRESS || ((r & mask) < sh.threads && (r >> THREAD_BITS) < sh.instances);
+        let mask = (1u32 << LITMUS_THREAD_BITS) - 1;
+        let fits = |r: u32| {
+            r == LITMUS_STRESS || ((r & mask) < sh.threads && (r >> LITMUS_THREAD_BITS) < sh.instances)
+        };
         if roles.len() != threads || !roles.iter().all(|&r| fits(r)) {
             return Err(DeviceError::Shape(format!(
                 "a role table of {} entries for {threads} threads, or a role outside {} threads of {} instances",

@@ -23,10 +23,10 @@ use std::fmt::Write as _;
 
 use ptxvec_oracle::model::{Litmus, Loc, Op, Reg, Rmw, Val};
 
-/// The role of a stress thread.
-pub const STRESS: u32 = u32::MAX;
+/// The role of a stress thread (the device's calling convention).
+pub const STRESS: u32 = crate::device::silicon::device::LITMUS_STRESS;
 /// Bits of a role that hold the test thread.
-pub const THREAD_BITS: u32 = 3;
+pub const THREAD_BITS: u32 = crate::device::silicon::device::LITMUS_THREAD_BITS;
 /// The most threads a test may have.
 pub const MAX_THREADS: usize = 1 << THREAD_BITS;
 /// How many times an arrived thread polls its instance's arrival count before it
