@@ -381,6 +381,24 @@ mod tests {
         assert_eq!(chosen, batch);
     }
 
+    /// A batch's answer crosses the pipe as the parent reads it, and its rows
+    /// become the test's outcomes by the layout (registers, then locations).
+    #[test]
+    fn a_childs_answer_reads_back_as_outcomes() {
+        let cases = cases().unwrap();
+        let c = cases.iter().find(|c| c.id == "SB+rlx.gpu@gpu").unwrap();
+        let run = TestRun { id: c.id.clone(), launches: 2, histogram: vec![(vec![0, 0, 1, 1], 3), (vec![1, 0, 1, 1], 5)] };
+        let mut wire = Vec::new();
+        crate::device::silicon::child::answer(Ok(vec![run.clone()]), &mut wire).unwrap();
+        let back: std::result::Result<Vec<TestRun>, String> = serde_json::from_slice(&wire).unwrap();
+        assert_eq!(back, Ok(vec![run.clone()]));
+        let h = histogram(c, &run).unwrap();
+        let both_zero = h.iter().find(|(o, _)| o.reg(0, ptxvec_oracle::model::Reg(0)) == Some(0)).unwrap();
+        assert_eq!((both_zero.0.reg(1, ptxvec_oracle::model::Reg(1)), *both_zero.1), (Some(0), 3));
+        let bad = TestRun { histogram: vec![(vec![0, 0, 1], 1)], ..run };
+        assert!(histogram(c, &bad).unwrap_err().contains("3 words, expected 4"));
+    }
+
     #[test]
     fn module_files_keep_ids_apart() {
         assert_eq!(module_file("2+2W+rlx.gpu@cta"), "2+2W+rlx.gpu_cta.ptx");
