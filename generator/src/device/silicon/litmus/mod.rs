@@ -191,7 +191,9 @@ pub fn run(args: &Args, spec: &ptxvec_spec::Spec, cases: &[Case], out: &mut dyn 
     let info = dev.info()?;
     drop(dev);
     note(format_args!("silicon-litmus: {info}; {} tests, {} instances each", chosen.len(), args.instances));
+    let started = Instant::now();
     let runs = run_batches(args, &chosen);
+    let seconds = started.elapsed().as_secs_f64();
     let ledger = evidence::ledgered(spec);
     let mut rows = Vec::new();
     let mut findings = false;
@@ -220,7 +222,13 @@ pub fn run(args: &Args, spec: &ptxvec_spec::Spec, cases: &[Case], out: &mut dyn 
     let text = evidence::render(&Header::of(&info, evidence::FORMAT), &args.params(), &rows);
     let path = args.runner.out.join(evidence::FILE);
     crate::io::files::write_atomic(&path, text.as_bytes()).map_err(|e| Error::io(&path, e))?;
-    note(format_args!("silicon-litmus: {} tests -> {}", rows.len(), path.display()));
+    let total: u64 = rows.iter().map(|r| r.instances).sum();
+    note(format_args!(
+        "silicon-litmus: {} tests, {total} instances in {seconds:.1} s ({:.0} instances/s) -> {}",
+        rows.len(),
+        total as f64 / seconds.max(1e-9),
+        path.display()
+    ));
     Ok(Outcome::findings_if(findings))
 }
 
