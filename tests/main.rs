@@ -28,6 +28,7 @@ mod silicon_vectors;
 mod silicon_sweeps;
 mod silicon_wide_sweeps;
 mod silicon_probes;
+mod silicon_litmus;
 mod grade;
 mod coverage;
 mod batch_fast_path;

@@ -147,6 +147,11 @@ pub enum Command {
     /// dimensions; `--probe nan`: E026, the NaN of an f32/f64 add of NaNs) and write
     /// their evidence files. Exit 2 without a GPU, 1 where silicon differs from sm_90.
     SiliconProbe(crate::device::silicon::probe::Args),
+    /// Run litmus tests of the memory model on a GPU, many instances a launch under
+    /// memory stress and thread shuffling, and write each test's outcome histogram,
+    /// judged by the oracle, to litmus.json. Exit 2 without a GPU, 1 where silicon
+    /// showed a forbidden outcome the errata ledger does not explain.
+    SiliconLitmus(crate::device::silicon::litmus::Args),
     /// Grade a consumer's results against the vectors (syntax results, semantic
     /// results, raw buffers): exit 0 all pass, 1 failures, 2 bad input.
     Grade(crate::grade::Args),
@@ -316,6 +321,9 @@ fn run(cli: &Cli, stdout: &mut crate::io::output::Stdout) -> Result<Outcome> {
         Command::SiliconSweep(args) => crate::sweep::gpu::run::<crate::sweep::gpu::bits16::Command>(args),
         Command::SiliconSweepWide(args) => crate::sweep::gpu::run::<crate::sweep::gpu::wide::Command>(args),
         Command::SiliconProbe(args) => crate::device::silicon::probe::run(args, &spec, cli.spec.as_deref(), stdout),
+        Command::SiliconLitmus(args) => {
+            crate::device::silicon::litmus::run(args, &spec, &crate::device::silicon::litmus::cases()?, stdout)
+        }
         Command::Grade(args) => crate::grade::run(&spec, args, stdout),
         Command::Coverage(args) => crate::coverage::run(&spec, args, stdout),
         Command::Bench {

@@ -359,6 +359,165 @@ impl SweepModule {
     }
 }
 
+impl Device {
+    /// Streaming multiprocessors on the device: what a launch is sized by.
+    pub fn multiprocessors(&self) -> Result<u32, DeviceError> {
+        let n = self
+            .ctx
+            .attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
+            .map_err(ctx("multiprocessor count"))?;
+        Ok(u32::try_from(n).unwrap_or(1).max(1))
+    }
+
+    /// Loads a litmus module (crate::device::silicon::litmus::emit::module) and
+    /// allocates the buffers its entries share, every one zero, for `shape`.
+    pub fn litmus_module(&self, module: &str, shape: LitmusShape) -> Result<LitmusModule, DeviceError> {
+        let bad = |why: String| Err(DeviceError::Shape(why));
+        let threads = u64::from(shape.ctas) * u64::from(shape.block);
+        let loc_words = u64::from(shape.locs) * u64::from(shape.instances) * u64::from(shape.stride);
+        if shape.block == 0
+            || !shape.block.is_multiple_of(32)
+            || shape.cluster == 0
+            || !shape.ctas.is_multiple_of(shape.cluster)
+            || shape.instances == 0
+            || shape.stride == 0
+            || shape.width == 0
+            || !shape.scratch_lines.is_power_of_two()
+            || u64::from(shape.instances) >= 1 << (32 - LITMUS_THREAD_BITS)
+            || loc_words > u64::from(u32::MAX)
+        {
+            return bad(format!("no litmus module has the shape {shape:?}"));
+        }
+        let m = self
+            .ctx
+            .load_module(Ptx::from_src(module))
+            .map_err(ctx("loading the module"))?;
+        let litmus = m.load_function("litmus").map_err(ctx("finding the entry litmus"))?;
+        let collect = m.load_function("collect").map_err(ctx("finding the entry collect"))?;
+        let alloc = |n: u64, what: &'static str| self.stream.alloc_zeros::<u32>(n.max(1) as usize).map_err(ctx(what));
+        Ok(LitmusModule {
+            stream: self.stream.clone(),
+            litmus,
+            collect,
+            roles: alloc(threads, "allocating the roles")?,
+            locs: alloc(loc_words, "allocating the locations")?,
+            out: alloc(u64::from(shape.instances) * u64::from(shape.width), "allocating the outputs")?,
+            sync: alloc(u64::from(shape.instances), "allocating the arrival counts")?,
+            scratch: alloc(u64::from(shape.scratch_lines) * 32, "allocating the stress lines")?,
+            shape,
+        })
+    }
+}
+
+/// The role of a stress thread in a litmus module's role table; any other role is
+/// `instance << LITMUS_THREAD_BITS | thread`.
+pub const LITMUS_STRESS: u32 = u32::MAX;
+/// Bits of a litmus role that hold the test thread.
+pub const LITMUS_THREAD_BITS: u32 = 3;
+
+/// What a litmus module's buffers hold and how it is launched: the calling
+/// convention its emitter (crate::device::silicon::litmus::emit) and
+/// [`LitmusModule::run`] share.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LitmusShape {
+    /// CTAs in the grid: a multiple of `cluster`.
+    pub ctas: u32,
+    /// Threads per CTA: a multiple of 32.
+    pub block: u32,
+    /// CTAs per cluster, as the module's `.reqnctapercluster` fixes it (1: none).
+    pub cluster: u32,
+    /// Instances a launch runs.
+    pub instances: u32,
+    /// The test's threads: a role's thread is below it.
+    pub threads: u32,
+    /// Locations of an instance.
+    pub locs: u32,
+    /// Words of an instance's output row (registers, then locations).
+    pub width: u32,
+    /// Words between two instances' copies of a location.
+    pub stride: u32,
+    /// 128-byte lines of the stress region: a power of two.
+    pub scratch_lines: u32,
+}
+
+/// A litmus module on the device, with its buffers.
+pub struct LitmusModule {
+    stream: Arc<CudaStream>,
+    litmus: CudaFunction,
+    collect: CudaFunction,
+    roles: CudaSlice<u32>,
+    locs: CudaSlice<u32>,
+    out: CudaSlice<u32>,
+    sync: CudaSlice<u32>,
+    scratch: CudaSlice<u32>,
+    shape: LitmusShape,
+}
+
+impl LitmusModule {
+    /// One launch: `roles` (one per thread of the grid), `litmus`, then `collect`;
+    /// returns every instance's output row, and leaves the locations and arrival
+    /// counts zero for the next launch. An error where a role names a thread or an
+    /// instance the shape does not have, or the table is not one role a thread.
+    pub fn run(&mut self, roles: &[u32], stress_iters: u32, seed: u32) -> Result<Vec<u32>, DeviceError> {
+        let sh = self.shape;
+        let threads = sh.ctas as usize * sh.block as usize;
+        let mask = (1u32 << LITMUS_THREAD_BITS) - 1;
+        let fits = |r: u32| {
+            r == LITMUS_STRESS || ((r & mask) < sh.threads && (r >> LITMUS_THREAD_BITS) < sh.instances)
+        };
+        if roles.len() != threads || !roles.iter().all(|&r| fits(r)) {
+            return Err(DeviceError::Shape(format!(
+                "a role table of {} entries for {threads} threads, or a role outside {} threads of {} instances",
+                roles.len(),
+                sh.threads,
+                sh.instances
+            )));
+        }
+        self.stream
+            .memcpy_htod(roles, &mut self.roles)
+            .map_err(ctx("copying the roles in"))?;
+        let cfg = LaunchConfig {
+            grid_dim: (sh.ctas, 1, 1),
+            block_dim: (sh.block, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        let lines = sh.scratch_lines - 1;
+        let mut l = self.stream.launch_builder(&self.litmus);
+        l.arg(&self.roles)
+            .arg(&self.locs)
+            .arg(&self.out)
+            .arg(&self.sync)
+            .arg(&self.scratch)
+            .arg(&sh.instances)
+            .arg(&sh.stride)
+            .arg(&lines)
+            .arg(&stress_iters)
+            .arg(&seed);
+        // SAFETY: `litmus` takes (.u64 roles, locs, out, sync, scratch, .u32
+        // instances, stride, lines, iters, seed) as litmus::emit::module writes it
+        // for a test whose layout gave this shape. Thread g reads roles[g], below
+        // ctas * block, the table's length, checked above; a test thread of
+        // instance i < instances (checked above) touches sync[i], locs at
+        // (l * instances + i) * stride for l below `locs` (the buffer holds
+        // locs * instances * stride words) and out[i * width .. (i + 1) * width];
+        // a stress thread scratch at (line & lines) * 32 + lane, below
+        // scratch_lines * 32. The module's cluster size divides `ctas`.
+        unsafe { l.launch(cfg) }.map_err(ctx("launching litmus"))?;
+        let cfg = LaunchConfig {
+            grid_dim: (sh.instances.div_ceil(256), 1, 1),
+            block_dim: (256, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        let mut c = self.stream.launch_builder(&self.collect);
+        c.arg(&self.locs).arg(&self.out).arg(&self.sync).arg(&sh.instances).arg(&sh.stride);
+        // SAFETY: `collect` takes (.u64 locs, out, sync, .u32 instances, stride);
+        // thread i < instances (it returns otherwise) touches the same words of
+        // locs, out and sync as instance i's test threads, in bounds as above.
+        unsafe { c.launch(cfg) }.map_err(ctx("launching collect"))?;
+        self.stream.clone_dtoh(&self.out).map_err(ctx("running the kernels"))
+    }
+}
+
 /// "580.65.06" from "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.65.06  ...".
 fn kernel_module_version() -> Option<String> {
     let text = std::fs::read_to_string("/proc/driver/nvidia/version").ok()?;

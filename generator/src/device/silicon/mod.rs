@@ -5,6 +5,8 @@
 //! - [`vectors`]: `ptxvec silicon`, every semantic variant's self-checking module.
 //! - [`probe`]: `ptxvec silicon-probe`, targeted runs behind findings of the errata
 //!   ledger (E025's cluster dimensions, E026's NaN bits).
+//! - [`litmus`]: `ptxvec silicon-litmus`, litmus tests of the memory model, their
+//!   outcome histograms (issue 42).
 //! - [`device`]: the CUDA driver (cudarc), and every `unsafe` of the crate's GPU code.
 //! - [`evidence`]: `vectors.json`, what `ptxvec silicon` wrote, typed.
 //! - [`header`]: the device header every evidence file opens with, and the reader
@@ -17,5 +19,6 @@ pub mod child;
 pub mod device;
 pub mod evidence;
 pub mod header;
+pub mod litmus;
 pub mod probe;
 pub mod vectors;
