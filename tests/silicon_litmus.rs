@@ -63,7 +63,7 @@ fn without_a_driver_silicon_litmus_exits_2_and_writes_nothing() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let o = ptxvec().args(["silicon-litmus", "--test", "MP+weak@cta", "--out"]).arg(dir.path()).output().unwrap();
+    let o = ptxvec().args(["silicon-litmus", "--test", "MP/weak/same_cta", "--out"]).arg(dir.path()).output().unwrap();
     assert_exit(&o, 2);
     assert!(stderr(&o).contains("no CUDA driver"), "{}", stderr(&o));
     assert!(file_names(dir.path()).is_empty());

@@ -51,6 +51,28 @@ pub fn mem_key(loc: Loc) -> String {
     }
 }
 
+/// The register a [`reg_key`] names: `"1:r0"` is thread 1's `Reg(0)`; `None` for
+/// any other text.
+pub fn reg_of_key(key: &str) -> Option<(usize, Reg)> {
+    let (t, r) = key.split_once(":r")?;
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    (digits(t) && digits(r)).then_some(())?;
+    Some((t.parse().ok()?, Reg(r.parse().ok()?)))
+}
+
+/// The location a [`mem_key`] names; `None` for any other text (`"m0"` is not a
+/// key: location 0 is `"x"`).
+pub fn loc_of_key(key: &str) -> Option<Loc> {
+    let loc = match key {
+        "x" => Loc(0),
+        "y" => Loc(1),
+        "z" => Loc(2),
+        "w" => Loc(3),
+        _ => Loc(key.strip_prefix('m').filter(|n| !n.starts_with('0') && n.bytes().all(|b| b.is_ascii_digit()))?.parse().ok()?),
+    };
+    (mem_key(loc) == key).then_some(loc)
+}
+
 /// An outcome's registers and memory by their keys.
 pub fn outcome_keys(o: &Outcome) -> (BTreeMap<String, u32>, BTreeMap<String, u32>) {
     let regs = o.regs.iter().map(|((t, r), v)| (reg_key(*t, *r), *v)).collect();
@@ -60,3 +82,26 @@ pub fn outcome_keys(o: &Outcome) -> (BTreeMap<String, u32>, BTreeMap<String, u32
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod key_tests {
+    use super::*;
+
+    #[test]
+    fn keys_read_back_and_nothing_else_does() {
+        for t in [0, 1, 3, 12] {
+            for r in [0, 1, 9, 200] {
+                assert_eq!(reg_of_key(&reg_key(t, Reg(r))), Some((t, Reg(r))));
+            }
+        }
+        for l in 0..40 {
+            assert_eq!(loc_of_key(&mem_key(Loc(l))), Some(Loc(l)));
+        }
+        for bad in ["", "1:", ":r0", "1:r", "t1.r0", "1:r0x", "-1:r0", "1:r+1"] {
+            assert_eq!(reg_of_key(bad), None, "{bad}");
+        }
+        for bad in ["", "m", "m0", "m1", "m3", "m04", "v", "m-5", "m5x", "X"] {
+            assert_eq!(loc_of_key(bad), None, "{bad}");
+        }
+    }
+}

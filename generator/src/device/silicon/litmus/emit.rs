@@ -260,8 +260,13 @@ fn operand(rmw: Rmw) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::device::silicon::litmus::case::fallback_opcodes;
+    use crate::vectors::litmus::spelling::opcode;
     use ptxvec_oracle::model::{Event, Place, Scope, Sem, Thread};
+
+    /// Every event's opcode as the litmus vectors spell it.
+    fn spelled(test: &Litmus) -> Vec<Vec<String>> {
+        test.threads.iter().map(|t| t.events.iter().map(|e| opcode(e).unwrap()).collect()).collect()
+    }
 
     fn mp(places: [Place; 2]) -> Litmus {
         let t0 = vec![Event::st_weak(Loc(2), Val::Const(1)), Event::st(Sem::Release, Scope::Gpu, Loc(3), Val::Const(1))];
@@ -282,12 +287,12 @@ mod tests {
     #[test]
     fn each_event_is_its_opcode_and_operands() {
         let test = mp([Place::cta(0, 0), Place::cta(0, 1)]);
-        let text = module(&test, &fallback_opcodes(&test).unwrap()).unwrap();
+        let text = module(&test, &spelled(&test)).unwrap();
         for line in [
-            "\tst.weak.global.u32 [%m0], 1;",
+            "\tst.global.u32 [%m0], 1;",
             "\tst.release.gpu.global.u32 [%m1], 1;",
             "\tld.acquire.gpu.global.u32 %t1r0, [%m1];",
-            "\tld.weak.global.u32 %t1r1, [%m0];",
+            "\tld.global.u32 %t1r1, [%m0];",
             "\tst.global.u32 [%o+4], %t1r1;",
             ".reqnctapercluster 2, 1, 1",
         ] {
@@ -298,10 +303,10 @@ mod tests {
     #[test]
     fn opcodes_that_do_not_fit_are_refused() {
         let test = mp([Place::cta(0, 0), Place::cta(0, 0)]);
-        let mut ops = fallback_opcodes(&test).unwrap();
+        let mut ops = spelled(&test);
         ops[1].pop();
         assert!(module(&test, &ops).unwrap_err().to_string().contains("one for one"));
-        let mut ops = fallback_opcodes(&test).unwrap();
+        let mut ops = spelled(&test);
         ops[0][0] = "st.global.u32 [%m0], 1; trap".into();
         assert!(module(&test, &ops).unwrap_err().to_string().contains("one word"));
     }

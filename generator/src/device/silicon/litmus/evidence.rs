@@ -17,6 +17,7 @@ use serde::{Deserialize, Serialize};
 use super::case::Case;
 use super::emit::Layout;
 use crate::device::silicon::header::{Evidence, Header};
+use crate::vectors::litmus;
 
 /// The evidence file's name.
 pub const FILE: &str = "litmus.json";
@@ -126,17 +127,18 @@ pub fn render(header: &Header, run: &RunParams, rows: &[Row]) -> String {
     s
 }
 
-/// A register's name in the file: `t1.r0`.
+/// A register's name in the file: the litmus records' key, `1:r0` (thread 1's
+/// `%r0`), so that an outcome reads the same in the vectors, a results file and here.
 pub fn reg_name(thread: usize, r: Reg) -> String {
-    format!("t{thread}.r{}", r.0)
+    litmus::reg_key(thread, r)
 }
 
-/// A location's name in the file: `m0`.
+/// A location's name in the file: the litmus records' key (`x`, `y`, `z`, `w`, `m4`...).
 pub fn loc_name(l: Loc) -> String {
-    format!("m{}", l.0)
+    litmus::mem_key(l)
 }
 
-/// An outcome in one line, as the ledger names it: `t1.r0=1 t1.r1=0 m2=1 m3=1`.
+/// An outcome in one line, as the ledger names it: `1:r0=1 1:r1=0 x=1 y=1`.
 pub fn outcome_text(o: &Outcome) -> String {
     let regs = o.regs.iter().map(|(&(t, r), v)| format!("{}={v}", reg_name(t, r)));
     let mem = o.mem.iter().map(|(&l, v)| format!("{}={v}", loc_name(l)));
@@ -157,15 +159,14 @@ pub fn outcome_of(lay: &Layout, row: &[u32]) -> Option<Outcome> {
 }
 
 /// An outcome as the file writes it, back in the oracle's form; `None` for a name
-/// that is neither `tN.rN` nor `mN`.
+/// that is not a litmus key ([`litmus::reg_of_key`], [`litmus::loc_of_key`]).
 pub fn outcome_from(o: &Observed) -> Option<Outcome> {
     let mut out = Outcome::default();
     for (name, &v) in &o.regs {
-        let (t, r) = name.strip_prefix('t')?.split_once(".r")?;
-        out.regs.insert((t.parse().ok()?, Reg(r.parse().ok()?)), v);
+        out.regs.insert(litmus::reg_of_key(name)?, v);
     }
     for (name, &v) in &o.mem {
-        out.mem.insert(Loc(name.strip_prefix('m')?.parse().ok()?), v);
+        out.mem.insert(litmus::loc_of_key(name)?, v);
     }
     Some(out)
 }
@@ -217,7 +218,7 @@ impl Judged {
     /// The oracle on `test`.
     pub fn of(test: &Litmus) -> Result<Judged, String> {
         let verdict = judge(test).map_err(|e| e.to_string())?;
-        Ok(Judged { verdict, sc: super::sc::outcomes(test) })
+        Ok(Judged { verdict, sc: ptxvec_oracle::model::sc::outcomes(test) })
     }
 
     /// Whether some allowed outcome is weak.
@@ -358,17 +359,16 @@ pub fn replay(file: &LitmusFile, cases: &[Case], ledger: &BTreeSet<String>) -> V
 mod tests {
     use super::*;
     use crate::device::silicon::header::h100;
-    use crate::device::silicon::litmus::classic;
 
-    /// A file of one test, `MP+rel.acq.gpu@gpu`, whose histogram is `outcomes`
+    /// A file of one test, `MP/rel_acq/gpu/other_clusters`, whose histogram is `outcomes`
     /// (flag, data) with counts, made as the runner makes it.
     fn file_with(outcomes: &[((u32, u32), u64)]) -> (LitmusFile, Vec<Case>) {
-        let cases: Vec<Case> = classic::cases().unwrap().into_iter().filter(|c| c.id == "MP+rel.acq.gpu@gpu").collect();
+        let cases: Vec<Case> = super::super::cases().unwrap().into_iter().filter(|c| c.id == "MP/rel_acq/gpu/other_clusters").collect();
         let case = &cases[0];
         let lay = Layout::of(&case.test);
         let mut h = BTreeMap::new();
         for &((flag, data), n) in outcomes {
-            // Registers t1.r0 (flag), t1.r1 (data); memory m0 (data) = 1, m1 (flag) = 1.
+            // Registers 1:r0 (flag), 1:r1 (data); memory x (data) = 1, y (flag) = 1.
             h.insert(outcome_of(&lay, &[flag, data, 1, 1]).unwrap(), n);
         }
         let judged = Judged::of(&case.test).unwrap();
@@ -409,7 +409,7 @@ mod tests {
         assert_eq!(f.tests[0].forbidden_observed, 3);
         let problems = replay(&f, &cases, &BTreeSet::new());
         assert_eq!(problems.len(), 1, "{problems:?}");
-        let key = "silicon:sm_90:litmus:MP+rel.acq.gpu@gpu:t1.r0=1 t1.r1=0 m0=1 m1=1";
+        let key = "silicon:sm_90:litmus:MP/rel_acq/gpu/other_clusters:1:r0=1 1:r1=0 x=1 y=1";
         assert!(problems[0].contains("forbidden outcome") && problems[0].contains(key), "{problems:?}");
         let ledger: BTreeSet<String> = [key.to_owned()].into_iter().collect();
         assert!(replay(&f, &cases, &ledger).is_empty());
@@ -422,8 +422,8 @@ mod tests {
         f.tests[0].forbidden_observed = 2;
         let problems = replay(&f, &cases, &BTreeSet::new());
         assert!(problems.iter().any(|p| p.contains("recorded allowed false")), "{problems:?}");
-        cases.extend(classic::cases().unwrap().into_iter().filter(|c| c.id == "SB+rlx.gpu@cta"));
+        cases.extend(super::super::cases().unwrap().into_iter().filter(|c| c.id == "SB/relaxed/gpu/same_cta"));
         let problems = replay(&f, &cases, &BTreeSet::new());
-        assert!(problems.iter().any(|p| p.starts_with("SB+rlx.gpu@cta: no row")), "{problems:?}");
+        assert!(problems.iter().any(|p| p.starts_with("SB/relaxed/gpu/same_cta: no row")), "{problems:?}");
     }
 }

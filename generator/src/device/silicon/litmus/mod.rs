@@ -13,11 +13,9 @@
 //! scratch region meanwhile ("memory stress"); and an instance's threads wait for
 //! each other (boundedly) before they run, so that they race.
 //!
-//! - [`case`]: a test as run: id, oracle test, opcodes (and the fallback spelling).
-//! - [`classic`]: the classic shapes, the list run until the generated tests come.
+//! - [`case`]: a test as run: id, oracle test, opcodes.
 //! - [`emit`]: the PTX module of one test.
 //! - [`plan`]: the role table of one launch.
-//! - [`sc`]: the sequentially consistent outcomes, which make an outcome weak.
 //! - [`evidence`]: the file, and its replay.
 //!
 //! Each batch of tests runs in a child process ([`super::child`]): a kernel that
@@ -25,11 +23,9 @@
 //! test a child, so that one bad test costs only its own row.
 
 pub mod case;
-pub mod classic;
 pub mod emit;
 pub mod evidence;
 pub mod plan;
-pub mod sc;
 
 use std::collections::{BTreeMap, HashMap};
 use std::ffi::OsString;
@@ -349,9 +345,13 @@ pub fn modules(cases: &[Case]) -> Result<Vec<(String, String)>> {
     cases.iter().map(|c| Ok((c.id.clone(), emit::module(&c.test, &c.opcodes).map_err(|e| context(c, e))?))).collect()
 }
 
-/// The test list `silicon-litmus` runs: the classic shapes ([`classic::cases`]).
+/// The test list `silicon-litmus` runs: the litmus vectors' generated tests, each
+/// with the spellings its record holds ([`crate::vectors::litmus::generated`]).
 pub fn cases() -> Result<Vec<Case>> {
-    classic::cases().map_err(Error::Input)
+    Ok(crate::vectors::litmus::generated()
+        .into_iter()
+        .map(|g| Case { id: g.id, test: g.litmus, opcodes: g.opcodes })
+        .collect())
 }
 
 
@@ -394,7 +394,7 @@ mod tests {
     #[test]
     fn a_childs_answer_reads_back_as_outcomes() {
         let cases = cases().unwrap();
-        let c = cases.iter().find(|c| c.id == "SB+rlx.gpu@gpu").unwrap();
+        let c = cases.iter().find(|c| c.id == "SB/relaxed/gpu/other_clusters").unwrap();
         let run = TestRun { id: c.id.clone(), launches: 2, histogram: vec![(vec![0, 0, 1, 1], 3), (vec![1, 0, 1, 1], 5)] };
         let mut wire = Vec::new();
         crate::device::silicon::child::answer(Ok(vec![run.clone()]), &mut wire).unwrap();
@@ -402,14 +402,14 @@ mod tests {
         assert_eq!(back, Ok(vec![run.clone()]));
         let h = histogram(c, &run).unwrap();
         let both_zero = h.iter().find(|(o, _)| o.reg(0, ptxvec_oracle::model::Reg(0)) == Some(0)).unwrap();
-        assert_eq!((both_zero.0.reg(1, ptxvec_oracle::model::Reg(1)), *both_zero.1), (Some(0), 3));
+        assert_eq!((both_zero.0.reg(1, ptxvec_oracle::model::Reg(0)), *both_zero.1), (Some(0), 3));
         let bad = TestRun { histogram: vec![(vec![0, 0, 1], 1)], ..run };
         assert!(histogram(c, &bad).unwrap_err().contains("3 words, expected 4"));
     }
 
     #[test]
     fn module_files_keep_ids_apart() {
-        assert_eq!(module_file("2+2W+rlx.gpu@cta"), "2+2W+rlx.gpu_cta.ptx");
+        assert_eq!(module_file("2+2W/relaxed/gpu/same_cta"), "2+2W_relaxed_gpu_same_cta.ptx");
         let cases = cases().unwrap();
         let mut names: Vec<String> = cases.iter().map(|c| module_file(&c.id)).collect();
         names.sort();
