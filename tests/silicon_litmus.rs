@@ -71,14 +71,10 @@ fn without_a_driver_silicon_litmus_exits_2_and_writes_nothing() {
 
 /// The recorded run: every outcome judged as the oracle judges it today, every
 /// test of the list present, and every forbidden outcome explained by the ledger.
-/// Until the first run on an H200 is committed there is no file to replay.
 #[test]
 fn the_recorded_litmus_histograms_replay_against_the_oracle_and_the_ledger() {
     let path = silicon_dir().join(evidence::FILE);
-    let Ok(text) = std::fs::read_to_string(&path) else {
-        eprintln!("{}: not recorded yet (`ptxvec silicon-litmus --out vectors/silicon/sm_90` on a GPU)", path.display());
-        return;
-    };
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let file = evidence::parse(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     assert_eq!(file.header.format, evidence::FORMAT);
     assert_eq!(evidence::render(&file.header, &file.run, &file.tests), text, "{} does not render back", path.display());
