@@ -40,3 +40,4 @@ mod layering;
 mod readme;
 mod anywhere;
 mod schemas;
+mod litmus_compiled;
