@@ -140,7 +140,8 @@ fn bad_input_exits_2() {
     assert!(err.contains("litmus.json:") && err.contains("not a litmus manifest"), "{err}");
     let o = run(&["litmus-compiled".as_ref(), dir.join("nowhere").as_os_str()]);
     assert_eq!(o.status.code(), Some(2), "{}", String::from_utf8_lossy(&o.stderr));
-    let o = run(&["litmus-compiled".as_ref(), dir.as_os_str()]);
+    let real = root().join("clients/compilers/litmus.json");
+    let o = run(&["litmus-compiled".as_ref(), dir.as_os_str(), "--tests".as_ref(), real.as_os_str()]);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("no compiler folder"));
     std::fs::remove_dir_all(&dir).unwrap();
