@@ -61,7 +61,7 @@ impl TryFrom<RawSource> for Source {
             _ => {
                 return Err(
                     "a source names exactly one of `seed` (a seed number such as \"001\"), \
-                            `doc` (\"PTX ISA 9.1\"), `ptxas` (a release such as \"13.5\") \
+                            `doc` (\"PTX ISA 9.1\"), `ptxas` (a release such as \"13.5\"), \
                             `silicon` (an architecture such as \"sm_90\") or `compiler` (a folder \
                             of vectors/clients such as \"llvm-19.1.7\")"
                         .to_owned(),

@@ -15,6 +15,7 @@ pub mod manifest;
 pub mod ptx;
 pub mod report;
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Outcome, Result};
@@ -105,4 +106,32 @@ pub fn compiler_folders(clients: &Path) -> Result<Vec<PathBuf>> {
     }
     dirs.sort();
     Ok(dirs)
+}
+
+/// The findings the recorded reports hold (`litmus:<compiler>:<test>`), read from
+/// each `<clients>/*/litmus.json` as committed; none where `clients` is absent.
+pub fn recorded_findings(clients: &Path) -> Result<BTreeSet<String>> {
+    let mut out = BTreeSet::new();
+    if !clients.is_dir() {
+        return Ok(out);
+    }
+    for dir in compiler_folders(clients)? {
+        let path = dir.join(REPORT);
+        let text = match std::fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(Error::io(&path, e)),
+        };
+        let doc: serde_json::Value = serde_json::from_str(&text)
+            .map_err(|e| Error::Input(format!("{}:{}:{}: not a litmus report: {e}", path.display(), e.line(), e.column())))?;
+        let compiler = doc.get("compiler").and_then(serde_json::Value::as_str).unwrap_or_default();
+        for t in doc.get("tests").and_then(serde_json::Value::as_array).into_iter().flatten() {
+            if t.get("finding").and_then(serde_json::Value::as_bool) == Some(true) {
+                if let Some(id) = t.get("id").and_then(serde_json::Value::as_str) {
+                    out.insert(format!("litmus:{compiler}:{id}"));
+                }
+            }
+        }
+    }
+    Ok(out)
 }
