@@ -12,6 +12,8 @@ byte for byte; points that emit identical bytes share one file. Every module is 
 given to ptxas (CUDA 13.5 from sm_75 on, CUDA 12.9 below) and its verdict recorded.
 A point that fails to compile records the compiler's error instead. A Triton source
 holds many kernels (its KERNELS); each is a point of its own, with `kernel` in its entry.
+The litmus tests (clients/compilers/litmus.json, written by litmus.py) are points too,
+one each: sm_90 with the default PTX for LLVM, compute_90 for nvcc.
 """
 import hashlib
 import json

@@ -10,7 +10,8 @@ manifest that says what each test is (build.py reads it for the sources it compi
 Every file it writes says so in its first line; none is edited by hand.
 
 A test is a classic shape (MP, SB, LB, IRIW, WRC, CoRR, 2+2W, and MP and SB with
-fences between the accesses, MP and SB with a read-modify-write) at a choice of
+fences between the accesses, MP and SB with exchanges for stores (`+rmw`) and also
+fetch_adds of 0 for loads (`+rmws`)) at a choice of
 C++ memory orders, at one thread scope (block, device, system), for threads placed
 within that scope (one CTA; one CTA each on one GPU; one GPU each). Each thread is
 one kernel (`litmus_<test>_t<N>`) whose parameters are the shared locations, in the order
