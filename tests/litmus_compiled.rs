@@ -18,13 +18,18 @@ fn tests() -> manifest::Manifest {
     manifest::load(&root().join("clients/compilers/litmus.json")).unwrap()
 }
 
-fn reports() -> Vec<report::Report> {
-    let m = tests();
-    compiled_litmus::compiler_folders(&root().join("vectors/clients"))
-        .unwrap()
-        .iter()
-        .filter_map(|d| report::build(&m, d).unwrap())
-        .collect()
+/// Every compiler's report, recomputed from the committed modules once for the
+/// tests that read it.
+fn reports() -> &'static [report::Report] {
+    static REPORTS: std::sync::OnceLock<Vec<report::Report>> = std::sync::OnceLock::new();
+    REPORTS.get_or_init(|| {
+        let m = tests();
+        compiled_litmus::compiler_folders(&root().join("vectors/clients"))
+            .unwrap()
+            .iter()
+            .filter_map(|d| report::build(&m, d).unwrap())
+            .collect()
+    })
 }
 
 /// Each compiler's litmus.json is what reading its modules back gives now.
@@ -33,7 +38,7 @@ fn the_reports_are_current() {
     let rs = reports();
     let names: Vec<&str> = rs.iter().map(|r| r.compiler.as_str()).collect();
     assert_eq!(names, ["llvm-19.1.7", "llvm-22.1.0", "nvcc-13.5.37"]);
-    for r in &rs {
+    for r in rs {
         let path = root().join("vectors/clients").join(&r.compiler).join(compiled_litmus::REPORT);
         let want = std::fs::read_to_string(&path).unwrap();
         assert!(r.to_json() == want, "{} is stale: rerun `ptxvec litmus-compiled`", path.display());
@@ -65,7 +70,7 @@ fn llvm_drops_seq_cst_on_atomicrmw() {
     let rs = reports();
     for scope in ["block", "device", "system"] {
         let id = format!("SB+rmws.sc.{scope}");
-        for r in &rs {
+        for r in rs {
             let llvm = r.compiler.starts_with("llvm-");
             assert_eq!(r.findings().contains(&id.as_str()), llvm, "{} {id}", r.compiler);
         }
@@ -145,4 +150,28 @@ fn bad_input_exits_2() {
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("no compiler folder"));
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The scoped model forbids nothing for threads outside the scope: the same test
+/// at block scope with its threads in two CTAs.
+#[test]
+fn outside_its_scope_the_source_forbids_nothing() {
+    let m = tests();
+    let mut t = m.tests.iter().find(|t| t.id == "MP.rel_acq.block").unwrap().clone();
+    assert!(cxx::forbidden(&t).is_some());
+    t.threads[1].place.cluster = 1;
+    assert!(!cxx::placement_within(&t));
+    assert_eq!(cxx::forbidden(&t), None);
+}
+
+/// `--check` on the committed reports and ledger passes.
+#[test]
+fn check_mode_passes_on_the_committed_reports() {
+    let o = Command::new(env!("CARGO_BIN_EXE_ptxvec"))
+        .args(["--spec", "spec", "litmus-compiled", "vectors/clients", "--check"])
+        .current_dir(root())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stdout));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("llvm-22.1.0: 96 tests, 96 judged, 18 findings"));
 }
