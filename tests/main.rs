@@ -42,3 +42,4 @@ mod readme;
 mod anywhere;
 mod schemas;
 mod litmus;
+mod litmus_compiled;

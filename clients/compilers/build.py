@@ -12,6 +12,8 @@ byte for byte; points that emit identical bytes share one file. Every module is 
 given to ptxas (CUDA 13.5 from sm_75 on, CUDA 12.9 below) and its verdict recorded.
 A point that fails to compile records the compiler's error instead. A Triton source
 holds many kernels (its KERNELS); each is a point of its own, with `kernel` in its entry.
+The litmus tests (clients/compilers/litmus.json, written by litmus.py) are points too,
+one each: sm_90 with the default PTX for LLVM, compute_90 for nvcc.
 """
 import hashlib
 import json
@@ -94,8 +96,23 @@ def tnum(target):
     return int(m.group(1)), m.group(2)
 
 
+def litmus_sources(lang):
+    """The litmus tests' sources in `lang` (cuda or llvm), from clients/compilers/litmus.json
+    (written by litmus.py): each compiled at one point, sm_90 with the default PTX, the
+    oldest target with every .sem and .scope they can need (no .cluster is asked for)."""
+    with open(os.path.join(ROOT, SRC, "litmus.json")) as f:
+        tests = json.load(f)["tests"]
+    return [os.path.basename(t["sources"][lang]) for t in tests]
+
+
+LITMUS_LLVM_POINT = ("sm_90", None)
+LITMUS_NVCC_TARGET = "compute_90"
+
+
 def llvm_points(m):
     pts = []
+    for src in litmus_sources("llvm"):
+        pts.append((src,) + LITMUS_LLVM_POINT)
     for src in m["sources"]:
         for t in m["targets"]:
             for p in m["ptx"]:
@@ -108,7 +125,7 @@ def llvm_points(m):
 
 
 def nvcc_points():
-    pts = []
+    pts = [(src, LITMUS_NVCC_TARGET, None) for src in litmus_sources("cuda")]
     for src in NVCC_M["sources"]:
         for t in NVCC_M["targets"]:
             lim = NVCC_M["limited"].get(src)

@@ -9,6 +9,10 @@
 #   triton/*.py -> Triton 3.9.0, PTX stage, no GPU       -> vectors/clients/triton-3.9.0/
 #                 (driven by triton/compile.py)
 #
+# The litmus tests (llvm/litmus_*.ll, cuda/litmus_*.cu, listed in litmus.json; written
+# by litmus.py) are compiled at one point each (sm_90 / compute_90); afterwards
+# `ptxvec litmus-compiled` reads them back (vectors/clients/<compiler>/litmus.json).
+#
 # Each module is then given to ptxas: CUDA 13.5's for .target sm_75 and up, CUDA 12.9's
 # below (13.5 no longer assembles sm_50..sm_72). The matrix, the deduplication and the
 # manifest format are in build.py.

@@ -15,6 +15,7 @@ pub mod sweep;
 pub mod vectors;
 pub mod lint;
 pub mod grade;
+pub mod compiled_litmus;
 pub mod ptxas;
 pub mod coverage;
 pub mod cmd;

@@ -20,6 +20,10 @@ pub enum ErratumKind {
     DocVsSilicon,
     /// ptxas itself fails (a signal, a hang) where it should give a verdict.
     PtxasFault,
+    /// A compiler's PTX allows, under the document's memory model, an outcome that
+    /// its source language's memory model forbids (`ptxvec litmus-compiled`; the
+    /// entry's `disagreements` are `litmus:<compiler folder>:<test id>`).
+    CompilerVsModel,
 }
 
 /// A way ptxas reads a text that no syntax line allows, as a legal text: a

@@ -15,6 +15,9 @@ pub enum Origin {
     /// A measurement on a GPU, by its architecture ("sm_90"); the section names the
     /// evidence file and line under vectors/silicon/.
     Silicon(String),
+    /// What a compiler emitted, by its recorded folder under vectors/clients/
+    /// ("llvm-19.1.7"); the section names the module and line.
+    Compiler(String),
 }
 
 /// A citation: the witness, plus where in it and what it says.
@@ -31,7 +34,7 @@ pub struct Source {
     pub note: Option<String>,
 }
 
-/// The on-disk shape: exactly one of `seed`, `doc`, `ptxas`, `silicon`.
+/// The on-disk shape: exactly one of `seed`, `doc`, `ptxas`, `silicon`, `compiler`.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawSource {
@@ -39,6 +42,7 @@ struct RawSource {
     doc: Option<String>,
     ptxas: Option<String>,
     silicon: Option<String>,
+    compiler: Option<String>,
     section: Option<String>,
     quote: Option<String>,
     note: Option<String>,
@@ -48,16 +52,18 @@ impl TryFrom<RawSource> for Source {
     type Error = String;
 
     fn try_from(raw: RawSource) -> Result<Self, String> {
-        let origin = match (raw.seed, raw.doc, raw.ptxas, raw.silicon) {
-            (Some(s), None, None, None) => Origin::Seed(s),
-            (None, Some(d), None, None) => Origin::Doc(d),
-            (None, None, Some(p), None) => Origin::Ptxas(p),
-            (None, None, None, Some(a)) => Origin::Silicon(a),
+        let origin = match (raw.seed, raw.doc, raw.ptxas, raw.silicon, raw.compiler) {
+            (Some(s), None, None, None, None) => Origin::Seed(s),
+            (None, Some(d), None, None, None) => Origin::Doc(d),
+            (None, None, Some(p), None, None) => Origin::Ptxas(p),
+            (None, None, None, Some(a), None) => Origin::Silicon(a),
+            (None, None, None, None, Some(c)) => Origin::Compiler(c),
             _ => {
                 return Err(
                     "a source names exactly one of `seed` (a seed number such as \"001\"), \
-                            `doc` (\"PTX ISA 9.1\"), `ptxas` (a release such as \"13.5\") \
-                            or `silicon` (an architecture such as \"sm_90\")"
+                            `doc` (\"PTX ISA 9.1\"), `ptxas` (a release such as \"13.5\"), \
+                            `silicon` (an architecture such as \"sm_90\") or `compiler` (a folder \
+                            of vectors/clients such as \"llvm-19.1.7\")"
                         .to_owned(),
                 )
             }
@@ -88,6 +94,7 @@ impl std::fmt::Display for Source {
             Origin::Doc(d) => write!(f, "{d}")?,
             Origin::Ptxas(p) => write!(f, "ptxas {p}")?,
             Origin::Silicon(a) => write!(f, "silicon {a}")?,
+            Origin::Compiler(c) => write!(f, "compiler {c}")?,
         }
         if let Some(section) = &self.section {
             write!(f, ", {section}")?;

@@ -155,6 +155,12 @@ pub enum Command {
     /// Grade a consumer's results against the vectors (syntax results, semantic
     /// results, raw buffers): exit 0 all pass, 1 failures, 2 bad input.
     Grade(crate::grade::Args),
+    /// Read the litmus tests of clients/compilers/ back from each recorded compiler's
+    /// modules (vectors/clients/<compiler>/), judge them with the PTX memory model,
+    /// and write each compiler's litmus.json: per test, the outcome the source
+    /// language forbids and whether the compiled PTX allows it. Exit 1 on such a
+    /// finding that spec/errata.yaml does not list (or, with --check, a stale report).
+    LitmusCompiled(crate::compiled_litmus::Args),
     /// List every element of the spec with the vectors that witness it, and the
     /// defect class × form matrix; `--mutants` adds mutation adequacy. Exit 1 on a hole.
     Coverage(crate::coverage::Args),
@@ -325,6 +331,7 @@ fn run(cli: &Cli, stdout: &mut crate::io::output::Stdout) -> Result<Outcome> {
             crate::device::silicon::litmus::run(args, &spec, &crate::device::silicon::litmus::cases()?, stdout)
         }
         Command::Grade(args) => crate::grade::run(&spec, args, stdout),
+        Command::LitmusCompiled(args) => crate::compiled_litmus::run(&spec, args, stdout),
         Command::Coverage(args) => crate::coverage::run(&spec, args, stdout),
         Command::Bench {
             runs,

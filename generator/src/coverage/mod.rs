@@ -99,10 +99,12 @@ pub fn run(spec: &Spec, args: &Args, stdout: &mut Stdout) -> Result<Outcome> {
     let probes = read_probes(&vectors.join("silicon/sm_90"))?;
     let infos: Vec<CaseInfo<'_>> = cases.iter().map(|c| CaseInfo::of(spec, c)).collect();
     let elements = elements::elements(spec);
+    let litmus = crate::compiled_litmus::recorded_findings(&vectors.join("clients"))?;
     let semantic = Semantic {
         index: &index,
         silicon: silicon.as_ref(),
         probes: &probes,
+        litmus: &litmus,
     };
     let explored = crate::ptxas::explore::recorded_departures(spec, &args.explored)?;
     let found = witness::find(spec, &elements, &infos, &semantic, &explored);

@@ -124,6 +124,9 @@ pub struct Semantic<'a> {
     pub silicon: Option<&'a VectorsFile>,
     /// The probes recorded in vectors/silicon/sm_90/.
     pub probes: &'a Probes,
+    /// The compiled litmus tests' recorded findings
+    /// (vectors/clients/<compiler>/litmus.json), as `litmus:<compiler>:<test>`.
+    pub litmus: &'a std::collections::BTreeSet<String>,
 }
 
 /// The probes' evidence files under vectors/silicon/sm_90/ (`ptxvec
@@ -603,6 +606,10 @@ fn erratum(
         if cited || listed || carried {
             found.add(WitnessKind::Vector, &c.case.id);
         }
+    }
+    // A compiler's finding rests on its recorded litmus report.
+    for d in e.disagreements.iter().filter(|d| semantic.litmus.contains(*d)) {
+        found.add(WitnessKind::Vector, d);
     }
     for f in &spec.instructions {
         for ex in f

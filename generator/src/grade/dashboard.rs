@@ -276,6 +276,7 @@ fn kind_name(k: &ptxvec_spec::ErratumKind) -> &'static str {
         K::DocVsPtxas => "doc_vs_ptxas",
         K::DocVsSilicon => "doc_vs_silicon",
         K::PtxasFault => "ptxas_fault",
+        K::CompilerVsModel => "compiler_vs_model",
     }
 }
 

@@ -76,8 +76,9 @@ pub fn audit(spec: &Spec, tools: &[Ptxas], jobs: usize) -> crate::error::Result<
         .errata
         .iter()
         .flat_map(|e| e.disagreements.iter().map(move |d| (d.as_str(), e.id.as_str())))
-        // Doc-versus-silicon entries belong to the silicon replay, not to ptxas.
-        .filter(|(d, _)| !d.starts_with("silicon:"))
+        // Doc-versus-silicon entries belong to the silicon replay, compiler-versus-model
+        // ones to `litmus-compiled`, not to ptxas.
+        .filter(|(d, _)| !d.starts_with("silicon:") && !d.starts_with("litmus:"))
         .collect();
     let mut unexplained = Vec::new();
     let mut disagreeing = Vec::new();
