@@ -26,10 +26,16 @@
 //! exited. So a count reached by the warps that arrive completes one barrier with
 //! them all; a count of one warp completes a barrier per warp, each reducing its
 //! own warp's threads ("the final value is written to the destination register in
-//! all threads waiting at the barrier"). A count between the two leaves open which
-//! warps meet (whichever arrive first), and a count above the warps that arrive is
-//! never reached: neither is modelled. The document gives no meaning to a count of
-//! 0 (ptxas takes it), so it is not modelled either.
+//! all threads waiting at the barrier"). A count of `g` warps between the two,
+//! where `g` divides the warps that arrive, completes the barrier once per `g`
+//! warps ("the barrier is reinitialized so that it can be immediately reused",
+//! bar's 9.7.13.1): which warps meet is whichever arrive first, so it is
+//! modelled only where that cannot matter, every arriving warp's own reduction
+//! being the same (`.popc`: the same count, so each barrier's is `g` times it).
+//! Any other count leaves part of the warps waiting for a barrier never reached,
+//! and a count above the warps that arrive is never reached at all: neither is
+//! modelled. The document gives no meaning to a count of 0 (ptxas takes it), so
+//! it is not modelled either.
 
 use crate::warp::{Lane, WARP_SIZE};
 
@@ -61,12 +67,13 @@ pub enum Thread {
 pub fn bar_red(op: Reduction, threads: &[Thread], count: Option<u32>) -> Option<Vec<Lane<u32>>> {
     let arrives = |w: &[Thread]| w.iter().any(|t| matches!(t, Thread::Arrives(_)));
     let warps = threads.chunks(WARP_SIZE).filter(|w| arrives(w)).count() as u64;
-    // One barrier for every warp that arrives, or (a count of one warp) one each.
-    let per_warp = match count.map(u64::from) {
+    // The warps each barrier completes with: every warp that arrives, one (each
+    // warp alone), or `g` of them where `g` divides the warps that arrive.
+    let group = match count.map(u64::from) {
         _ if warps == 0 => return None,
-        None => false,
-        Some(b) if b == warps * WARP_SIZE as u64 => false,
-        Some(b) if b == WARP_SIZE as u64 => true,
+        None => warps,
+        Some(b) if b == 0 || b % WARP_SIZE as u64 != 0 => return None,
+        Some(b) if warps % (b / WARP_SIZE as u64) == 0 => b / WARP_SIZE as u64,
         Some(_) => return None,
     };
     let reduce = |ts: &[Thread]| {
@@ -84,11 +91,28 @@ pub fn bar_red(op: Reduction, threads: &[Thread], count: Option<u32>) -> Option<
         }
     };
     let whole = reduce(threads);
+    // Fewer warps than arrive meet at each barrier, in an order the document
+    // leaves open: a value only where every arriving warp's own is the same, so
+    // that any `group` of them gives one value.
+    let per_warp: Vec<u32> = threads.chunks(WARP_SIZE).filter(|w| arrives(w)).map(reduce).collect();
+    let met = match group {
+        g if g == warps => None,
+        1 => None,
+        g if per_warp.windows(2).all(|p| p[0] == p[1]) => Some(match op {
+            Reduction::Popc => per_warp[0] * g as u32,
+            Reduction::And | Reduction::Or => per_warp[0],
+        }),
+        _ => return None,
+    };
     Some(
         threads
             .chunks(WARP_SIZE)
             .flat_map(|w| {
-                let value = if per_warp { reduce(w) } else { whole };
+                let value = match (group, met) {
+                    (_, Some(v)) => v,
+                    (1, None) if warps > 1 => reduce(w),
+                    _ => whole,
+                };
                 w.iter().map(move |t| match t {
                     Thread::Arrives(_) => Lane::Value(value),
                     Thread::Exited => Lane::NotExecuted,

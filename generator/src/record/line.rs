@@ -4,7 +4,7 @@
 //! tens of thousands; most of a line is bit patterns and fixed keys, which need
 //! no escaping. Strings that may need it go through serde_json itself.
 
-use super::{Bits, Expectation, Inputs, LaneValue, Outputs, Record, Requirement, WarpInputs};
+use super::{Bits, Expectation, Inputs, LaneMask, LaneValue, Outputs, Record, Requirement, WarpInputs};
 
 /// Appends the record's line (no newline) to `out`.
 pub fn write<S: AsRef<str>>(rec: &Record<S>, out: &mut Vec<u8>) {
@@ -178,6 +178,18 @@ const HEX_PAIRS: [u8; 512] = {
     t
 };
 
+/// A thread mask: as a bit pattern up to 64 threads (the same bytes), by its
+/// Display above (a CTA of more warps, a few records a variant).
+fn mask(out: &mut Vec<u8>, m: &LaneMask) {
+    if m.width() <= 64 {
+        bits(out, &Bits::new(m.low(), m.width()));
+    } else {
+        out.push(b'"');
+        out.extend_from_slice(m.to_string().as_bytes());
+        out.push(b'"');
+    }
+}
+
 fn bits_list(out: &mut Vec<u8>, v: &[Bits]) {
     list(out, v, bits);
 }
@@ -234,10 +246,10 @@ fn warp(obj: &mut Object<'_>, w: &WarpInputs) {
         }
     }
     obj.key("executing");
-    bits(obj.out, &w.executing);
+    mask(obj.out, &w.executing);
     if let Some(x) = &w.exited {
         obj.key("exited");
-        bits(obj.out, x);
+        mask(obj.out, x);
     }
     if let Some(m) = &w.membermask {
         obj.key("membermask");
