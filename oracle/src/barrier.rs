@@ -225,4 +225,76 @@ mod tests {
         assert_eq!(bar_red(Reduction::Popc, &four, Some(64)), None);
         assert_eq!(bar_red(Reduction::Popc, &four, Some(0)), None);
     }
+
+    /// A CTA of four warps, 128 threads: warp `w` has `true` in its first `n[w]`
+    /// lanes, `false` in the rest.
+    fn four_warps(n: [usize; 4]) -> Vec<Thread> {
+        (0..128).map(|t| Arrives(t % 32 < n[t / 32])).collect()
+    }
+
+    /// Four warps, no count: "all threads in the CTA participate", and `.popc`
+    /// counts the true predicates of all 128 threads (1 + 2 + 3 + 4), `.and` is
+    /// false where one is, `.or` true where one is.
+    #[test]
+    fn four_warps_reduce_over_all_128_threads() {
+        let t = four_warps([1, 2, 3, 4]);
+        assert_eq!(bar_red(Reduction::Popc, &t, None).unwrap(), vec![Lane::Value(10); 128]);
+        assert_eq!(bar_red(Reduction::Popc, &t, Some(128)).unwrap(), vec![Lane::Value(10); 128]);
+        assert_eq!(bar_red(Reduction::And, &t, None).unwrap(), vec![Lane::Value(0); 128]);
+        assert_eq!(bar_red(Reduction::Or, &t, None).unwrap(), vec![Lane::Value(1); 128]);
+        let all = four_warps([32; 4]);
+        assert_eq!(bar_red(Reduction::And, &all, Some(128)).unwrap(), vec![Lane::Value(1); 128]);
+    }
+
+    /// Four warps of which the last exited whole: the three that arrive make
+    /// `b = 96` ("a multiple of the warp size"), the count they reach; 128 is
+    /// never reached, and the exited warp's threads get nothing.
+    #[test]
+    fn three_of_four_warps_reach_a_count_of_96() {
+        let mut t = four_warps([1, 2, 3, 4]);
+        t[96..].fill(Exited);
+        let got = bar_red(Reduction::Popc, &t, Some(96)).unwrap();
+        assert_eq!(got[..96], vec![Lane::Value(6); 96][..]);
+        assert_eq!(got[96..], vec![Lane::NotExecuted; 32][..]);
+        assert_eq!(bar_red(Reduction::Popc, &t, None).unwrap(), got);
+        assert_eq!(bar_red(Reduction::Popc, &t, Some(128)), None);
+        // 64 does not divide the three warps: one would wait on a barrier never
+        // reached.
+        assert_eq!(bar_red(Reduction::Popc, &t, Some(64)), None);
+    }
+
+    /// `b = 64` over four arriving warps: two barriers of two warps each, which
+    /// pair unknown; one value only where every warp's own reduction is the same
+    /// (three true each: 6 per pair), none where they differ.
+    #[test]
+    fn a_count_of_two_of_four_warps_needs_equal_warps() {
+        let even = four_warps([3; 4]);
+        assert_eq!(bar_red(Reduction::Popc, &even, Some(64)).unwrap(), vec![Lane::Value(6); 128]);
+        assert_eq!(bar_red(Reduction::And, &even, Some(64)).unwrap(), vec![Lane::Value(0); 128]);
+        assert_eq!(bar_red(Reduction::Or, &even, Some(64)).unwrap(), vec![Lane::Value(1); 128]);
+        assert_eq!(bar_red(Reduction::Popc, &four_warps([1, 2, 3, 4]), Some(64)), None);
+        // `.and` and `.or` need only the warps' truth to agree.
+        let ors = four_warps([1, 2, 3, 4]);
+        assert_eq!(bar_red(Reduction::Or, &ors, Some(64)).unwrap(), vec![Lane::Value(1); 128]);
+        assert_eq!(bar_red(Reduction::And, &ors, Some(64)).unwrap(), vec![Lane::Value(0); 128]);
+        // A count of one warp: each warp its own count.
+        let got = bar_red(Reduction::Popc, &ors, Some(32)).unwrap();
+        assert_eq!([got[0], got[32], got[64], got[127]], [1, 2, 3, 4].map(Lane::Value));
+        // Not a multiple of the warp size: outside the model.
+        assert_eq!(bar_red(Reduction::Popc, &even, Some(48)), None);
+    }
+
+    /// The largest CTA, 32 warps (1024 threads): a count of 16 warps over equal
+    /// warps, and an exited warp among them that does not arrive.
+    #[test]
+    fn thirty_two_warps() {
+        let t: Vec<Thread> = (0..1024).map(|t| Arrives(t % 32 == 0)).collect();
+        assert_eq!(bar_red(Reduction::Popc, &t, None).unwrap(), vec![Lane::Value(32); 1024]);
+        assert_eq!(bar_red(Reduction::Popc, &t, Some(512)).unwrap(), vec![Lane::Value(16); 1024]);
+        let mut gone = t.clone();
+        gone[992..].fill(Exited);
+        // 31 warps arrive: 1024 is never reached, 31 × 32 is.
+        assert_eq!(bar_red(Reduction::Popc, &gone, Some(1024)), None);
+        assert_eq!(bar_red(Reduction::Popc, &gone, Some(992)).unwrap()[0], Lane::Value(31));
+    }
 }

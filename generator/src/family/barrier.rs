@@ -225,3 +225,96 @@ impl Family for BarrierRed {
         Execution::Warp
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const POPC: BarrierRed = BarrierRed {
+        op: Reduction::Popc,
+        aligned: true,
+    };
+
+    fn drafts() -> Vec<Draft> {
+        let at = Sampling {
+            id: "bar.red.popc.u32",
+            text: "bar.red.popc.u32 %r1, %r2, %p1;",
+            negated: "bar.red.popc.u32 %r1, %r2, !%p1;",
+            optional: ["bar.red.popc.u32 %r1, %r2, %r3, %p1;", "bar.red.popc.u32 %r1, %r2, %r3, !%p1;"],
+            seed: 1,
+            count: 0,
+        };
+        POPC.drafts(&at)
+    }
+
+    fn classed<'d>(drafts: &'d [Draft], class: [&str; 4], negate: bool) -> &'d Draft {
+        drafts
+            .iter()
+            .find(|d| d.class == class && d.negate == negate)
+            .unwrap_or_else(|| panic!("no draft {class:?}"))
+    }
+
+    /// Every draft states the whole CTA of 1024 threads: its masks fit the
+    /// shape's threads and partition them, a predicate per thread.
+    #[test]
+    fn every_draft_states_a_cta_of_1024_threads() {
+        let shape = POPC.shape();
+        let Shape::Warp(ws) = shape else { panic!("a warp shape") };
+        assert_eq!(ws.threads(), 1024);
+        for d in drafts() {
+            let Inputs::Warp(w) = d.inputs.clone().fit(shape).unwrap() else { panic!() };
+            assert_eq!(w.executing.width(), 1024, "{:?}", d.class);
+            let exited = w.exited.as_ref().map_or(0, LaneMask::count_ones);
+            assert_eq!(w.executing.count_ones() + exited, 1024, "{:?}", d.class);
+        }
+    }
+
+    /// Four warps arrive (the rest exited), lane 0 of each true: the count of
+    /// two warps (64) meets two warps a barrier, one true thread each, so every
+    /// arriving thread counts 2 whichever pair meets; no count counts 4; an
+    /// exited thread gets nothing. With `!c`, 31 per warp: 62.
+    #[test]
+    fn four_arriving_warps_at_a_count_of_two() {
+        let all = drafts();
+        let d = classed(&all, ["four_warps_arrive", "lane_0_of_every_warp", "count_of_half_the_arriving_warps", "barrier_0"], false);
+        assert_eq!(d.inputs_b(), Some(64));
+        let want = |v: u64| -> Vec<Expectation> {
+            (0..1024)
+                .map(|t| if t < 128 { Expectation::Exact(Bits::new(v, 32)) } else { Expectation::NotExecuted })
+                .collect()
+        };
+        let got = POPC.outputs(false, &d.inputs, Profile::PtxIsa).unwrap();
+        assert_eq!(got.get(Out::D), Some(&want(2)[..]));
+        let negated = classed(&all, ["four_warps_arrive", "lane_0_of_every_warp", "count_of_half_the_arriving_warps", "barrier_0"], true);
+        let got = POPC.outputs(true, &negated.inputs, Profile::PtxIsa).unwrap();
+        assert_eq!(got.get(Out::D), Some(&want(62)[..]));
+        let none = classed(&all, ["four_warps_arrive", "lane_0_of_every_warp", "no_count", "barrier_0"], false);
+        assert_eq!(POPC.outputs(false, &none.inputs, Profile::PtxIsa).unwrap().get(Out::D), Some(&want(4)[..]));
+    }
+
+    /// The counts drawn for the whole CTA: none, every warp (1024), one warp
+    /// (32) and half (512); for the warps that differ, no half (it would depend
+    /// on which warps meet).
+    #[test]
+    fn the_counts_of_the_whole_cta() {
+        let all = drafts();
+        let counts: std::collections::BTreeSet<Option<u64>> = all
+            .iter()
+            .filter(|d| d.class[0] == "cta_whole")
+            .map(Draft::inputs_b)
+            .collect();
+        assert_eq!(counts, [None, Some(32), Some(512), Some(1024)].into_iter().collect());
+        assert!(!all.iter().any(|d| d.class[0] == "cta_whole"
+            && d.class[1] == "lowest_thread_only"
+            && d.class[2] == "count_of_half_the_arriving_warps"));
+    }
+
+    impl Draft {
+        fn inputs_b(&self) -> Option<u64> {
+            match &self.inputs {
+                Inputs::Warp(w) => w.b.as_ref().map(|b| b.lane(0)),
+                _ => None,
+            }
+        }
+    }
+}
