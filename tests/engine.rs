@@ -454,7 +454,6 @@ fn recorded_report_leads_with_the_verdict(engine: &Path) {
     // `d[1] (expected ...`).
     for l in text.lines().filter(|l| l.contains("FAIL ")) {
         assert!(l.matches("not written").count() <= 1, "{l}");
-        assert!(l.matches("value not accepted").count() <= 1, "{l}");
     }
     if name == "gpgpu-sim-667834c" {
         assert!(text.contains(": d[0]: value not accepted (expected 0x0, got 0x1); d[1] (expected 0x0, got 0x1)"), "{text}");

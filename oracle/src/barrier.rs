@@ -28,8 +28,9 @@
 //! own warp's threads ("the final value is written to the destination register in
 //! all threads waiting at the barrier"). A count of `g` warps between the two,
 //! where `g` divides the warps that arrive, completes the barrier once per `g`
-//! warps ("the barrier is reinitialized so that it can be immediately reused",
-//! bar's 9.7.13.1): which warps meet is whichever arrive first, so it is
+//! warps, as a count of one warp completes it once per warp (a completed
+//! barrier is used again by the warps after): which warps meet is whichever
+//! arrive first, so it is
 //! modelled only where that cannot matter, every arriving warp's own reduction
 //! being the same (`.popc`: the same count, so each barrier's is `g` times it).
 //! Any other count leaves part of the warps waiting for a barrier never reached,

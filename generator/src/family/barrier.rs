@@ -46,8 +46,8 @@ pub struct BarrierRed {
 /// `0..15`"; the last is drawn for one class.
 const BARRIERS: [(&str, u64); 2] = [("barrier_0", 0), ("barrier_15", 15)];
 
-/// The warps of a record's CTA: the largest CTA, 1024 threads ("The maximum
-/// number of threads per CTA is 1024"; `%ntid`'s range), so that every thread
+/// The warps of a record's CTA: the largest CTA a device launches, 1024 threads
+/// (CUDA's limit per block on every target since sm_20), so that every thread
 /// count the document allows, a multiple of the warp size up to the CTA's
 /// threads, is one a record may give. A smaller CTA is this one with the warps
 /// past it exited first, which the document's barrier ("wait for all non-exited

@@ -11,8 +11,8 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::{Bits, BitsError};
 
-/// The most threads a mask spans: the largest CTA, 1024 threads ("The maximum
-/// number of threads per CTA is 1024"; `%ntid`'s range).
+/// The most threads a mask spans: the largest CTA a device launches, 1024
+/// threads (CUDA's limit per block).
 pub const MAX_THREADS: u32 = 1024;
 
 /// One bit per thread, in 32-bit words (a warp each, thread `32 w + l` at bit
