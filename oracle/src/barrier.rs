@@ -74,7 +74,7 @@ pub fn bar_red(op: Reduction, threads: &[Thread], count: Option<u32>) -> Option<
         _ if warps == 0 => return None,
         None => warps,
         Some(b) if b == 0 || b % WARP_SIZE as u64 != 0 => return None,
-        Some(b) if warps % (b / WARP_SIZE as u64) == 0 => b / WARP_SIZE as u64,
+        Some(b) if warps.is_multiple_of(b / WARP_SIZE as u64) => b / WARP_SIZE as u64,
         Some(_) => return None,
     };
     let reduce = |ts: &[Thread]| {

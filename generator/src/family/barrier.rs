@@ -82,7 +82,7 @@ fn live_sets(seed: u64) -> Vec<(&'static str, Threads)> {
         ("four_warps_arrive", threads(|t| t < 4 * WARP_SIZE)),
         ("last_warp_only", threads(|t| t >= THREADS - WARP_SIZE)),
         ("first_warp_exited", threads(|t| t >= WARP_SIZE)),
-        ("odd_warps_exited", threads(|t| t / WARP_SIZE % 2 == 0)),
+        ("odd_warps_exited", threads(|t| (t / WARP_SIZE).is_multiple_of(2))),
         ("high_lanes_of_every_warp_exited", threads(|t| t % WARP_SIZE < 16)),
         ("alternating", threads(|t| t % 2 == 0)),
         ("lowest_and_highest", threads(|t| t == 0 || t == THREADS - 1)),
@@ -115,7 +115,7 @@ fn counts(live: &[bool]) -> Vec<(&'static str, Option<u64>)> {
     if warps > 1 {
         out.push(("count_of_one_warp", Some(WARP_SIZE as u64)));
     }
-    if warps >= 4 && warps % 2 == 0 {
+    if warps >= 4 && warps.is_multiple_of(2) {
         out.push(("count_of_half_the_arriving_warps", Some(warps / 2 * WARP_SIZE as u64)));
     }
     out
