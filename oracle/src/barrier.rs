@@ -26,10 +26,17 @@
 //! exited. So a count reached by the warps that arrive completes one barrier with
 //! them all; a count of one warp completes a barrier per warp, each reducing its
 //! own warp's threads ("the final value is written to the destination register in
-//! all threads waiting at the barrier"). A count between the two leaves open which
-//! warps meet (whichever arrive first), and a count above the warps that arrive is
-//! never reached: neither is modelled. The document gives no meaning to a count of
-//! 0 (ptxas takes it), so it is not modelled either.
+//! all threads waiting at the barrier"). A count of `g` warps between the two,
+//! where `g` divides the warps that arrive, completes the barrier once per `g`
+//! warps, as a count of one warp completes it once per warp (a completed
+//! barrier is used again by the warps after): which warps meet is whichever
+//! arrive first, so it is
+//! modelled only where that cannot matter, every arriving warp's own reduction
+//! being the same (`.popc`: the same count, so each barrier's is `g` times it).
+//! Any other count leaves part of the warps waiting for a barrier never reached,
+//! and a count above the warps that arrive is never reached at all: neither is
+//! modelled. The document gives no meaning to a count of 0 (ptxas takes it), so
+//! it is not modelled either.
 
 use crate::warp::{Lane, WARP_SIZE};
 
@@ -61,12 +68,13 @@ pub enum Thread {
 pub fn bar_red(op: Reduction, threads: &[Thread], count: Option<u32>) -> Option<Vec<Lane<u32>>> {
     let arrives = |w: &[Thread]| w.iter().any(|t| matches!(t, Thread::Arrives(_)));
     let warps = threads.chunks(WARP_SIZE).filter(|w| arrives(w)).count() as u64;
-    // One barrier for every warp that arrives, or (a count of one warp) one each.
-    let per_warp = match count.map(u64::from) {
+    // The warps each barrier completes with: every warp that arrives, one (each
+    // warp alone), or `g` of them where `g` divides the warps that arrive.
+    let group = match count.map(u64::from) {
         _ if warps == 0 => return None,
-        None => false,
-        Some(b) if b == warps * WARP_SIZE as u64 => false,
-        Some(b) if b == WARP_SIZE as u64 => true,
+        None => warps,
+        Some(b) if b == 0 || b % WARP_SIZE as u64 != 0 => return None,
+        Some(b) if warps.is_multiple_of(b / WARP_SIZE as u64) => b / WARP_SIZE as u64,
         Some(_) => return None,
     };
     let reduce = |ts: &[Thread]| {
@@ -84,11 +92,28 @@ pub fn bar_red(op: Reduction, threads: &[Thread], count: Option<u32>) -> Option<
         }
     };
     let whole = reduce(threads);
+    // Fewer warps than arrive meet at each barrier, in an order the document
+    // leaves open: a value only where every arriving warp's own is the same, so
+    // that any `group` of them gives one value.
+    let per_warp: Vec<u32> = threads.chunks(WARP_SIZE).filter(|w| arrives(w)).map(reduce).collect();
+    let met = match group {
+        g if g == warps => None,
+        1 => None,
+        g if per_warp.windows(2).all(|p| p[0] == p[1]) => Some(match op {
+            Reduction::Popc => per_warp[0] * g as u32,
+            Reduction::And | Reduction::Or => per_warp[0],
+        }),
+        _ => return None,
+    };
     Some(
         threads
             .chunks(WARP_SIZE)
             .flat_map(|w| {
-                let value = if per_warp { reduce(w) } else { whole };
+                let value = match (group, met) {
+                    (_, Some(v)) => v,
+                    (1, None) if warps > 1 => reduce(w),
+                    _ => whole,
+                };
                 w.iter().map(move |t| match t {
                     Thread::Arrives(_) => Lane::Value(value),
                     Thread::Exited => Lane::NotExecuted,
@@ -200,5 +225,77 @@ mod tests {
         let four = [t.clone(), t].concat();
         assert_eq!(bar_red(Reduction::Popc, &four, Some(64)), None);
         assert_eq!(bar_red(Reduction::Popc, &four, Some(0)), None);
+    }
+
+    /// A CTA of four warps, 128 threads: warp `w` has `true` in its first `n[w]`
+    /// lanes, `false` in the rest.
+    fn four_warps(n: [usize; 4]) -> Vec<Thread> {
+        (0..128).map(|t| Arrives(t % 32 < n[t / 32])).collect()
+    }
+
+    /// Four warps, no count: "all threads in the CTA participate", and `.popc`
+    /// counts the true predicates of all 128 threads (1 + 2 + 3 + 4), `.and` is
+    /// false where one is, `.or` true where one is.
+    #[test]
+    fn four_warps_reduce_over_all_128_threads() {
+        let t = four_warps([1, 2, 3, 4]);
+        assert_eq!(bar_red(Reduction::Popc, &t, None).unwrap(), vec![Lane::Value(10); 128]);
+        assert_eq!(bar_red(Reduction::Popc, &t, Some(128)).unwrap(), vec![Lane::Value(10); 128]);
+        assert_eq!(bar_red(Reduction::And, &t, None).unwrap(), vec![Lane::Value(0); 128]);
+        assert_eq!(bar_red(Reduction::Or, &t, None).unwrap(), vec![Lane::Value(1); 128]);
+        let all = four_warps([32; 4]);
+        assert_eq!(bar_red(Reduction::And, &all, Some(128)).unwrap(), vec![Lane::Value(1); 128]);
+    }
+
+    /// Four warps of which the last exited whole: the three that arrive make
+    /// `b = 96` ("a multiple of the warp size"), the count they reach; 128 is
+    /// never reached, and the exited warp's threads get nothing.
+    #[test]
+    fn three_of_four_warps_reach_a_count_of_96() {
+        let mut t = four_warps([1, 2, 3, 4]);
+        t[96..].fill(Exited);
+        let got = bar_red(Reduction::Popc, &t, Some(96)).unwrap();
+        assert_eq!(got[..96], vec![Lane::Value(6); 96][..]);
+        assert_eq!(got[96..], vec![Lane::NotExecuted; 32][..]);
+        assert_eq!(bar_red(Reduction::Popc, &t, None).unwrap(), got);
+        assert_eq!(bar_red(Reduction::Popc, &t, Some(128)), None);
+        // 64 does not divide the three warps: one would wait on a barrier never
+        // reached.
+        assert_eq!(bar_red(Reduction::Popc, &t, Some(64)), None);
+    }
+
+    /// `b = 64` over four arriving warps: two barriers of two warps each, which
+    /// pair unknown; one value only where every warp's own reduction is the same
+    /// (three true each: 6 per pair), none where they differ.
+    #[test]
+    fn a_count_of_two_of_four_warps_needs_equal_warps() {
+        let even = four_warps([3; 4]);
+        assert_eq!(bar_red(Reduction::Popc, &even, Some(64)).unwrap(), vec![Lane::Value(6); 128]);
+        assert_eq!(bar_red(Reduction::And, &even, Some(64)).unwrap(), vec![Lane::Value(0); 128]);
+        assert_eq!(bar_red(Reduction::Or, &even, Some(64)).unwrap(), vec![Lane::Value(1); 128]);
+        assert_eq!(bar_red(Reduction::Popc, &four_warps([1, 2, 3, 4]), Some(64)), None);
+        // `.and` and `.or` need only the warps' truth to agree.
+        let ors = four_warps([1, 2, 3, 4]);
+        assert_eq!(bar_red(Reduction::Or, &ors, Some(64)).unwrap(), vec![Lane::Value(1); 128]);
+        assert_eq!(bar_red(Reduction::And, &ors, Some(64)).unwrap(), vec![Lane::Value(0); 128]);
+        // A count of one warp: each warp its own count.
+        let got = bar_red(Reduction::Popc, &ors, Some(32)).unwrap();
+        assert_eq!([got[0], got[32], got[64], got[127]], [1, 2, 3, 4].map(Lane::Value));
+        // Not a multiple of the warp size: outside the model.
+        assert_eq!(bar_red(Reduction::Popc, &even, Some(48)), None);
+    }
+
+    /// The largest CTA, 32 warps (1024 threads): a count of 16 warps over equal
+    /// warps, and an exited warp among them that does not arrive.
+    #[test]
+    fn thirty_two_warps() {
+        let t: Vec<Thread> = (0..1024).map(|t| Arrives(t % 32 == 0)).collect();
+        assert_eq!(bar_red(Reduction::Popc, &t, None).unwrap(), vec![Lane::Value(32); 1024]);
+        assert_eq!(bar_red(Reduction::Popc, &t, Some(512)).unwrap(), vec![Lane::Value(16); 1024]);
+        let mut gone = t.clone();
+        gone[992..].fill(Exited);
+        // 31 warps arrive: 1024 is never reached, 31 × 32 is.
+        assert_eq!(bar_red(Reduction::Popc, &gone, Some(1024)), None);
+        assert_eq!(bar_red(Reduction::Popc, &gone, Some(992)).unwrap()[0], Lane::Value(31));
     }
 }

@@ -8,7 +8,7 @@ use ptxvec_oracle::warp::{DestPred, Lane, WARP_SIZE};
 use super::catalog::{self, Named};
 use super::{Draft, Sampling};
 use crate::error::{Error, Result};
-use crate::record::{Bits, Expectation, Inputs, LaneValue, Out, Outputs, WarpInputs};
+use crate::record::{Bits, Expectation, Inputs, LaneMask, LaneValue, Out, Outputs, WarpInputs};
 
 /// Who takes part in a collective.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -65,7 +65,7 @@ impl LaneInputs {
         let lane = |v: &Option<LaneValue>, l: usize| v.as_ref().map_or(0, |v| v.lane(l));
         LaneInputs {
             membermask: value(w.membermask) as u32,
-            executing: w.executing.value as u32,
+            executing: w.executing.warp(0),
             a: std::array::from_fn(|l| lane(&w.a, l)),
             b: std::array::from_fn(|l| lane(&w.b, l) as u32),
             c: std::array::from_fn(|l| lane(&w.c, l) as u32),
@@ -200,8 +200,8 @@ impl Warp {
     pub fn inputs(self) -> Inputs {
         Inputs::Warp(WarpInputs {
             membermask: self.membermask.map(|m| Bits::new(m, 32)),
-            executing: Bits::new(self.executing, 32),
-            exited: (self.exited != 0).then(|| Bits::new(self.exited, 32)),
+            executing: LaneMask::new(self.executing, 32),
+            exited: (self.exited != 0).then(|| LaneMask::new(self.exited, 32)),
             a: self.a.map(|(a, w)| LaneValue::PerLane(lane_bits(&a, w))),
             b: self.b,
             c: self.c.map(|c| LaneValue::Warp(Bits::new(c, 32))),
@@ -311,7 +311,7 @@ pub fn active_only(d: Draft) -> Option<Draft> {
         return None;
     };
     let mm = w.membermask.take()?;
-    if mm.value != w.executing.value || w.exited.is_some() {
+    if LaneMask::from(mm) != w.executing || w.exited.is_some() {
         return None;
     }
     Some(Draft {

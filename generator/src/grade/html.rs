@@ -15,7 +15,7 @@ use std::fmt::Write;
 
 use super::junit::escape;
 use super::report::{CaseInputs, FailureGroup, Report, Section, TestCase, EXAMPLES, NOTHING_GRADED};
-use crate::record::{Bits, Inputs, LaneValue, Out, WarpInputs};
+use crate::record::{Bits, Inputs, LaneMask, LaneValue, Out, WarpInputs};
 
 const STYLE: &str = "body{font-family:sans-serif;margin:1.5em}\
 table{border-collapse:collapse;margin-bottom:1.5em}\
@@ -184,9 +184,19 @@ fn inputs(t: &TestCase) -> String {
     }
 }
 
+/// A thread mask as a value.
+fn mask(m: &LaneMask) -> String {
+    format!("<span class=\"v\">{m}</span>")
+}
+
 /// Lane `l`'s bit of a mask, as a table cell says it.
 fn bit(mask: u64, l: usize) -> &'static str {
-    if mask >> l & 1 == 1 {
+    yes_no(mask >> l & 1 == 1)
+}
+
+/// A bit as a table cell says it.
+fn yes_no(set: bool) -> &'static str {
+    if set {
         "yes"
     } else {
         "no"
@@ -201,9 +211,9 @@ fn warp(t: &TestCase, w: &WarpInputs) -> String {
     if let Some(m) = &w.membermask {
         shared.push(format!("membermask {}", value(m)));
     }
-    shared.push(format!("executing {}", value(&w.executing)));
+    shared.push(format!("executing {}", mask(&w.executing)));
     if let Some(e) = &w.exited {
-        shared.push(format!("exited {}", value(e)));
+        shared.push(format!("exited {}", mask(e)));
     }
     // The sources one for the warp: shfl's `c` is never per lane, so it reads
     // without "(every lane)"; a source that may be either says so.
@@ -250,8 +260,8 @@ fn warp(t: &TestCase, w: &WarpInputs) -> String {
         let _ = write!(
             h,
             "<td>{}</td><td>{}</td>",
-            bit(w.executing.value, l),
-            bit(exits, l)
+            yes_no(w.executing.get(l)),
+            yes_no(exits.get(l))
         );
         for (_, list) in &per_lane {
             let _ = write!(h, "<td>{}</td>", list.get(l).map(value).unwrap_or_default());

@@ -23,6 +23,9 @@ pub enum BitsError {
     /// Not `0x` followed by 1 to 16 hex digits.
     #[error("`{0}` is not a bit pattern: expected `0x` and 1 to 16 hex digits")]
     Syntax(String),
+    /// Not `0x` followed by 1 to 256 hex digits (a thread mask).
+    #[error("`{0}` is not a thread mask: expected `0x` and 1 to 256 hex digits")]
+    MaskSyntax(String),
     /// More bits than the field holds.
     #[error("`{text}` does not fit in {width} bits")]
     TooWide {

@@ -4,7 +4,7 @@
 //! tens of thousands; most of a line is bit patterns and fixed keys, which need
 //! no escaping. Strings that may need it go through serde_json itself.
 
-use super::{Bits, Expectation, Inputs, LaneValue, Outputs, Record, Requirement, WarpInputs};
+use super::{Bits, Expectation, Inputs, LaneMask, LaneValue, Outputs, Record, Requirement, WarpInputs};
 
 /// Appends the record's line (no newline) to `out`.
 pub fn write<S: AsRef<str>>(rec: &Record<S>, out: &mut Vec<u8>) {
@@ -178,6 +178,18 @@ const HEX_PAIRS: [u8; 512] = {
     t
 };
 
+/// A thread mask: as a bit pattern up to 64 threads (the same bytes), by its
+/// Display above (a CTA of more warps, a few records a variant).
+fn mask(out: &mut Vec<u8>, m: &LaneMask) {
+    if m.width() <= 64 {
+        bits(out, &Bits::new(m.low(), m.width()));
+    } else {
+        out.push(b'"');
+        out.extend_from_slice(m.to_string().as_bytes());
+        out.push(b'"');
+    }
+}
+
 fn bits_list(out: &mut Vec<u8>, v: &[Bits]) {
     list(out, v, bits);
 }
@@ -234,10 +246,10 @@ fn warp(obj: &mut Object<'_>, w: &WarpInputs) {
         }
     }
     obj.key("executing");
-    bits(obj.out, &w.executing);
+    mask(obj.out, &w.executing);
     if let Some(x) = &w.exited {
         obj.key("exited");
-        bits(obj.out, x);
+        mask(obj.out, x);
     }
     if let Some(m) = &w.membermask {
         obj.key("membermask");
@@ -342,8 +354,8 @@ mod tests {
         ];
         let warp = WarpInputs {
             membermask: Some(b(0xffff_ffff, 32)),
-            executing: b(0xffff, 32),
-            exited: Some(b(0x1_0000, 32)),
+            executing: LaneMask::new(0xffff, 32),
+            exited: Some(LaneMask::new(0x1_0000, 32)),
             a: Some(LaneValue::PerLane(vec![b(7, 32); 32])),
             b: Some(LaneValue::PerLane(vec![b(1, 32); 32])),
             c: Some(LaneValue::Warp(b(0x1f, 32))),
@@ -434,6 +446,18 @@ mod tests {
                 ..warp
             }),
             seed: Some(0),
+            ..base.clone()
+        });
+        // A CTA of 32 warps: masks of 1024 threads, 256 digits.
+        out.push(Record {
+            inputs: Inputs::Warp(WarpInputs {
+                membermask: None,
+                executing: LaneMask::from_fn(1024, |t| t % 3 == 0),
+                exited: Some(LaneMask::from_fn(1024, |t| t % 3 != 0 && t > 900)),
+                a: Some(LaneValue::Warp(b(0, 32))),
+                b: Some(LaneValue::Warp(b(992, 32))),
+                c: Some(LaneValue::PerLane((0..1024).map(|t| b(t % 2, 4)).collect())),
+            }),
             ..base
         });
         out
@@ -444,6 +468,21 @@ mod tests {
         for rec in records() {
             assert_eq!(by_hand(&rec), by_serde(&rec));
         }
+    }
+
+    /// A record of a CTA of 1024 threads reads back as written: its masks at
+    /// 256 digits, by serde and by the hand reader alike.
+    #[test]
+    fn a_wide_mask_reads_back() {
+        let rec = records().pop().unwrap();
+        let line = rec.to_line();
+        // Threads 1023 and 1020 (every third), 1017, 1014, 1011 and 1008: 0x9249.
+        assert!(line.contains(r#""executing":"0x9249"#), "{line}");
+        assert_eq!(Record::from_line(&line).unwrap(), rec);
+        let borrowed = Record::from_line_borrowed(&line).unwrap();
+        assert_eq!(borrowed.inputs, rec.inputs);
+        let Inputs::Warp(w) = &rec.inputs else { panic!() };
+        assert_eq!(w.executing.to_string().len(), 2 + 256);
     }
 
     #[test]

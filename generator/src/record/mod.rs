@@ -10,6 +10,7 @@ pub mod bits;
 pub mod expectation;
 pub mod index;
 mod line;
+pub mod mask;
 pub mod position;
 mod scan;
 pub mod shape;
@@ -25,6 +26,7 @@ use ptxvec_oracle::profile::Profile;
 
 pub use bits::{Bits, BitsError};
 pub use expectation::Expectation;
+pub use mask::LaneMask;
 pub use shape::{Field, Out, OutShape, Per, Shape, Source, WarpShape};
 
 pub use crate::syntax::case::NeedRecord as Requirement;
@@ -106,12 +108,13 @@ pub enum Inputs {
 pub struct WarpInputs {
     /// The membermask operand (all but `activemask`).
     pub membermask: Option<Bits>,
-    /// The lanes that execute the instruction.
-    pub executing: Bits,
+    /// The lanes that execute the instruction: one bit per thread of the record
+    /// (a warp's 32, or a CTA's), whose width states the record's threads.
+    pub executing: LaneMask,
     /// Lanes outside the membermask that exited before the instruction. Members
     /// that do not execute have always exited; other lanes that do not execute
     /// are alive and branch around the instruction.
-    pub exited: Option<Bits>,
+    pub exited: Option<LaneMask>,
     /// The source `a`: one per lane (the collectives' source), or one for the
     /// warp (`bar.red`'s barrier number), as the shape says.
     pub a: Option<LaneValue>,
@@ -130,9 +133,12 @@ impl WarpInputs {
 
     /// Every lane that exited before the instruction: the members that do not
     /// execute, and `exited`.
-    pub fn exits(&self) -> u64 {
+    pub fn exits(&self) -> LaneMask {
         let mm = self.membermask.map_or(0, |b| b.value);
-        (mm & !self.executing.value) | self.exited.map_or(0, |b| b.value)
+        let width = self.executing.width();
+        LaneMask::from_fn(width, |t| {
+            (t < 64 && mm >> t & 1 == 1 && !self.executing.get(t)) || self.exited.as_ref().is_some_and(|x| x.get(t))
+        })
     }
 }
 
@@ -196,9 +202,9 @@ struct InputFields {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     c: Option<LaneValue>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    executing: Option<Bits>,
+    executing: Option<LaneMask>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    exited: Option<Bits>,
+    exited: Option<LaneMask>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     mem: Option<Vec<Bits>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -510,7 +516,12 @@ impl Inputs {
                 let lanes = ws.threads();
                 let b32 = Field::Bits(32);
                 // A lane mask spans the record's threads: 32 bits for a warp.
-                let mask = Field::Bits(lanes as u32);
+                let mask = |key: &str, m: LaneMask| {
+                    m.fit(lanes as u32).map_err(|err| ShapeError::Bits {
+                        key: key.to_owned(),
+                        err,
+                    })
+                };
                 let membermask = match (membermask, w.membermask) {
                     (true, Some(v)) => Some(fit_one("membermask", v, b32)?),
                     (true, None) => return Err(ShapeError::Missing("membermask")),
@@ -547,17 +558,17 @@ impl Inputs {
                 };
                 let fitted = WarpInputs {
                     membermask,
-                    executing: fit_one("executing", w.executing, mask)?,
-                    exited: w.exited.map(|x| fit_one("exited", x, mask)).transpose()?,
+                    executing: mask("executing", w.executing)?,
+                    exited: w.exited.map(|x| mask("exited", x)).transpose()?,
                     a: source("a", a, w.a)?,
                     b: source("b", b, w.b)?,
                     c: source("c", c, w.c)?,
                 };
-                if let Some(x) = fitted.exited {
-                    if x.value & fitted.executing.value != 0 {
+                if let Some(x) = &fitted.exited {
+                    if x.intersects(&fitted.executing) {
                         return Err(ShapeError::Exited("a lane both executes and exited"));
                     }
-                    if x.value & fitted.membermask.map_or(0, |m| m.value) != 0 {
+                    if x.low() & fitted.membermask.map_or(0, |m| m.value) != 0 {
                         return Err(ShapeError::Exited(
                             "lists a member (members that do not execute have exited already)",
                         ));

@@ -22,7 +22,7 @@ use std::collections::BTreeMap;
 
 use ptxvec_oracle::profile::Profile;
 
-use super::{by_profile, Bits, Expectation, InputFields, Inputs, LaneValue, Outputs, Record, Requirement};
+use super::{by_profile, Bits, Expectation, InputFields, Inputs, LaneMask, LaneValue, Outputs, Record, Requirement};
 
 /// The record on `line`, or `None` where serde must read it.
 pub fn record(line: &str) -> Option<Record<&str>> {
@@ -264,6 +264,11 @@ impl<'a> Scan<'a> {
         Some(Requirement { ptx: ptx?, target })
     }
 
+    /// A thread mask: [`LaneMask::parse`] of a [`Self::string`].
+    fn mask(&mut self) -> Option<LaneMask> {
+        LaneMask::parse(self.string()?).ok()
+    }
+
     fn lane_value(&mut self) -> Option<LaneValue> {
         if self.peek()? == b'[' {
             self.list(Self::bits).map(LaneValue::PerLane)
@@ -282,8 +287,8 @@ impl<'a> Scan<'a> {
                 0 => f.a = Some(s.lane_value()?),
                 1 => f.b = Some(s.lane_value()?),
                 2 => f.c = Some(s.lane_value()?),
-                3 => f.executing = Some(s.bits()?),
-                4 => f.exited = Some(s.bits()?),
+                3 => f.executing = Some(s.mask()?),
+                4 => f.exited = Some(s.mask()?),
                 5 => f.mem = Some(bits_list(s)?),
                 6 => f.membermask = Some(s.bits()?),
                 7 => f.operand = Some(bits_list(s)?),
@@ -425,7 +430,9 @@ mod tests {
             (r#"{"text":"x","inputs":{"executing":"0x1","b":["0x1","0x2"]}}"#.to_owned(), true),
             (r#"{"text":"x","inputs":{"executing":"0x1","b":"0x12345678"}}"#.to_owned(), true),
             (r#"{"text":"x","inputs":{"executing":"0x0000000000000001"}}"#.to_owned(), true),
-            (r#"{"text":"x","inputs":{"executing":"0x00000000000000001"}}"#.to_owned(), false),
+            (r#"{"text":"x","inputs":{"executing":"0x00000000000000001"}}"#.to_owned(), true),
+            (format!(r#"{{"text":"x","inputs":{{"executing":"0x{}"}}}}"#, "f".repeat(256)), true),
+            (format!(r#"{{"text":"x","inputs":{{"executing":"0x{}"}}}}"#, "0".repeat(257)), false),
             (r#"{"text":"x","inputs":{"executing":"0x"}}"#.to_owned(), false),
             (r#"{"text":"x","inputs":{"executing":"0X1"}}"#.to_owned(), false),
             (r#"{"text":"x","inputs":{"executing":"0xAbC"}}"#.to_owned(), true),

@@ -132,7 +132,7 @@ impl Source {
 pub struct WarpShape {
     /// The warps of the CTA a record runs: 1 for a warp collective, more for an
     /// instruction over the CTA (`bar.red`). Lanes and masks then span the CTA's
-    /// threads, warp after warp; a mask is one bit pattern, so at most 2.
+    /// threads, warp after warp, up to the largest CTA's 1024 ([`super::LaneMask`]).
     pub warps: usize,
     /// A `membermask` operand (all but `activemask`).
     pub membermask: bool,

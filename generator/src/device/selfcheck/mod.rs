@@ -112,7 +112,7 @@ pub fn skipped(r: &Record) -> bool {
     match &r.inputs {
         Inputs::Warp(w) => {
             let mm = w.membermask.map_or(0, |b| b.value);
-            mm != 0 && w.executing.value & !mm != 0
+            mm != 0 && (0..w.executing.width() as usize).any(|t| w.executing.get(t) && (t >= 64 || mm >> t & 1 == 0))
         }
         Inputs::Memory { .. } | Inputs::Contention { .. } => false,
     }

@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 
 use ptxvec_oracle::profile::Profile;
 
-use super::super::{code, contention as contention_of, skipped, Execution, Suite, WARP};
+use super::super::{code, contention as contention_of, skipped, Execution, Suite};
 use super::store_bits;
 use crate::device::ptx::Module;
 use crate::record::{Bits, Expectation, Inputs, Per, Shape, Source};
@@ -148,8 +148,12 @@ fn warp_inputs(m: &mut Module, s: &Suite) {
             let value = |x: Option<Bits>| x.map_or(0, |x| x.value);
             flags.push(u64::from(skipped(r)) | u64::from(s.negates(r)) << 1 | u64::from(s.omits(r)) << 2);
             mm.push(value(w.membermask));
-            ex.push(w.executing.value);
-            exits.push(w.exits());
+            // A word per warp: record × warps + warp.
+            let exited = w.exits();
+            for k in 0..shape.warps {
+                ex.push(u64::from(w.executing.warp(k)));
+                exits.push(u64::from(exited.warp(k)));
+            }
             for (key, src, values) in &mut sources {
                 let v = w.sources().into_iter().find_map(|(k, v)| (k == *key).then_some(v)).and_then(Option::as_ref);
                 let lane = |l: usize| v.map_or(0, |v| v.lane(l));
@@ -164,8 +168,9 @@ fn warp_inputs(m: &mut Module, s: &Suite) {
     if shape.sources().any(|(_, src)| src.optional) {
         m.comment(
             "Per record: flags (bit 0 skip, bit 1 negate the predicate source, bit 2 leave\n\
-             the optional operand out), membermask, executing threads, threads that exit\n\
-             first (the others branch around).",
+             the optional operand out), membermask. Per record and warp (record × warps +\n\
+             warp, a bit per lane): executing threads, threads that exit first (the others\n\
+             branch around).",
         );
     } else {
         m.comment(
@@ -173,12 +178,10 @@ fn warp_inputs(m: &mut Module, s: &Suite) {
              executing lanes, lanes that exit first (the others branch around).",
         );
     }
-    // A mask spans the record's threads: 64 bits for a CTA of two warps.
-    let mask_bits = if s.threads() > WARP { 64 } else { 32 };
     m.array("ptxvec_flags", 32, &flags);
     m.array("ptxvec_membermask", 32, &mm);
-    m.array("ptxvec_executing", mask_bits, &ex);
-    m.array("ptxvec_exits", mask_bits, &exits);
+    m.array("ptxvec_executing", 32, &ex);
+    m.array("ptxvec_exits", 32, &exits);
     // `a` under its own comment, `b` and `c` under one.
     let say = |key: &str, src: &Source| match src.per {
         Per::Warp => format!("Per record: {key}."),

@@ -117,24 +117,26 @@ pub(super) fn body(c: &mut Code, s: &Suite, check: Option<&ExpectData>) {
     c.ins("mul.wide.u32 %rd2, %r1, 4");
     load(c, "u32", "%r4", "ptxvec_flags", "%rd2");
     load(c, "u32", "%r5", "ptxvec_membermask", "%rd2");
-    // The masks, at their width: a CTA of several warps has one bit per thread in
-    // 64 (indexed by `%rd6`), a warp in 32 (by `%rd2`, as the flags).
-    // [executing, exits, the thread's bit, exits & bit, executing & bit].
-    let (bits, index, [ex, exits, bit, exited, executes]) = if s.threads() > WARP {
-        c.ins("mul.wide.u32 %rd6, %r1, 8");
-        (64, "%rd6", ["%rd7", "%rd8", "%rd9", "%rd10", "%rd11"])
+    // The masks, a 32-bit word per warp: a warp's by the record (`%rd2`, as the
+    // flags); a CTA of several warps' by the thread's warp of all the records'
+    // (`%r12`: `%r3 / 32`, record × warps + warp), its bit by its lane (`%r13`).
+    let (index, lane) = if s.threads() > WARP {
+        c.ins("shr.u32 %r12, %r3, 5");
+        c.ins("mul.wide.u32 %rd6, %r12, 4");
+        c.ins("and.b32 %r13, %r0, 31");
+        ("%rd6", "%r13")
     } else {
-        (32, "%rd2", ["%r6", "%r11", "%r8", "%r9", "%r10"])
+        ("%rd2", "%r0")
     };
-    load(c, &format!("u{bits}"), ex, "ptxvec_executing", index);
-    load(c, &format!("u{bits}"), exits, "ptxvec_exits", index);
+    load(c, "u32", "%r6", "ptxvec_executing", index);
+    load(c, "u32", "%r11", "ptxvec_exits", index);
     c.ins("and.b32 %r7, %r4, 1");
     c.branch_if("ne.u32", "%p0", "%r7", 0, "DONE");
-    ins!(c, "shl.b{bits} {bit}, 1, %r0");
-    ins!(c, "and.b{bits} {exited}, {exits}, {bit}");
-    ins!(c, "and.b{bits} {executes}, {ex}, {bit}");
-    ins!(c, "setp.ne.u{bits} %p1, {exited}, 0");
-    ins!(c, "setp.eq.u{bits} %p2, {executes}, 0");
+    ins!(c, "shl.b32 %r8, 1, {lane}");
+    c.ins("and.b32 %r9, %r11, %r8");
+    c.ins("and.b32 %r10, %r6, %r8");
+    c.ins("setp.ne.u32 %p1, %r9, 0");
+    c.ins("setp.eq.u32 %p2, %r10, 0");
     c.comment(
         "Lanes that exit first leave the warp; other lanes that do not execute branch around.",
     );
