@@ -630,6 +630,32 @@ fn lowering_stops_at_the_requirement() {
     assert!(stderr(&o).contains("is past its withdrawal (PTX ISA 6.4 on .target sm_70 and later)"));
 }
 
+/// Every run's module is ASCII, comments included: the CUDA 13.0 driver's JIT refuses
+/// a module with any other byte ("a PTX JIT compilation failed"), as ptxas 12.9 does
+/// ("Unexpected non-ASCII character"), though ptxas 13.5 takes it. A `×` in a
+/// comment once kept `bar.red`'s modules off the H200. Each run's first records stand
+/// for all of them: the text around the data does not depend on the count.
+#[test]
+fn every_module_is_ascii() {
+    let runs: Vec<Suite> = suites().iter().flat_map(Suite::runs).collect();
+    let bad: Vec<String> = runs
+        .par_iter()
+        .flat_map(|s| {
+            let mut s = s.clone();
+            s.records.truncate(3);
+            let (ptx, target) = s.requires[0].clone();
+            [Entries::Both, Entries::Raw].map(|entries| {
+                let text = module(&s, &ptx, &target, entries);
+                let line = text.lines().position(|l| !l.is_ascii()).map(|n| n + 1);
+                line.map(|n| format!("{} ({entries:?}): line {n}: {}", s.id, text.lines().nth(n - 1).unwrap()))
+            })
+        })
+        .flatten()
+        .collect();
+    assert!(runs.len() >= 180, "only {} runs", runs.len());
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
 /// `silicon --emit-ptx` writes each run's module without a GPU: one file for a
 /// variant without windows, one per window for a generic `red`, each the module
 /// `emit-ptx --variant` writes.

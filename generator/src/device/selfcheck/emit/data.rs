@@ -168,7 +168,7 @@ fn warp_inputs(m: &mut Module, s: &Suite) {
     if shape.sources().any(|(_, src)| src.optional) {
         m.comment(
             "Per record: flags (bit 0 skip, bit 1 negate the predicate source, bit 2 leave\n\
-             the optional operand out), membermask. Per record and warp (record × warps +\n\
+             the optional operand out), membermask. Per record and warp (record * warps +\n\
              warp, a bit per lane): executing threads, threads that exit first (the others\n\
              branch around).",
         );
