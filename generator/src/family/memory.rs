@@ -12,7 +12,7 @@ use super::catalog::{self, Named};
 use super::{int_op, Draft, Execution, Family, MemSpace, NotComputed, Quals, Sampling};
 use crate::error::{Error, Result};
 use crate::record::expectation::CONTENDERS;
-use crate::record::{Bits, Expectation, Inputs, Out, Outputs, Shape};
+use crate::record::{Along, Bits, Dir, Expectation, Inputs, MemoryShape, Out, Outputs, Shape, Slot};
 use crate::syntax::spelling::Spelling;
 
 impl Family for Reduction {
@@ -26,16 +26,8 @@ impl Family for Reduction {
     }
 
     fn shape(self) -> Shape {
-        Shape::Memory {
-            width: self.element.bits(),
-            elements: usize::from(self.lanes.max(1)),
-            float: match self.element {
-                Element::Float(f) => Some(f),
-                Element::Int(_) => None,
-            },
-            returns: false,
-            swap: false,
-        }
+        let (mem, operand) = slots(self);
+        Shape::Memory(MemoryShape::new(usize::from(self.lanes.max(1)), &[mem, operand]))
     }
 
     /// Each catalog's classes crossed in full first, then contention, then the
@@ -52,10 +44,14 @@ impl Family for Reduction {
 
     fn outputs(self, _negate: bool, inputs: &Inputs, profile: Profile) -> Result<Outputs<Expectation>> {
         match inputs {
-            Inputs::Memory { mem, operand, .. } => {
-                Ok(apply(self, mem, std::slice::from_ref(operand), profile))
-            }
-            Inputs::Contention { mem, operands, .. } => Ok(apply(self, mem, operands, profile)),
+            Inputs::Memory { mem, slots } => match slots.get(OPERAND) {
+                Some(operand) => Ok(apply(self, mem, std::slice::from_ref(operand), profile)),
+                None => Err(Error::Input(format!("a memory reduction takes \"{OPERAND}\""))),
+            },
+            Inputs::Contention { mem, slots } => match slots.get(OPERAND) {
+                Some(operands) => Ok(apply(self, mem, operands, profile)),
+                None => Err(Error::Input(format!("a contention record takes \"{OPERAND}s\""))),
+            },
             Inputs::Warp(_) => Err(Error::Input(
                 "a memory reduction takes \"mem\" and \"operand\", not warp inputs".to_owned(),
             )),
@@ -63,7 +59,7 @@ impl Family for Reduction {
     }
 
     fn execution(self, s: &Spelling<'_>) -> Execution {
-        execution(s, self.engine, self.element.bits(), self.lanes, self.packed, false)
+        execution(s, self.engine, self.element.bits(), self.lanes)
     }
 
     fn choices(self, s: &Spelling<'_>) -> Vec<String> {
@@ -87,6 +83,43 @@ impl Family for Reduction {
         }
         out
     }
+}
+
+/// The name of the slot each thread reduces with (the doc's `b`; the bulk form's
+/// source buffer).
+pub(super) const OPERAND: &str = "operand";
+
+/// The slots of a reduction's records: the memory, before and after (`mem`, at
+/// the doc's address operand), and each thread's operand (`b`), of the
+/// reduction's element, two to a 32-bit register where packed (`.f16x2`).
+pub(super) fn slots(r: Reduction) -> (Slot, Slot) {
+    let width = r.element.bits();
+    let float = match r.element {
+        Element::Float(f) => Some(f),
+        Element::Int(_) => None,
+    };
+    let mem = Slot {
+        name: Out::Mem.name(),
+        dir: Dir::Both,
+        along: Along::Element,
+        width,
+        register: width,
+        float,
+        operands: &["a", "dstMem"],
+        about: "memory before",
+        per_thread: "the memory",
+    };
+    let operand = Slot {
+        name: OPERAND,
+        dir: Dir::In,
+        along: Along::Thread,
+        register: if r.packed { 32 } else { width },
+        operands: &["b", "srcMem"],
+        about: "operand",
+        per_thread: "its operand",
+        ..mem
+    };
+    (mem, operand)
 }
 
 /// What a reduction spelling of `engine` computes (red's, atom's and
@@ -141,9 +174,8 @@ pub(super) fn reduction(s: &Spelling<'_>, engine: Engine) -> std::result::Result
 }
 
 /// How a device runs a memory variant of `engine`: `width`-bit elements, `lanes`
-/// of them, two to a register where `packed`, both in one `.b128` register where
-/// `b128`.
-pub(super) fn execution(s: &Spelling<'_>, engine: Engine, width: u32, lanes: u8, packed: bool, b128: bool) -> Execution {
+/// of them (the registers that hold them are the slots').
+pub(super) fn execution(s: &Spelling<'_>, engine: Engine, width: u32, lanes: u8) -> Execution {
     let q = Quals::of(s);
     let space = q.first(QualKind::Space);
     Execution::Memory {
@@ -170,12 +202,10 @@ pub(super) fn execution(s: &Spelling<'_>, engine: Engine, width: u32, lanes: u8,
         },
         width,
         lanes: u32::from(lanes.max(1)),
-        packed,
         vector: q.first(QualKind::Vector).is_some(),
         // A vector's generic address, and red.async's, point into global memory
         // alone (`Engine::generic`).
         global_only: engine.generic_points_global(q.first(QualKind::Vector).is_some()) == Some(true),
-        b128,
     }
 }
 
@@ -298,7 +328,7 @@ fn accesses(r: Reduction, pairs: &[(Named, Named)]) -> Vec<(Inputs, Vec<String>)
                 .iter()
                 .map(|(m, o)| format!("{} {}", m.class, o.class))
                 .collect();
-            (Inputs::Memory { mem, operand, swap: None }, class)
+            (Inputs::one_thread(mem, [(OPERAND, operand)]), class)
         })
         .collect()
 }
@@ -383,14 +413,10 @@ fn contention_inputs(at: &Sampling<'_>, r: Reduction) -> Vec<(Inputs, Vec<String
             continue;
         }
         let bits = |x: &u64| Bits::new(*x, width);
-        let ins = Inputs::Contention {
-            swaps: None,
-            mem: mem.iter().map(bits).collect(),
-            operands: threads
-                .iter()
-                .map(|t| t.iter().map(bits).collect())
-                .collect(),
-        };
+        let ins = Inputs::threads(
+            mem.iter().map(bits).collect(),
+            [(OPERAND, threads.iter().map(|t| t.iter().map(bits).collect()).collect())],
+        );
         out.push((ins, vec![format!("contention_{CONTENDERS} {kind}"); elems]));
     }
     out

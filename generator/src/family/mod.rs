@@ -207,8 +207,6 @@ pub enum Execution {
         width: u32,
         /// Elements per record (vector length × 2 for packed).
         lanes: u32,
-        /// Two elements per 32-bit register (`.f16x2`).
-        packed: bool,
         /// A `.vN` form (operand in braces).
         vector: bool,
         /// A generic address must point into global memory: a vector red or atom
@@ -216,9 +214,6 @@ pub enum Execution {
         /// the address points to .global space"), red.async's release form. Its
         /// generic variant runs in the global windows alone.
         global_only: bool,
-        /// The two 64-bit elements are one `.b128` register (atom's `.cas.b128`
-        /// and `.exch.b128`).
-        b128: bool,
     },
     /// One warp per record: the records' shape says which inputs the lanes load,
     /// the operand binding which register each operand is.

@@ -4,7 +4,7 @@
 //! tens of thousands; most of a line is bit patterns and fixed keys, which need
 //! no escaping. Strings that may need it go through serde_json itself.
 
-use super::{Bits, Expectation, Inputs, LaneValue, Outputs, Record, Requirement, WarpInputs};
+use super::{Bits, Entry, Expectation, Inputs, LaneValue, Outputs, Record, Requirement};
 
 /// Appends the record's line (no newline) to `out`.
 pub fn write<S: AsRef<str>>(rec: &Record<S>, out: &mut Vec<u8>) {
@@ -195,54 +195,18 @@ fn requirement<S: AsRef<str>>(out: &mut Vec<u8>, r: &Requirement<S>) {
 
 fn inputs(out: &mut Vec<u8>, i: &Inputs) {
     let mut obj = Object::open(out);
-    // The keys in InputFields' order: a, b, c, executing, exited, mem, membermask,
-    // operand, operands, swap.
-    match i {
-        Inputs::Memory { mem, operand, swap } => {
-            obj.key("mem");
-            bits_list(obj.out, mem);
-            obj.key("operand");
-            bits_list(obj.out, operand);
-            if let Some(swap) = swap {
-                obj.key("swap");
-                bits_list(obj.out, swap);
-            }
+    // The keys in the files' order, as `Inputs::entries` lists them for serde too.
+    for (key, v) in i.entries() {
+        obj.key(&key);
+        match v {
+            Entry::Bits(b) => bits(obj.out, b),
+            Entry::Lane(LaneValue::Warp(b)) => bits(obj.out, b),
+            Entry::Lane(LaneValue::PerLane(v)) => bits_list(obj.out, v),
+            Entry::List(v) => bits_list(obj.out, v),
+            Entry::Lists(v) => list(obj.out, v, |out, o| bits_list(out, o)),
         }
-        Inputs::Contention { mem, operands, swaps } => {
-            obj.key("mem");
-            bits_list(obj.out, mem);
-            obj.key("operands");
-            list(obj.out, operands, |out, o| bits_list(out, o));
-            if let Some(swaps) = swaps {
-                obj.key("swaps");
-                list(obj.out, swaps, |out, o| bits_list(out, o));
-            }
-        }
-        Inputs::Warp(w) => warp(&mut obj, w),
     }
     obj.close();
-}
-
-fn warp(obj: &mut Object<'_>, w: &WarpInputs) {
-    for (key, source) in w.sources() {
-        if let Some(v) = source {
-            obj.key(key);
-            match v {
-                LaneValue::Warp(v) => bits(obj.out, v),
-                LaneValue::PerLane(v) => bits_list(obj.out, v),
-            }
-        }
-    }
-    obj.key("executing");
-    bits(obj.out, &w.executing);
-    if let Some(x) = &w.exited {
-        obj.key("exited");
-        bits(obj.out, x);
-    }
-    if let Some(m) = &w.membermask {
-        obj.key("membermask");
-        bits(obj.out, m);
-    }
 }
 
 fn outputs(out: &mut Vec<u8>, o: &Outputs<Expectation>) {
@@ -313,11 +277,7 @@ mod tests {
             class: Vec::new(),
             expect: BTreeMap::new(),
             id: String::new(),
-            inputs: Inputs::Memory {
-                mem: vec![b(1, 32)],
-                operand: vec![b(2, 32)],
-                swap: None,
-            },
+            inputs: Inputs::one_thread(vec![b(1, 32)], [("operand", vec![b(2, 32)])]),
             requires: Vec::new(),
             seed: None,
             spec: String::new(),
@@ -350,11 +310,10 @@ mod tests {
         };
         let mut out = vec![base.clone()];
         out.push(Record {
-            inputs: Inputs::Memory {
-                mem: vec![b(1, 64), b(2, 64)],
-                operand: vec![b(1, 64), b(3, 64)],
-                swap: Some(vec![b(4, 64), b(5, 64)]),
-            },
+            inputs: Inputs::one_thread(
+                vec![b(1, 64), b(2, 64)],
+                [("operand", vec![b(1, 64), b(3, 64)]), ("swap", vec![b(4, 64), b(5, 64)])],
+            ),
             text: "atom.cas.b128 %q1, [%rd1], %q2, %q3;".to_owned(),
             ..base.clone()
         });
@@ -394,19 +353,20 @@ mod tests {
             ..base.clone()
         });
         out.push(Record {
-            inputs: Inputs::Contention {
-                mem: vec![b(0, 64), b(u64::MAX, 64)],
-                operands: vec![vec![b(1, 64), b(2, 64)], vec![b(3, 64), b(4, 64)]],
-                swaps: None,
-            },
+            inputs: Inputs::threads(
+                vec![b(0, 64), b(u64::MAX, 64)],
+                [("operand", vec![vec![b(1, 64), b(2, 64)], vec![b(3, 64), b(4, 64)]])],
+            ),
             ..base.clone()
         });
         out.push(Record {
-            inputs: Inputs::Contention {
-                mem: vec![b(0, 64), b(u64::MAX, 64)],
-                operands: vec![vec![b(1, 64), b(2, 64)], vec![b(3, 64), b(4, 64)]],
-                swaps: Some(vec![vec![b(5, 64), b(6, 64)], vec![b(7, 64), b(8, 64)]]),
-            },
+            inputs: Inputs::threads(
+                vec![b(0, 64), b(u64::MAX, 64)],
+                [
+                    ("operand", vec![vec![b(1, 64), b(2, 64)], vec![b(3, 64), b(4, 64)]]),
+                    ("swap", vec![vec![b(5, 64), b(6, 64)], vec![b(7, 64), b(8, 64)]]),
+                ],
+            ),
             ..base.clone()
         });
         out.push(Record {

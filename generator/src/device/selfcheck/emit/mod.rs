@@ -125,7 +125,7 @@ impl Suite {
     /// every thread's memory; `None` for a variant that returns none.
     pub fn d_offset(&self) -> Option<usize> {
         match self.shape {
-            Shape::Memory { returns: true, .. } => {
+            Shape::Memory(m) if m.thread_outputs().next().is_some() => {
                 Some(self.plain_grid() as usize * BLOCK as usize * self.stride())
             }
             _ => None,
@@ -433,7 +433,8 @@ fn entry(s: &Suite, check: Option<&ExpectData>, v: Variation) -> Entry {
     e.registers(RegClass::B32, 80);
     e.registers(RegClass::B64, 80);
     e.registers(RegClass::F32, 4);
-    if matches!(s.exec, Execution::Memory { b128: true, .. }) {
+    // Registers wider than 64 bits (`.b128`) where a slot's elements go in one.
+    if matches!(s.shape, Shape::Memory(m) if m.slots().any(|x| x.register > 64)) {
         e.registers(RegClass::B128, 4);
     }
     let c = &mut e.body;
