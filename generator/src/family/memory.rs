@@ -444,3 +444,40 @@ fn order_free_here(r: Reduction, mem: &[u64], threads: &[Vec<u64>]) -> bool {
         })
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::record::{Along, Dir, Shape};
+    use crate::vectors::semantic::variants;
+
+    /// What the shared code assumes of a memory variant's slots: one memory, of
+    /// both directions, shared by the threads and named `mem`; outputs that are
+    /// outputs of the files; names that no contention key (`operands`) or warp
+    /// key can be taken for; every slot of the access's width.
+    #[test]
+    fn every_memory_variant_declares_slots_the_shared_code_reads() {
+        let spec = ptxvec_spec::Spec::load(std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../spec"))).unwrap();
+        let mut seen = 0;
+        for v in variants(&spec) {
+            let Shape::Memory(m) = v.semantics.shape() else {
+                continue;
+            };
+            seen += 1;
+            let memory: Vec<_> = m.slots().filter(|s| s.dir == Dir::Both).collect();
+            assert_eq!(memory.len(), 1, "{}", v.id);
+            assert_eq!((memory[0].name, memory[0].along), ("mem", Along::Element), "{}", v.id);
+            for s in m.slots() {
+                assert!(!s.name.ends_with('s'), "{}: `{}` reads as a contention key", v.id, s.name);
+                assert!(!["a", "b", "c", "executing", "exited", "membermask"].contains(&s.name), "{}: `{}`", v.id, s.name);
+                assert_eq!(s.dir == Dir::In, s.out().is_none(), "{}: `{}` is no output of the files", v.id, s.name);
+                assert_eq!(s.width, m.width(), "{}: `{}`", v.id, s.name);
+                assert!(s.register >= s.width && s.register % s.width == 0, "{}: `{}`", v.id, s.name);
+                if s.dir != Dir::Both {
+                    assert_eq!(s.along, Along::Thread, "{}: `{}`", v.id, s.name);
+                }
+            }
+            assert!(m.thread_outputs().count() <= 1, "{}: the output buffer holds one thread output", v.id);
+        }
+        assert!(seen > 50, "{seen} memory variants");
+    }
+}

@@ -407,14 +407,22 @@ impl Serialize for Inputs {
 }
 
 impl<'de> Deserialize<'de> for Inputs {
+    /// The keys first, then whether they form inputs: an error about the set of
+    /// keys names the place after the object, as for every record field.
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Inputs, D::Error> {
+        Inputs::try_from(InputFields::deserialize(d)?).map_err(de::Error::custom)
+    }
+}
+
+impl<'de> Deserialize<'de> for InputFields {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<InputFields, D::Error> {
         struct Keys;
         impl<'de> Visitor<'de> for Keys {
-            type Value = Inputs;
+            type Value = InputFields;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("an object of inputs")
             }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Inputs, A::Error> {
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<InputFields, A::Error> {
                 let mut f = InputFields::default();
                 let mut seen: Vec<String> = Vec::new();
                 while let Some(key) = map.next_key::<String>()? {
@@ -436,7 +444,7 @@ impl<'de> Deserialize<'de> for Inputs {
                     }
                     seen.push(key);
                 }
-                Inputs::try_from(f).map_err(de::Error::custom)
+                Ok(f)
             }
         }
         d.deserialize_map(Keys)

@@ -511,3 +511,25 @@ fn contention_body(c: &mut Code, s: &Suite, e: &Elems, path: OperandPath) {
         e.store_d(c, "%rd36");
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{CONTENTION_BASES, INPUT_BASES};
+    use crate::record::Shape;
+    use crate::vectors::semantic::variants;
+
+    /// Every input a memory variant declares has a base register in a record's
+    /// body and in a contention block's: a family declaring more inputs than the
+    /// tables hold fails here rather than emitting a module without them.
+    #[test]
+    fn every_declared_input_has_its_base_registers() {
+        let spec = ptxvec_spec::Spec::load(std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../spec"))).unwrap();
+        for v in variants(&spec) {
+            if let Shape::Memory(m) = v.semantics.shape() {
+                let n = m.inputs().count();
+                assert!((1..=INPUT_BASES.len()).contains(&n), "{}: {n} inputs", v.id);
+                assert!(n <= 1 + CONTENTION_BASES.len(), "{}: {n} inputs", v.id);
+            }
+        }
+    }
+}
