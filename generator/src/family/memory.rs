@@ -202,7 +202,6 @@ pub(super) fn execution(s: &Spelling<'_>, engine: Engine, width: u32, lanes: u8)
         },
         width,
         lanes: u32::from(lanes.max(1)),
-        vector: q.first(QualKind::Vector).is_some(),
         // A vector's generic address, and red.async's, point into global memory
         // alone (`Engine::generic`).
         global_only: engine.generic_points_global(q.first(QualKind::Vector).is_some()) == Some(true),

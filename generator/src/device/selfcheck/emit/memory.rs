@@ -42,7 +42,7 @@ struct Elems {
 
 impl Elems {
     fn new(s: &Suite) -> Option<Elems> {
-        let (Execution::Memory { width, lanes, vector, .. }, Shape::Memory(shape)) = (s.exec, s.shape) else {
+        let (Execution::Memory { width, lanes, .. }, Shape::Memory(shape)) = (s.exec, s.shape) else {
             return None;
         };
         // Every slot's register is the operand's (the families so far).
@@ -53,6 +53,11 @@ impl Elems {
         let set = |name: &'static str, first: u32, wide: u32| {
             let regs: Vec<String> = (0..nregs).map(|j| reg(reg_bits, first + j)).collect();
             let wide = (register > 64).then(|| format!("%q{wide}"));
+            // Braced where the binding writes the slot's operand as a vector (`.vN`).
+            let vector = s
+                .operands
+                .iter()
+                .any(|b| b.binding.holds == name && b.binding.operand.starts_with('{'));
             let written = match &wide {
                 Some(q) => q.clone(),
                 None if vector => format!("{{{}}}", regs.join(", ")),
@@ -79,23 +84,32 @@ impl Elems {
         })
     }
 
-    /// The operand that the bulk forms and red.async take: the first input's.
-    fn operand(&self) -> &str {
-        self.inputs.first().map_or("", |r| r.written.as_str())
-    }
-
     /// The first input's array (`ptxvec_operand`), which the bulk forms and
     /// red.async read through their own addresses.
     fn operand_array(&self) -> String {
         format!("ptxvec_{}", self.inputs.first().map_or("", |r| r.name))
     }
 
-    /// The instruction on the address `addr`: the outputs, the address, the
-    /// inputs (`d, [addr], b{, c}` for atom, `[addr], b` for red).
-    fn instruction(&self, c: &mut Code, opcode: &str, addr: &str) {
-        let d: String = self.outputs.iter().map(|r| format!("{}, ", r.written)).collect();
-        let rest: Vec<&str> = self.inputs.iter().map(|r| r.written.as_str()).collect();
-        ins!(c, "{opcode} {d}[{addr}], {}", rest.join(", "));
+    /// The instruction, its operands in the order of the variant's binding: a
+    /// slot in its registers, what `places` names (the address `&mem`, the bulk
+    /// forms' `&operand`, `size`, `mbar`) where the body put it, and any other as
+    /// the binding writes it (so that ptxas names it rather than the module hiding
+    /// it): `d, [addr], b{, c}` for atom, `[addr], b` for red.
+    fn instruction(&self, c: &mut Code, s: &Suite, places: &[(&str, &str)]) {
+        let operands: Vec<&str> = s
+            .operands
+            .iter()
+            .map(|b| {
+                let holds = b.binding.holds.as_str();
+                let slot = self.inputs.iter().chain(&self.outputs).find(|r| r.name == holds);
+                match (places.iter().find(|(h, _)| *h == holds), slot) {
+                    (Some((_, at)), _) => *at,
+                    (None, Some(r)) => r.written.as_str(),
+                    (None, None) => b.binding.operand.as_str(),
+                }
+            })
+            .collect();
+        ins!(c, "{} {}", s.opcode, operands.join(", "));
     }
 
     /// Stores the thread's output (atom's returned value) to global `base` (a
@@ -239,7 +253,7 @@ pub(super) fn body(c: &mut Code, s: &Suite, check: Option<&ExpectData>, v: Varia
             e.load_operands(c, &bases, v.operand);
             c.ins("mov.u64 %rd6, %rd3");
             let addr = reduce_address(c, space);
-            e.instruction(c, &s.opcode, addr);
+            e.instruction(c, s, &[("&mem", &format!("[{addr}]"))]);
             e.store_d(c, "%rd36");
         }
         MemSpace::SharedCta | MemSpace::SharedCluster | MemSpace::GenericShared => {
@@ -247,7 +261,7 @@ pub(super) fn body(c: &mut Code, s: &Suite, check: Option<&ExpectData>, v: Varia
             copy(c, "%rd4", "%rd6", "shared");
             e.load_operands(c, &bases, v.operand);
             let addr = reduce_address(c, space);
-            e.instruction(c, &s.opcode, addr);
+            e.instruction(c, s, &[("&mem", &format!("[{addr}]"))]);
             e.store_d(c, "%rd36");
             e.copy(c, None, ("shared", "%rd6"), ("global", "%rd3"));
         }
@@ -259,7 +273,7 @@ pub(super) fn body(c: &mut Code, s: &Suite, check: Option<&ExpectData>, v: Varia
             c.bulk_by_thread0(&["global", "shared::cta"], "ISSUED", |c| {
                 c.element("%rd10", "%rd1", "%rd9", "%r1", block_bytes);
                 ins!(c, "mov.u32 %r10, {block_bytes}");
-                ins!(c, "{} [%rd10], [%rd8], %r10", s.opcode);
+                e.instruction(c, s, &[("&mem", "[%rd10]"), ("&operand", "[%rd8]"), ("size", "%r10")]);
             });
             // The async proxy's writes to global, before the generic proxy reads them.
             c.ins("fence.proxy.async.global");
@@ -377,7 +391,7 @@ fn bulk_cluster(
     c.branch(Pred::not("%p1"), "ARMED");
     c.ins("mapa.shared::cluster.u64 %rd33, %rd8, %r15");
     c.ins("mapa.shared::cluster.u64 %rd34, %rd12, %r15");
-    ins!(c, "{} [%rd33], [%rd11], %r10, [%rd34]", s.opcode);
+    e.instruction(c, s, &[("&mem", "[%rd33]"), ("&operand", "[%rd11]"), ("size", "%r10"), ("mbar", "[%rd34]")]);
     c.label("ARMED");
     await_peer(c, e);
 }
@@ -422,7 +436,7 @@ fn async_cluster(c: &mut Code, s: &Suite, e: &Elems, copy: &dyn Fn(&mut Code, &s
         c.ins("mapa.shared::cluster.u64 %rd33, %rd6, %r15");
         c.ins("mapa.shared::cluster.u64 %rd34, %rd12, %r15");
     }
-    ins!(c, "{} [%rd33], {}, [%rd34]", s.opcode, e.operand());
+    e.instruction(c, s, &[("&mem", "[%rd33]"), ("mbar", "[%rd34]")]);
     await_peer(c, e);
 }
 
@@ -491,7 +505,7 @@ fn contention_body(c: &mut Code, s: &Suite, e: &Elems, path: OperandPath) {
     c.branch(Pred::not("%p8"), "CREDUCED");
     e.load_operands(c, &bases, path);
     let addr = reduce_address(c, space);
-    e.instruction(c, &s.opcode, addr);
+    e.instruction(c, s, &[("&mem", &format!("[{addr}]"))]);
     if let Some(at) = s.threads_d_offset() {
         // Thread t of block j: slot 32 j + t of the threads' region.
         ins!(c, "mul.wide.u32 %rd39, %r13, {stride}");
