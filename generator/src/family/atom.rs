@@ -18,7 +18,7 @@ use super::memory::OPERAND;
 use super::{catalog, memory, Draft, Execution, Family, NotComputed, Quals, Sampling};
 use crate::error::{Error, Result};
 use crate::record::expectation::CONTENDERS;
-use crate::record::{Bits, Dir, Expectation, Inputs, MemoryShape, Out, Outputs, Shape, Slot};
+use crate::record::{Along, Bits, Dir, Expectation, Inputs, MemoryShape, Outputs, Shape, Slot, SlotKind};
 use crate::syntax::spelling::Spelling;
 
 impl Family for Atom {
@@ -47,21 +47,8 @@ impl Family for Atom {
             register: if b128(self) { 128 } else { operand.register },
             ..operand
         };
-        let d = Slot {
-            name: Out::D.name(),
-            dir: Dir::Out,
-            operands: &["d"],
-            about: "the value found",
-            per_thread: "the value it found",
-            ..operand
-        };
-        let swap = Slot {
-            name: SWAP,
-            operands: &["c"],
-            about: "what .cas stores where the memory equals the operand (its `c`)",
-            per_thread: "what .cas stores (its `c`)",
-            ..operand
-        };
+        let d = Slot { kind: &D, ..operand };
+        let swap = Slot { kind: &SWAP_SLOT, ..operand };
         // `swap` only where the instruction takes a `c`.
         let slots = [mem, operand, d, swap];
         let declared = if self.takes_c() { 4 } else { 3 };
@@ -141,6 +128,27 @@ impl Family for Atom {
 /// The name of `.cas`'s second input, what it stores where the memory equals
 /// the operand (the doc's `c`).
 const SWAP: &str = "swap";
+
+/// The value the access found, each thread's (a contention record's: the
+/// permutation of what the threads found).
+static D: SlotKind = SlotKind {
+    name: "d",
+    dir: Dir::Out,
+    along: Along::Thread,
+    operands: &["d"],
+    about: "the value found",
+    per_thread: "the value it found",
+};
+
+/// `.cas`'s `c`, each thread's.
+static SWAP_SLOT: SlotKind = SlotKind {
+    name: SWAP,
+    dir: Dir::In,
+    along: Along::Thread,
+    operands: &["c"],
+    about: "what .cas stores where the memory equals the operand (its `c`)",
+    per_thread: "what .cas stores (its `c`)",
+};
 
 /// Whether `a` takes its two 64-bit elements in one `.b128` register.
 fn b128(a: Atom) -> bool {

@@ -12,7 +12,7 @@ use super::catalog::{self, Named};
 use super::{int_op, Draft, Execution, Family, MemSpace, NotComputed, Quals, Sampling};
 use crate::error::{Error, Result};
 use crate::record::expectation::CONTENDERS;
-use crate::record::{Along, Bits, Dir, Expectation, Inputs, MemoryShape, Out, Outputs, Shape, Slot};
+use crate::record::{Along, Bits, Dir, Expectation, Inputs, MemoryShape, Out, Outputs, Shape, Slot, SlotKind};
 use crate::syntax::spelling::Spelling;
 
 impl Family for Reduction {
@@ -89,37 +89,40 @@ impl Family for Reduction {
 /// source buffer).
 pub(super) const OPERAND: &str = "operand";
 
-/// The slots of a reduction's records: the memory, before and after (`mem`, at
-/// the doc's address operand), and each thread's operand (`b`), of the
-/// reduction's element, two to a 32-bit register where packed (`.f16x2`).
+/// The memory of a memory record, before and after, at the doc's address
+/// operand (`[a]`, the bulk form's `[dstMem]`).
+pub(super) static MEM: SlotKind = SlotKind {
+    name: "mem",
+    dir: Dir::Both,
+    along: Along::Element,
+    operands: &["a", "dstMem"],
+    about: "memory before",
+    per_thread: "the memory",
+};
+
+/// What each thread reduces with: the doc's `b`, the bulk form's `[srcMem]`.
+pub(super) static OPERAND_SLOT: SlotKind = SlotKind {
+    name: OPERAND,
+    dir: Dir::In,
+    along: Along::Thread,
+    operands: &["b", "srcMem"],
+    about: "operand",
+    per_thread: "its operand",
+};
+
+/// The slots of a reduction's records: the memory and each thread's operand, of
+/// the reduction's element, two to a 32-bit register where packed (`.f16x2`).
 pub(super) fn slots(r: Reduction) -> (Slot, Slot) {
-    let width = r.element.bits();
     let float = match r.element {
         Element::Float(f) => Some(f),
         Element::Int(_) => None,
     };
-    let mem = Slot {
-        name: Out::Mem.name(),
-        dir: Dir::Both,
-        along: Along::Element,
-        width,
-        register: width,
-        float,
-        operands: &["a", "dstMem"],
-        about: "memory before",
-        per_thread: "the memory",
-    };
+    let width = r.element.bits();
     let operand = Slot {
-        name: OPERAND,
-        dir: Dir::In,
-        along: Along::Thread,
         register: if r.packed { 32 } else { width },
-        operands: &["b", "srcMem"],
-        about: "operand",
-        per_thread: "its operand",
-        ..mem
+        ..Slot::of(&OPERAND_SLOT, width, float)
     };
-    (mem, operand)
+    (Slot::of(&MEM, width, float), operand)
 }
 
 /// What a reduction spelling of `engine` computes (red's, atom's and

@@ -25,7 +25,7 @@ use ptxvec_oracle::profile::Profile;
 
 pub use bits::{Bits, BitsError};
 pub use expectation::Expectation;
-pub use shape::{Along, Dir, Field, MemoryShape, Out, OutShape, Per, Shape, Slot, Source, WarpShape};
+pub use shape::{Along, Dir, Field, MemoryShape, Out, OutShape, Per, Shape, Slot, SlotKind, Source, WarpShape};
 
 pub use crate::syntax::case::NeedRecord as Requirement;
 

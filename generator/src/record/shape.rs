@@ -102,11 +102,12 @@ pub enum Along {
     Thread,
 }
 
-/// One slot of a memory record, as its family declares it: the shared record
-/// code (the codecs, `fit`, the self-checking modules, the grade pages) reads a
-/// memory record through these alone.
+/// What a memory record's slot is, whatever the width: a family declares one
+/// `static` each, and a variant's [`Slot`]s pair them with its widths. The shared
+/// record code (the codecs, `fit`, the self-checking modules, the grade pages)
+/// reads a memory record through these alone.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Slot {
+pub struct SlotKind {
     /// The key in the vector files (a thread input of a contention record adds
     /// `s`, so a name never ends in `s`); an output's is an [`Out`]'s name.
     pub name: &'static str,
@@ -114,14 +115,6 @@ pub struct Slot {
     pub dir: Dir,
     /// The memory's elements, or each thread's.
     pub along: Along,
-    /// Element width in bits.
-    pub width: u32,
-    /// The register the instruction takes the elements in, in bits: the element
-    /// width; 32 for two 16-bit elements (`.f16x2`); 128 for two 64-bit elements
-    /// (`.b128`, assembled from and split into 64-bit halves).
-    pub register: u32,
-    /// The element's float format.
-    pub float: Option<Format>,
     /// The doc's names of the operand that holds it (`b` for red's operand, `c`
     /// for `.cas`'s swap), as the operand binding reads the syntax.
     pub operands: &'static [&'static str],
@@ -131,7 +124,7 @@ pub struct Slot {
     pub per_thread: &'static str,
 }
 
-impl Slot {
+impl SlotKind {
     /// The output it is, where it is one.
     pub fn out(&self) -> Option<Out> {
         match self.dir {
@@ -143,6 +136,41 @@ impl Slot {
     /// The key a contention record writes it under: one list per thread.
     pub fn threads_key(&self) -> String {
         format!("{}s", self.name)
+    }
+}
+
+/// One slot of a variant's memory records: its kind, and the widths of its values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Slot {
+    /// What it is (read through `Deref`: `slot.name`).
+    pub kind: &'static SlotKind,
+    /// Element width in bits.
+    pub width: u32,
+    /// The register the instruction takes the elements in, in bits: the element
+    /// width; 32 for two 16-bit elements (`.f16x2`); 128 for two 64-bit elements
+    /// (`.b128`, assembled from and split into 64-bit halves).
+    pub register: u32,
+    /// The element's float format.
+    pub float: Option<Format>,
+}
+
+impl Slot {
+    /// A slot of `kind` of `width`-bit elements, each in its own register.
+    pub fn of(kind: &'static SlotKind, width: u32, float: Option<Format>) -> Slot {
+        Slot {
+            kind,
+            width,
+            register: width,
+            float,
+        }
+    }
+}
+
+impl std::ops::Deref for Slot {
+    type Target = SlotKind;
+
+    fn deref(&self) -> &SlotKind {
+        self.kind
     }
 }
 
