@@ -296,12 +296,8 @@ pub(super) fn body(c: &mut Code, s: &Suite, check: Option<&ExpectData>, v: Varia
         c.symbol_plus("%rd18", "%rd19", "ptxvec_fails", "%rd18");
         // Each output from where the body left it: the memory at `%rd3`, a
         // thread's output (atom's returned value) at `%rd36`.
-        let memory = match s.shape {
-            Shape::Memory(m) => m.memory().and_then(|x| x.out()),
-            Shape::Warp(_) => None,
-        };
         for (o, (out, _)) in s.outputs().iter().enumerate() {
-            let at = if Some(*out) == memory { "%rd3" } else { "%rd36" };
+            let at = if s.thread_output() == Some(*out) { "%rd36" } else { "%rd3" };
             for k in 0..lanes {
                 load64(c, "%rd50", &format!("{at}+{}", k * wb), width);
                 for (pi, prefixes) in d.prefix.iter().enumerate() {

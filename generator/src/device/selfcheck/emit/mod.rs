@@ -20,7 +20,7 @@ use super::{
     contention as contention_of, Execution, MemSpace, Suite, Window, BLOCK, FIRST_FAILS, WARP,
 };
 use crate::device::ptx::{ins, Code, Entry, Module, Space};
-use crate::record::Shape;
+use crate::record::{Out, Shape};
 use crate::syntax::text::RegClass;
 use data::ExpectData;
 
@@ -124,11 +124,16 @@ impl Suite {
     /// Where the returned values (`d`, atom's) start in the output buffer: after
     /// every thread's memory; `None` for a variant that returns none.
     pub fn d_offset(&self) -> Option<usize> {
+        self.thread_output()
+            .map(|_| self.plain_grid() as usize * BLOCK as usize * self.stride())
+    }
+
+    /// A memory variant's thread output (atom's `d`, the value each thread
+    /// found), the one its slots declare; `None` for a warp variant.
+    pub fn thread_output(&self) -> Option<Out> {
         match self.shape {
-            Shape::Memory(m) if m.thread_outputs().next().is_some() => {
-                Some(self.plain_grid() as usize * BLOCK as usize * self.stride())
-            }
-            _ => None,
+            Shape::Memory(m) => m.thread_outputs().find_map(|x| x.out()),
+            Shape::Warp(_) => None,
         }
     }
 
