@@ -414,6 +414,30 @@ impl<'de> Deserialize<'de> for Inputs {
     }
 }
 
+/// A memory slot's list, read under a key no other input has: a value of
+/// another type says what such a key is.
+struct SlotList<T>(Vec<T>);
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for SlotList<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<SlotList<T>, D::Error> {
+        struct List<T>(std::marker::PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> Visitor<'de> for List<T> {
+            type Value = SlotList<T>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a list: the values of a memory slot (every input key but a, b, c, executing, exited and membermask)")
+            }
+            fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<SlotList<T>, A::Error> {
+                let mut v = Vec::new();
+                while let Some(x) = seq.next_element()? {
+                    v.push(x);
+                }
+                Ok(SlotList(v))
+            }
+        }
+        d.deserialize_seq(List(std::marker::PhantomData))
+    }
+}
+
 impl<'de> Deserialize<'de> for InputFields {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<InputFields, D::Error> {
         struct Keys;
@@ -438,9 +462,13 @@ impl<'de> Deserialize<'de> for InputFields {
                         "membermask" => f.membermask = Some(map.next_value()?),
                         "mem" => f.mem = Some(map.next_value()?),
                         k if InputFields::per_thread(k) => {
-                            f.slots.push((key.clone(), SlotValues::PerThread(map.next_value()?)));
+                            let SlotList(v) = map.next_value()?;
+                            f.slots.push((key.clone(), SlotValues::PerThread(v)));
                         }
-                        _ => f.slots.push((key.clone(), SlotValues::One(map.next_value()?))),
+                        _ => {
+                            let SlotList(v) = map.next_value()?;
+                            f.slots.push((key.clone(), SlotValues::One(v)));
+                        }
                     }
                     seen.push(key);
                 }
@@ -929,6 +957,12 @@ mod tests {
             let line = format!(r#"{{"text":"x","inputs":{inputs}}}"#);
             assert!(Record::from_line(&line).is_err(), "accepted: {inputs}");
         }
+        // A key no input has is read as a memory slot's, and a value that is no
+        // list says so; beside warp keys it is refused as memory inputs among them.
+        let e = Record::from_line(r#"{"text":"x","inputs":{"executing":"0x1","lanes":"0x1"}}"#).unwrap_err();
+        assert!(e.to_string().contains("the values of a memory slot"), "{e}");
+        let e = Record::from_line(r#"{"text":"x","inputs":{"executing":"0x1","lane":["0x1"]}}"#).unwrap_err();
+        assert!(e.to_string().contains("in one record"), "{e}");
     }
 
     #[test]
