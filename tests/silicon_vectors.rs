@@ -354,10 +354,10 @@ fn generic_adds_compute_as_the_space_their_window_points_into() {
                 }
             };
             for (i, rec) in s.records.iter().enumerate() {
-                let Inputs::Memory { mem, operand, .. } = &rec.inputs else {
+                let Inputs::Memory { mem, slots } = &rec.inputs else {
                     continue;
                 };
-                let want = sm90::add(&r, fmt, mem[0].value, operand[0].value);
+                let want = sm90::add(&r, fmt, mem[0].value, slots.get("operand").unwrap()[0].value);
                 assert_eq!(
                     pinned_or_kept(i),
                     want,

@@ -14,10 +14,11 @@ use ptxvec_oracle::memory::{Element, Engine, Op, Reduction, Space};
 use ptxvec_oracle::profile::Profile;
 use ptxvec_spec::{QualKind, Qualifier};
 
+use super::memory::OPERAND;
 use super::{catalog, memory, Draft, Execution, Family, NotComputed, Quals, Sampling};
 use crate::error::{Error, Result};
 use crate::record::expectation::CONTENDERS;
-use crate::record::{Bits, Expectation, Inputs, Outputs, Shape};
+use crate::record::{Along, Bits, Dir, Expectation, Inputs, MemoryShape, Outputs, Shape, Slot, SlotKind};
 use crate::syntax::spelling::Spelling;
 
 impl Family for Atom {
@@ -37,19 +38,21 @@ impl Family for Atom {
     }
 
     fn shape(self) -> Shape {
-        Shape::Memory {
-            width: self.element_bits(),
-            elements: self.elements(),
-            float: match self {
-                Atom::Reduce(Reduction {
-                    element: Element::Float(f),
-                    ..
-                }) => Some(f),
-                _ => None,
-            },
-            returns: true,
-            swap: self.takes_c(),
-        }
+        let (mem, operand) = memory::slots(match self {
+            Atom::Reduce(r) => r,
+            Atom::Exch(_) | Atom::Cas(_) => bit_pattern(self),
+        });
+        // A .b128 is two 64-bit elements in one register.
+        let operand = Slot {
+            register: if b128(self) { 128 } else { operand.register },
+            ..operand
+        };
+        let d = Slot { kind: &D, ..operand };
+        let swap = Slot { kind: &SWAP_SLOT, ..operand };
+        // `swap` only where the instruction takes a `c`.
+        let slots = [mem, operand, d, swap];
+        let declared = if self.takes_c() { 4 } else { 3 };
+        Shape::Memory(MemoryShape::new(self.elements(), &slots[..declared]))
     }
 
     /// Red's classes for the reductions (each catalog crossed in full, then the
@@ -78,9 +81,10 @@ impl Family for Atom {
     fn outputs(self, _negate: bool, inputs: &Inputs, profile: Profile) -> Result<Outputs<Expectation>> {
         let values = |v: &[Bits]| v.iter().map(|b| b.value).collect::<Vec<u64>>();
         let (mem, operand, swap) = match inputs {
-            Inputs::Memory { mem, operand, swap } => (mem, operand, swap),
-            Inputs::Contention { mem, operands, swaps } => {
-                return contended(self, profile, &values(mem), operands, swaps.as_deref());
+            Inputs::Memory { mem, slots } => (mem, slots.get(OPERAND), slots.get(SWAP)),
+            Inputs::Contention { mem, slots } => {
+                let operands = slots.get(OPERAND).map(Vec::as_slice).unwrap_or_default();
+                return contended(self, profile, &values(mem), operands, slots.get(SWAP).map(Vec::as_slice));
             }
             Inputs::Warp(_) => {
                 return Err(Error::Input(
@@ -88,8 +92,9 @@ impl Family for Atom {
                 ))
             }
         };
-        let c = swap.as_deref().map(values).unwrap_or_default();
-        let access = self.access(profile, &values(mem), &values(operand), &c);
+        let c = swap.map(|v| values(v)).unwrap_or_default();
+        let operand = operand.map(|v| values(v)).unwrap_or_default();
+        let access = self.access(profile, &values(mem), &operand, &c);
         let width = self.element_bits();
         let expect = |v: Vec<_>| v.into_iter().map(|e| Expectation::of(e, width)).collect();
         Ok(Outputs {
@@ -101,10 +106,9 @@ impl Family for Atom {
 
     fn execution(self, s: &Spelling<'_>) -> Execution {
         match self {
-            Atom::Reduce(r) => memory::execution(s, Engine::ATOM, r.element.bits(), r.lanes, r.packed, false),
-            // A .b128 is two 64-bit elements in one register.
-            Atom::Exch(bits) | Atom::Cas(bits) => {
-                memory::execution(s, Engine::ATOM, self.element_bits(), self.elements() as u8, false, bits == 128)
+            Atom::Reduce(r) => memory::execution(s, Engine::ATOM, r.element.bits(), r.lanes),
+            Atom::Exch(_) | Atom::Cas(_) => {
+                memory::execution(s, Engine::ATOM, self.element_bits(), self.elements() as u8)
             }
         }
     }
@@ -114,11 +118,41 @@ impl Family for Atom {
         if self.takes_c() {
             out.push("c: `inputs.swap`, what .cas stores where the memory equals `inputs.operand` (its `b`)".to_owned());
         }
-        if self.elements() > 1 && matches!(self, Atom::Exch(128) | Atom::Cas(128)) {
+        if b128(self) {
             out.push("b128: each value is two 64-bit elements, low half first, moved into one .b128 register (mov.b128 {lo, hi})".to_owned());
         }
         out
     }
+}
+
+/// The name of `.cas`'s second input, what it stores where the memory equals
+/// the operand (the doc's `c`).
+const SWAP: &str = "swap";
+
+/// The value the access found, each thread's (a contention record's: the
+/// permutation of what the threads found).
+static D: SlotKind = SlotKind {
+    name: "d",
+    dir: Dir::Out,
+    along: Along::Thread,
+    operands: &["d"],
+    about: "the value found",
+    per_thread: "the value it found",
+};
+
+/// `.cas`'s `c`, each thread's.
+static SWAP_SLOT: SlotKind = SlotKind {
+    name: SWAP,
+    dir: Dir::In,
+    along: Along::Thread,
+    operands: &["c"],
+    about: "what .cas stores where the memory equals the operand (its `c`)",
+    per_thread: "what .cas stores (its `c`)",
+};
+
+/// Whether `a` takes its two 64-bit elements in one `.b128` register.
+fn b128(a: Atom) -> bool {
+    matches!(a, Atom::Exch(128) | Atom::Cas(128))
 }
 
 /// The outputs of a contention record: `mem` the access applied once per thread,
@@ -175,11 +209,8 @@ fn contention_inputs(a: Atom, at: &Sampling<'_>) -> Vec<(Inputs, Vec<String>)> {
                 continue;
             }
             let bits = |v: &[u64]| v.iter().map(|&x| Bits::new(x, width)).collect::<Vec<Bits>>();
-            let inputs = Inputs::Contention {
-                mem: bits(&mem),
-                operands: vec![bits(&b); CONTENDERS],
-                swaps: a.takes_c().then(|| vec![bits(&c); CONTENDERS]),
-            };
+            let swaps = a.takes_c().then(|| (SWAP, vec![bits(&c); CONTENDERS]));
+            let inputs = Inputs::threads(bits(&mem), [(OPERAND, vec![bits(&b); CONTENDERS])].into_iter().chain(swaps));
             out.push((inputs, vec![format!("contention_{CONTENDERS} {kind}"); elems]));
             break;
         }
@@ -209,22 +240,17 @@ fn bit_pattern(a: Atom) -> Reduction {
 /// the memory unless the two are equal, and offers the operand's complement).
 /// A random pair is one such access too; its class names `random` either way.
 fn compare_both_ways(a: Atom, inputs: Inputs, class: Vec<String>) -> Vec<(Inputs, Vec<String>)> {
-    let Inputs::Memory { mem, operand, .. } = inputs else {
+    let Inputs::Memory { mem, slots } = inputs else {
+        return Vec::new();
+    };
+    let Some(operand) = slots.get(OPERAND).cloned() else {
         return Vec::new();
     };
     let width = a.element_bits();
     let mask = if width >= 64 { u64::MAX } else { (1u64 << width) - 1 };
     let complement = |v: &[Bits]| v.iter().map(|b| Bits::new(!b.value & mask, width)).collect();
-    let equal = Inputs::Memory {
-        operand: mem.clone(),
-        swap: Some(operand.clone()),
-        mem: mem.clone(),
-    };
-    let unequal = Inputs::Memory {
-        swap: Some(complement(&operand)),
-        operand,
-        mem,
-    };
+    let equal = Inputs::one_thread(mem.clone(), [(OPERAND, mem.clone()), (SWAP, operand.clone())]);
+    let unequal = Inputs::one_thread(mem, [(SWAP, complement(&operand)), (OPERAND, operand)]);
     // Still two words per element, memory then operand: `u32_seven equal/u32_one`
     // (compared with itself, swapping in a u32_one), `u32_seven u32_one/complement`
     // (compared with a u32_one, offering its complement).
@@ -248,10 +274,11 @@ mod tests {
     #[test]
     fn contention_needs_the_same_operands_in_every_thread() {
         let b = |v| Bits::new(v, 32);
-        let inputs = |second: u64| Inputs::Contention {
-            mem: vec![b(5)],
-            operands: (0..CONTENDERS as u64).map(|t| vec![b(if t == 1 { second } else { 9 })]).collect(),
-            swaps: None,
+        let inputs = |second: u64| {
+            Inputs::threads(
+                vec![b(5)],
+                [(OPERAND, (0..CONTENDERS as u64).map(|t| vec![b(if t == 1 { second } else { 9 })]).collect())],
+            )
         };
         let e = Atom::Exch(32).outputs(false, &inputs(8), Profile::PtxIsa).unwrap_err();
         assert!(e.to_string().contains("the same \"operands\""), "{e}");

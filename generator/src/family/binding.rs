@@ -36,8 +36,11 @@ pub fn bind(spelling: &Spelling<'_>, semantics: Semantics, pair: bool) -> Vec<Bo
     };
     let text = compose(&spelling.chain(), &render(spelling, style));
     let written = tokenize(&text).map(|t| t.operands).unwrap_or_default();
-    // A memory record's keys are `mem` and `operand`, a warp's the doc's names.
-    let memory = matches!(semantics.shape(), Shape::Memory { .. });
+    // A memory record's keys are its slots' names, a warp's the doc's names.
+    let memory = match semantics.shape() {
+        Shape::Memory(m) => Some(m),
+        Shape::Warp(_) => None,
+    };
     // The positions the written operands stand at (`bar.red` leaves its optional
     // `b` out from between `a` and `c`).
     let all = positions(spelling);
@@ -51,19 +54,19 @@ pub fn bind(spelling: &Spelling<'_>, semantics: Semantics, pair: bool) -> Vec<Bo
                 (Some((p, _)), Operand::Pair(..)) => format!("{}|{}", pos.name, p.name),
                 _ => pos.name.to_owned(),
             };
-            // The doc's operand names, as the records' keys: red writes `[a], b`,
-            // atom `d, [a], b{, c}`, cp.reduce.async.bulk `[dstMem], [srcMem],
-            // size, [mbar]`, redux.sync `dst, src, membermask`.
-            let holds = match (memory, name.as_str()) {
-                (true, "a" | "dstMem") => "&mem".to_owned(),
-                (true, "b") => "operand".to_owned(),
-                (true, "c") => "swap".to_owned(),
-                (true, "srcMem") => "&operand".to_owned(),
-                (false, "dst") => "d".to_owned(),
+            // The doc's operand names, as the records' keys: a memory slot names
+            // the operands that hold it (red writes `[a], b`, atom `d, [a], b{, c}`,
+            // cp.reduce.async.bulk `[dstMem], [srcMem], size, [mbar]`), an address
+            // holding it written `&`; redux.sync writes `dst, src, membermask`.
+            let slot = memory.and_then(|m| m.slots().find(|s| s.operands.contains(&name.as_str())));
+            let holds = match (memory.is_some(), slot, name.as_str()) {
+                (_, Some(slot), _) if matches!(op, Operand::Address(..)) => format!("&{}", slot.name),
+                (_, Some(slot), _) => slot.name.to_owned(),
+                (false, _, "dst") => "d".to_owned(),
                 // A predicate destination written alone under the name `p`
                 // (`bar.red.and.pred p, a, c`) is the records' `d`.
-                (false, "p") if !has_d => "d".to_owned(),
-                (false, "src") => "a".to_owned(),
+                (false, _, "p") if !has_d => "d".to_owned(),
+                (false, _, "src") => "a".to_owned(),
                 _ => name,
             };
             Bound {
@@ -113,12 +116,7 @@ mod tests {
             let shape = v.semantics.shape().written(v.pair);
             let mut keys: Vec<&str> = shape.outputs().iter().map(|o| o.out.name()).collect();
             match shape {
-                Shape::Memory { swap, .. } => {
-                    keys.push("operand");
-                    if swap {
-                        keys.push("swap");
-                    }
-                }
+                Shape::Memory(m) => keys.extend(m.inputs().map(|s| s.name)),
                 Shape::Warp(w) => {
                     keys.extend(w.sources().map(|(k, _)| k));
                     if w.membermask {

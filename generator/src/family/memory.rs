@@ -12,7 +12,7 @@ use super::catalog::{self, Named};
 use super::{int_op, Draft, Execution, Family, MemSpace, NotComputed, Quals, Sampling};
 use crate::error::{Error, Result};
 use crate::record::expectation::CONTENDERS;
-use crate::record::{Bits, Expectation, Inputs, Out, Outputs, Shape};
+use crate::record::{Along, Bits, Dir, Expectation, Inputs, MemoryShape, Out, Outputs, Shape, Slot, SlotKind};
 use crate::syntax::spelling::Spelling;
 
 impl Family for Reduction {
@@ -26,16 +26,8 @@ impl Family for Reduction {
     }
 
     fn shape(self) -> Shape {
-        Shape::Memory {
-            width: self.element.bits(),
-            elements: usize::from(self.lanes.max(1)),
-            float: match self.element {
-                Element::Float(f) => Some(f),
-                Element::Int(_) => None,
-            },
-            returns: false,
-            swap: false,
-        }
+        let (mem, operand) = slots(self);
+        Shape::Memory(MemoryShape::new(usize::from(self.lanes.max(1)), &[mem, operand]))
     }
 
     /// Each catalog's classes crossed in full first, then contention, then the
@@ -52,10 +44,14 @@ impl Family for Reduction {
 
     fn outputs(self, _negate: bool, inputs: &Inputs, profile: Profile) -> Result<Outputs<Expectation>> {
         match inputs {
-            Inputs::Memory { mem, operand, .. } => {
-                Ok(apply(self, mem, std::slice::from_ref(operand), profile))
-            }
-            Inputs::Contention { mem, operands, .. } => Ok(apply(self, mem, operands, profile)),
+            Inputs::Memory { mem, slots } => match slots.get(OPERAND) {
+                Some(operand) => Ok(apply(self, mem, std::slice::from_ref(operand), profile)),
+                None => Err(Error::Input(format!("a memory reduction takes \"{OPERAND}\""))),
+            },
+            Inputs::Contention { mem, slots } => match slots.get(OPERAND) {
+                Some(operands) => Ok(apply(self, mem, operands, profile)),
+                None => Err(Error::Input(format!("a contention record takes \"{OPERAND}s\""))),
+            },
             Inputs::Warp(_) => Err(Error::Input(
                 "a memory reduction takes \"mem\" and \"operand\", not warp inputs".to_owned(),
             )),
@@ -63,7 +59,7 @@ impl Family for Reduction {
     }
 
     fn execution(self, s: &Spelling<'_>) -> Execution {
-        execution(s, self.engine, self.element.bits(), self.lanes, self.packed, false)
+        execution(s, self.engine, self.element.bits(), self.lanes)
     }
 
     fn choices(self, s: &Spelling<'_>) -> Vec<String> {
@@ -87,6 +83,46 @@ impl Family for Reduction {
         }
         out
     }
+}
+
+/// The name of the slot each thread reduces with (the doc's `b`; the bulk form's
+/// source buffer).
+pub(super) const OPERAND: &str = "operand";
+
+/// The memory of a memory record, before and after, at the doc's address
+/// operand (`[a]`, the bulk form's `[dstMem]`).
+pub(super) static MEM: SlotKind = SlotKind {
+    name: "mem",
+    dir: Dir::Both,
+    along: Along::Element,
+    operands: &["a", "dstMem"],
+    about: "memory before",
+    per_thread: "the memory",
+};
+
+/// What each thread reduces with: the doc's `b`, the bulk form's `[srcMem]`.
+pub(super) static OPERAND_SLOT: SlotKind = SlotKind {
+    name: OPERAND,
+    dir: Dir::In,
+    along: Along::Thread,
+    operands: &["b", "srcMem"],
+    about: "operand",
+    per_thread: "its operand",
+};
+
+/// The slots of a reduction's records: the memory and each thread's operand, of
+/// the reduction's element, two to a 32-bit register where packed (`.f16x2`).
+pub(super) fn slots(r: Reduction) -> (Slot, Slot) {
+    let float = match r.element {
+        Element::Float(f) => Some(f),
+        Element::Int(_) => None,
+    };
+    let width = r.element.bits();
+    let operand = Slot {
+        register: if r.packed { 32 } else { width },
+        ..Slot::of(&OPERAND_SLOT, width, float)
+    };
+    (Slot::of(&MEM, width, float), operand)
 }
 
 /// What a reduction spelling of `engine` computes (red's, atom's and
@@ -141,9 +177,8 @@ pub(super) fn reduction(s: &Spelling<'_>, engine: Engine) -> std::result::Result
 }
 
 /// How a device runs a memory variant of `engine`: `width`-bit elements, `lanes`
-/// of them, two to a register where `packed`, both in one `.b128` register where
-/// `b128`.
-pub(super) fn execution(s: &Spelling<'_>, engine: Engine, width: u32, lanes: u8, packed: bool, b128: bool) -> Execution {
+/// of them (the registers that hold them are the slots').
+pub(super) fn execution(s: &Spelling<'_>, engine: Engine, width: u32, lanes: u8) -> Execution {
     let q = Quals::of(s);
     let space = q.first(QualKind::Space);
     Execution::Memory {
@@ -170,12 +205,9 @@ pub(super) fn execution(s: &Spelling<'_>, engine: Engine, width: u32, lanes: u8,
         },
         width,
         lanes: u32::from(lanes.max(1)),
-        packed,
-        vector: q.first(QualKind::Vector).is_some(),
         // A vector's generic address, and red.async's, point into global memory
         // alone (`Engine::generic`).
         global_only: engine.generic_points_global(q.first(QualKind::Vector).is_some()) == Some(true),
-        b128,
     }
 }
 
@@ -298,7 +330,7 @@ fn accesses(r: Reduction, pairs: &[(Named, Named)]) -> Vec<(Inputs, Vec<String>)
                 .iter()
                 .map(|(m, o)| format!("{} {}", m.class, o.class))
                 .collect();
-            (Inputs::Memory { mem, operand, swap: None }, class)
+            (Inputs::one_thread(mem, [(OPERAND, operand)]), class)
         })
         .collect()
 }
@@ -383,14 +415,10 @@ fn contention_inputs(at: &Sampling<'_>, r: Reduction) -> Vec<(Inputs, Vec<String
             continue;
         }
         let bits = |x: &u64| Bits::new(*x, width);
-        let ins = Inputs::Contention {
-            swaps: None,
-            mem: mem.iter().map(bits).collect(),
-            operands: threads
-                .iter()
-                .map(|t| t.iter().map(bits).collect())
-                .collect(),
-        };
+        let ins = Inputs::threads(
+            mem.iter().map(bits).collect(),
+            [(OPERAND, threads.iter().map(|t| t.iter().map(bits).collect()).collect())],
+        );
         out.push((ins, vec![format!("contention_{CONTENDERS} {kind}"); elems]));
     }
     out
@@ -417,4 +445,41 @@ fn order_free_here(r: Reduction, mem: &[u64], threads: &[Vec<u64>]) -> bool {
             f.is_some() && f == fold(&backward, p, k) && f == fold(&rotated, p, k)
         })
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::record::{Along, Dir, Shape};
+    use crate::vectors::semantic::variants;
+
+    /// What the shared code assumes of a memory variant's slots: one memory, of
+    /// both directions, shared by the threads and named `mem`; outputs that are
+    /// outputs of the files; names that no contention key (`operands`) or warp
+    /// key can be taken for; every slot of the access's width.
+    #[test]
+    fn every_memory_variant_declares_slots_the_shared_code_reads() {
+        let spec = ptxvec_spec::Spec::load(std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../spec"))).unwrap();
+        let mut seen = 0;
+        for v in variants(&spec) {
+            let Shape::Memory(m) = v.semantics.shape() else {
+                continue;
+            };
+            seen += 1;
+            let memory: Vec<_> = m.slots().filter(|s| s.dir == Dir::Both).collect();
+            assert_eq!(memory.len(), 1, "{}", v.id);
+            assert_eq!((memory[0].name, memory[0].along), ("mem", Along::Element), "{}", v.id);
+            for s in m.slots() {
+                assert!(!s.name.ends_with('s'), "{}: `{}` reads as a contention key", v.id, s.name);
+                assert!(!["a", "b", "c", "executing", "exited", "membermask"].contains(&s.name), "{}: `{}`", v.id, s.name);
+                assert_eq!(s.dir == Dir::In, s.out().is_none(), "{}: `{}` is no output of the files", v.id, s.name);
+                assert_eq!(s.width, m.width(), "{}: `{}`", v.id, s.name);
+                assert!(s.register >= s.width && s.register % s.width == 0, "{}: `{}`", v.id, s.name);
+                if s.dir != Dir::Both {
+                    assert_eq!(s.along, Along::Thread, "{}: `{}`", v.id, s.name);
+                }
+            }
+            assert!(m.thread_outputs().count() <= 1, "{}: the output buffer holds one thread output", v.id);
+        }
+        assert!(seen > 50, "{seen} memory variants");
+    }
 }

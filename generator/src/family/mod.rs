@@ -199,7 +199,9 @@ impl<'a, 's> Quals<'a, 's> {
 /// How a device runs a variant: what the self-checking modules emit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Execution {
-    /// One thread per record, each on its own memory.
+    /// One thread per record, each on its own memory. The registers of the
+    /// record's slots are the slots' (`Shape::Memory`), how the instruction writes
+    /// them the operand binding's.
     Memory {
         /// Where it reduces.
         space: MemSpace,
@@ -207,18 +209,11 @@ pub enum Execution {
         width: u32,
         /// Elements per record (vector length × 2 for packed).
         lanes: u32,
-        /// Two elements per 32-bit register (`.f16x2`).
-        packed: bool,
-        /// A `.vN` form (operand in braces).
-        vector: bool,
         /// A generic address must point into global memory: a vector red or atom
         /// ("may be used only with .global space and with generic addressing where
         /// the address points to .global space"), red.async's release form. Its
         /// generic variant runs in the global windows alone.
         global_only: bool,
-        /// The two 64-bit elements are one `.b128` register (atom's `.cas.b128`
-        /// and `.exch.b128`).
-        b128: bool,
     },
     /// One warp per record: the records' shape says which inputs the lanes load,
     /// the operand binding which register each operand is.

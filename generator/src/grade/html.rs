@@ -162,19 +162,24 @@ fn values(list: &[Bits]) -> String {
 /// A case's inputs as a cell's content.
 fn inputs(t: &TestCase) -> String {
     match &t.inputs {
-        CaseInputs::Record(Inputs::Memory { mem, operand, swap }) => {
-            let mut h = format!("mem {}<br>operand {}", values(mem), values(operand));
-            if let Some(swap) = swap {
-                let _ = write!(h, "<br>swap {}", values(swap));
+        CaseInputs::Record(Inputs::Memory { mem, slots }) => {
+            let mut h = format!("mem {}", values(mem));
+            for (name, v) in slots.iter() {
+                let _ = write!(h, "<br>{name} {}", values(v));
             }
             h
         }
-        CaseInputs::Record(Inputs::Contention { mem, operands, swaps }) => {
+        CaseInputs::Record(Inputs::Contention { mem, slots }) => {
+            // Per thread its first slot's values bare (the operand), the others
+            // named.
             let mut h = format!("mem {}", values(mem));
-            for (k, o) in operands.iter().enumerate() {
-                let _ = write!(h, "<br>thread {k}: {}", values(o));
-                if let Some(c) = swaps.as_ref().and_then(|s| s.get(k)) {
-                    let _ = write!(h, " swap {}", values(c));
+            let threads = slots.iter().next().map_or(0, |(_, lists)| lists.len());
+            for k in 0..threads {
+                let _ = write!(h, "<br>thread {k}:");
+                for (n, (name, lists)) in slots.iter().enumerate() {
+                    if let Some(v) = lists.get(k) {
+                        let _ = if n == 0 { write!(h, " {}", values(v)) } else { write!(h, " {name} {}", values(v)) };
+                    }
                 }
             }
             h

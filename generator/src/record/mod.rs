@@ -27,7 +27,7 @@ use ptxvec_oracle::profile::Profile;
 pub use bits::{Bits, BitsError};
 pub use expectation::Expectation;
 pub use mask::LaneMask;
-pub use shape::{Field, Out, OutShape, Per, Shape, Source, WarpShape};
+pub use shape::{Along, Dir, Field, MemoryShape, Out, OutShape, Per, Shape, Slot, SlotKind, Source, WarpShape};
 
 pub use crate::syntax::case::NeedRecord as Requirement;
 
@@ -76,31 +76,95 @@ fn is_empty<S: AsRef<str>>(s: &S) -> bool {
 }
 
 /// A record's inputs.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(try_from = "InputFields", into = "InputFields")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Inputs {
-    /// One thread reduces into memory: one entry per element of the access.
+    /// One thread on its own memory: one entry per element of the access.
     Memory {
-        /// Memory before.
+        /// Memory before (the slot of both directions, `mem`).
         mem: Vec<Bits>,
-        /// The operand (`b`; what `atom.cas` compares the memory with).
-        operand: Vec<Bits>,
-        /// What `atom.cas` stores where the memory equals `operand` (its `c`);
-        /// absent for every other instruction.
-        swap: Option<Vec<Bits>>,
+        /// The thread's inputs (`operand`, `.cas`'s `swap`), by slot name.
+        slots: Named<Vec<Bits>>,
     },
-    /// Threads reduce into one address, each with its own operand, in any order.
+    /// Threads on one address, each with its own inputs, in any order.
     Contention {
         /// Memory before.
         mem: Vec<Bits>,
-        /// Per thread, its operand.
-        operands: Vec<Vec<Bits>>,
-        /// Per thread, what `atom.cas` stores (its `c`); absent for every other
-        /// instruction.
-        swaps: Option<Vec<Vec<Bits>>>,
+        /// Per slot, one list of elements per thread (`operands`, `swaps`).
+        slots: Named<Vec<Vec<Bits>>>,
     },
     /// A warp executes the instruction.
     Warp(WarpInputs),
+}
+
+/// A memory record's thread inputs under their slots' names, in name order (the
+/// files' order of keys).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Named<T>(Vec<(String, T)>);
+
+impl<T> Default for Named<T> {
+    fn default() -> Self {
+        Named(Vec::new())
+    }
+}
+
+impl<T> Named<T> {
+    /// The values of `entries`, put in name order; an error names a slot given twice.
+    pub fn new<N: Into<String>>(entries: impl IntoIterator<Item = (N, T)>) -> Result<Named<T>, String> {
+        let mut v: Vec<(String, T)> = entries.into_iter().map(|(n, x)| (n.into(), x)).collect();
+        v.sort_by(|a, b| a.0.cmp(&b.0));
+        if let Some(w) = v.windows(2).find(|w| w[0].0 == w[1].0) {
+            return Err(format!("\"{}\" given twice", w[0].0));
+        }
+        Ok(Named(v))
+    }
+
+    /// The values of slot `name`.
+    pub fn get(&self, name: &str) -> Option<&T> {
+        self.0.iter().find(|(n, _)| n == name).map(|(_, x)| x)
+    }
+
+    /// Every slot's name and values, in name order.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &T)> {
+        self.0.iter().map(|(n, x)| (n.as_str(), x))
+    }
+
+    /// Whether no slot is given.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Takes slot `name` out.
+    fn take(&mut self, name: &str) -> Option<T> {
+        let at = self.0.iter().position(|(n, _)| n == name)?;
+        Some(self.0.remove(at).1)
+    }
+}
+
+impl Inputs {
+    /// One thread's inputs: the memory and its slots' values by name.
+    pub fn one_thread(mem: Vec<Bits>, slots: impl IntoIterator<Item = (&'static str, Vec<Bits>)>) -> Inputs {
+        Inputs::Memory {
+            mem,
+            // Names from a family's declaration are distinct.
+            slots: Named::new(slots).unwrap_or_default(),
+        }
+    }
+
+    /// Contending threads' inputs: the memory and per slot one list per thread.
+    pub fn threads(mem: Vec<Bits>, slots: impl IntoIterator<Item = (&'static str, Vec<Vec<Bits>>)>) -> Inputs {
+        Inputs::Contention {
+            mem,
+            slots: Named::new(slots).unwrap_or_default(),
+        }
+    }
+
+    /// The threads of a contention record (every slot lists as many, once fitted).
+    pub fn contenders(&self) -> Option<usize> {
+        match self {
+            Inputs::Contention { slots, .. } => Some(slots.iter().map(|(_, t)| t.len()).max().unwrap_or(0)),
+            _ => None,
+        }
+    }
 }
 
 /// A warp's inputs as the files write them.
@@ -191,32 +255,37 @@ impl<'de> Deserialize<'de> for LaneValue {
     }
 }
 
-/// The inputs' keys, as the file writes them; [`Inputs`] is what they may form.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct InputFields {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    a: Option<LaneValue>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    b: Option<LaneValue>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    c: Option<LaneValue>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    executing: Option<LaneMask>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    exited: Option<LaneMask>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    mem: Option<Vec<Bits>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    membermask: Option<Bits>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    operand: Option<Vec<Bits>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    operands: Option<Vec<Vec<Bits>>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    swap: Option<Vec<Bits>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    swaps: Option<Vec<Vec<Bits>>>,
+/// A memory slot's values as a file gives them: one list (one thread), or one
+/// list per thread (a contention record, under the plural key).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum SlotValues {
+    /// One thread's elements.
+    One(Vec<Bits>),
+    /// Each thread's elements.
+    PerThread(Vec<Vec<Bits>>),
+}
+
+/// The inputs' keys as a file gives them, before they are known to form
+/// [`Inputs`]: what serde's reader and the line scanner (`scan`) both fill.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct InputFields {
+    pub a: Option<LaneValue>,
+    pub b: Option<LaneValue>,
+    pub c: Option<LaneValue>,
+    pub executing: Option<LaneMask>,
+    pub exited: Option<LaneMask>,
+    pub membermask: Option<Bits>,
+    pub mem: Option<Vec<Bits>>,
+    /// The memory slots, by key as written (`operand`, `swaps`).
+    pub slots: Vec<(String, SlotValues)>,
+}
+
+impl InputFields {
+    /// Whether `key` names a contention record's per-thread lists (`operands`):
+    /// a slot's name never ends in `s`.
+    pub fn per_thread(key: &str) -> bool {
+        key.ends_with('s')
+    }
 }
 
 impl TryFrom<InputFields> for Inputs {
@@ -229,77 +298,193 @@ impl TryFrom<InputFields> for Inputs {
             || f.executing.is_some()
             || f.exited.is_some()
             || f.membermask.is_some();
-        if (f.swap.is_some() || f.swaps.is_some()) && f.mem.is_none() {
-            return Err("\"swap\" or \"swaps\" (atom.cas's `c`) without \"mem\"".to_owned());
-        }
-        if f.swaps.is_some() && f.operands.is_none() {
-            return Err("\"swaps\" (atom.cas's `c`, one list per thread) without \"operands\"".to_owned());
-        }
-        match (f.mem, f.operand, f.operands) {
-            (Some(_), _, _) | (None, Some(_), _) | (None, None, Some(_)) if warp_keys => Err(
-                "memory inputs (\"mem\", \"operand\", \"operands\") and warp inputs (\"executing\", ...) in one record"
+        if warp_keys && (f.mem.is_some() || !f.slots.is_empty()) {
+            return Err(
+                "memory inputs (\"mem\", \"operand\", \"operands\", ...) and warp inputs (\"executing\", ...) in one record"
                     .to_owned(),
-            ),
-            (Some(mem), Some(operand), None) => Ok(Inputs::Memory { mem, operand, swap: f.swap }),
-            (Some(_), None, Some(_)) if f.swap.is_some() => Err(
-                "\"swap\" (one thread's `c`) with \"operands\": a contention record gives \"swaps\", one list per thread"
-                    .to_owned(),
-            ),
-            (Some(mem), None, Some(operands)) => Ok(Inputs::Contention {
-                mem,
-                operands,
-                swaps: f.swaps,
-            }),
-            (Some(_), Some(_), Some(_)) => {
-                Err("\"operand\" (one thread) and \"operands\" (one list per thread) in one record".to_owned())
+            );
+        }
+        if !warp_keys {
+            let Some(mem) = f.mem else {
+                return Err(match f.slots.first() {
+                    Some((key, _)) => format!("\"{key}\" without \"mem\""),
+                    None => "expected \"mem\" and \"operand\" (red, cp.reduce.async.bulk) or \"executing\" (warp instructions)".to_owned(),
+                });
+            };
+            let (mut one, mut per_thread) = (Vec::new(), Vec::new());
+            for (key, v) in f.slots {
+                match v {
+                    SlotValues::One(v) => one.push((key, v)),
+                    SlotValues::PerThread(v) => {
+                        per_thread.push((key.strip_suffix('s').unwrap_or(&key).to_owned(), v));
+                    }
+                }
             }
-            (Some(_), None, None) => {
-                Err("\"mem\" without \"operand\" (one thread) or \"operands\" (one list per thread)".to_owned())
-            }
-            (None, Some(_), _) | (None, None, Some(_)) => Err("an operand without \"mem\"".to_owned()),
-            (None, None, None) => match f.executing {
-                Some(executing) => Ok(Inputs::Warp(WarpInputs {
-                    membermask: f.membermask,
-                    executing,
-                    exited: f.exited,
-                    a: f.a,
-                    b: f.b,
-                    c: f.c,
-                })),
-                None => Err(
-                    "expected \"mem\" and \"operand\" (red, cp.reduce.async.bulk) or \"executing\" (warp instructions)"
-                        .to_owned(),
-                ),
-            },
+            return match (one.is_empty(), per_thread.is_empty()) {
+                (false, true) => Ok(Inputs::Memory { mem, slots: Named::new(one)? }),
+                (true, false) => Ok(Inputs::Contention {
+                    mem,
+                    slots: Named::new(per_thread)?,
+                }),
+                (false, false) => Err(format!(
+                    "\"{}\" (one thread) and \"{}s\" (one list per thread) in one record",
+                    one[0].0, per_thread[0].0
+                )),
+                (true, true) => {
+                    Err("\"mem\" without \"operand\" (one thread) or \"operands\" (one list per thread)".to_owned())
+                }
+            };
+        }
+        match f.executing {
+            Some(executing) => Ok(Inputs::Warp(WarpInputs {
+                membermask: f.membermask,
+                executing,
+                exited: f.exited,
+                a: f.a,
+                b: f.b,
+                c: f.c,
+            })),
+            None => Err("warp inputs without \"executing\"".to_owned()),
         }
     }
 }
 
-impl From<Inputs> for InputFields {
-    fn from(i: Inputs) -> InputFields {
-        match i {
-            Inputs::Memory { mem, operand, swap } => InputFields {
-                mem: Some(mem),
-                operand: Some(operand),
-                swap,
-                ..InputFields::default()
-            },
-            Inputs::Contention { mem, operands, swaps } => InputFields {
-                mem: Some(mem),
-                operands: Some(operands),
-                swaps,
-                ..InputFields::default()
-            },
-            Inputs::Warp(w) => InputFields {
-                a: w.a,
-                b: w.b,
-                c: w.c,
-                executing: Some(w.executing),
-                exited: w.exited,
-                membermask: w.membermask,
-                ..InputFields::default()
-            },
+/// One key of a record's inputs and its value, as the files write it.
+pub(crate) enum Entry<'i> {
+    /// A bit pattern.
+    Bits(&'i Bits),
+    /// A thread mask of any width.
+    Mask(&'i LaneMask),
+    /// A warp source.
+    Lane(&'i LaneValue),
+    /// A list of elements.
+    List(&'i [Bits]),
+    /// One list per thread.
+    Lists(&'i [Vec<Bits>]),
+}
+
+impl Inputs {
+    /// Every key and value the files write, in their order (by key).
+    pub(crate) fn entries(&self) -> Vec<(std::borrow::Cow<'_, str>, Entry<'_>)> {
+        use std::borrow::Cow;
+        let mut out: Vec<(Cow<'_, str>, Entry<'_>)> = Vec::new();
+        match self {
+            Inputs::Memory { mem, slots } => {
+                out.push((Cow::Borrowed("mem"), Entry::List(mem)));
+                out.extend(slots.iter().map(|(n, v)| (Cow::Borrowed(n), Entry::List(v))));
+            }
+            Inputs::Contention { mem, slots } => {
+                out.push((Cow::Borrowed("mem"), Entry::List(mem)));
+                out.extend(slots.iter().map(|(n, v)| (Cow::Owned(format!("{n}s")), Entry::Lists(v))));
+            }
+            Inputs::Warp(w) => {
+                for (key, v) in w.sources() {
+                    if let Some(v) = v {
+                        out.push((Cow::Borrowed(key), Entry::Lane(v)));
+                    }
+                }
+                out.push((Cow::Borrowed("executing"), Entry::Mask(&w.executing)));
+                if let Some(x) = &w.exited {
+                    out.push((Cow::Borrowed("exited"), Entry::Mask(x)));
+                }
+                if let Some(m) = &w.membermask {
+                    out.push((Cow::Borrowed("membermask"), Entry::Bits(m)));
+                }
+            }
         }
+        out.sort_by(|a, b| a.0.cmp(&b.0));
+        out
+    }
+}
+
+impl Serialize for Inputs {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let entries = self.entries();
+        let mut map = s.serialize_map(Some(entries.len()))?;
+        for (key, v) in &entries {
+            match v {
+                Entry::Bits(b) => map.serialize_entry(key, b)?,
+                Entry::Mask(m) => map.serialize_entry(key, m)?,
+                Entry::Lane(l) => map.serialize_entry(key, l)?,
+                Entry::List(l) => map.serialize_entry(key, l)?,
+                Entry::Lists(l) => map.serialize_entry(key, l)?,
+            }
+        }
+        map.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for Inputs {
+    /// The keys first, then whether they form inputs: an error about the set of
+    /// keys names the place after the object, as for every record field.
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Inputs, D::Error> {
+        Inputs::try_from(InputFields::deserialize(d)?).map_err(de::Error::custom)
+    }
+}
+
+/// A memory slot's list, read under a key no other input has: a value of
+/// another type says what such a key is.
+struct SlotList<T>(Vec<T>);
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for SlotList<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<SlotList<T>, D::Error> {
+        struct List<T>(std::marker::PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> Visitor<'de> for List<T> {
+            type Value = SlotList<T>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a list: the values of a memory slot (every input key but a, b, c, executing, exited and membermask)")
+            }
+            fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<SlotList<T>, A::Error> {
+                let mut v = Vec::new();
+                while let Some(x) = seq.next_element()? {
+                    v.push(x);
+                }
+                Ok(SlotList(v))
+            }
+        }
+        d.deserialize_seq(List(std::marker::PhantomData))
+    }
+}
+
+impl<'de> Deserialize<'de> for InputFields {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<InputFields, D::Error> {
+        struct Keys;
+        impl<'de> Visitor<'de> for Keys {
+            type Value = InputFields;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an object of inputs")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<InputFields, A::Error> {
+                let mut f = InputFields::default();
+                let mut seen: Vec<String> = Vec::new();
+                while let Some(key) = map.next_key::<String>()? {
+                    if seen.contains(&key) {
+                        return Err(de::Error::custom(format_args!("duplicate field `{key}`")));
+                    }
+                    match key.as_str() {
+                        "a" => f.a = Some(map.next_value()?),
+                        "b" => f.b = Some(map.next_value()?),
+                        "c" => f.c = Some(map.next_value()?),
+                        "executing" => f.executing = Some(map.next_value()?),
+                        "exited" => f.exited = Some(map.next_value()?),
+                        "membermask" => f.membermask = Some(map.next_value()?),
+                        "mem" => f.mem = Some(map.next_value()?),
+                        k if InputFields::per_thread(k) => {
+                            let SlotList(v) = map.next_value()?;
+                            f.slots.push((key.clone(), SlotValues::PerThread(v)));
+                        }
+                        _ => {
+                            let SlotList(v) = map.next_value()?;
+                            f.slots.push((key.clone(), SlotValues::One(v)));
+                        }
+                    }
+                    seen.push(key);
+                }
+                Ok(f)
+            }
+        }
+        d.deserialize_map(Keys)
     }
 }
 
@@ -364,11 +549,14 @@ pub enum ShapeError {
     /// A key the instruction needs is missing.
     #[error("no \"{0}\" among the inputs")]
     Missing(&'static str),
+    /// A key the instruction needs is missing (a plural one, `operands`).
+    #[error("no \"{0}\" among the inputs")]
+    MissingKey(String),
     /// A key the instruction does not take.
     #[error("\"{key}\": {instruction} takes no such input")]
     Extra {
         /// The key.
-        key: &'static str,
+        key: String,
         /// What the record's text is.
         instruction: &'static str,
     },
@@ -404,26 +592,6 @@ pub enum ShapeError {
     },
 }
 
-/// An input that only some instructions take (`.cas`'s `c`, `key`): fitted by
-/// `fit` where the shape takes it (`taken`), an error where it is missing or
-/// extra.
-fn only_where_taken<T>(
-    key: &'static str,
-    taken: bool,
-    value: Option<T>,
-    fit: impl FnOnce(T) -> Result<T, ShapeError>,
-) -> Result<Option<T>, ShapeError> {
-    match (taken, value) {
-        (true, Some(v)) => fit(v).map(Some),
-        (true, None) => Err(ShapeError::Missing(key)),
-        (false, Some(_)) => Err(ShapeError::Extra {
-            key,
-            instruction: "this instruction",
-        }),
-        (false, None) => Ok(None),
-    }
-}
-
 fn fit_all(key: &str, mut v: Vec<Bits>, field: Field, want: usize) -> Result<Vec<Bits>, ShapeError> {
     if v.len() != want {
         return Err(ShapeError::Count {
@@ -451,64 +619,60 @@ impl Inputs {
     /// that is missing, extra, of another count or too wide.
     pub fn fit(self, shape: Shape) -> Result<Inputs, ShapeError> {
         let warp_only = |what| ShapeError::Extra {
-            key: "executing",
+            key: "executing".to_owned(),
             instruction: what,
         };
         match (self, shape) {
-            (
-                Inputs::Memory { mem, operand, swap },
-                Shape::Memory {
-                    width,
-                    elements,
-                    swap: takes_swap,
-                    ..
-                },
-            ) => Ok(Inputs::Memory {
-                mem: fit_all("mem", mem, Field::Bits(width), elements)?,
-                operand: fit_all("operand", operand, Field::Bits(width), elements)?,
-                swap: only_where_taken("swap", takes_swap, swap, |v| fit_all("swap", v, Field::Bits(width), elements))?,
-            }),
-            (
-                Inputs::Contention { mem, operands, swaps },
-                Shape::Memory {
-                    width,
-                    elements,
-                    swap: takes_swap,
-                    ..
-                },
-            ) => {
-                if operands.is_empty() {
-                    return Err(ShapeError::Count {
-                        key: "operands".to_owned(),
-                        got: 0,
-                        want: 1,
+            (Inputs::Memory { mem, mut slots }, Shape::Memory(m)) => {
+                let mem = fit_all("mem", mem, Field::Bits(m.width()), m.elements)?;
+                let mut fitted = Vec::new();
+                for slot in m.inputs() {
+                    let v = slots.take(slot.name).ok_or(ShapeError::Missing(slot.name))?;
+                    fitted.push((slot.name, fit_all(slot.name, v, Field::Bits(slot.width), m.elements)?));
+                }
+                if let Some((extra, _)) = slots.iter().next() {
+                    return Err(ShapeError::Extra {
+                        key: extra.to_owned(),
+                        instruction: "this instruction",
                     });
                 }
-                let per_thread = |key: &str, lists: Vec<Vec<Bits>>| {
-                    lists
+                Ok(Inputs::one_thread(mem, fitted))
+            }
+            (Inputs::Contention { mem, mut slots }, Shape::Memory(m)) => {
+                let mem = fit_all("mem", mem, Field::Bits(m.width()), m.elements)?;
+                // The threads: as many as the first slot lists, at least one.
+                let mut threads = None;
+                let mut fitted = Vec::new();
+                for slot in m.inputs() {
+                    let key = slot.threads_key();
+                    let lists = slots.take(slot.name).ok_or_else(|| ShapeError::MissingKey(key.clone()))?;
+                    let want = *threads.get_or_insert(lists.len().max(1));
+                    if lists.len() != want {
+                        return Err(ShapeError::Count {
+                            key,
+                            got: lists.len(),
+                            want,
+                        });
+                    }
+                    let lists = lists
                         .into_iter()
                         .enumerate()
-                        .map(|(t, o)| fit_all(&format!("{key}[{t}]"), o, Field::Bits(width), elements))
-                        .collect::<Result<Vec<_>, _>>()
-                };
-                let threads = operands.len();
-                Ok(Inputs::Contention {
-                    mem: fit_all("mem", mem, Field::Bits(width), elements)?,
-                    operands: per_thread("operands", operands)?,
-                    swaps: only_where_taken("swaps", takes_swap, swaps, |v| match v.len() {
-                        n if n == threads => per_thread("swaps", v),
-                        got => Err(ShapeError::Count {
-                            key: "swaps".to_owned(),
-                            got,
-                            want: threads,
-                        }),
-                    })?,
-                })
+                        .map(|(t, o)| fit_all(&format!("{key}[{t}]"), o, Field::Bits(slot.width), m.elements))
+                        .collect::<Result<Vec<_>, _>>()?;
+                    fitted.push((slot.name, lists));
+                }
+                if let Some((extra, _)) = slots.iter().next() {
+                    return Err(ShapeError::Extra {
+                        key: format!("{extra}s"),
+                        instruction: "this instruction",
+                    });
+                }
+                Ok(Inputs::threads(mem, fitted))
             }
-            (Inputs::Warp(_), Shape::Memory { .. }) => Err(warp_only("a memory reduction")),
+            (Inputs::Warp(_), Shape::Memory(_)) => Err(warp_only("a memory reduction")),
             (Inputs::Memory { .. } | Inputs::Contention { .. }, Shape::Warp(_)) => {
                 Err(ShapeError::Extra {
-                    key: "mem",
+                    key: "mem".to_owned(),
                     instruction: "a warp collective",
                 })
             }
@@ -527,7 +691,7 @@ impl Inputs {
                     (true, None) => return Err(ShapeError::Missing("membermask")),
                     (false, Some(_)) => {
                         return Err(ShapeError::Extra {
-                            key: "membermask",
+                            key: "membermask".to_owned(),
                             instruction: "this instruction",
                         })
                     }
@@ -550,7 +714,7 @@ impl Inputs {
                         (Some(s), None) if s.optional => Ok(None),
                         (Some(_), None) => Err(ShapeError::Missing(key)),
                         (None, Some(_)) => Err(ShapeError::Extra {
-                            key,
+                            key: key.to_owned(),
                             instruction: "this instruction",
                         }),
                         (None, None) => Ok(None),
@@ -588,7 +752,7 @@ impl Outputs<Expectation> {
         for o in [Out::D, Out::Mem, Out::P] {
             if self.get(o).is_some() && !outs.iter().any(|s| s.out == o) {
                 return Err(ShapeError::Extra {
-                    key: o.name(),
+                    key: o.name().to_owned(),
                     instruction: "this instruction",
                 });
             }
@@ -807,6 +971,12 @@ mod tests {
             let line = format!(r#"{{"text":"x","inputs":{inputs}}}"#);
             assert!(Record::from_line(&line).is_err(), "accepted: {inputs}");
         }
+        // A key no input has is read as a memory slot's, and a value that is no
+        // list says so; beside warp keys it is refused as memory inputs among them.
+        let e = Record::from_line(r#"{"text":"x","inputs":{"executing":"0x1","lanes":"0x1"}}"#).unwrap_err();
+        assert!(e.to_string().contains("the values of a memory slot"), "{e}");
+        let e = Record::from_line(r#"{"text":"x","inputs":{"executing":"0x1","lane":["0x1"]}}"#).unwrap_err();
+        assert!(e.to_string().contains("in one record"), "{e}");
     }
 
     #[test]
@@ -875,21 +1045,16 @@ mod tests {
         assert!(fine.fit(bar).is_ok());
         // atom.cas.b32 on one address: `swaps` one list per thread, and only where
         // the instruction takes a `c`.
-        let memory = |swap| Shape::Memory {
-            width: 32,
-            elements: 1,
-            float: None,
-            returns: true,
-            swap,
-        };
-        let (cas, add) = (memory(true), memory(false));
+        use crate::family::Family;
+        use ptxvec_oracle::memory::atom::Atom;
+        let (cas, add) = (Atom::Cas(32).shape(), Atom::Exch(32).shape());
         let threads = |n: usize| format!("[{}]", vec![r#"["0x1"]"#; n].join(","));
         let contention = |swaps: Option<usize>| {
             let swaps = swaps.map_or(String::new(), |n| format!(r#","swaps":{}"#, threads(n)));
             read(&format!(r#"{{"mem":["0x1"],"operands":{}{swaps}}}"#, threads(2)))
         };
-        let Inputs::Contention { swaps, .. } = contention(Some(2)).fit(cas).unwrap() else { panic!() };
-        assert_eq!(swaps.map(|s| s.len()), Some(2));
+        let Inputs::Contention { slots, .. } = contention(Some(2)).fit(cas).unwrap() else { panic!() };
+        assert_eq!(slots.get("swap").map(|s| s.len()), Some(2));
         assert!(contention(None).fit(add).is_ok());
         for (inputs, shape, why) in [
             (contention(None), cas, "\"swaps\""),

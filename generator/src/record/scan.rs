@@ -7,7 +7,8 @@
 //! then goes to serde, for the record or for the error that says why there is none:
 //! - strings with no escape and no control character (the only strings a
 //!   `Record<&str>` can borrow);
-//! - keys that are field names, each at most once;
+//! - keys that are field names, each at most once (among the inputs, any other
+//!   key is a memory slot's, as for serde);
 //! - `seed` as a plain integer (`0`, or digits without a leading zero) within u64;
 //! - `expect`, whose value is handed to serde's reader alone (a consumer sending
 //!   records back is rare, and the map of expectations is most of serde's format);
@@ -22,7 +23,7 @@ use std::collections::BTreeMap;
 
 use ptxvec_oracle::profile::Profile;
 
-use super::{by_profile, Bits, Expectation, InputFields, Inputs, LaneMask, LaneValue, Outputs, Record, Requirement};
+use super::{by_profile, Bits, Expectation, InputFields, Inputs, LaneMask, LaneValue, Outputs, Record, Requirement, SlotValues};
 
 /// The record on `line`, or `None` where serde must read it.
 pub fn record(line: &str) -> Option<Record<&str>> {
@@ -166,6 +167,16 @@ impl<'a> Scan<'a> {
     /// `{"key": value, ...}` with keys among `keys`, each at most once: `field`
     /// reads the value of the key at its place in `keys`.
     fn object(&mut self, keys: &[&str], mut field: impl FnMut(&mut Self, usize) -> Option<()>) -> Option<()> {
+        self.object_open(keys, |s, key| field(s, key.ok()?))
+    }
+
+    /// [`Self::object`] where a key outside `keys` is handed to `field` too, by
+    /// its text (`Err`): the caller decides whether it takes it, and twice.
+    fn object_open(
+        &mut self,
+        keys: &[&str],
+        mut field: impl FnMut(&mut Self, Result<usize, &'a str>) -> Option<()>,
+    ) -> Option<()> {
         self.take(b'{')?;
         if self.peek()? == b'}' {
             self.at += 1;
@@ -173,14 +184,16 @@ impl<'a> Scan<'a> {
         }
         let (mut seen, mut next) = (0u32, 0);
         loop {
-            let i = self.key(keys, next)?;
-            if seen & 1 << i != 0 {
-                return None;
+            let key = self.key(keys, next)?;
+            if let Ok(i) = key {
+                if seen & 1 << i != 0 {
+                    return None;
+                }
+                seen |= 1 << i;
+                next = i + 1;
             }
-            seen |= 1 << i;
-            next = i + 1;
             self.take(b':')?;
-            field(self, i)?;
+            field(self, key)?;
             match self.peek()? {
                 b',' => self.at += 1,
                 b'}' => {
@@ -192,10 +205,10 @@ impl<'a> Scan<'a> {
         }
     }
 
-    /// The key here, by its place among `keys`. The keys after the one before
-    /// (`next` on) are tried first as they stand, quotes included: the files
-    /// write them in `keys`' order.
-    fn key(&mut self, keys: &[&str], next: usize) -> Option<usize> {
+    /// The key here, by its place among `keys`, or its text where it is none of
+    /// them. The keys after the one before (`next` on) are tried first as they
+    /// stand, quotes included: the files write them in `keys`' order.
+    fn key(&mut self, keys: &[&str], next: usize) -> Option<Result<usize, &'a str>> {
         self.blank();
         let rest = self.bytes().get(self.at..)?;
         for (i, k) in keys.iter().enumerate().skip(next) {
@@ -203,11 +216,11 @@ impl<'a> Scan<'a> {
             let quoted = rest.get(..k.len() + 2);
             if quoted.is_some_and(|q| q[0] == b'"' && &q[1..=k.len()] == k && q[k.len() + 1] == b'"') {
                 self.at += k.len() + 2;
-                return Some(i);
+                return Some(Ok(i));
             }
         }
         let key = self.string()?;
-        keys.iter().position(|k| *k == key)
+        Some(keys.iter().position(|k| *k == key).ok_or(key))
     }
 
     /// The text of the JSON object that starts here, skipped by its brackets and
@@ -278,23 +291,26 @@ impl<'a> Scan<'a> {
     }
 
     fn inputs(&mut self) -> Option<Inputs> {
-        const KEYS: [&str; 11] =
-            ["a", "b", "c", "executing", "exited", "mem", "membermask", "operand", "operands", "swap", "swaps"];
+        // The warp keys and the memory; any other key is a memory slot's
+        // (`operand`, or `operands` for one list per thread).
+        const KEYS: [&str; 7] = ["a", "b", "c", "executing", "exited", "mem", "membermask"];
         let mut f = InputFields::default();
-        self.object(&KEYS, |s, key| {
+        self.object_open(&KEYS, |s, key| {
             let bits_list = |s: &mut Self| s.list(Self::bits);
             match key {
-                0 => f.a = Some(s.lane_value()?),
-                1 => f.b = Some(s.lane_value()?),
-                2 => f.c = Some(s.lane_value()?),
-                3 => f.executing = Some(s.mask()?),
-                4 => f.exited = Some(s.mask()?),
-                5 => f.mem = Some(bits_list(s)?),
-                6 => f.membermask = Some(s.bits()?),
-                7 => f.operand = Some(bits_list(s)?),
-                8 => f.operands = Some(s.list(bits_list)?),
-                9 => f.swap = Some(bits_list(s)?),
-                _ => f.swaps = Some(s.list(bits_list)?),
+                Ok(0) => f.a = Some(s.lane_value()?),
+                Ok(1) => f.b = Some(s.lane_value()?),
+                Ok(2) => f.c = Some(s.lane_value()?),
+                Ok(3) => f.executing = Some(s.mask()?),
+                Ok(4) => f.exited = Some(s.mask()?),
+                Ok(5) => f.mem = Some(bits_list(s)?),
+                Ok(_) => f.membermask = Some(s.bits()?),
+                // A slot given twice: serde says so.
+                Err(k) if f.slots.iter().any(|(n, _)| n == k) => return None,
+                Err(k) if InputFields::per_thread(k) => {
+                    f.slots.push((k.to_owned(), SlotValues::PerThread(s.list(bits_list)?)));
+                }
+                Err(k) => f.slots.push((k.to_owned(), SlotValues::One(bits_list(s)?))),
             }
             Some(())
         })?;

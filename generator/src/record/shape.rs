@@ -43,6 +43,9 @@ pub enum Out {
 }
 
 impl Out {
+    /// Every output, in the files' order.
+    pub const ALL: [Out; 3] = [Out::D, Out::Mem, Out::P];
+
     /// The key in the vector files.
     pub fn name(self) -> &'static str {
         match self {
@@ -69,22 +72,161 @@ pub struct OutShape {
 /// The shape of a variant's records.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Shape {
-    /// `red`, `atom` and `cp.reduce.async.bulk`: `mem` and `operand`(s) in, `mem`
-    /// out, and for `atom` the value found, `d`.
-    Memory {
-        /// Element width in bits.
-        width: u32,
-        /// Elements per access (vector length × 2 for packed types).
-        elements: usize,
-        /// The element's float format.
-        float: Option<Format>,
-        /// The old value is returned in `d` (`atom`).
-        returns: bool,
-        /// A second operand, `swap` (`atom.cas`'s `c`).
-        swap: bool,
-    },
+    /// A memory instruction (`red`, `atom`, `cp.reduce.async.bulk`): the slots
+    /// its family declares.
+    Memory(MemoryShape),
     /// A warp collective: `executing` and the rest per instruction.
     Warp(WarpShape),
+}
+
+/// Which way a memory record's slot goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dir {
+    /// An input alone (red's `operand`, `.cas`'s `swap`).
+    In,
+    /// An output alone (atom's `d`, the value it found).
+    Out,
+    /// In and out: the memory, before and after.
+    Both,
+}
+
+/// Whose values a memory record's slot holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Along {
+    /// One value per element of the access, which every thread of a record
+    /// shares: the memory.
+    Element,
+    /// One value per element for each thread: a one-thread record holds one list
+    /// (`operand`), a contention record one list per thread, written under the
+    /// plural key (`operands`), and an output one permutation per element.
+    Thread,
+}
+
+/// What a memory record's slot is, whatever the width: a family declares one
+/// `static` each, and a variant's [`Slot`]s pair them with its widths. The shared
+/// record code (the codecs, `fit`, the self-checking modules, the grade pages)
+/// reads a memory record through these alone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SlotKind {
+    /// The key in the vector files (a thread input of a contention record adds
+    /// `s`, so a name never ends in `s`); an output's is an [`Out`]'s name.
+    pub name: &'static str,
+    /// Input, output or both.
+    pub dir: Dir,
+    /// The memory's elements, or each thread's.
+    pub along: Along,
+    /// The doc's names of the operand that holds it (`b` for red's operand, `c`
+    /// for `.cas`'s swap), as the operand binding reads the syntax.
+    pub operands: &'static [&'static str],
+    /// What it holds, for one record (the self-checking modules' comments).
+    pub about: &'static str,
+    /// What each contending thread holds in it (the same comments).
+    pub per_thread: &'static str,
+}
+
+impl SlotKind {
+    /// The output it is, where it is one.
+    pub fn out(&self) -> Option<Out> {
+        match self.dir {
+            Dir::In => None,
+            Dir::Out | Dir::Both => Out::ALL.into_iter().find(|o| o.name() == self.name),
+        }
+    }
+
+    /// The key a contention record writes it under: one list per thread.
+    pub fn threads_key(&self) -> String {
+        format!("{}s", self.name)
+    }
+}
+
+/// One slot of a variant's memory records: its kind, and the widths of its values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Slot {
+    /// What it is (read through `Deref`: `slot.name`).
+    pub kind: &'static SlotKind,
+    /// Element width in bits.
+    pub width: u32,
+    /// The register the instruction takes the elements in, in bits: the element
+    /// width; 32 for two 16-bit elements (`.f16x2`); 128 for two 64-bit elements
+    /// (`.b128`, assembled from and split into 64-bit halves).
+    pub register: u32,
+    /// The element's float format.
+    pub float: Option<Format>,
+}
+
+impl Slot {
+    /// A slot of `kind` of `width`-bit elements, each in its own register.
+    pub fn of(kind: &'static SlotKind, width: u32, float: Option<Format>) -> Slot {
+        Slot {
+            kind,
+            width,
+            register: width,
+            float,
+        }
+    }
+}
+
+impl std::ops::Deref for Slot {
+    type Target = SlotKind;
+
+    fn deref(&self) -> &SlotKind {
+        self.kind
+    }
+}
+
+/// The most slots a memory record has: the memory, two inputs, one output.
+const MAX_SLOTS: usize = 4;
+
+/// A memory variant's records: their elements and the slots the family declares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MemoryShape {
+    /// Elements per access (vector length × 2 for packed types).
+    pub elements: usize,
+    /// The slots in the order the family declares them; `len` of them.
+    slots: [Option<Slot>; MAX_SLOTS],
+}
+
+impl MemoryShape {
+    /// `elements` per access, the slots `slots` (at most four: an error in a
+    /// family's declaration, which every test of its variants meets).
+    pub fn new(elements: usize, slots: &[Slot]) -> MemoryShape {
+        assert!(slots.len() <= MAX_SLOTS, "a memory record has at most {MAX_SLOTS} slots");
+        let mut held = [None; MAX_SLOTS];
+        for (h, s) in held.iter_mut().zip(slots) {
+            *h = Some(*s);
+        }
+        MemoryShape { elements, slots: held }
+    }
+
+    /// The slots, as declared.
+    pub fn slots(&self) -> impl Iterator<Item = Slot> + '_ {
+        self.slots.iter().flatten().copied()
+    }
+
+    /// The memory: the slot of both directions.
+    pub fn memory(&self) -> Option<Slot> {
+        self.slots().find(|s| s.dir == Dir::Both)
+    }
+
+    /// Each thread's inputs (`operand`, `swap`), as declared.
+    pub fn inputs(&self) -> impl Iterator<Item = Slot> + '_ {
+        self.slots().filter(|s| s.dir == Dir::In)
+    }
+
+    /// Each thread's outputs (atom's `d`), as declared.
+    pub fn thread_outputs(&self) -> impl Iterator<Item = Slot> + '_ {
+        self.slots().filter(|s| s.dir == Dir::Out)
+    }
+
+    /// The slot named `name`.
+    pub fn slot(&self, name: &str) -> Option<Slot> {
+        self.slots().find(|s| s.name == name)
+    }
+
+    /// The element width of the memory (every slot's, in the families so far).
+    pub fn width(&self) -> u32 {
+        self.memory().map_or(0, |s| s.width)
+    }
 }
 
 /// Whether a warp record holds a source once per lane or once for the warp.
@@ -204,21 +346,20 @@ impl Shape {
     /// The outputs, in the order the files and the device buffers list them.
     pub fn outputs(self) -> Vec<OutShape> {
         match self {
-            Shape::Memory {
-                width,
-                elements,
-                float,
-                returns,
-                ..
-            } => {
-                let slots = |out| OutShape {
-                    out,
-                    slots: elements,
-                    field: Field::Bits(width),
-                    float,
-                };
-                let d = returns.then(|| slots(Out::D));
-                d.into_iter().chain([slots(Out::Mem)]).collect()
+            Shape::Memory(m) => {
+                let mut v: Vec<OutShape> = m
+                    .slots()
+                    .filter_map(|s| {
+                        Some(OutShape {
+                            out: s.out()?,
+                            slots: m.elements,
+                            field: Field::Bits(s.width),
+                            float: s.float,
+                        })
+                    })
+                    .collect();
+                v.sort_by_key(|o| o.out);
+                v
             }
             Shape::Warp(w @ WarpShape { d, p, float, .. }) => {
                 let mut v = vec![OutShape {

@@ -7,7 +7,9 @@
 //!
 //! A placeholder is `["@name"]`, an array written one item a line at its
 //! indentation, or `@name` inside a string, an alternation of regular expressions
-//! (`red|red\.async`).
+//! (`red|red\.async`); the properties `"@input"` and `"@inputs"` are written once
+//! per memory input slot the families declare (`operand`/`operands`,
+//! `swap`/`swaps`).
 
 use ptxvec_spec::Spec;
 
@@ -68,31 +70,73 @@ fn lint(spec: &Spec) -> String {
 }
 
 /// vectors/schema.json: the mnemonics the variants' ids open with, those of the
-/// memory instructions, and the variants whose records hold `p`.
+/// memory instructions, the variants whose records hold `p`, and the memory
+/// input slots' keys.
 fn records(variants: &[Variant<'_>]) -> String {
     let mut mnemonics = Vec::new();
     let mut memory = Vec::new();
     let mut pairs = Vec::new();
+    let mut inputs = Vec::new();
     for v in variants {
         let m = regex_escape(v.spelling.form.syntax.mnemonic.spelling());
         let shape = v.semantics.shape();
-        if matches!(shape, crate::record::Shape::Memory { .. }) {
+        if let crate::record::Shape::Memory(slots) = shape {
             memory.push(m.clone());
+            inputs.extend(slots.inputs().map(|x| x.name.to_owned()));
         }
         if shape.written(v.pair).outputs().iter().any(|o| o.out == Out::P) {
             pairs.push(regex_escape(&v.id));
         }
         mnemonics.push(m);
     }
-    for list in [&mut mnemonics, &mut memory, &mut pairs] {
+    for list in [&mut mnemonics, &mut memory, &mut pairs, &mut inputs] {
         list.sort();
         list.dedup();
     }
     fill(
-        RECORD_TEMPLATE,
+        &each_input(RECORD_TEMPLATE, &inputs),
         &[],
         &[("mnemonics", mnemonics.join("|")), ("memory", memory.join("|")), ("pairs", pairs.join("|"))],
     )
+}
+
+/// `template` with each group of two properties `"@input": {…}` and
+/// `"@inputs": {…}` written once per memory input slot the variants declare
+/// (`operand` and `operands`, `swap` and `swaps`): a slot's keys in one record
+/// and in a contention record. The group keeps its last line's comma. A group
+/// needs at least one slot (every memory variant has its operand).
+fn each_input(template: &str, names: &[String]) -> String {
+    let lines: Vec<&str> = template.split_inclusive('\n').collect();
+    let indent = |l: &str| l.len() - l.trim_start().len();
+    let mut out = String::with_capacity(template.len() * 2);
+    let mut i = 0;
+    while i < lines.len() {
+        if !lines[i].trim_start().starts_with("\"@input\": {") {
+            out.push_str(lines[i]);
+            i += 1;
+            continue;
+        }
+        // The group ends where its second property closes, at its indentation.
+        let at = indent(lines[i]);
+        let closes: Vec<usize> = (i + 1..lines.len())
+            .filter(|&j| indent(lines[j]) == at && lines[j].trim_start().starts_with('}'))
+            .take(2)
+            .collect();
+        let end = closes.get(1).copied().unwrap_or(lines.len() - 1);
+        let group = lines[i..=end].concat();
+        let body = group.trim_end().trim_end_matches(',');
+        let copies: Vec<String> = names
+            .iter()
+            .map(|n| body.replace("\"@inputs\"", &format!("\"{n}s\"")).replace("\"@input\"", &format!("\"{n}\"")))
+            .collect();
+        out.push_str(&copies.join(",\n"));
+        if group.trim_end().ends_with(',') {
+            out.push(',');
+        }
+        out.push('\n');
+        i = end + 1;
+    }
+    out
 }
 
 /// `text` with its regular-expression characters escaped (ids and mnemonics hold
@@ -155,6 +199,18 @@ mod tests {
             assert!(!text.contains("\"@") && !text.contains("(@"), "{name}: a placeholder is left");
             serde_json::from_str::<serde_json::Value>(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
         }
+    }
+
+    #[test]
+    fn an_input_group_is_written_once_per_slot_keeping_its_comma() {
+        let template = "{\n  \"mem\": 1,\n  \"@input\": {\n    \"x\": 1\n  },\n  \"@inputs\": {\n    \"x\": 2\n  }\n}\n";
+        let names = ["operand".to_owned(), "swap".to_owned()];
+        let want = "{\n  \"mem\": 1,\n  \"operand\": {\n    \"x\": 1\n  },\n  \"operands\": {\n    \"x\": 2\n  },\n  \"swap\": {\n    \"x\": 1\n  },\n  \"swaps\": {\n    \"x\": 2\n  }\n}\n";
+        assert_eq!(each_input(template, &names), want);
+        // A group followed by another property keeps its comma.
+        let more = template.replace("    \"x\": 2\n  }\n}", "    \"x\": 2\n  },\n  \"z\": 3\n}");
+        let got = each_input(&more, &names[..1]);
+        assert!(got.contains("\"operands\": {\n    \"x\": 2\n  },\n  \"z\": 3"), "{got}");
     }
 
     #[test]

@@ -25,7 +25,7 @@ pub use crate::family::{Execution, MemSpace};
 
 use crate::error::{Error, Result};
 use crate::family;
-use crate::record::{self, Bits, Expectation, Inputs, Out, Record, Shape};
+use crate::record::{self, Expectation, Inputs, Out, Record, Shape};
 use crate::family::binding::{self, Bound};
 use crate::record::index::{Index, IndexEntry};
 
@@ -118,12 +118,9 @@ pub fn skipped(r: &Record) -> bool {
     }
 }
 
-/// Per thread operands when this is a contention record.
-pub fn contention(r: &Record) -> Option<&[Vec<Bits>]> {
-    match &r.inputs {
-        Inputs::Contention { operands, .. } => Some(operands),
-        _ => None,
-    }
+/// The threads of a contention record, where it is one.
+pub fn contention(r: &Record) -> Option<usize> {
+    r.inputs.contenders()
 }
 
 /// One variant's vectors, ready to emit.
@@ -222,7 +219,7 @@ impl Suite {
                     .map_err(|e| at(n, &format!("expect.{}: {e}", p.name())))?;
                 r.expect.insert(p, o);
             }
-            if contention(&r).is_some_and(|t| t.len() != WARP) {
+            if contention(&r).is_some_and(|t| t != WARP) {
                 return Err(at(
                     n,
                     &format!("\"operands\": expected a list of {WARP} threads"),
@@ -321,7 +318,7 @@ impl Suite {
     pub fn threads(&self) -> usize {
         match self.shape {
             Shape::Warp(w) => w.threads(),
-            Shape::Memory { .. } => WARP,
+            Shape::Memory(_) => WARP,
         }
     }
 

@@ -108,15 +108,17 @@ fn le(buf: &[u8], at: usize, bytes: usize) -> u64 {
 
 /// Where, in `ptxvec_raw`'s buffer, a memory variant's record `r` keeps slot `k`
 /// of output `o` (elements of `wb` bytes, `lanes` a record): memory from the
-/// buffer's start, atom's `d` from `d_offset`, and past the record's own `d` the
+/// buffer's start, the thread output (atom's `d`) from `d_offset`, and past the
+/// record's own the
 /// threads' of the `block`-th contention record from `threads_d_offset`. `None`
 /// for a slot the layout has not.
 fn memory_slot_at(s: &Suite, r: usize, block: Option<usize>, o: Out, k: usize, (wb, lanes): (usize, usize)) -> Option<usize> {
     let stride = s.stride();
-    let base = if o == Out::D { s.d_offset()? } else { 0 };
+    let thread_output = s.thread_output() == Some(o);
+    let base = if thread_output { s.d_offset()? } else { 0 };
     match k.checked_sub(lanes) {
         None => Some(base + r * stride + k * wb),
-        Some(i) if o == Out::D => Some(s.threads_d_offset()? + (block? * WARP + i / lanes) * stride + i % lanes * wb),
+        Some(i) if thread_output => Some(s.threads_d_offset()? + (block? * WARP + i / lanes) * stride + i % lanes * wb),
         Some(_) => None,
     }
 }
@@ -124,8 +126,8 @@ fn memory_slot_at(s: &Suite, r: usize, block: Option<usize>, o: Out, k: usize, (
 /// The slots a memory variant's record keeps of output `o`: its elements, and for
 /// a contention record's `d` each thread's after them.
 fn memory_slots(s: &Suite, block: Option<usize>, o: Out, lanes: usize) -> usize {
-    match (o, block, s.threads_d_offset()) {
-        (Out::D, Some(_), Some(_)) => lanes * (1 + WARP),
+    match (s.thread_output() == Some(o), block, s.threads_d_offset()) {
+        (true, Some(_), Some(_)) => lanes * (1 + WARP),
         _ => lanes,
     }
 }
@@ -311,7 +313,7 @@ pub fn rebuild(s: &Suite, unpinned: &[SlotBits]) -> Result<Vec<Option<Values>>, 
             }
             // A contention record's threads: as silicon left them where the
             // evidence keeps them, else thread t found the list's entry t.
-            if *o == Out::D && contended.contains(&r) && s.threads_d_offset().is_some() {
+            if s.thread_output() == Some(*o) && contended.contains(&r) && s.threads_d_offset().is_some() {
                 for t in 0..WARP {
                     for (k, slot) in slots.iter().enumerate() {
                         let listed = match slot {

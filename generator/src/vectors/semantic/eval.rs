@@ -77,11 +77,7 @@ fn expect<S>(
     profiles: &[Profile],
 ) -> std::result::Result<(), EvalError> {
     let shape = semantics.shape().written(written.1);
-    let none = Inputs::Memory {
-        mem: Vec::new(),
-        operand: Vec::new(),
-        swap: None,
-    };
+    let none = Inputs::one_thread(Vec::new(), []);
     rec.inputs = std::mem::replace(&mut rec.inputs, none)
         .fit(shape)
         .map_err(|e| EvalError::Record(e.to_string()))?;

@@ -5,10 +5,10 @@ use std::collections::BTreeSet;
 
 use ptxvec_oracle::profile::Profile;
 
-use super::super::{code, contention as contention_of, skipped, Execution, Suite};
+use super::super::{code, contention as contention_of, skipped, Suite, WARP};
 use super::store_bits;
 use crate::device::ptx::Module;
-use crate::record::{Bits, Expectation, Inputs, Per, Shape, Source};
+use crate::record::{Bits, Expectation, Inputs, MemoryShape, Per, Shape, Slot, Source};
 
 /// The expectation arrays' symbols: per profile, per output, the prefix of its
 /// arrays (profiles whose arrays equal an earlier profile's share them).
@@ -72,33 +72,49 @@ pub(super) fn expectations(m: &mut Module, s: &Suite) -> ExpectData {
 
 /// Writes the records' inputs.
 pub(super) fn inputs(m: &mut Module, s: &Suite) {
-    match s.exec {
-        Execution::Memory { width, .. } => memory_inputs(m, s, width),
-        Execution::Warp => warp_inputs(m, s),
+    match s.shape {
+        Shape::Memory(shape) => memory_inputs(m, s, shape),
+        Shape::Warp(_) => warp_inputs(m, s),
     }
 }
 
-fn memory_inputs(m: &mut Module, s: &Suite, width: u32) {
-    let (mut mem, mut op, mut swaps) = (Vec::new(), Vec::new(), Vec::new());
+/// A memory variant's inputs: the memory (`ptxvec_mem_in`) and each input slot
+/// the family declares (`ptxvec_operand`), per record; then for contention blocks
+/// each thread's (`ptxvec_operands`).
+fn memory_inputs(m: &mut Module, s: &Suite, shape: MemoryShape) {
+    let Some(memory) = shape.memory() else {
+        return;
+    };
+    let slots: Vec<Slot> = shape.inputs().collect();
+    let mut mem = Vec::new();
+    let mut values = vec![Vec::new(); slots.len()];
     for r in &s.records {
-        // A contention record's own thread carries the first thread's operands.
-        let (a, b, c) = match &r.inputs {
-            Inputs::Memory { mem, operand, swap } => (mem, Some(operand), swap.as_ref()),
-            Inputs::Contention { mem, operands, swaps } => {
-                (mem, operands.first(), swaps.as_ref().and_then(|s| s.first()))
+        // A contention record's own thread carries the first thread's inputs.
+        let (a, held): (&Vec<Bits>, Vec<Option<&Vec<Bits>>>) = match &r.inputs {
+            Inputs::Memory { mem, slots: given } => (mem, slots.iter().map(|x| given.get(x.name)).collect()),
+            Inputs::Contention { mem, slots: given } => {
+                (mem, slots.iter().map(|x| given.get(x.name).and_then(|t| t.first())).collect())
             }
             Inputs::Warp(_) => continue,
         };
         mem.extend(a.iter().map(|x| x.value));
-        op.extend(b.into_iter().flatten().map(|x| x.value));
-        swaps.extend(c.into_iter().flatten().map(|x| x.value));
+        for (v, h) in values.iter_mut().zip(held) {
+            v.extend(h.into_iter().flatten().map(|x| x.value));
+        }
     }
-    m.comment("Inputs: memory before, operand; element after element, record after record.");
-    m.array("ptxvec_mem_in", width, &mem);
-    m.array("ptxvec_operand", width, &op);
-    if matches!(s.shape, Shape::Memory { swap: true, .. }) {
-        m.comment("Inputs: what .cas stores where the memory equals the operand (its `c`).");
-        m.array("ptxvec_swap", width, &swaps);
+    // The memory and the first input under one comment, each further input under
+    // its own.
+    let first = slots.first().map_or(String::new(), |x| format!(", {}", x.about));
+    m.comment(&format!(
+        "Inputs: {}{first}; element after element, record after record.",
+        memory.about
+    ));
+    m.array(&format!("ptxvec_{}_in", memory.name), memory.width, &mem);
+    for (k, (slot, v)) in slots.iter().zip(&values).enumerate() {
+        if k > 0 {
+            m.comment(&format!("Inputs: {}.", slot.about));
+        }
+        m.array(&format!("ptxvec_{}", slot.name), slot.width, v);
     }
     let contention = s.contention_records();
     if contention.is_empty() {
@@ -110,29 +126,23 @@ fn memory_inputs(m: &mut Module, s: &Suite, width: u32) {
         .map(|r| u64::from(contention_of(r).is_some()))
         .collect();
     let idx: Vec<u64> = contention.iter().map(|&r| r as u64).collect();
-    let per_thread = |lists: &dyn Fn(&Inputs) -> Option<&Vec<Vec<Bits>>>| -> Vec<u64> {
-        contention
-            .iter()
-            .flat_map(|&r| lists(&s.records[r].inputs).into_iter().flatten().flatten().map(|x| x.value))
-            .collect()
-    };
-    let ops = per_thread(&|i| match i {
-        Inputs::Contention { operands, .. } => Some(operands),
-        _ => None,
-    });
     m.comment("Per record: 1 for a contention record (its own thread stays idle).");
     m.array("ptxvec_contended", 8, &flags);
     m.comment("Per contention block: its record.");
     m.array("ptxvec_contention_record", 32, &idx);
-    m.comment("Per contention block, per thread (32): its operand.");
-    m.array("ptxvec_operands", width, &ops);
-    if matches!(s.shape, Shape::Memory { swap: true, .. }) {
-        let swaps = per_thread(&|i| match i {
-            Inputs::Contention { swaps, .. } => swaps.as_ref(),
-            _ => None,
-        });
-        m.comment("Per contention block, per thread (32): what .cas stores (its `c`).");
-        m.array("ptxvec_swaps", width, &swaps);
+    for slot in &slots {
+        let per_thread: Vec<u64> = contention
+            .iter()
+            .flat_map(|&r| match &s.records[r].inputs {
+                Inputs::Contention { slots: given, .. } => given.get(slot.name),
+                _ => None,
+            })
+            .flatten()
+            .flatten()
+            .map(|x| x.value)
+            .collect();
+        m.comment(&format!("Per contention block, per thread ({WARP}): {}.", slot.per_thread));
+        m.array(&format!("ptxvec_{}", slot.threads_key()), slot.width, &per_thread);
     }
 }
 

@@ -8,93 +8,121 @@ use super::check::compare;
 use super::data::ExpectData;
 use super::{load64, reg, ClusterLayout, OperandPath, Variation};
 use crate::device::ptx::{ins, Code, Pred};
-use crate::record::{Out, Shape};
+use crate::record::Shape;
 
-/// A memory record's elements and operand registers: what each memory body loads,
-/// copies and reduces.
+/// One slot's registers: the pieces it loads or stores (`%r20`, …, one per
+/// element or per packed pair, 64-bit halves of a `.b128`), and the slot as the
+/// instruction takes it (`{%h20, %h21}` for a vector, `%q1` for a `.b128`).
+struct Regs {
+    /// The slot's name, whose arrays the pieces load from (`ptxvec_operand`).
+    name: &'static str,
+    /// The pieces.
+    regs: Vec<String>,
+    /// The register wider than 64 bits the pieces form, where they form one.
+    wide: Option<String>,
+    /// The operand as written.
+    written: String,
+}
+
+/// A memory record's elements and the registers of its slots, as the family
+/// declares them: what each memory body loads, copies and reduces.
 struct Elems {
     /// Element width in bits.
     width: u32,
     /// Elements per record.
     lanes: u32,
-    /// The operand registers (`%r20`, …), one per element or per packed pair.
-    regs: Vec<String>,
-    /// Their width in bits.
+    /// Each input slot's registers (`operand` from `%r20`, the next from `%r28`,
+    /// their wide registers `%q1`, `%q2`), in the order declared.
+    inputs: Vec<Regs>,
+    /// Each thread output's (atom's `d`: from `%r44`, `%q3`).
+    outputs: Vec<Regs>,
+    /// The pieces' width in bits.
     reg_bits: u32,
-    /// The operand as the instruction takes it (`{%h20, %h21}` for a vector).
-    operand: String,
-    /// atom's destination registers (`%r44`, …), as `regs`, and `d` as the
-    /// instruction takes it.
-    d: Option<(Vec<String>, String)>,
-    /// `.cas`'s `c` registers (`%r28`, …), as `regs`, and `c` as it takes it.
-    swap: Option<(Vec<String>, String)>,
-    /// The elements are one `.b128` register (`%q1` the operand, `%q2` the swap,
-    /// `%q3` the destination), moved from and to the 64-bit registers.
-    b128: bool,
 }
 
 impl Elems {
     fn new(s: &Suite) -> Option<Elems> {
-        let Execution::Memory {
-            width,
-            lanes,
-            packed,
-            vector,
-            b128,
-            ..
-        } = s.exec
-        else {
+        let (Execution::Memory { width, lanes, .. }, Shape::Memory(shape)) = (s.exec, s.shape) else {
             return None;
         };
-        let (returns, takes_swap) = match s.shape {
-            Shape::Memory { returns, swap, .. } => (returns, swap),
-            Shape::Warp(_) => (false, false),
-        };
-        let reg_bits = if packed { 32 } else { width };
-        let nregs = if packed { lanes / 2 } else { lanes };
-        let set = |first: u32, wide: &str| {
+        // Every slot's register is the operand's (the families so far).
+        let register = shape.inputs().next().map_or(width, |x| x.register);
+        // A register over 64 bits is moved from and to 64-bit halves.
+        let reg_bits = register.min(64);
+        let nregs = lanes * width / reg_bits;
+        let set = |name: &'static str, first: u32, wide: u32| {
             let regs: Vec<String> = (0..nregs).map(|j| reg(reg_bits, first + j)).collect();
-            let written = if b128 {
-                wide.to_owned()
-            } else if vector {
-                format!("{{{}}}", regs.join(", "))
-            } else {
-                regs.join(", ")
+            let wide = (register > 64).then(|| format!("%q{wide}"));
+            // Braced where the binding writes the slot's operand as a vector (`.vN`).
+            let vector = s
+                .operands
+                .iter()
+                .any(|b| b.binding.holds == name && b.binding.operand.starts_with('{'));
+            let written = match &wide {
+                Some(q) => q.clone(),
+                None if vector => format!("{{{}}}", regs.join(", ")),
+                None => regs.join(", "),
             };
-            (regs, written)
+            Regs { name, regs, wide, written }
         };
-        let (regs, operand) = set(20, "%q1");
+        let inputs = shape
+            .inputs()
+            .zip(0..)
+            .map(|(x, k)| set(x.name, 20 + 8 * k, 1 + k))
+            .collect();
+        let outputs = shape
+            .thread_outputs()
+            .zip(0..)
+            .map(|(x, k)| set(x.name, 44 + 8 * k, 3 + k))
+            .collect();
         Some(Elems {
             width,
             lanes,
-            regs,
+            inputs,
+            outputs,
             reg_bits,
-            operand,
-            d: returns.then(|| set(44, "%q3")),
-            swap: takes_swap.then(|| set(28, "%q2")),
-            b128,
         })
     }
 
-    /// The instruction on the address `addr`: `d, [addr], b{, c}` for atom,
-    /// `[addr], b` for red.
-    fn instruction(&self, c: &mut Code, opcode: &str, addr: &str) {
-        let d = self.d.as_ref().map_or(String::new(), |(_, d)| format!("{d}, "));
-        let swap = self.swap.as_ref().map_or(String::new(), |(_, x)| format!(", {x}"));
-        ins!(c, "{opcode} {d}[{addr}], {}{swap}", self.operand);
+    /// The first input's array (`ptxvec_operand`), which the bulk forms and
+    /// red.async read through their own addresses.
+    fn operand_array(&self) -> String {
+        format!("ptxvec_{}", self.inputs.first().map_or("", |r| r.name))
     }
 
-    /// Stores atom's returned value to global `base` (a .b128 first moved to its
-    /// two halves).
+    /// The instruction, its operands in the order of the variant's binding: a
+    /// slot in its registers, what `places` names (the address `&mem`, the bulk
+    /// forms' `&operand`, `size`, `mbar`) where the body put it, and any other as
+    /// the binding writes it (so that ptxas names it rather than the module hiding
+    /// it): `d, [addr], b{, c}` for atom, `[addr], b` for red.
+    fn instruction(&self, c: &mut Code, s: &Suite, places: &[(&str, &str)]) {
+        let operands: Vec<&str> = s
+            .operands
+            .iter()
+            .map(|b| {
+                let holds = b.binding.holds.as_str();
+                let slot = self.inputs.iter().chain(&self.outputs).find(|r| r.name == holds);
+                match (places.iter().find(|(h, _)| *h == holds), slot) {
+                    (Some((_, at)), _) => *at,
+                    (None, Some(r)) => r.written.as_str(),
+                    (None, None) => b.binding.operand.as_str(),
+                }
+            })
+            .collect();
+        ins!(c, "{} {}", s.opcode, operands.join(", "));
+    }
+
+    /// Stores the thread's output (atom's returned value) to global `base` (a
+    /// wide register first moved to its halves).
     fn store_d(&self, c: &mut Code, base: &str) {
-        let Some((regs, _)) = &self.d else {
+        let Some(out) = self.outputs.first() else {
             return;
         };
-        if self.b128 {
-            ins!(c, "mov.b128 {{{}}}, %q3", regs.join(", "));
+        if let Some(q) = &out.wide {
+            ins!(c, "mov.b128 {{{}}}, {q}", out.regs.join(", "));
         }
         let bits = self.reg_bits;
-        for (j, r) in regs.iter().enumerate() {
+        for (j, r) in out.regs.iter().enumerate() {
             ins!(c, "st.global.b{bits} [{base}+{}], {r}", j as u32 * bits / 8);
         }
     }
@@ -119,15 +147,14 @@ impl Elems {
         }
     }
 
-    /// Loads the operand registers from global memory at `base` (and `.cas`'s
-    /// swap registers from `swap_base`), and relays them as `path` says.
-    fn load_operands(&self, c: &mut Code, base: &str, swap_base: Option<&str>, path: OperandPath) {
+    /// Loads the input registers from global memory, each input's from its
+    /// base in `bases` (those past the end are not loaded), and relays them as
+    /// `path` says.
+    fn load_operands(&self, c: &mut Code, bases: &[&str], path: OperandPath) {
         let bits = self.reg_bits;
-        let swap = self.swap.as_ref().zip(swap_base);
-        let loads = std::iter::once((&self.regs, base)).chain(swap.map(|((r, _), b)| (r, b)));
         let mut all: Vec<&String> = Vec::new();
-        for (regs, from) in loads {
-            for (j, r) in regs.iter().enumerate() {
+        for (input, from) in self.inputs.iter().zip(bases) {
+            for (j, r) in input.regs.iter().enumerate() {
                 let off = j as u32 * bits / 8;
                 ins!(c, "ld.global.b{bits} {r}, [{from}+{off}]");
                 all.push(r);
@@ -146,14 +173,21 @@ impl Elems {
                 ins!(c, "xor.b{bits} {r}, {r}, {key}");
             }
         }
-        if self.b128 {
-            ins!(c, "mov.b128 %q1, {{{}}}", self.regs.join(", "));
-            if let Some((regs, _)) = &self.swap {
-                ins!(c, "mov.b128 %q2, {{{}}}", regs.join(", "));
+        for input in self.inputs.iter().take(bases.len()) {
+            if let Some(q) = &input.wide {
+                ins!(c, "mov.b128 {q}, {{{}}}", input.regs.join(", "));
             }
         }
     }
 }
+
+/// The registers that hold where each input of a record starts: the first
+/// input's, the second's (a family declaring more adds one here).
+const INPUT_BASES: [&str; 2] = ["%rd5", "%rd35"];
+
+/// In a contention block, the base and scratch registers of each input after the
+/// first (the first's are `%rd5` and `%rd32`).
+const CONTENTION_BASES: [(&str, &str); 1] = [("%rd37", "%rd38")];
 
 /// The memory body of either entry; `check` holds the expectation symbols of
 /// `ptxvec_check`. Ends by branching to, or falling into, `DONE`.
@@ -184,11 +218,16 @@ pub(super) fn body(c: &mut Code, s: &Suite, check: Option<&ExpectData>, v: Varia
     }
     c.element("%rd3", "%rd1", "%rd2", "%r3", stride);
     c.symbol_plus("%rd4", "%rd4", "ptxvec_mem_in", "%rd2");
-    c.symbol_plus("%rd5", "%rd5", "ptxvec_operand", "%rd2");
-    let swap_base = e.swap.is_some().then(|| {
-        c.symbol_plus("%rd35", "%rd35", "ptxvec_swap", "%rd2");
-        "%rd35"
-    });
+    // Each input's elements of the record.
+    let bases: Vec<&str> = e
+        .inputs
+        .iter()
+        .zip(INPUT_BASES)
+        .map(|(x, base)| {
+            c.symbol_plus(base, base, &format!("ptxvec_{}", x.name), "%rd2");
+            base
+        })
+        .collect();
     // atom's returned value: its own region of the output, after the memory.
     if let Some(off) = s.d_offset() {
         ins!(c, "add.u64 %rd36, %rd3, {off}");
@@ -211,18 +250,18 @@ pub(super) fn body(c: &mut Code, s: &Suite, check: Option<&ExpectData>, v: Varia
     match space {
         MemSpace::Global | MemSpace::Generic => {
             copy(c, "%rd4", "%rd3", "global");
-            e.load_operands(c, "%rd5", swap_base, v.operand);
+            e.load_operands(c, &bases, v.operand);
             c.ins("mov.u64 %rd6, %rd3");
             let addr = reduce_address(c, space);
-            e.instruction(c, &s.opcode, addr);
+            e.instruction(c, s, &[("&mem", &format!("[{addr}]"))]);
             e.store_d(c, "%rd36");
         }
         MemSpace::SharedCta | MemSpace::SharedCluster | MemSpace::GenericShared => {
             c.symbol_plus("%rd6", "%rd6", "ptxvec_sbuf", "%rd7");
             copy(c, "%rd4", "%rd6", "shared");
-            e.load_operands(c, "%rd5", swap_base, v.operand);
+            e.load_operands(c, &bases, v.operand);
             let addr = reduce_address(c, space);
-            e.instruction(c, &s.opcode, addr);
+            e.instruction(c, s, &[("&mem", &format!("[{addr}]"))]);
             e.store_d(c, "%rd36");
             e.copy(c, None, ("shared", "%rd6"), ("global", "%rd3"));
         }
@@ -234,7 +273,7 @@ pub(super) fn body(c: &mut Code, s: &Suite, check: Option<&ExpectData>, v: Varia
             c.bulk_by_thread0(&["global", "shared::cta"], "ISSUED", |c| {
                 c.element("%rd10", "%rd1", "%rd9", "%r1", block_bytes);
                 ins!(c, "mov.u32 %r10, {block_bytes}");
-                ins!(c, "{} [%rd10], [%rd8], %r10", s.opcode);
+                e.instruction(c, s, &[("&mem", "[%rd10]"), ("&operand", "[%rd8]"), ("size", "%r10")]);
             });
             // The async proxy's writes to global, before the generic proxy reads them.
             c.ins("fence.proxy.async.global");
@@ -255,10 +294,10 @@ pub(super) fn body(c: &mut Code, s: &Suite, check: Option<&ExpectData>, v: Varia
         ins!(c, "mul.wide.u32 %rd14, %r3, {lanes}");
         c.ins("mul.wide.u32 %rd18, %r3, 4");
         c.symbol_plus("%rd18", "%rd19", "ptxvec_fails", "%rd18");
-        // Each output from where the body left it: the memory at `%rd3`, atom's
-        // returned value at `%rd36`.
+        // Each output from where the body left it: the memory at `%rd3`, a
+        // thread's output (atom's returned value) at `%rd36`.
         for (o, (out, _)) in s.outputs().iter().enumerate() {
-            let at = if *out == Out::D { "%rd36" } else { "%rd3" };
+            let at = if s.thread_output() == Some(*out) { "%rd36" } else { "%rd3" };
             for k in 0..lanes {
                 load64(c, "%rd50", &format!("{at}+{}", k * wb), width);
                 for (pi, prefixes) in d.prefix.iter().enumerate() {
@@ -332,7 +371,7 @@ fn bulk_cluster(
     c.ins("add.u64 %rd9, %rd11, %rd7");
     peer_record(c, n, layout);
     ins!(c, "mul.wide.u32 %rd30, %r17, {stride}");
-    c.symbol_plus("%rd31", "%rd31", "ptxvec_operand", "%rd30");
+    c.symbol_plus("%rd31", "%rd31", &e.operand_array(), "%rd30");
     copy(c, "%rd4", "%rd6", "shared");
     e.copy(c, Some("%p9"), ("global", "%rd31"), ("shared", "%rd9"));
     c.ins("setp.eq.u32 %p1, %r0, 0");
@@ -348,7 +387,7 @@ fn bulk_cluster(
     c.branch(Pred::not("%p1"), "ARMED");
     c.ins("mapa.shared::cluster.u64 %rd33, %rd8, %r15");
     c.ins("mapa.shared::cluster.u64 %rd34, %rd12, %r15");
-    ins!(c, "{} [%rd33], [%rd11], %r10, [%rd34]", s.opcode);
+    e.instruction(c, s, &[("&mem", "[%rd33]"), ("&operand", "[%rd11]"), ("size", "%r10"), ("mbar", "[%rd34]")]);
     c.label("ARMED");
     await_peer(c, e);
 }
@@ -372,7 +411,7 @@ fn async_cluster(c: &mut Code, s: &Suite, e: &Elems, copy: &dyn Fn(&mut Code, &s
     // Record 0's operand stands in past the peer's last record.
     c.ins("selp.u32 %r18, %r17, 0, %p9");
     ins!(c, "mul.wide.u32 %rd30, %r18, {stride}");
-    c.symbol_plus("%rd31", "%rd31", "ptxvec_operand", "%rd30");
+    c.symbol_plus("%rd31", "%rd31", &e.operand_array(), "%rd30");
     copy(c, "%rd4", "%rd6", "shared");
     c.ins("setp.eq.u32 %p1, %r0, 0");
     c.guarded(Pred::is("%p1"), "mbarrier.init.shared::cta.b64 [%rd12], 1");
@@ -383,7 +422,7 @@ fn async_cluster(c: &mut Code, s: &Suite, e: &Elems, copy: &dyn Fn(&mut Code, &s
     ins!(c, "mov.u32 %r10, {}", BLOCK as usize * stride);
     c.guarded(Pred::is("%p1"), "mbarrier.arrive.expect_tx.shared::cta.b64 %rd13, [%rd12], %r10");
     cluster_barrier(c);
-    e.load_operands(c, "%rd31", None, path);
+    e.load_operands(c, &["%rd31"], path);
     if generic {
         c.ins("cvta.shared.u64 %rd32, %rd6");
         c.ins("mapa.u64 %rd33, %rd32, %r15");
@@ -393,7 +432,7 @@ fn async_cluster(c: &mut Code, s: &Suite, e: &Elems, copy: &dyn Fn(&mut Code, &s
         c.ins("mapa.shared::cluster.u64 %rd33, %rd6, %r15");
         c.ins("mapa.shared::cluster.u64 %rd34, %rd12, %r15");
     }
-    ins!(c, "{} [%rd33], {}, [%rd34]", s.opcode, e.operand);
+    e.instruction(c, s, &[("&mem", "[%rd33]"), ("mbar", "[%rd34]")]);
     await_peer(c, e);
 }
 
@@ -438,12 +477,14 @@ fn contention_body(c: &mut Code, s: &Suite, e: &Elems, path: OperandPath) {
     c.ins("shl.b32 %r13, %r12, 5");
     c.ins("add.u32 %r13, %r13, %r0");
     ins!(c, "mul.wide.u32 %rd5, %r13, {stride}");
-    c.symbol_plus("%rd5", "%rd32", "ptxvec_operands", "%rd5");
-    let swap_base = e.swap.is_some().then(|| {
-        ins!(c, "mul.wide.u32 %rd37, %r13, {stride}");
-        c.symbol_plus("%rd37", "%rd38", "ptxvec_swaps", "%rd37");
-        "%rd37"
-    });
+    c.symbol_plus("%rd5", "%rd32", &format!("ptxvec_{}s", e.inputs.first().map_or("", |x| x.name)), "%rd5");
+    // The further inputs' elements of the thread, each through its own pair.
+    let mut bases = vec!["%rd5"];
+    for (x, (base, scratch)) in e.inputs.iter().skip(1).zip(CONTENTION_BASES) {
+        ins!(c, "mul.wide.u32 {base}, %r13, {stride}");
+        c.symbol_plus(base, scratch, &format!("ptxvec_{}s", x.name), base);
+        bases.push(base);
+    }
     c.ins("setp.eq.u32 %p7, %r0, 0");
     ins!(c, "setp.lt.u32 %p8, %r0, {WARP}");
     let sp = if shared {
@@ -458,9 +499,9 @@ fn contention_body(c: &mut Code, s: &Suite, e: &Elems, path: OperandPath) {
     c.label("CSTORED");
     c.ins("bar.sync 0");
     c.branch(Pred::not("%p8"), "CREDUCED");
-    e.load_operands(c, "%rd5", swap_base, path);
+    e.load_operands(c, &bases, path);
     let addr = reduce_address(c, space);
-    e.instruction(c, &s.opcode, addr);
+    e.instruction(c, s, &[("&mem", &format!("[{addr}]"))]);
     if let Some(at) = s.threads_d_offset() {
         // Thread t of block j: slot 32 j + t of the threads' region.
         ins!(c, "mul.wide.u32 %rd39, %r13, {stride}");
@@ -478,5 +519,27 @@ fn contention_body(c: &mut Code, s: &Suite, e: &Elems, path: OperandPath) {
         // The record's own value: thread 0's, one of the threads'.
         ins!(c, "add.u64 %rd36, %rd3, {off}");
         e.store_d(c, "%rd36");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{CONTENTION_BASES, INPUT_BASES};
+    use crate::record::Shape;
+    use crate::vectors::semantic::variants;
+
+    /// Every input a memory variant declares has a base register in a record's
+    /// body and in a contention block's: a family declaring more inputs than the
+    /// tables hold fails here rather than emitting a module without them.
+    #[test]
+    fn every_declared_input_has_its_base_registers() {
+        let spec = ptxvec_spec::Spec::load(std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../spec"))).unwrap();
+        for v in variants(&spec) {
+            if let Shape::Memory(m) = v.semantics.shape() {
+                let n = m.inputs().count();
+                assert!((1..=INPUT_BASES.len()).contains(&n), "{}: {n} inputs", v.id);
+                assert!(n <= 1 + CONTENTION_BASES.len(), "{}: {n} inputs", v.id);
+            }
+        }
     }
 }

@@ -20,7 +20,7 @@ use super::{
     contention as contention_of, Execution, MemSpace, Suite, Window, BLOCK, FIRST_FAILS, WARP,
 };
 use crate::device::ptx::{ins, Code, Entry, Module, Space};
-use crate::record::Shape;
+use crate::record::{Out, Shape};
 use crate::syntax::text::RegClass;
 use data::ExpectData;
 
@@ -124,11 +124,16 @@ impl Suite {
     /// Where the returned values (`d`, atom's) start in the output buffer: after
     /// every thread's memory; `None` for a variant that returns none.
     pub fn d_offset(&self) -> Option<usize> {
+        self.thread_output()
+            .map(|_| self.plain_grid() as usize * BLOCK as usize * self.stride())
+    }
+
+    /// A memory variant's thread output (atom's `d`, the value each thread
+    /// found), the one its slots declare; `None` for a warp variant.
+    pub fn thread_output(&self) -> Option<Out> {
         match self.shape {
-            Shape::Memory { returns: true, .. } => {
-                Some(self.plain_grid() as usize * BLOCK as usize * self.stride())
-            }
-            _ => None,
+            Shape::Memory(m) => m.thread_outputs().find_map(|x| x.out()),
+            Shape::Warp(_) => None,
         }
     }
 
@@ -433,7 +438,8 @@ fn entry(s: &Suite, check: Option<&ExpectData>, v: Variation) -> Entry {
     e.registers(RegClass::B32, 80);
     e.registers(RegClass::B64, 80);
     e.registers(RegClass::F32, 4);
-    if matches!(s.exec, Execution::Memory { b128: true, .. }) {
+    // Registers wider than 64 bits (`.b128`) where a slot's elements go in one.
+    if matches!(s.shape, Shape::Memory(m) if m.slots().any(|x| x.register > 64)) {
         e.registers(RegClass::B128, 4);
     }
     let c = &mut e.body;

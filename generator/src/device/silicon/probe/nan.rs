@@ -131,11 +131,7 @@ pub fn suite(s: Suite) -> Result<Suite> {
             class: Vec::new(),
             expect: BTreeMap::new(),
             id: format!("{}#nan{n}", s.id),
-            inputs: Inputs::Memory {
-                mem: vec![Bits::new(m, width)],
-                operand: vec![Bits::new(o, width)],
-                swap: None,
-            },
+            inputs: Inputs::one_thread(vec![Bits::new(m, width)], [("operand", vec![Bits::new(o, width)])]),
             requires: first.requires.clone(),
             seed: None,
             spec: first.spec.clone(),
@@ -221,7 +217,10 @@ pub fn run(
             let mut differ = Vec::new();
             let mut by_mem: Vec<(u64, Vec<(String, String)>)> = Vec::new();
             for (rec, got) in s.records.iter().zip(&values) {
-                let Inputs::Memory { mem, operand, .. } = &rec.inputs else {
+                let Inputs::Memory { mem, slots } = &rec.inputs else {
+                    continue;
+                };
+                let Some(operand) = slots.get("operand") else {
                     continue;
                 };
                 let (m, o) = (mem[0].value, operand[0].value);
