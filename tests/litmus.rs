@@ -7,7 +7,7 @@ use std::path::Path;
 
 use ptxvec_generator::grade::litmus::LitmusResult;
 use ptxvec_generator::grade::results::ResultLine;
-use ptxvec_generator::vectors::litmus::{generated, record};
+use ptxvec_generator::litmus::{generated, record};
 
 use crate::support::{assert_exit, repo_root, stderr, stdout};
 

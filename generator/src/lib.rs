@@ -10,6 +10,7 @@ pub mod io;
 pub mod syntax;
 pub mod record;
 pub mod family;
+pub mod litmus;
 pub mod device;
 pub mod sweep;
 pub mod vectors;

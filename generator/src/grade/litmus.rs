@@ -3,7 +3,7 @@
 //!
 //! A results line is `{"id": <test id>, "outcomes": [{"regs": {"1:r0": 1, ...},
 //! "mem": {"x": 1, ...}, "count": N}, ...]}`: the outcomes seen, keyed as the
-//! record's `observed` lists them (`crate::vectors::litmus`'s key format), each
+//! record's `observed` lists them (`crate::litmus`'s key format), each
 //! with how many runs ended in it. Lines of one id add up.
 //!
 //! Per test: *fail* when an outcome seen is not allowed, naming the axioms that
@@ -20,7 +20,7 @@ use std::path::Path;
 use serde::Deserialize;
 
 use crate::error::{Error, Result};
-use crate::vectors::litmus::record::Record;
+use crate::litmus::record::Record;
 
 use super::results::{refuse_list, BadLine, Line, LineError, ResultLine};
 

@@ -9,7 +9,7 @@
 //!
 //! A full run (no `--instruction`, no `--variant`) writes every syntax and semantic
 //! file, `index.json`, `rules.json`, `targets.json`, the schemas and the litmus
-//! records (`litmus.jsonl.gz`, [`crate::vectors::litmus`]), and drops ptxvec's files of
+//! records (`litmus.jsonl.gz`, [`crate::litmus`]), and drops ptxvec's files of
 //! the old set that the new one has not (a variant that no longer exists). A partial
 //! run writes the syntax files of the named instructions and the semantic files of
 //! their variants and of the named variants, and updates those variants' rows of
@@ -146,7 +146,7 @@ pub fn generate(spec: &Spec, out: &Path, req: &Request<'_>) -> Result<Written> {
         written.semantic.push(row);
     }
     if req.full() {
-        let litmus = crate::vectors::litmus::record::jsonl(&crate::vectors::litmus::generated())
+        let litmus = crate::litmus::record::jsonl(&crate::litmus::generated())
             .map_err(|e| Error::Input(format!("{LITMUS_FILE}: a generated litmus test is outside the oracle: {e}")))?;
         written.litmus = Some(litmus.lines().count());
         writes.push((LITMUS_FILE.to_owned(), crate::io::gz::compress(litmus.as_bytes())));

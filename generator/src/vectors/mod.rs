@@ -6,4 +6,3 @@ pub mod semantic;
 pub mod tables;
 pub mod schemas;
 pub mod generate;
-pub mod litmus;

@@ -36,7 +36,7 @@ pub fn files(spec: &Spec, variants: &[Variant<'_>]) -> [(&'static str, String); 
 /// vectors/litmus.schema.json: the shapes, flavours and placements of the
 /// generated tests, and the axioms by the names a record gives them.
 fn litmus() -> String {
-    use crate::vectors::litmus::{record::axiom_name, Flavour, Placement, Shape};
+    use crate::litmus::{record::axiom_name, Flavour, Placement, Shape};
     use ptxvec_oracle::model::axioms::Axiom;
     let shapes: Vec<String> = Shape::ALL.iter().map(|s| s.name().to_owned()).collect();
     let flavours: Vec<String> = Flavour::ALL.iter().map(|f| f.name().to_owned()).collect();

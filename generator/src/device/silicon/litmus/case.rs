@@ -1,6 +1,6 @@
 //! A litmus test as `silicon-litmus` runs it: an id, the oracle's test, and the PTX
 //! opcode of every event. The opcodes come with the test because the syntax tables
-//! decide how an operation is spelled (`crate::vectors::litmus::spelling`).
+//! decide how an operation is spelled (`crate::litmus::spelling`).
 
 use ptxvec_oracle::model::Litmus;
 

@@ -260,7 +260,7 @@ fn operand(rmw: Rmw) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::vectors::litmus::spelling::opcode;
+    use crate::litmus::spelling::opcode;
     use ptxvec_oracle::model::{Event, Place, Scope, Sem, Thread};
 
     /// Every event's opcode as the litmus vectors spell it.

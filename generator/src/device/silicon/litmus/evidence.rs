@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use super::case::Case;
 use super::emit::Layout;
 use crate::device::silicon::header::{Evidence, Header};
-use crate::vectors::litmus;
+use crate::litmus;
 
 /// The evidence file's name.
 pub const FILE: &str = "litmus.json";

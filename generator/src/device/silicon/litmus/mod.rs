@@ -346,9 +346,9 @@ pub fn modules(cases: &[Case]) -> Result<Vec<(String, String)>> {
 }
 
 /// The test list `silicon-litmus` runs: the litmus vectors' generated tests, each
-/// with the spellings its record holds ([`crate::vectors::litmus::generated`]).
+/// with the spellings its record holds ([`crate::litmus::generated`]).
 pub fn cases() -> Result<Vec<Case>> {
-    Ok(crate::vectors::litmus::generated()
+    Ok(crate::litmus::generated()
         .into_iter()
         .map(|g| Case { id: g.id, test: g.litmus, opcodes: g.opcodes })
         .collect())
