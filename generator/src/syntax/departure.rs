@@ -424,3 +424,161 @@ pub fn note(p: &Prediction) -> String {
     let does = if p.fails { "fails on" } else if p.accepts { "accepts" } else { "rejects" };
     format!(" (ptxas {CHECK_PTXAS} {does} this: {})", p.erratum)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::repo_spec as spec;
+
+    fn module(ptx: &str, target: &str) -> Module {
+        Module { ptx: ptx.parse().unwrap(), target: target.parse().unwrap() }
+    }
+
+    /// The departure of the ledger entry `id`.
+    fn departure<'s>(spec: &'s Spec, id: &str) -> &'s Departure {
+        spec.errata.errata.iter().find(|e| e.id == id).and_then(|e| e.departure.as_ref()).unwrap()
+    }
+
+    /// `text` as `id`'s departure reads it in `m`, rendered, with the module it is
+    /// read in; `None` where it reads nothing.
+    fn read(spec: &Spec, id: &str, text: &str, m: Module) -> Option<(String, Module)> {
+        let t = text::tokenize_borrowed(text).unwrap();
+        rewrite(departure(spec, id), &t, m).map(|(out, m)| (render(&out), m))
+    }
+
+    /// Every departure is steps of data that the one engine runs: the match has no
+    /// arm beyond the two kinds of steps (a variant naming one reading would fail
+    /// to compile here), and every ledger entry's steps are read by it.
+    #[test]
+    fn every_departure_is_steps_that_one_engine_reads() {
+        let spec = spec();
+        let mut departures = 0;
+        for e in &spec.errata.errata {
+            let Some(d) = &e.departure else { continue };
+            let steps = match d {
+                Departure::Reads(steps) | Departure::FailsOn(steps) => steps,
+            };
+            assert!(!steps.is_empty(), "{}", e.id);
+            assert!(steps.iter().all(Reading::changes), "{}", e.id);
+            departures += 1;
+        }
+        // The 13 entries that were data already and the 7 that were readings of
+        // their own (E027, E028, E042, E044, E045, E051 to E054 but E050).
+        assert!(departures >= 20, "{departures}");
+    }
+
+    /// A whole text read as another is a legal text in its module: the reading
+    /// predicts what ptxas does with the written text only where it is.
+    #[test]
+    fn every_text_read_as_another_is_legal_in_its_module() {
+        let spec = spec();
+        let mut read = 0;
+        for e in &spec.errata.errata {
+            for r in e.departure.iter().flat_map(Departure::steps) {
+                let Some(whole) = &r.read_as else { continue };
+                let j = judge(&spec, &whole.text, whole.ptx, whole.target, Order::Strict);
+                assert!(j.legal(), "{}: {} at {} {}: {:?}", e.id, whole.text, whole.ptx, whole.target, j.defect);
+                read += 1;
+            }
+        }
+        assert!(read > 0);
+    }
+
+    /// Vector elements as ptxas 13.5 reads them (the ledger's probes: E027, E028,
+    /// E052, E053): a float literal after a register is read as that register, a
+    /// literal first types the vector, an integer literal next to a float one
+    /// stops the reading, and a `.pred` is read as the first `.b32` register
+    /// unless a `.f32` stands next to it.
+    #[test]
+    fn vector_elements_are_read_as_the_ledger_says() {
+        let spec = spec();
+        let m = module("8.1", "sm_90");
+        let text = |id: &str, t: &str| read(&spec, id, t, m).map(|(t, _)| t);
+        assert_eq!(
+            text("E027", "red.global.add.noftz.v2.f16 [%rd1], {%h1, 1.5};").as_deref(),
+            Some("red.global.add.noftz.v2.f16 [%rd1], {%h1, %h1};")
+        );
+        // A literal first: read as the type's registers throughout.
+        let typed = text("E027", "red.global.add.v2.f32 [%rd1], {0, %h1};").unwrap();
+        assert!(typed.ends_with("{%f9, %f9};"), "{typed}");
+        let typed = text("E027", "red.global.add.noftz.v4.f16 [%rd1], {0, %h1, %r1, %rd1};").unwrap();
+        assert!(typed.ends_with("{%h9, %h9, %h9, %h9};"), "{typed}");
+        // "Vector with elements of different types": no reading.
+        assert_eq!(text("E027", "red.global.min.noftz.v4.bf16 [%rd1], {%h1, 1.5, 16, %h4};"), None);
+        // A float literal first in a 16-bit vector is not read; no register to read it as.
+        assert_eq!(text("E027", "red.global.add.noftz.v2.f16 [%rd1], {1.5, 2.5};"), None);
+        // An integer literal past the first element (E028): the first register.
+        assert_eq!(
+            text("E028", "red.global.add.noftz.v2.f16 [%rd1], {%h1, 1};").as_deref(),
+            Some("red.global.add.noftz.v2.f16 [%rd1], {%h1, %h1};")
+        );
+        assert_eq!(text("E028", "red.global.add.v2.f32 [%rd1], {%f1, 1};"), None);
+        // `.pred` in atom's `d` (E052), in `b` (E053); beside `%f`, neither.
+        let m = module("9.5", "sm_90");
+        let text = |id: &str, t: &str| read(&spec, id, t, m).map(|(t, _)| t);
+        assert_eq!(
+            text("E052", "atom.global.min.noftz.v2.f16x2 {%p5, %r2}, [%rd1], {%r3, %r4};").as_deref(),
+            Some("atom.global.min.noftz.v2.f16x2 {%r2, %r2}, [%rd1], {%r3, %r4};")
+        );
+        assert_eq!(text("E052", "atom.global.min.noftz.v2.f16x2 {%r3, %r4}, [%rd1], {%p5, %r2};"), None);
+        assert_eq!(
+            text("E053", "red.global.add.noftz.v2.f16x2 [%rd1], {%r11, %p9};").as_deref(),
+            Some("red.global.add.noftz.v2.f16x2 [%rd1], {%r11, %r11};")
+        );
+        assert_eq!(text("E053", "red.global.add.noftz.v4.f16x2 [%rd1], {%r1, %f4, %p3, %r3};"), None);
+    }
+
+    /// Atom's fourth operand of the type's width is read as nothing (E042), but
+    /// for `.shared` on sm_90 and later, where ptxas fails instead (E051); an
+    /// integer there is a cache-policy, read by neither.
+    #[test]
+    fn an_extra_operand_is_read_as_nothing_by_its_type() {
+        let spec = spec();
+        let text = |id: &str, t: &str, m: Module| read(&spec, id, t, m).map(|(t, _)| t);
+        let sm90 = module("9.0", "sm_90");
+        let sm89 = module("9.0", "sm_89");
+        assert_eq!(
+            text("E042", "atom.global.and.b32 %r1, [%rd1], %r2, %r3;", sm90).as_deref(),
+            Some("atom.global.and.b32 %r1, [%rd1], %r2;")
+        );
+        assert!(text("E042", "atom.global.exch.b64 %rd1, [%rd2], %rd3, 1.5;", sm90).is_some());
+        assert!(text("E042", "atom.global.exch.b128 %q1, [%rd1], %q2, %q3;", sm90).is_some());
+        assert_eq!(text("E042", "atom.global.and.b32 %r1, [%rd1], %r2, 1;", sm90), None);
+        assert_eq!(text("E042", "atom.global.and.b64 %rd1, [%rd2], %rd3, %rd4;", sm90), None);
+        assert_eq!(text("E042", "atom.shared.and.b32 %r1, [%rd1], %r2, %r3;", sm90), None);
+        assert!(text("E042", "atom.shared.and.b32 %r1, [%rd1], %r2, %r3;", sm89).is_some());
+        assert!(text("E051", "atom.shared.and.b32 %r1, [%rd1], %r2, %r3;", sm90).is_some());
+        assert_eq!(text("E051", "atom.global.and.b32 %r1, [%rd1], %r2, %r3;", sm90), None);
+        assert_eq!(text("E051", "atom.shared.and.b32 %r1, [%rd1], %r2, %r3;", sm89), None);
+    }
+
+    /// A sink `.bf16` atom is read as the one text that carries ptxas 12.9's fault
+    /// (E054), in its module, the guard kept but for a register that is no
+    /// predicate; a second type or a word no instruction has is not read.
+    #[test]
+    fn a_whole_text_is_read_as_another_in_its_module() {
+        let spec = spec();
+        let m = module("6.3", "sm_50");
+        let at = module("7.8", "sm_90");
+        let read = |t: &str| read(&spec, "E054", t, m);
+        assert_eq!(
+            read("atom.add.noftz.bf16 _, [%rd1], %h2;"),
+            Some(("atom.global.add.noftz.bf16 %h1, [%rd1], %h2;".to_owned(), at))
+        );
+        assert_eq!(
+            read("@%p1 atom.add.noftz.bf16x2 _|%p2, [%rd1], {%r2, %r3}, %rd4;"),
+            Some(("@%p1 atom.global.add.noftz.bf16x2 %r1, [%rd1], %r2;".to_owned(), at))
+        );
+        assert_eq!(
+            read("@%r1 atom.add.noftz.bf16 _, [%rd1], [%h2+4];"),
+            Some(("atom.global.add.noftz.bf16 %h1, [%rd1], %h2;".to_owned(), at))
+        );
+        assert_eq!(read("atom.add.noftz.pred.bf16 _, [%rd1], 1;").map(|(_, m)| m), Some(at));
+        assert_eq!(read("atom.add.noftz.bf16.bf16 _, [%rd1], %h2;"), None);
+        assert_eq!(read("atom.add.noftz.bf16.f16 _, [%rd1], %h2;"), None);
+        assert_eq!(read("atom.add.noftz.frob.bf16 _, [%rd1], %h2;"), None);
+        assert_eq!(read("atom.add.noftz.L2::cache_hint.bf16 _, [%rd1], %h2;"), None);
+        assert_eq!(read("atom.add.noftz.bf16 _, [%rd1], %r2;"), None);
+        assert_eq!(read("atom.add.noftz.bf16 %h1, [%rd1], %h2;"), None);
+    }
+}
