@@ -755,10 +755,11 @@ impl<'s> Index<'s> {
                 return j;
             }
         };
-        // The first reading the operands fit, else the first reading's defect
-        // (`operands::fits` first: only the defect kept is worded).
-        match candidates.iter().find(|c| operands::fits(&c.spelling, &c.positions, &parsed.operands)) {
-            Some(c) => {
+        // `operands::fits` first: only the defect kept is worded.
+        let fits = |c: &Candidate<'s>| operands::fits(&c.spelling, &c.positions, &parsed.operands);
+        let check = |c: &Candidate<'s>| operands::check_at(&c.spelling, &c.positions, &parsed.operands);
+        match judge::choose(candidates, fits, check) {
+            Some(Ok(c)) => {
                 j.form = Some(Cow::Borrowed(&c.spelling.form.id));
                 if !c.in_order {
                     if let Some(d) = judge::out_of_order(c.chain(), order, &mut j.warnings) {
@@ -768,14 +769,11 @@ impl<'s> Index<'s> {
                 }
                 j.defect = self.allowed(c, ptx, target);
             }
-            None => {
-                if let Some(c) = candidates.first() {
-                    if let Err(d) = operands::check_at(&c.spelling, &c.positions, &parsed.operands) {
-                        j.form = Some(Cow::Borrowed(&c.spelling.form.id));
-                        j.defect = Some(Cow::Owned(judge::operand_defect(d)));
-                    }
-                }
+            Some(Err((c, d))) => {
+                j.form = Some(Cow::Borrowed(&c.spelling.form.id));
+                j.defect = Some(Cow::Owned(d));
             }
+            None => {}
         }
         j
     }

@@ -118,32 +118,43 @@ pub fn judge(spec: &Spec, text: &str, ptx: PtxVersion, target: Target, order: Or
             j.defect = Some(d.0);
         }
         Ok(candidates) => {
-            let mut first_defect = None;
-            for (spelling, in_order) in candidates {
-                j.form = Some(spelling.form.id.clone());
-                match operands::check(&spelling, &parsed.operands) {
-                    Err(d) => {
-                        first_defect.get_or_insert((spelling.form.id.clone(), operand_defect(d)));
-                    }
-                    Ok(()) => {
-                        if !in_order || head.moved {
-                            if let Some(d) = out_of_order(&spelling.chain(), order, &mut j.warnings) {
-                                j.defect = Some(d);
-                                return j;
-                            }
+            let check = |(s, _): &(Spelling<'_>, bool)| operands::check(s, &parsed.operands);
+            match choose(&candidates, |c| check(c).is_ok(), check) {
+                Some(Ok((spelling, in_order))) => {
+                    j.form = Some(spelling.form.id.clone());
+                    if !in_order || head.moved {
+                        if let Some(d) = out_of_order(&spelling.chain(), order, &mut j.warnings) {
+                            j.defect = Some(d);
+                            return j;
                         }
-                        j.defect = allowed(spec, &spelling, ptx, target).err();
-                        return j;
                     }
+                    j.defect = allowed(spec, spelling, ptx, target).err();
                 }
-            }
-            if let Some((form, d)) = first_defect {
-                j.form = Some(form);
-                j.defect = Some(d);
+                Some(Err(((spelling, _), d))) => {
+                    j.form = Some(spelling.form.id.clone());
+                    j.defect = Some(d);
+                }
+                None => {}
             }
         }
     }
     j
+}
+
+/// The reading a text's operands choose among a chain's exact readings, in the
+/// judge's order: the first whose operands they fit, else the first reading with
+/// the defect `check` finds in its operands (worded only then); `None` where
+/// there is no reading.
+pub(crate) fn choose<'c, C>(
+    readings: &'c [C],
+    fits: impl Fn(&C) -> bool,
+    check: impl FnOnce(&C) -> Result<(), operands::OperandDefect>,
+) -> Option<Result<&'c C, (&'c C, Defect)>> {
+    if let Some(c) = readings.iter().find(|c| fits(c)) {
+        return Some(Ok(c));
+    }
+    let first = readings.first()?;
+    check(first).err().map(|d| Err((first, operand_defect(d))))
 }
 
 /// Whether a well-formed spelling is allowed: tables and forbid rules, then the

@@ -2,9 +2,11 @@
 //! plain and widened by each combinations table's columns), computed once per batch
 //! index, so that reading a qualifier chain ([`InstructionMasks::read_chain`]) tests
 //! bits where the definition (`judge::read_chain`) asks the group's sets and
-//! builds the tables' columns for every chain. The steps, their order and the
-//! placements are the definition's: the batch judge reads tens of thousands of
-//! distinct chains on the explorer's stream, and this is most of its cost there.
+//! builds the tables' columns for every chain. The steps, their order, the
+//! placements and the defects are the definition's own: the masks are a
+//! `judge::Lines` that `judge::read_chain_by` reads, as it reads the definition's
+//! sets. The batch judge reads tens of thousands of distinct chains on the
+//! explorer's stream, and this is most of its cost there.
 
 use std::collections::BTreeSet;
 use std::sync::OnceLock;
