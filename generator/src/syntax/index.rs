@@ -718,7 +718,7 @@ impl<'s> Index<'s> {
         let mut j = Verdict::default();
         // The definition's defect for a guard that is no predicate, named once the
         // chain names its instruction.
-        let guard_defect = || parsed.guard.as_deref().and_then(judge::guard_defect).map(Cow::Owned);
+        let guard_defect = || parsed.guard.and_then(judge::guard_defect).map(Cow::Owned);
         let (instruction, quals, qualifiers) = match chain {
             Chain::Unplaced {
                 instruction: None,
@@ -843,8 +843,15 @@ mod tests {
         let model = &spec.targets;
         let unlisted: Target = "sm_21".parse().unwrap();
         assert!(model.info(unlisted).is_none());
+        // Versions the model does not list too (`6.9`): the model's answer still.
+        let unlisted_versions: Vec<PtxVersion> = (1..=10)
+            .flat_map(|major| (0..=9).map(move |minor| format!("{major}.{minor}")))
+            .filter_map(|v| v.parse().ok())
+            .filter(|v| !model.ptx_versions.values.contains(v))
+            .collect();
+        assert!(!unlisted_versions.is_empty());
         let mut refused = 0;
-        for &v in &model.ptx_versions.values {
+        for &v in model.ptx_versions.values.iter().chain(&unlisted_versions) {
             for t in model.targets.iter().map(|t| t.name).chain([unlisted]) {
                 let want = model.check_version(v, t).is_ok();
                 assert_eq!(index.module_allowed(v, t), want, "{v} {t}");

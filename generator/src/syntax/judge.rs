@@ -145,11 +145,11 @@ pub fn judge(spec: &Spec, text: &str, ptx: PtxVersion, target: Target, order: Or
 /// judge's order: the first whose operands they fit, else the first reading with
 /// the defect `check` finds in its operands (worded only then); `None` where
 /// there is no reading.
-pub(crate) fn choose<'c, C>(
-    readings: &'c [C],
+pub(crate) fn choose<C>(
+    readings: &[C],
     fits: impl Fn(&C) -> bool,
     check: impl FnOnce(&C) -> Result<(), operands::OperandDefect>,
-) -> Option<Result<&'c C, (&'c C, Defect)>> {
+) -> Option<Result<&C, (&C, Defect)>> {
     if let Some(c) = readings.iter().find(|c| fits(c)) {
         return Some(Ok(c));
     }
