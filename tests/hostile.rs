@@ -410,6 +410,94 @@ fn spec_departure_step_that_reads_nothing() {
     assert!(err.contains("step 0: `read_operand` needs `operand`"), "{err}");
 }
 
+/// The step of E052's departure, as spec/errata.yaml writes it.
+const VECTOR_STEP: &str = "- {vectors: destinations, apart: [!register .pred, !register .f32], read_elements: {which: [!register .pred], as: !first_of [!register .b32]}}";
+
+/// `errata.yaml` of a spec copy with E052's step written `to`: the load's error,
+/// and the `file:line:` where the step stands (a column follows).
+fn vector_step_fails(to: &str) -> (String, String) {
+    let d = spec_copy();
+    edit(d.path(), "errata.yaml", VECTOR_STEP, to);
+    let text = std::fs::read_to_string(d.path().join("spec/errata.yaml")).unwrap();
+    let n = text.lines().position(|l| l.contains(to)).unwrap();
+    (load_fails(d.path(), 10), format!("spec/errata.yaml:{}:", n + 1))
+}
+
+/// Steps that ask of vectors, read their elements or read a whole text in ways
+/// that mean nothing are refused at the step's line and column, saying what was
+/// expected.
+#[test]
+fn spec_departure_steps_that_read_vectors_or_texts_wrongly() {
+    let cases = [
+        // Elements read, but of which vectors?
+        (
+            "- {apart: [!register .pred, !register .f32], read_elements: {which: [!register .pred], as: !first_of [!register .b32]}}",
+            "step 0: `read_elements` and `vectors` go together",
+        ),
+        // Vectors chosen, but nothing read of them.
+        ("- {vectors: destinations, drop: [.pred]}", "step 0: `read_elements` and `vectors` go together"),
+        // A condition on vector elements in a step that reads no vector.
+        ("- {first: [int], drop: [.pred]}", "step 0: `first`, `rest`, `registers` and `apart` ask of the vectors a step reads"),
+        // `apart` of one form is never broken.
+        (
+            "- {vectors: destinations, apart: [int], read_elements: {which: [!register .pred], as: !first_of [!register .b32]}}",
+            "step 0: `apart` names at least two forms",
+        ),
+        // Elements read as an element of no form.
+        (
+            "- {vectors: destinations, read_elements: {which: [!register .pred], as: !first_of []}}",
+            "step 0: `read_elements` reads no element",
+        ),
+        // A whole text read as another, and a qualifier dropped from it too.
+        (
+            "- {drop: [.pred], read_as: {text: \"atom.global.add.u32 %r1, [%rd1], %r2;\", ptx: \"7.8\", target: sm_90}}",
+            "step 0: `read_as` reads the whole text as another: no other change goes with it",
+        ),
+        // A set that can never be written once.
+        ("- {once: [[]], drop: [.pred]}", "step 0: an empty set of qualifiers in `with` or `once` is never met"),
+        // An operand condition with no form.
+        (
+            "- {written: [{at: 0, is: [!vector_from []]}], drop: [.pred]}",
+            "step 0: an operand condition with no form is never met",
+        ),
+    ];
+    for (to, why) in cases {
+        let (err, at) = vector_step_fails(to);
+        assert!(err.contains(why), "{to}: {err}");
+        let column = err.split(&at).nth(1).and_then(|rest| rest.split(':').next());
+        assert!(column.is_some_and(|c| c.parse::<usize>().is_ok()), "{to}: expected {at}COLUMN: {err}");
+    }
+}
+
+/// A step's forms and modules are typed: an element form, a target or a place
+/// the vocabulary does not have is refused where it is written.
+#[test]
+fn spec_departure_step_forms_outside_the_vocabulary() {
+    let cases = [
+        (
+            "- {vectors: destinations, read_elements: {which: [!register .pred], as: !first_of [!register .b32]}, first: [!bits .b32]}",
+            "unknown variant `bits`",
+        ),
+        (
+            "- {vectors: sideways, read_elements: {which: [!register .pred], as: !first_of [!register .b32]}}",
+            "unknown variant `sideways`",
+        ),
+        (
+            "- {read_as: {text: \"atom.global.add.u32 %r1, [%rd1], %r2;\", ptx: \"7.8\", target: sm_9x}}",
+            "`sm_9x` is not a target",
+        ),
+        (
+            "- {vectors: destinations, read_elements: {which: [!register .pred], at: middle, as: !register .b32}}",
+            "unknown variant `middle`",
+        ),
+    ];
+    for (to, why) in cases {
+        let (err, _) = vector_step_fails(to);
+        assert!(err.contains(why), "{to}: {err}");
+        assert!(err.contains("spec/errata.yaml:"), "{to}: {err}");
+    }
+}
+
 #[test]
 fn spec_invalid_utf8() {
     // Byte 0xff in line 2 (`ins\xfftruction`) → the line and column of that byte.

@@ -28,11 +28,10 @@ pub enum ErratumKind {
 
 /// A way ptxas reads a text that no syntax line allows, as a legal text: a
 /// ledgered departure of ptxas from the verdict, which `check-syntax` reports and
-/// the explorer holds to ptxas. Each names a rewrite (the generator applies it,
-/// `syntax::departure`): ptxas accepts a text the judge refuses when the rewritten
-/// text is legal. A rewrite of the chain and the operand count is data
-/// ([`Departure::Reads`]); one that reads the operands' classes and literals is a
-/// named reading of its own.
+/// the explorer holds to ptxas. Each is a list of steps (the generator applies
+/// them, `syntax::departure`): ptxas accepts a text the judge refuses when the
+/// text read through the steps is legal. Every departure is data: the steps'
+/// conditions and changes ([`Reading`]) name classes of texts, never one erratum.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Departure {
@@ -42,35 +41,6 @@ pub enum Departure {
     /// ptxas fails (a signal, an internal compiler error) on a text that these
     /// steps read as a legal one.
     FailsOn(Vec<Reading>),
-    /// An immediate element of a float brace vector is read as a register where
-    /// ptxas infers the vector's type from a register before it: a float literal
-    /// past the first element (any element of a `.f32` vector), an integer literal
-    /// as the first element of a `.f16` vector.
-    VectorImmediate,
-    /// ptxas fails (a signal) on an integer literal past the first element of a
-    /// 16-bit or packed float brace vector.
-    VectorIntegerElementFault,
-    /// A fourth operand of atom's `.and`, `.or`, `.xor` or `.exch` (`.b32`, `.b64`,
-    /// `.b128`, no `.L2::cache_hint`) is read as nothing where it fits as a `c` of
-    /// the type's width (a register or a float literal; an integer literal or a
-    /// `%rd` register is read as a cache-policy), outside `.shared` and
-    /// `.shared::cta` on sm_90 and later.
-    ExtraOperand,
-    /// ptxas stops with an internal compiler error on the texts of
-    /// [`Departure::ExtraOperand`] to `.shared` or `.shared::cta` on sm_90 and later.
-    ExtraOperandFault,
-    /// A `.pred` register as an element of a vector destination is read as the
-    /// vector's first `.b32` register, where it has one and no `.f32` register.
-    PredVectorElement,
-    /// ptxas stops with an internal compiler error on a `.pred` register as an
-    /// element of a source vector (`b`), where [`Departure::PredVectorElement`]'s
-    /// reading of it gives a legal text.
-    PredVectorElementFault,
-    /// ptxas fails (a signal) on a scalar atom whose destination is the sink `_`
-    /// and whose type is `.bf16` or `.bf16x2`, whatever the module: the text with a
-    /// register of the type for `_`, legal for sm_90 (at the module's version, PTX
-    /// ISA 7.8 at least), is one it fails on.
-    SinkBf16Fault,
 }
 
 /// One step of a [`Departure::Reads`] or [`Departure::FailsOn`]: where the text
@@ -82,9 +52,17 @@ pub struct Reading {
     /// For each of these sets, one of its qualifiers is written.
     #[serde(default)]
     pub with: Vec<Vec<crate::Qualifier>>,
+    /// For each of these sets, its qualifiers are written once in all (a repeat
+    /// counts: `.bf16.bf16` is two).
+    #[serde(default)]
+    pub once: Vec<Vec<crate::Qualifier>>,
     /// None of these is written.
     #[serde(default)]
     pub without: Vec<crate::Qualifier>,
+    /// Every word after the first is a qualifier the spec knows (a word it does
+    /// not know may stop ptxas before the reading).
+    #[serde(default)]
+    pub qualifiers_only: bool,
     /// The module's PTX ISA version is this or later.
     #[serde(default)]
     pub ptx_from: Option<crate::PtxVersion>,
@@ -97,6 +75,27 @@ pub struct Reading {
     /// Exactly this many operands are written.
     #[serde(default)]
     pub operands: Option<usize>,
+    /// Each of these operands is written as one of its forms (conditions alone).
+    #[serde(default)]
+    pub written: Vec<OperandWritten>,
+    /// The brace vectors the step reads the elements of ([`Reading::read_elements`]):
+    /// those on this side of the address that meet `first`, `rest`, `registers`
+    /// and `apart`.
+    #[serde(default)]
+    pub vectors: Option<VectorSide>,
+    /// The vector's first element is written as one of these.
+    #[serde(default)]
+    pub first: Vec<Element>,
+    /// The vector has elements after the first, each written as one of these.
+    #[serde(default)]
+    pub rest: Vec<Element>,
+    /// Each of the vector's registers is one of these.
+    #[serde(default)]
+    pub registers: Vec<Element>,
+    /// No two neighbouring elements of the vector are written as two different
+    /// ones of these (`[int, float]`: no integer literal next to a float one).
+    #[serde(default)]
+    pub apart: Vec<Element>,
     /// Each of these, wherever it is written, is read as nothing.
     #[serde(default)]
     pub drop: Vec<crate::Qualifier>,
@@ -118,6 +117,13 @@ pub struct Reading {
     /// That operand is read as this.
     #[serde(default)]
     pub read_operand: Option<OperandRead>,
+    /// Elements of each vector the step reads ([`Reading::vectors`]) are read so.
+    #[serde(default)]
+    pub read_elements: Option<ElementRead>,
+    /// The whole text is read as another, in another module: ptxas goes on to
+    /// what it does with that text whatever the written one's defect.
+    #[serde(default)]
+    pub read_as: Option<TextRead>,
 }
 
 /// A condition of a [`Reading`] on one written operand.
@@ -131,17 +137,107 @@ pub struct OperandWritten {
 }
 
 /// How an operand is written.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Written {
     /// The sink `_`.
     Sink,
     /// A register or a name with the sink as its predicate, `d|_`.
     SinkPair,
+    /// The sink with a predicate after it, `_|p` (`_|_` too).
+    SinkPaired,
     /// An integer literal.
     Int,
+    /// A float literal of any spelling (`0f…`, `0d…`, `1.5`).
+    Float,
+    /// A `.f32` literal's bits, `0f…`.
+    F32Bits,
+    /// A `.f64` literal's bits, `0d…`.
+    F64Bits,
+    /// A decimal float literal, `1.5`.
+    Decimal,
     /// A register declared with this type (`.b64`: `%rd`).
     Register(crate::Qualifier),
+    /// An address, `[…]`, whatever it holds.
+    Address,
+    /// An address whose base is written as one of these (`[%h2]`, `[%h2+4]`).
+    AddressOf(Vec<Element>),
+    /// A brace vector whose first element is written as one of these.
+    VectorFrom(Vec<Element>),
+}
+
+/// How one element of a brace vector (or the base of an address) is written.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Element {
+    /// An integer literal.
+    Int,
+    /// A float literal of any spelling (`0f…`, `0d…`, `1.5`).
+    Float,
+    /// A register of any type.
+    AnyRegister,
+    /// A register declared with this type.
+    Register(crate::Qualifier),
+}
+
+/// Which brace vectors a [`Reading`] reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum VectorSide {
+    /// Those after the first address operand (red's and atom's `b`).
+    Sources,
+    /// Those before it (atom's `d`).
+    Destinations,
+}
+
+/// What a [`Reading`] reads a vector's elements as.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ElementRead {
+    /// The elements read: those written as one of these.
+    pub which: Vec<Element>,
+    /// Only the first element (`first`) or only those after it (`rest`); every
+    /// position when left out.
+    #[serde(default)]
+    pub at: Option<ElementPlace>,
+    /// What each is read as.
+    #[serde(rename = "as")]
+    pub read_as: ElementAs,
+}
+
+/// The positions an [`ElementRead`] reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ElementPlace {
+    /// The first element.
+    First,
+    /// Every element after the first.
+    Rest,
+}
+
+/// What an element is read as.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ElementAs {
+    /// A register declared with this type.
+    Register(crate::Qualifier),
+    /// The vector's first element written as one of these; where it has none, the
+    /// step reads nothing in that vector.
+    FirstOf(Vec<Element>),
+}
+
+/// The text a [`Reading`] reads a whole text as.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TextRead {
+    /// The statement, as `check-syntax` takes it (`atom.global.add.noftz.bf16 %h1,
+    /// [%rd1], %h2;`); the written text's label and guard are kept, but for a
+    /// guard of a register that is no predicate (ptxas reports it and goes on).
+    pub text: String,
+    /// The module's PTX ISA version.
+    pub ptx: crate::PtxVersion,
+    /// The module's target.
+    pub target: crate::Target,
 }
 
 /// What a [`Reading`] reads an operand as.
@@ -154,19 +250,41 @@ pub enum OperandRead {
     Unpaired,
     /// A register declared with this type.
     Register(crate::Qualifier),
+    /// Nothing: the operand is not read (an operand past the line's last).
+    Nothing,
 }
 
 impl Departure {
     /// Whether ptxas fails on the texts this departure covers, rather than accepting them.
     pub fn fails(&self) -> bool {
-        matches!(
-            self,
-            Departure::FailsOn(_)
-                | Departure::VectorIntegerElementFault
-                | Departure::ExtraOperandFault
-                | Departure::PredVectorElementFault
-                | Departure::SinkBf16Fault
-        )
+        matches!(self, Departure::FailsOn(_))
+    }
+
+    /// The steps.
+    pub fn steps(&self) -> &[Reading] {
+        match self {
+            Departure::Reads(steps) | Departure::FailsOn(steps) => steps,
+        }
+    }
+
+    /// Whether the departure decides from the whole text, whatever defect the
+    /// verdict names: a step reads the whole text as another ([`Reading::read_as`]).
+    pub fn reads_whole_text(&self) -> bool {
+        self.steps().iter().any(|r| r.read_as.is_some())
+    }
+}
+
+impl Reading {
+    /// Whether the step changes anything where it applies.
+    pub fn changes(&self) -> bool {
+        !self.drop.is_empty()
+            || !self.drop_repeats.is_empty()
+            || !self.replace.is_empty()
+            || !self.append.is_empty()
+            || self.address
+            || self.read_operand.is_some()
+            || self.read_elements.is_some()
+            || self.read_as.is_some()
     }
 }
 

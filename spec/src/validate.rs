@@ -5,7 +5,7 @@
 
 use std::collections::BTreeSet;
 
-use crate::errata::{Departure, Ledger, Reading};
+use crate::errata::{ElementAs, Ledger, Reading, Written};
 use crate::model::{AnyOf, Instruction, OperandClass, TableKind};
 use crate::qualifier::{QualKind, Qualifier};
 use crate::source::Source;
@@ -594,10 +594,10 @@ pub(crate) fn ledger(
                 "an erratum carries its evidence",
             );
         }
-        if let Some(Departure::Reads(steps) | Departure::FailsOn(steps)) = &e.departure {
-            for (k, r) in steps.iter().enumerate() {
+        if let Some(d) = &e.departure {
+            for (k, r) in d.steps().iter().enumerate() {
                 if let Some(why) = step_problem(r) {
-                    p.push(format!("{path}.departure"), format!("step {k}: {why}"));
+                    p.push(format!("{path}.departure[{k}]"), format!("step {k}: {why}"));
                 }
             }
         }
@@ -616,18 +616,49 @@ pub(crate) fn ledger(
 }
 
 /// What is wrong with a step of a departure's reading, if anything: it must change
-/// something, and read an operand only where it names which.
+/// something, read an operand only where it names which, read vector elements only
+/// of vectors it names, ask of a vector only where it reads vectors, and read the
+/// whole text as another with no other change.
 fn step_problem(r: &Reading) -> Option<&'static str> {
+    let empty_set = |sets: &[Vec<crate::Qualifier>]| sets.iter().any(Vec::is_empty);
+    let empty_form = |w: &crate::errata::OperandWritten| {
+        w.is.is_empty()
+            || w.is.iter().any(|f| match f {
+                Written::AddressOf(e) | Written::VectorFrom(e) => e.is_empty(),
+                _ => false,
+            })
+    };
+    let vector_condition = !r.first.is_empty() || !r.rest.is_empty() || !r.registers.is_empty() || !r.apart.is_empty();
+    if empty_set(&r.with) || empty_set(&r.once) {
+        return Some("an empty set of qualifiers in `with` or `once` is never met: name at least one qualifier in each");
+    }
+    if r.operand.iter().chain(&r.written).any(empty_form) {
+        return Some("an operand condition with no form is never met: expected at least one form in `is` (and in `address_of`, `vector_from`)");
+    }
     if r.read_operand.is_some() && r.operand.is_none() {
         return Some("`read_operand` needs `operand` (which operand, and how it is written)");
     }
-    let changes = !r.drop.is_empty()
-        || !r.drop_repeats.is_empty()
-        || !r.replace.is_empty()
-        || !r.append.is_empty()
-        || r.address
-        || r.read_operand.is_some();
-    (!changes).then_some(
-        "a step changes nothing: expected one of `drop`, `drop_repeats`, `replace`, `append`, `address`, `read_operand`",
+    if r.read_elements.is_some() != r.vectors.is_some() {
+        return Some("`read_elements` and `vectors` go together: `vectors` names the vectors whose elements `read_elements` reads");
+    }
+    if vector_condition && r.vectors.is_none() {
+        return Some("`first`, `rest`, `registers` and `apart` ask of the vectors a step reads: expected `vectors` and `read_elements`");
+    }
+    if r.apart.len() == 1 {
+        return Some("`apart` names at least two forms (no neighbours written as two different ones of them)");
+    }
+    if let Some(e) = &r.read_elements {
+        if e.which.is_empty() || matches!(&e.read_as, ElementAs::FirstOf(f) if f.is_empty()) {
+            return Some("`read_elements` reads no element: expected at least one form in `which` and in `first_of`");
+        }
+    }
+    if r.read_as.is_some() {
+        let others = Reading { read_as: None, ..r.clone() };
+        if others.changes() {
+            return Some("`read_as` reads the whole text as another: no other change goes with it");
+        }
+    }
+    (!r.changes()).then_some(
+        "a step changes nothing: expected one of `drop`, `drop_repeats`, `replace`, `append`, `address`, `read_operand`, `read_elements`, `read_as`",
     )
 }

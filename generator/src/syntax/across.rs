@@ -82,8 +82,7 @@ pub fn table_refusal<'s>(instruction: &'s Instruction, quals: &[Qualifier]) -> O
             if placement.cost(form) != 0 {
                 continue;
             }
-            let slots = placement.placed.iter().map(|p| p.map(|i| quals[i])).collect();
-            let spelling = Spelling { instruction, group, form, slots };
+            let spelling = Spelling::placed(instruction, group, form, &placement, quals);
             if spelling.refusal() == Some(Refusal::Table(&table.id))
                 && *across.get_or_insert_with(|| only_across(instruction, table))
             {

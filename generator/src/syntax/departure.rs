@@ -5,7 +5,7 @@
 //! what ptxas does with the original: `check-syntax` says so (`ptxas 13.5 accepts
 //! this: E019`), and the explorer holds each prediction to ptxas.
 
-use ptxvec_spec::errata::{OperandRead, Reading, Written};
+use ptxvec_spec::errata::{Element, ElementAs, ElementPlace, ElementRead, OperandRead, Reading, TextRead, VectorSide, Written};
 use ptxvec_spec::{Departure, Qualifier, Spec};
 
 use super::chain_words::ChainWords;
@@ -32,170 +32,83 @@ fn word(q: Qualifier) -> &'static str {
     &q.spelling()[1..]
 }
 
-/// An element of a brace vector that may stand where an immediate does: the first
-/// register element of the vector.
-fn register_of<S: Clone>(elems: &[Atom<S>]) -> Option<Atom<S>> {
-    elems.iter().find(|a| matches!(a, Atom::Reg(..))).cloned()
-}
-
-/// Replaces the immediates of one brace vector that `picks(position, literal)`
-/// picks by its first register; whether one was replaced, or `None` when one is
-/// picked and no register stands for it.
-fn replace_immediates<S: Clone>(elems: &mut [Atom<S>], picks: impl Fn(usize, Literal) -> bool) -> Option<bool> {
-    let reg = register_of(elems);
-    let mut changed = false;
-    for (k, e) in elems.iter_mut().enumerate() {
-        if let Atom::Imm(lit, _) = e {
-            if picks(k, *lit) {
-                *e = reg.clone()?;
-                changed = true;
-            }
-        }
-    }
-    Some(changed)
-}
-
-/// Whether a literal is a float's (its bits, `0f…`/`0d…`, or decimal).
-fn float_literal(l: Literal) -> bool {
-    matches!(l, Literal::HexF32 | Literal::HexF64 | Literal::Decimal)
-}
-
-/// Whether an integer literal and a float literal stand side by side in a vector
-/// (`{%h1, 1.5, 16, %h4}`, `{%r1, 0f3F800000, 0, %r2}`, `{0, 0d3FF0000000000000}`):
-/// ptxas 13.5 refuses such a vector, "Vector with elements of different types are
-/// not allowed", before any reading E027 or E028 describe, in `.f32`, `.f16`,
-/// `.bf16` and `.bf16x2` vectors alike. Apart (`{%h1, 16, %h3, 1.5}`, `{0, %h1,
-/// 1.5, %r1}`), each literal is read as it would be alone (probes at 8.1, sm_90,
-/// 2026-11-26; E027, E028).
-fn literal_kinds_meet<S>(elems: &[Atom<S>]) -> bool {
-    let kind = |a: &Atom<S>| match a {
-        Atom::Imm(l, _) => Some(float_literal(*l)),
-        _ => None,
-    };
-    elems
-        .windows(2)
-        .any(|w| matches!((kind(&w[0]), kind(&w[1])), (Some(a), Some(b)) if a != b))
-}
-
-/// Whether an element is a register of a bit type (`.b16`, `.b32`, `.b64`).
-fn bit_register<S>(a: &Atom<S>) -> bool {
-    matches!(a, Atom::Reg(text::RegClass::B16 | text::RegClass::B32 | text::RegClass::B64, _))
-}
-
-/// `t` with its brace vectors on one side of its address (`source`: after it, the
-/// sources; else before it, atom's destination) each given to `edit`, which says
-/// whether it changed one, or `None` to give up; `None` when none changed.
-fn edit_vectors<S: Clone>(
-    t: &InstrText<S>,
-    source: bool,
-    mut edit: impl FnMut(&mut Vec<Atom<S>>) -> Option<bool>,
-) -> Option<InstrText<S>> {
-    let mut out = t.clone();
-    let mut changed = false;
-    let mut after_address = false;
-    for op in &mut out.operands {
-        after_address |= matches!(op, Operand::Address(..));
-        match op {
-            Operand::Vector(elems) if after_address == source => changed |= edit(elems)?,
-            _ => {}
-        }
-    }
-    changed.then_some(out)
-}
-
-/// The register a vector reads as throughout when a literal opens it (E027,
-/// E045): ptxas 13.5 takes the vector's type from that literal and then takes
-/// registers of other widths after it. An integer literal opens a `.f32` or `.f16`
-/// vector followed by bit registers alone (`.b16`, `.b32`, `.b64`: `{0, %h1}`,
-/// `{0, %rd1}`, and float literals once a register stands before them); a float
-/// literal opens a `.f32` one followed by those, `.f32` registers and float
-/// literals. A `.f32`, `.f64` or predicate register after an
-/// integer literal, or a literal after it of the other kind, draws "Vector with
-/// elements of different types"; an integer literal after it, a fault (E028).
-fn typed_by_first_literal<'t>(elems: &[Atom<&'t str>], f32_vector: bool, f16_vector: bool) -> Option<Atom<&'t str>> {
-    use text::RegClass as R;
-    let (Atom::Imm(first, _), rest) = elems.split_first()? else {
-        return None;
-    };
-    // A float literal after an integer one is converted once a register stands
-    // between them (`{0, %h1, 0f3F800000, %r1}`; `{0, 1.5}` is refused).
-    let after_a_register = |k: usize| rest[..k].iter().any(bit_register);
-    let takes = match first {
-        Literal::Int if f32_vector || f16_vector => rest
-            .iter()
-            .enumerate()
-            .all(|(k, a)| bit_register(a) || matches!(a, Atom::Imm(l, _) if float_literal(*l) && after_a_register(k))),
-        l if float_literal(*l) && f32_vector => rest
-            .iter()
-            .all(|a| bit_register(a) || matches!(a, Atom::Reg(R::F32, _)) || matches!(a, Atom::Imm(l, _) if float_literal(*l))),
-        _ => false,
-    };
-    let reg = if f32_vector { Atom::Reg(R::F32, "%f1") } else { Atom::Reg(R::B16, "%h1") };
-    (takes && !rest.is_empty()).then_some(reg)
-}
-
-/// Whether `t` is atom's `.and`, `.or`, `.xor` or `.exch` of `.b32`, `.b64` or
-/// `.b128` with a fourth operand that ptxas 13.5 takes as the `c` of `.cas`: a
-/// register or float literal of the type's width. An integer literal or a `%rd`
-/// register there it reads as a cache-policy (".L2::cache_hint modifier required
-/// for instruction 'atom' with 4 arguments"); with `.L2::cache_hint`, five operands
-/// draw "Arguments mismatch".
-fn extra_operand<S: AsRef<str>>(t: &InstrText<S>) -> bool {
-    use text::RegClass as R;
-    let has = |q: Qualifier| t.words.iter().any(|w| w.as_ref() == word(q));
-    if t.words.first().map(AsRef::as_ref) != Some("atom")
-        || ![Qualifier::And, Qualifier::Or, Qualifier::Xor, Qualifier::Exch].into_iter().any(has)
-        || has(Qualifier::Cas)
-        || has(Qualifier::L2CacheHint)
-        || t.operands.len() != 4
-    {
-        return false;
-    }
-    let Operand::Scalar(c) = &t.operands[3] else { return false };
-    if has(Qualifier::B32) {
-        matches!(c, Atom::Reg(R::B32 | R::F32, _) | Atom::Imm(Literal::HexF32, _))
-    } else if has(Qualifier::B64) {
-        matches!(c, Atom::Reg(R::F64, _) | Atom::Imm(Literal::HexF64 | Literal::Decimal, _))
-    } else if has(Qualifier::B128) {
-        matches!(c, Atom::Reg(R::B128, _))
-    } else {
-        false
+/// Whether an element (or an address's base) is written as `e`.
+fn element_is<S>(a: &Atom<S>, e: &Element) -> bool {
+    match e {
+        Element::Int => matches!(a, Atom::Imm(Literal::Int, _)),
+        Element::Float => matches!(a, Atom::Imm(Literal::HexF32 | Literal::HexF64 | Literal::Decimal, _)),
+        Element::AnyRegister => matches!(a, Atom::Reg(..)),
+        Element::Register(ty) => matches!(a, Atom::Reg(c, _) if *c == super::operands::reg_for(*ty)),
     }
 }
 
-/// `t` with each `.pred` register of its brace vectors before the address
-/// (`source` false: a destination) or after it (`source` true) read as the
-/// vector's first `.b32` register, where the vector has one and no `.f32`
-/// register stands next to a `.pred` one; `None` when no element is so read.
-fn pred_elements<S: Clone + PartialEq>(t: &InstrText<S>, source: bool) -> Option<InstrText<S>> {
-    use text::RegClass as R;
-    edit_vectors(t, source, |elems| {
-        // ptxas 13.5 compares each element with its neighbours: a `.pred` next to
-        // a `.f32` register draws "Vector with elements of different types"
-        // (`{%r1, %f4, %p3, %r3}`); next to `.b32` ones only, the reading holds
-        // wherever a `.f32` stands (`{%r1, %f4, %r3, %p3}`; probes at 8.1, sm_90,
-        // 2026-11-26, E052, E053).
-        let pred_by_f32 = elems.windows(2).any(|w| {
-            matches!(
-                (&w[0], &w[1]),
-                (Atom::Reg(R::Pred, _), Atom::Reg(R::F32, _)) | (Atom::Reg(R::F32, _), Atom::Reg(R::Pred, _))
-            )
-        });
-        if pred_by_f32 {
-            return Some(false);
+/// Whether an element is written as one of `forms`.
+fn element_among<S>(a: &Atom<S>, forms: &[Element]) -> bool {
+    forms.iter().any(|e| element_is(a, e))
+}
+
+/// Whether `op` is written as one of `kinds`.
+fn written_as<S>(op: &Operand<S>, kinds: &[Written]) -> bool {
+    kinds.iter().any(|k| match k {
+        Written::Sink => matches!(op, Operand::Scalar(Atom::Sink)),
+        Written::SinkPair => matches!(op, Operand::Pair(Atom::Reg(..) | Atom::Symbol(_), Atom::Sink)),
+        Written::SinkPaired => matches!(op, Operand::Pair(Atom::Sink, _)),
+        Written::Int => matches!(op, Operand::Scalar(a) if element_is(a, &Element::Int)),
+        Written::Float => matches!(op, Operand::Scalar(a) if element_is(a, &Element::Float)),
+        Written::F32Bits => matches!(op, Operand::Scalar(Atom::Imm(Literal::HexF32, _))),
+        Written::F64Bits => matches!(op, Operand::Scalar(Atom::Imm(Literal::HexF64, _))),
+        Written::Decimal => matches!(op, Operand::Scalar(Atom::Imm(Literal::Decimal, _))),
+        Written::Register(ty) => matches!(op, Operand::Scalar(a) if element_is(a, &Element::Register(*ty))),
+        Written::Address => matches!(op, Operand::Address(..)),
+        Written::AddressOf(forms) => matches!(op, Operand::Address(a, _) if element_among(a, forms)),
+        Written::VectorFrom(forms) => {
+            matches!(op, Operand::Vector(elems) if elems.first().is_some_and(|a| element_among(a, forms)))
         }
-        let Some(b32) = elems.iter().find(|a| matches!(a, Atom::Reg(R::B32, _))).cloned() else {
-            return Some(false);
-        };
-        let mut changed = false;
-        for e in elems.iter_mut() {
-            if matches!(e, Atom::Reg(R::Pred, _)) {
-                *e = b32.clone();
-                changed = true;
-            }
-        }
-        Some(changed)
     })
+}
+
+/// Whether the operands meet a step's conditions on them: their count and how
+/// each named one is written.
+fn operands_meet<S>(r: &Reading, operands: &[Operand<S>]) -> bool {
+    let meets = |o: &ptxvec_spec::errata::OperandWritten| operands.get(o.at).is_some_and(|op| written_as(op, &o.is));
+    r.operands.is_none_or(|n| operands.len() == n) && r.operand.iter().chain(&r.written).all(meets)
+}
+
+/// Whether a brace vector meets a step's conditions on its elements.
+fn vector_meets<S>(r: &Reading, elems: &[Atom<S>]) -> bool {
+    let form = |a: &Atom<S>| r.apart.iter().position(|e| element_is(a, e));
+    (r.first.is_empty() || elems.first().is_some_and(|a| element_among(a, &r.first)))
+        && (r.rest.is_empty() || (elems.len() > 1 && elems[1..].iter().all(|a| element_among(a, &r.rest))))
+        && (r.registers.is_empty()
+            || elems.iter().filter(|a| matches!(a, Atom::Reg(..))).all(|a| element_among(a, &r.registers)))
+        && !elems
+            .windows(2)
+            .any(|w| matches!((form(&w[0]), form(&w[1])), (Some(a), Some(b)) if a != b))
+}
+
+/// `elems` with the elements `read` picks read as it says; unchanged where it
+/// reads them as an element the vector does not have.
+fn read_elements(read: &ElementRead, elems: &mut [Atom<&str>]) {
+    let to = match &read.read_as {
+        ElementAs::Register(ty) => {
+            let class = super::operands::reg_for(*ty);
+            Atom::Reg(class, class.row().example)
+        }
+        ElementAs::FirstOf(forms) => match elems.iter().find(|a| element_among(a, forms)) {
+            Some(a) => a.clone(),
+            None => return,
+        },
+    };
+    for (k, e) in elems.iter_mut().enumerate() {
+        let placed = match read.at {
+            None => true,
+            Some(ElementPlace::First) => k == 0,
+            Some(ElementPlace::Rest) => k > 0,
+        };
+        if placed && element_among(e, &read.which) {
+            *e = to.clone();
+        }
+    }
 }
 
 /// `words` without the second and later copies of each word that `dropped` names
@@ -209,21 +122,41 @@ fn drop_repeats(words: &mut Vec<&str>, dropped: impl Fn(&str) -> bool) {
     });
 }
 
-/// `t` read through the steps of a [`Departure::Reads`] or [`Departure::FailsOn`]
-/// whose conditions it meets in `module`, each asking of `t` as written.
-fn read_steps<'t>(steps: &[Reading], t: &InstrText<&'t str>, module: Module) -> InstrText<&'t str> {
+/// `t` read as `read`'s text, in its module: `t`'s label kept, and its guard but
+/// for a register that is no predicate (ptxas reports it and goes on); `None`
+/// where the text does not tokenize (the ledger's tests hold every one to).
+fn read_as<'t>(read: &'t TextRead, t: &InstrText<&'t str>) -> Option<(InstrText<&'t str>, Module)> {
+    let mut out = text::tokenize_borrowed(&read.text).ok()?;
+    out.label = t.label;
+    out.guard = t.guard.filter(|g| !text::guard_is_no_predicate(g));
+    Some((out, Module { ptx: read.ptx, target: read.target }))
+}
+
+/// `t` read through the steps whose conditions it meets in `module`, each asking
+/// of `t` as written, and the module it is read in (`module` but for a step that
+/// reads the whole text as another).
+fn read_steps<'t>(steps: &'t [Reading], t: &InstrText<&'t str>, module: Module) -> (InstrText<&'t str>, Module) {
     let has = |q: Qualifier| t.words.iter().any(|w| *w == word(q));
+    let count = |set: &[Qualifier]| t.words.iter().filter(|w| set.iter().any(|q| **w == word(*q))).count();
     let meets = |r: &Reading| {
         r.with.iter().all(|set| set.iter().any(|q| has(*q)))
+            && r.once.iter().all(|set| count(set) == 1)
             && !r.without.iter().any(|q| has(*q))
+            && (!r.qualifiers_only || t.words.iter().skip(1).all(|w| Qualifier::from_word(w).is_some()))
             && r.ptx_from.is_none_or(|v| module.ptx >= v)
             && r.arch_from.is_none_or(|a| module.target.arch >= a)
             && r.arch_below.is_none_or(|a| module.target.arch < a)
-            && r.operands.is_none_or(|n| t.operands.len() == n)
-            && r.operand.as_ref().is_none_or(|o| t.operands.get(o.at).is_some_and(|op| written_as(op, &o.is)))
+            && operands_meet(r, &t.operands)
     };
     let mut out = t.clone();
+    let mut read_in = module;
     for r in steps.iter().filter(|r| meets(r)) {
+        if let Some(whole) = &r.read_as {
+            if let Some((text, m)) = read_as(whole, t) {
+                (out, read_in) = (text, m);
+            }
+            continue;
+        }
         out.words.retain(|w| !r.drop.iter().any(|q| word(*q) == *w));
         drop_repeats(&mut out.words, |w| r.drop_repeats.iter().any(|q| word(*q) == w));
         for w in &mut out.words {
@@ -235,12 +168,31 @@ fn read_steps<'t>(steps: &[Reading], t: &InstrText<&'t str>, module: Module) -> 
         if r.address {
             out.operands.push(Operand::Address(Atom::Reg(text::RegClass::B64, "%rd1"), "%rd1"));
         }
+        if let (Some(side), Some(read)) = (r.vectors, &r.read_elements) {
+            // The vectors on the step's side of the first address, each asked as
+            // written (steps read one vector at a time, in place).
+            let mut after_address = false;
+            for (k, op) in out.operands.iter_mut().enumerate() {
+                after_address |= matches!(op, Operand::Address(..));
+                let on_side = after_address == (side == VectorSide::Sources);
+                let written = t.operands.get(k);
+                if let (true, Operand::Vector(elems), Some(Operand::Vector(as_written))) = (on_side, op, written) {
+                    if vector_meets(r, as_written) {
+                        read_elements(read, elems);
+                    }
+                }
+            }
+        }
         if let (Some(o), Some(read)) = (&r.operand, r.read_operand) {
-            if let Some(op) = out.operands.get_mut(o.at) {
+            if read == OperandRead::Nothing {
+                if o.at < out.operands.len() {
+                    out.operands.remove(o.at);
+                }
+            } else if let Some(op) = out.operands.get_mut(o.at) {
                 *op = match (read, &*op) {
                     (OperandRead::Address, _) => Operand::Address(Atom::Reg(text::RegClass::B64, "%rd1"), "%rd1"),
                     (OperandRead::Unpaired, Operand::Pair(d, _)) => Operand::Scalar(d.clone()),
-                    (OperandRead::Unpaired, written) => written.clone(),
+                    (OperandRead::Unpaired | OperandRead::Nothing, written) => written.clone(),
                     (OperandRead::Register(ty), _) => {
                         let class = super::operands::reg_for(ty);
                         Operand::Scalar(Atom::Reg(class, class.row().example))
@@ -249,236 +201,50 @@ fn read_steps<'t>(steps: &[Reading], t: &InstrText<&'t str>, module: Module) -> 
             }
         }
     }
-    out
-}
-
-/// Whether `op` is written as one of `kinds`.
-fn written_as<S>(op: &Operand<S>, kinds: &[Written]) -> bool {
-    kinds.iter().any(|k| match k {
-        Written::Sink => matches!(op, Operand::Scalar(Atom::Sink)),
-        Written::SinkPair => matches!(op, Operand::Pair(Atom::Reg(..) | Atom::Symbol(_), Atom::Sink)),
-        Written::Int => matches!(op, Operand::Scalar(Atom::Imm(Literal::Int, _))),
-        Written::Register(ty) => {
-            matches!(op, Operand::Scalar(Atom::Reg(c, _)) if *c == super::operands::reg_for(*ty))
-        }
-    })
-}
-
-/// The type of an atom of `.bf16` or `.bf16x2` whose destination is the sink `_`
-/// (`_|p` too), where ptxas 12.9 goes on to its fault (E054), or `None` where an
-/// error it draws first stops it (exit status 255), by probes at 6.0 to 8.6 and
-/// sm_52 to sm_90 alike:
-/// - "Unexpected instruction types": a second type (`.pred` is not one: it is
-///   ignored, E018), or `.cas`; "Illegal modifier '.sync'". Any other qualifier
-///   of the spec, missing, repeated, misplaced or of another instruction (`.up`,
-///   `.bulk_group`, `.rn`), draws its error and the fault; a word the spec does
-///   not know is not predicted;
-/// - "Arguments mismatch": an operand count other than three, or four with a
-///   cache-policy (a 64-bit register or an integer; three with
-///   `.L2::cache_hint` are a mismatch), an unbracketed address, or a `b` that is
-///   none of: a register of the type (`.b16` for `.bf16`; `.b32` or `.f32` for
-///   `.bf16x2`), an integer (an expression too: `-1`, `!1`), such a register in
-///   brackets (`[%h2]`, `[%h2+4]`), or a vector whose first element is such a
-///   register or an integer; a vector of the wrong length, or on a scalar type,
-///   or with a later element of another class or `_`, draws its error and the
-///   fault; `{_, _}`, `!%h2`, `%h2|%p1`, `_` and float literals stop it.
-fn reaches_sink_bf16_fault(t: &InstrText<&str>) -> Option<Qualifier> {
-    use text::RegClass as R;
-    if t.words.first() != Some(&"atom")
-        || !matches!(t.operands.first(), Some(Operand::Scalar(Atom::Sink) | Operand::Pair(Atom::Sink, _)))
-    {
-        return None;
-    }
-    let (mut ty, mut types, mut cache_hint) = (None, 0, false);
-    for w in &t.words[1..] {
-        match Qualifier::from_word(w)? {
-            Qualifier::Sync | Qualifier::Cas => return None,
-            Qualifier::Pred => {}
-            Qualifier::L2CacheHint => cache_hint = true,
-            q if q.kind() == ptxvec_spec::QualKind::Type => (ty, types) = (Some(q), types + 1),
-            _ => {}
-        }
-    }
-    let ty = ty.filter(|q| types == 1 && matches!(q, Qualifier::Bf16 | Qualifier::Bf16x2))?;
-    let fits = |c: &R| if ty == Qualifier::Bf16 { *c == R::B16 } else { matches!(c, R::B32 | R::F32) };
-    let [_, Operand::Address(..), b, policy @ ..] = &t.operands[..] else {
-        return None;
-    };
-    let policy_read = match policy {
-        [] => !cache_hint,
-        [Operand::Scalar(Atom::Reg(R::B64, _) | Atom::Imm(Literal::Int, _))] => true,
-        _ => false,
-    };
-    let b_read = match b {
-        Operand::Scalar(Atom::Reg(c, _)) | Operand::Address(Atom::Reg(c, _), _) => fits(c),
-        Operand::Scalar(Atom::Imm(Literal::Int, _)) => true,
-        Operand::Vector(elems) => match elems.first() {
-            Some(Atom::Reg(c, _)) => fits(c),
-            Some(Atom::Imm(Literal::Int, _)) => true,
-            _ => false,
-        },
-        _ => false,
-    };
-    (policy_read && b_read).then_some(ty)
+    (out, read_in)
 }
 
 /// The text as ptxas reads it under a departure, and the module it is read in
-/// (the text's own but for [`Departure::SinkBf16Fault`]), if the departure changes it.
-fn rewrite<'t>(d: &Departure, t: &InstrText<&'t str>, module: Module) -> Option<(InstrText<&'t str>, Module)> {
-    let has = |q: Qualifier| t.words.iter().any(|w| *w == word(q));
-    let mut read_in = module;
-    let out = match d {
-        Departure::Reads(steps) | Departure::FailsOn(steps) => read_steps(steps, t, module),
-        // ptxas 13.5 takes a vector's type from its first element: a float
-        // literal after a register is converted (`.f32`: anywhere), and an integer
-        // literal first makes a `.f16` vector's type. A literal first makes the
-        // vector's type whatever the registers after it: read as the type's
-        // registers throughout ([`typed_by_first_literal`]).
-        Departure::VectorImmediate => {
-            let f32_vector = has(Qualifier::F32);
-            let f16_vector = has(Qualifier::F16);
-            let typed = |elems: &[Atom<&'t str>]| typed_by_first_literal(elems, f32_vector, f16_vector);
-            edit_vectors(t, true, |elems| {
-                if literal_kinds_meet(elems) {
-                    return None;
-                }
-                if let Some(reg) = typed(elems) {
-                    elems.iter_mut().for_each(|e| *e = reg.clone());
-                    return Some(true);
-                }
-                replace_immediates(elems, |k, lit| {
-                    (float_literal(lit) && (k > 0 || f32_vector)) || (lit == Literal::Int && k == 0 && f16_vector)
-                })
-            })?
-        }
-        // An integer literal past the first element of a vector whose type is a
-        // bit type: 16-bit and packed vectors (`{%h1, 1}`), and a `.f32` one that
-        // a `.b32` register or an integer literal opens (`{%r1, 7}`, `{0, %h1, 1,
-        // %r1}`).
-        Departure::VectorIntegerElementFault => {
-            let half = [Qualifier::F16, Qualifier::Bf16, Qualifier::F16x2, Qualifier::Bf16x2]
-                .into_iter()
-                .any(has);
-            let f32_vector = has(Qualifier::F32);
-            edit_vectors(t, true, |elems| {
-                if literal_kinds_meet(elems) {
-                    return None;
-                }
-                // In a `.f32` vector, registers of one kind only: a `.f32` register
-                // among `.b32` ones draws "Vector with elements of different types".
-                let registers = |ok: fn(&Atom<&'t str>) -> bool| elems.iter().filter(|a| matches!(a, Atom::Reg(..))).all(ok);
-                let opens_bits = match elems.first() {
-                    Some(Atom::Reg(text::RegClass::B32, _)) => registers(|a| matches!(a, Atom::Reg(text::RegClass::B32, _))),
-                    Some(Atom::Imm(Literal::Int, _)) => registers(bit_register),
-                    _ => false,
-                };
-                if !(half || (f32_vector && opens_bits)) {
-                    return Some(false);
-                }
-                replace_immediates(elems, |k, lit| lit == Literal::Int && k > 0)
-            })?
-        }
-        // ptxas 13.5 on sm_90 and later stops with "(C7907) Internal compiler
-        // error." on these texts to `.shared` or `.shared::cta` (ptxas 12.9 at sm_90,
-        // and 13.5 below sm_90, accept them).
-        Departure::ExtraOperand | Departure::ExtraOperandFault => {
-            let shared_cta = has(Qualifier::Shared) || has(Qualifier::SharedCta);
-            let faults = shared_cta && module.target.arch >= 90;
-            if !extra_operand(t) || faults != matches!(d, Departure::ExtraOperandFault) {
-                return None;
-            }
-            let mut out = t.clone();
-            out.operands.truncate(3);
-            out
-        }
-        // ptxas 13.5: `{%p1, %r2}` is taken, `{%p1, %f2}` draws "Vector with elements
-        // of different types are not allowed in atom instruction", `{%p1, %p2}`
-        // "Arguments mismatch"; in the source vector the same reading ends in
-        // "(C7907) Internal compiler error.".
-        Departure::PredVectorElement | Departure::PredVectorElementFault => {
-            pred_elements(t, matches!(d, Departure::PredVectorElementFault))?
-        }
-        // ptxas 12.9 is killed by signal 11 unless an error it draws first stops it
-        // ([`reaches_sink_bf16_fault`]); the text is read as the one spelling that
-        // carries the fault, where `.bf16` atoms are legal (7.8, sm_90), so that
-        // every text that reaches it is predicted alike.
-        Departure::SinkBf16Fault => {
-            use text::RegClass as R;
-            let (ty, class, d, b) = match reaches_sink_bf16_fault(t)? {
-                Qualifier::Bf16 => ("bf16", R::B16, "%h1", "%h2"),
-                _ => ("bf16x2", R::B32, "%r1", "%r2"),
-            };
-            read_in = Module { ptx: "7.8".parse().ok()?, target: "sm_90".parse().ok()? };
-            // A guard register of another class draws "Predicate expression
-            // expected", and the fault follows (`@%r1`, `@!%r1`, `@%rd1`, `@%f1`,
-            // `@%h1`: ptxas 12.9 at 7.8, sm_90); a guard of no register is unprobed.
-            let guard = t.guard.filter(|g| !text::guard_is_no_predicate(g));
-            InstrText {
-                label: t.label,
-                guard,
-                words: vec!["atom", "global", "add", "noftz", ty],
-                operands: vec![
-                    Operand::Scalar(Atom::Reg(class, d)),
-                    Operand::Address(Atom::Reg(R::B64, "%rd1"), "%rd1"),
-                    Operand::Scalar(Atom::Reg(class, b)),
-                ],
-            }
-        }
-    };
-    (out != *t).then_some((out, read_in))
+/// (the text's own but for a step that reads the whole text as another), if the
+/// departure changes it.
+fn rewrite<'t>(d: &'t Departure, t: &InstrText<&'t str>, module: Module) -> Option<(InstrText<&'t str>, Module)> {
+    let (out, read_in) = read_steps(d.steps(), t, module);
+    (out != *t || read_in != module).then_some((out, read_in))
 }
 
 /// Whether [`rewrite`] can change a text of a chain of these `words` under `d`,
-/// by what each of its arms asks first of the chain: implied by `rewrite`
-/// changing it, so it skips no departure, and it reads no text. True where an arm
-/// asks nothing of the chain. The same for every text of a chain: the batch judge
-/// asks it once per chain ([`word_departures`]), then [`operands_may_change`] of
-/// each line.
+/// by what each step asks of the chain: implied by `rewrite` changing it, so it
+/// skips no departure, and it reads no text. The same for every text of a chain:
+/// the batch judge asks it once per chain ([`word_departures`]), then
+/// [`operands_may_change`] of each line.
 fn words_may_change(d: &Departure, words: &ChainWords<'_>) -> bool {
     let has = |q: Qualifier| words.spelled.has(q);
-    let first_word = |w: &str| words.first == w;
-    match d {
-        Departure::Reads(steps) | Departure::FailsOn(steps) => steps.iter().any(|r| {
-            let changes = r.drop.iter().any(|q| has(*q))
-                || r.drop_repeats.iter().any(|q| words.repeated.has(*q))
-                || r.replace.keys().any(|q| has(*q))
-                || !r.append.is_empty()
-                || r.address
-                || r.read_operand.is_some();
-            r.with.iter().all(|set| set.iter().any(|q| has(*q))) && !r.without.iter().any(|q| has(*q)) && changes
-        }),
-        Departure::ExtraOperand | Departure::ExtraOperandFault | Departure::SinkBf16Fault => first_word("atom"),
-        Departure::VectorImmediate
-        | Departure::VectorIntegerElementFault
-        | Departure::PredVectorElement
-        | Departure::PredVectorElementFault => true,
-    }
+    d.steps().iter().any(|r| {
+        let changes = r.drop.iter().any(|q| has(*q))
+            || r.drop_repeats.iter().any(|q| words.repeated.has(*q))
+            || r.replace.keys().any(|q| has(*q))
+            || !r.append.is_empty()
+            || r.address
+            || r.read_operand.is_some()
+            || r.read_elements.is_some()
+            || r.read_as.is_some();
+        r.with.iter().chain(&r.once).all(|set| set.iter().any(|q| has(*q)))
+            && !r.without.iter().any(|q| has(*q))
+            && changes
+    })
 }
 
-/// [`words_may_change`]'s counterpart for a text's operands: what each arm of
-/// [`rewrite`] asks first of them (true where it asks nothing of them).
+/// [`words_may_change`]'s counterpart for a text's operands: what each step asks
+/// of them, and that a vector holds an element the step reads.
 fn operands_may_change<S>(d: &Departure, operands: &[Operand<S>]) -> bool {
-    use text::RegClass as R;
-    let first_operand = |f: &dyn Fn(&Operand<S>) -> bool| operands.first().is_some_and(f);
-    let in_a_vector = |f: &dyn Fn(&Atom<S>) -> bool| {
-        operands.iter().any(|o| matches!(o, Operand::Vector(elems) if elems.iter().any(f)))
-    };
-    match d {
-        Departure::VectorImmediate | Departure::VectorIntegerElementFault => {
-            in_a_vector(&|a| matches!(a, Atom::Imm(..)))
-        }
-        Departure::SinkBf16Fault => {
-            first_operand(&|o| matches!(o, Operand::Scalar(Atom::Sink) | Operand::Pair(Atom::Sink, _)))
-        }
-        Departure::ExtraOperand | Departure::ExtraOperandFault => operands.len() > 3,
-        Departure::Reads(steps) | Departure::FailsOn(steps) => steps.iter().any(|r| {
-            r.operands.is_none_or(|n| operands.len() == n)
-                && r.operand.as_ref().is_none_or(|o| operands.get(o.at).is_some_and(|op| written_as(op, &o.is)))
-        }),
-        Departure::PredVectorElement | Departure::PredVectorElementFault => {
-            in_a_vector(&|a| matches!(a, Atom::Reg(R::Pred, _)))
-        }
-    }
+    d.steps().iter().any(|r| {
+        let elements = r.read_elements.as_ref().is_none_or(|read| {
+            operands
+                .iter()
+                .any(|o| matches!(o, Operand::Vector(elems) if elems.iter().any(|a| element_among(a, &read.which))))
+        });
+        operands_meet(r, operands) && elements
+    })
 }
 
 /// The rules a departure's texts are refused by: a qualifier the line has no place
@@ -554,7 +320,7 @@ enum Gate {
     /// Those that fail: a legal text can meet only a fault, ptxas failing on what
     /// it should take (E054: ptxas 12.9 on a legal `_` of `.bf16`).
     Fails,
-    /// Those that read a text whatever its defect ([`reads_any_defect`]).
+    /// Those that read a text whatever its defect ([`Departure::reads_whole_text`]).
     WholeText,
 }
 
@@ -575,16 +341,9 @@ impl Gate {
         match self {
             Gate::Any => true,
             Gate::Fails => d.fails(),
-            Gate::WholeText => reads_any_defect(d),
+            Gate::WholeText => d.reads_whole_text(),
         }
     }
-}
-
-/// Whether a departure decides from the whole text, whatever defect the verdict
-/// names: ptxas 12.9 reports any error of a sink `.bf16` atom's that does not stop
-/// it, then fails ([`reaches_sink_bf16_fault`], E054).
-fn reads_any_defect(d: &Departure) -> bool {
-    matches!(d, Departure::SinkBf16Fault)
 }
 
 /// The departures of `instruction` seen in ptxas `release` that may change a text
@@ -611,9 +370,9 @@ pub fn word_departures<'s>(
 /// saying whether a rewritten text is legal in a module (the batch judge judges
 /// the rewritten tokens through its index): the first of the departures that may
 /// change `t` (alone, then two at once) whose reading of it is legal.
-pub fn predict_from(
-    departures: &[(&ptxvec_spec::Erratum, &Departure)],
-    t: &InstrText<&str>,
+pub fn predict_from<'t>(
+    departures: &[(&'t ptxvec_spec::Erratum, &'t Departure)],
+    t: &InstrText<&'t str>,
     module: Module,
     defect: Option<&Defect>,
     legal: &dyn Fn(&InstrText<&str>, Module) -> bool,
@@ -664,4 +423,162 @@ pub fn predict_from(
 pub fn note(p: &Prediction) -> String {
     let does = if p.fails { "fails on" } else if p.accepts { "accepts" } else { "rejects" };
     format!(" (ptxas {CHECK_PTXAS} {does} this: {})", p.erratum)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::repo_spec as spec;
+
+    fn module(ptx: &str, target: &str) -> Module {
+        Module { ptx: ptx.parse().unwrap(), target: target.parse().unwrap() }
+    }
+
+    /// The departure of the ledger entry `id`.
+    fn departure<'s>(spec: &'s Spec, id: &str) -> &'s Departure {
+        spec.errata.errata.iter().find(|e| e.id == id).and_then(|e| e.departure.as_ref()).unwrap()
+    }
+
+    /// `text` as `id`'s departure reads it in `m`, rendered, with the module it is
+    /// read in; `None` where it reads nothing.
+    fn read(spec: &Spec, id: &str, text: &str, m: Module) -> Option<(String, Module)> {
+        let t = text::tokenize_borrowed(text).unwrap();
+        rewrite(departure(spec, id), &t, m).map(|(out, m)| (render(&out), m))
+    }
+
+    /// Every departure is steps of data that the one engine runs: the match has no
+    /// arm beyond the two kinds of steps (a variant naming one reading would fail
+    /// to compile here), and every ledger entry's steps are read by it.
+    #[test]
+    fn every_departure_is_steps_that_one_engine_reads() {
+        let spec = spec();
+        let mut departures = 0;
+        for e in &spec.errata.errata {
+            let Some(d) = &e.departure else { continue };
+            let steps = match d {
+                Departure::Reads(steps) | Departure::FailsOn(steps) => steps,
+            };
+            assert!(!steps.is_empty(), "{}", e.id);
+            assert!(steps.iter().all(Reading::changes), "{}", e.id);
+            departures += 1;
+        }
+        // The 13 entries that were data already and the 7 that were readings of
+        // their own (E027, E028, E042, E044, E045, E051 to E054 but E050).
+        assert!(departures >= 20, "{departures}");
+    }
+
+    /// A whole text read as another is a legal text in its module: the reading
+    /// predicts what ptxas does with the written text only where it is.
+    #[test]
+    fn every_text_read_as_another_is_legal_in_its_module() {
+        let spec = spec();
+        let mut read = 0;
+        for e in &spec.errata.errata {
+            for r in e.departure.iter().flat_map(Departure::steps) {
+                let Some(whole) = &r.read_as else { continue };
+                let j = judge(&spec, &whole.text, whole.ptx, whole.target, Order::Strict);
+                assert!(j.legal(), "{}: {} at {} {}: {:?}", e.id, whole.text, whole.ptx, whole.target, j.defect);
+                read += 1;
+            }
+        }
+        assert!(read > 0);
+    }
+
+    /// Vector elements as ptxas 13.5 reads them (the ledger's probes: E027, E028,
+    /// E052, E053): a float literal after a register is read as that register, a
+    /// literal first types the vector, an integer literal next to a float one
+    /// stops the reading, and a `.pred` is read as the first `.b32` register
+    /// unless a `.f32` stands next to it.
+    #[test]
+    fn vector_elements_are_read_as_the_ledger_says() {
+        let spec = spec();
+        let m = module("8.1", "sm_90");
+        let text = |id: &str, t: &str| read(&spec, id, t, m).map(|(t, _)| t);
+        assert_eq!(
+            text("E027", "red.global.add.noftz.v2.f16 [%rd1], {%h1, 1.5};").as_deref(),
+            Some("red.global.add.noftz.v2.f16 [%rd1], {%h1, %h1};")
+        );
+        // A literal first: read as the type's registers throughout.
+        let typed = text("E027", "red.global.add.v2.f32 [%rd1], {0, %h1};").unwrap();
+        assert!(typed.ends_with("{%f9, %f9};"), "{typed}");
+        let typed = text("E027", "red.global.add.noftz.v4.f16 [%rd1], {0, %h1, %r1, %rd1};").unwrap();
+        assert!(typed.ends_with("{%h9, %h9, %h9, %h9};"), "{typed}");
+        // "Vector with elements of different types": no reading.
+        assert_eq!(text("E027", "red.global.min.noftz.v4.bf16 [%rd1], {%h1, 1.5, 16, %h4};"), None);
+        // A float literal first in a 16-bit vector is not read; no register to read it as.
+        assert_eq!(text("E027", "red.global.add.noftz.v2.f16 [%rd1], {1.5, 2.5};"), None);
+        // An integer literal past the first element (E028): the first register.
+        assert_eq!(
+            text("E028", "red.global.add.noftz.v2.f16 [%rd1], {%h1, 1};").as_deref(),
+            Some("red.global.add.noftz.v2.f16 [%rd1], {%h1, %h1};")
+        );
+        assert_eq!(text("E028", "red.global.add.v2.f32 [%rd1], {%f1, 1};"), None);
+        // `.pred` in atom's `d` (E052), in `b` (E053); beside `%f`, neither.
+        let m = module("9.5", "sm_90");
+        let text = |id: &str, t: &str| read(&spec, id, t, m).map(|(t, _)| t);
+        assert_eq!(
+            text("E052", "atom.global.min.noftz.v2.f16x2 {%p5, %r2}, [%rd1], {%r3, %r4};").as_deref(),
+            Some("atom.global.min.noftz.v2.f16x2 {%r2, %r2}, [%rd1], {%r3, %r4};")
+        );
+        assert_eq!(text("E052", "atom.global.min.noftz.v2.f16x2 {%r3, %r4}, [%rd1], {%p5, %r2};"), None);
+        assert_eq!(
+            text("E053", "red.global.add.noftz.v2.f16x2 [%rd1], {%r11, %p9};").as_deref(),
+            Some("red.global.add.noftz.v2.f16x2 [%rd1], {%r11, %r11};")
+        );
+        assert_eq!(text("E053", "red.global.add.noftz.v4.f16x2 [%rd1], {%r1, %f4, %p3, %r3};"), None);
+    }
+
+    /// Atom's fourth operand of the type's width is read as nothing (E042), but
+    /// for `.shared` on sm_90 and later, where ptxas fails instead (E051); an
+    /// integer there is a cache-policy, read by neither.
+    #[test]
+    fn an_extra_operand_is_read_as_nothing_by_its_type() {
+        let spec = spec();
+        let text = |id: &str, t: &str, m: Module| read(&spec, id, t, m).map(|(t, _)| t);
+        let sm90 = module("9.0", "sm_90");
+        let sm89 = module("9.0", "sm_89");
+        assert_eq!(
+            text("E042", "atom.global.and.b32 %r1, [%rd1], %r2, %r3;", sm90).as_deref(),
+            Some("atom.global.and.b32 %r1, [%rd1], %r2;")
+        );
+        assert!(text("E042", "atom.global.exch.b64 %rd1, [%rd2], %rd3, 1.5;", sm90).is_some());
+        assert!(text("E042", "atom.global.exch.b128 %q1, [%rd1], %q2, %q3;", sm90).is_some());
+        assert_eq!(text("E042", "atom.global.and.b32 %r1, [%rd1], %r2, 1;", sm90), None);
+        assert_eq!(text("E042", "atom.global.and.b64 %rd1, [%rd2], %rd3, %rd4;", sm90), None);
+        assert_eq!(text("E042", "atom.shared.and.b32 %r1, [%rd1], %r2, %r3;", sm90), None);
+        assert!(text("E042", "atom.shared.and.b32 %r1, [%rd1], %r2, %r3;", sm89).is_some());
+        assert!(text("E051", "atom.shared.and.b32 %r1, [%rd1], %r2, %r3;", sm90).is_some());
+        assert_eq!(text("E051", "atom.global.and.b32 %r1, [%rd1], %r2, %r3;", sm90), None);
+        assert_eq!(text("E051", "atom.shared.and.b32 %r1, [%rd1], %r2, %r3;", sm89), None);
+    }
+
+    /// A sink `.bf16` atom is read as the one text that carries ptxas 12.9's fault
+    /// (E054), in its module, the guard kept but for a register that is no
+    /// predicate; a second type or a word no instruction has is not read.
+    #[test]
+    fn a_whole_text_is_read_as_another_in_its_module() {
+        let spec = spec();
+        let m = module("6.3", "sm_50");
+        let at = module("7.8", "sm_90");
+        let read = |t: &str| read(&spec, "E054", t, m);
+        assert_eq!(
+            read("atom.add.noftz.bf16 _, [%rd1], %h2;"),
+            Some(("atom.global.add.noftz.bf16 %h1, [%rd1], %h2;".to_owned(), at))
+        );
+        assert_eq!(
+            read("@%p1 atom.add.noftz.bf16x2 _|%p2, [%rd1], {%r2, %r3}, %rd4;"),
+            Some(("@%p1 atom.global.add.noftz.bf16x2 %r1, [%rd1], %r2;".to_owned(), at))
+        );
+        assert_eq!(
+            read("@%r1 atom.add.noftz.bf16 _, [%rd1], [%h2+4];"),
+            Some(("atom.global.add.noftz.bf16 %h1, [%rd1], %h2;".to_owned(), at))
+        );
+        assert_eq!(read("atom.add.noftz.pred.bf16 _, [%rd1], 1;").map(|(_, m)| m), Some(at));
+        assert_eq!(read("atom.add.noftz.bf16.bf16 _, [%rd1], %h2;"), None);
+        assert_eq!(read("atom.add.noftz.bf16.f16 _, [%rd1], %h2;"), None);
+        assert_eq!(read("atom.add.noftz.frob.bf16 _, [%rd1], %h2;"), None);
+        assert_eq!(read("atom.add.noftz.L2::cache_hint.bf16 _, [%rd1], %h2;"), None);
+        assert_eq!(read("atom.add.noftz.bf16 _, [%rd1], %r2;"), None);
+        assert_eq!(read("atom.add.noftz.bf16 %h1, [%rd1], %h2;"), None);
+    }
 }

@@ -34,12 +34,11 @@ use super::common_text;
 use super::departure;
 use super::illegal::CHECK_PTXAS;
 use super::judge::{self, Judgement, Order, Unread};
-use super::defect::{self, Defect, Kind};
+use super::defect::Defect;
 use super::line_masks::Masks;
-use super::rule_id::{OperandRule, QualifierRule, SyntaxRule};
 use super::needs::Needs;
 use super::operands::{self, Position};
-use super::spelling::{unmet_among, Spelling};
+use super::spelling::Spelling;
 use super::text::{self, InstrText, LexError};
 use super::word_key::{self, ByWord};
 
@@ -363,10 +362,11 @@ struct ModuleWords {
     /// integer each.
     versions: ByWord<PtxVersion>,
     targets: ByWord<Target>,
-    /// Per listed target, the versions whose `.version` may name it: from the
-    /// first on, up to its withdrawal if any (`TargetModel::check_version`, asked
-    /// of every line, searched the list of targets).
-    spans: HashMap<Target, (PtxVersion, Option<PtxVersion>), foldhash::fast::RandomState>,
+    /// Per listed version and target, whether the target model lets a module of
+    /// that `.version` name that `.target`: `TargetModel::check_version`'s answer,
+    /// asked once per pair here (asked of every line, it searched the list of
+    /// targets), so that the rule is the model's alone.
+    allowed: HashMap<(PtxVersion, Target), bool, foldhash::fast::RandomState>,
 }
 
 impl ModuleWords {
@@ -388,9 +388,12 @@ impl ModuleWords {
                 .filter(|(w, t)| w.parse::<Target>().ok() == Some(*t))
                 .filter_map(|(w, t)| Some((word_key::key(&w)?, t)))
                 .collect(),
-            // Reversed, so that a target listed twice keeps its first entry, the
-            // one `TargetModel::info` finds.
-            spans: model.targets.iter().rev().map(|t| (t.name, (t.ptx, t.withdrawn))).collect(),
+            allowed: model
+                .ptx_versions
+                .values
+                .iter()
+                .flat_map(|&v| model.targets.iter().map(move |t| ((v, t.name), model.check_version(v, t.name).is_ok())))
+                .collect(),
         }
     }
 }
@@ -421,10 +424,11 @@ impl<'s> Index<'s> {
     /// target`: `TargetModel::check_version(ptx, target).is_ok()`.
     pub fn module_allowed(&self, ptx: PtxVersion, target: Target) -> bool {
         let words = self.modules.get_or_init(|| ModuleWords::new(self.spec));
-        words
-            .spans
-            .get(&target)
-            .is_some_and(|&(from, withdrawn)| ptx >= from && withdrawn.is_none_or(|w| ptx < w))
+        match words.allowed.get(&(ptx, target)) {
+            Some(&allowed) => allowed,
+            // A version or target the model does not list: the model's answer.
+            None => self.spec.targets.check_version(ptx, target).is_ok(),
+        }
     }
 
     /// Reads `chain` ([`Chain::read`]).
@@ -694,7 +698,7 @@ impl<'s> Index<'s> {
             Err(e) if tokens.exact => Err(Judgement {
                 instruction: None,
                 form: None,
-                defect: Some(defect::fail(Kind::Malformed, SyntaxRule::Parse, e.to_string())),
+                defect: Some(judge::parse_defect(e)),
                 warnings: Vec::new(),
             }),
             Err(_) => Err(definition()),
@@ -714,12 +718,7 @@ impl<'s> Index<'s> {
         let mut j = Verdict::default();
         // The definition's defect for a guard that is no predicate, named once the
         // chain names its instruction.
-        let guard_defect = || {
-            parsed.guard.as_ref().and_then(|g| {
-                text::guard_is_no_predicate(g)
-                    .then(|| Cow::Owned(defect::fail(Kind::Invalid, OperandRule::Guard, format!("guard `{g}` must be a predicate"))))
-            })
-        };
+        let guard_defect = || parsed.guard.and_then(judge::guard_defect).map(Cow::Owned);
         let (instruction, quals, qualifiers) = match chain {
             Chain::Unplaced {
                 instruction: None,
@@ -756,41 +755,32 @@ impl<'s> Index<'s> {
                 return j;
             }
         };
-        // The first reading the operands fit, else the first reading's defect
-        // (`operands::fits` first: only the defect kept is worded).
-        match candidates.iter().find(|c| operands::fits(&c.spelling, &c.positions, &parsed.operands)) {
-            Some(c) => {
+        // `operands::fits` first: only the defect kept is worded.
+        let fits = |c: &Candidate<'s>| operands::fits(&c.spelling, &c.positions, &parsed.operands);
+        let check = |c: &Candidate<'s>| operands::check_at(&c.spelling, &c.positions, &parsed.operands);
+        match judge::choose(candidates, fits, check) {
+            Some(Ok(c)) => {
                 j.form = Some(Cow::Borrowed(&c.spelling.form.id));
                 if !c.in_order {
-                    let msg = ["qualifiers not in the document's order `", c.chain(), "`"].concat();
-                    if order == Order::Strict {
-                        j.defect = Some(Cow::Owned(defect::fail(Kind::Invalid, QualifierRule::Order, msg)));
+                    if let Some(d) = judge::out_of_order(c.chain(), order, &mut j.warnings) {
+                        j.defect = Some(Cow::Owned(d));
                         return j;
                     }
-                    j.warnings.push(msg);
                 }
                 j.defect = self.allowed(c, ptx, target);
             }
-            None => {
-                if let Some(c) = candidates.first() {
-                    if let Err(d) = operands::check_at(&c.spelling, &c.positions, &parsed.operands) {
-                        j.form = Some(Cow::Borrowed(&c.spelling.form.id));
-                        j.defect = Some(Cow::Owned(defect::fail(Kind::Invalid, d.rule, d.message)));
-                    }
-                }
+            Some(Err((c, d))) => {
+                j.form = Some(Cow::Borrowed(&c.spelling.form.id));
+                j.defect = Some(Cow::Owned(d));
             }
+            None => {}
         }
         j
     }
 
     /// [`judge::allowed`] from what the candidate keeps.
     fn allowed<'a>(&self, c: &'a Candidate<'s>, ptx: PtxVersion, target: Target) -> Option<Cow<'a, Defect>> {
-        if let Some(d) = c.refusal() {
-            return Some(Cow::Borrowed(d));
-        }
-        unmet_among(c.requiring(), &self.spec.targets, ptx, target)
-            .and_then(|rule| judge::unmet_defect(rule, c.chain(), ptx, target))
-            .map(Cow::Owned)
+        judge::allowed_by(c.refusal(), c.requiring(), || c.chain(), &self.spec.targets, ptx, target)
     }
 }
 
@@ -853,8 +843,15 @@ mod tests {
         let model = &spec.targets;
         let unlisted: Target = "sm_21".parse().unwrap();
         assert!(model.info(unlisted).is_none());
+        // Versions the model does not list too (`6.9`): the model's answer still.
+        let unlisted_versions: Vec<PtxVersion> = (1..=10)
+            .flat_map(|major| (0..=9).map(move |minor| format!("{major}.{minor}")))
+            .filter_map(|v| v.parse().ok())
+            .filter(|v| !model.ptx_versions.values.contains(v))
+            .collect();
+        assert!(!unlisted_versions.is_empty());
         let mut refused = 0;
-        for &v in &model.ptx_versions.values {
+        for &v in model.ptx_versions.values.iter().chain(&unlisted_versions) {
             for t in model.targets.iter().map(|t| t.name).chain([unlisted]) {
                 let want = model.check_version(v, t).is_ok();
                 assert_eq!(index.module_allowed(v, t), want, "{v} {t}");

@@ -12,14 +12,14 @@
 
 
 use ptxvec_spec::model::SyntaxGroup;
-use ptxvec_spec::model::{Effect, Form, Rule};
+use ptxvec_spec::model::{Effect, Form, Rule, Table};
 use ptxvec_spec::{Instruction, Mnemonic, PtxVersion, Qualifier, Spec, Target};
 
 use super::across;
 use super::chain_words::ChainWords;
 use super::defect::{fail, Defect, Kind};
 use super::rule_id::{ModuleRule, OperandRule, QualifierRule, RuleId, SyntaxRule};
-use super::nearest::{line_defect, nearest_by_qualifiers, operands_fit, Line};
+use super::nearest::{self, line_defect, operands_fit, Line};
 use super::operands;
 use super::placement::{fit, in_order, Fit};
 use super::spelling::{Refusal, Spelling};
@@ -72,7 +72,7 @@ pub fn judge(spec: &Spec, text: &str, ptx: PtxVersion, target: Target, order: Or
     let parsed = match uncommented.as_deref().map_err(Clone::clone).and_then(text::tokenize) {
         Ok(p) => p,
         Err(e) => {
-            j.defect = Some(fail(Kind::Malformed, SyntaxRule::Parse, e.to_string()));
+            j.defect = Some(parse_defect(&e));
             return j;
         }
     };
@@ -100,15 +100,9 @@ pub fn judge(spec: &Spec, text: &str, ptx: PtxVersion, target: Target, order: Or
         j.defect = Some(fail(Kind::Invalid, ModuleRule::Target, e.to_string()));
         return j;
     }
-    if let Some(g) = &parsed.guard {
-        if text::guard_is_no_predicate(g) {
-            j.defect = Some(fail(
-                Kind::Invalid,
-                OperandRule::Guard,
-                format!("guard `{g}` must be a predicate"),
-            ));
-            return j;
-        }
+    if let Some(d) = parsed.guard.as_deref().and_then(guard_defect) {
+        j.defect = Some(d);
+        return j;
     }
     if let Some(d) = head.missing {
         j.defect = Some(d);
@@ -124,40 +118,43 @@ pub fn judge(spec: &Spec, text: &str, ptx: PtxVersion, target: Target, order: Or
             j.defect = Some(d.0);
         }
         Ok(candidates) => {
-            let mut first_defect = None;
-            for (spelling, in_order) in candidates {
-                j.form = Some(spelling.form.id.clone());
-                match operands::check(&spelling, &parsed.operands) {
-                    Err(d) => {
-                        first_defect.get_or_insert((
-                            spelling.form.id.clone(),
-                            fail(Kind::Invalid, d.rule, d.message),
-                        ));
-                    }
-                    Ok(()) => {
-                        if !in_order || head.moved {
-                            let msg = format!(
-                                "qualifiers not in the document's order `{}`",
-                                spelling.chain()
-                            );
-                            if order == Order::Strict {
-                                j.defect = Some(fail(Kind::Invalid, QualifierRule::Order, msg));
-                                return j;
-                            }
-                            j.warnings.push(msg);
+            let check = |(s, _): &(Spelling<'_>, bool)| operands::check(s, &parsed.operands);
+            match choose(&candidates, |c| check(c).is_ok(), check) {
+                Some(Ok((spelling, in_order))) => {
+                    j.form = Some(spelling.form.id.clone());
+                    if !in_order || head.moved {
+                        if let Some(d) = out_of_order(&spelling.chain(), order, &mut j.warnings) {
+                            j.defect = Some(d);
+                            return j;
                         }
-                        j.defect = allowed(spec, &spelling, ptx, target).err();
-                        return j;
                     }
+                    j.defect = allowed(spec, spelling, ptx, target).err();
                 }
-            }
-            if let Some((form, d)) = first_defect {
-                j.form = Some(form);
-                j.defect = Some(d);
+                Some(Err(((spelling, _), d))) => {
+                    j.form = Some(spelling.form.id.clone());
+                    j.defect = Some(d);
+                }
+                None => {}
             }
         }
     }
     j
+}
+
+/// The reading a text's operands choose among a chain's exact readings, in the
+/// judge's order: the first whose operands they fit, else the first reading with
+/// the defect `check` finds in its operands (worded only then); `None` where
+/// there is no reading.
+pub(crate) fn choose<C>(
+    readings: &[C],
+    fits: impl Fn(&C) -> bool,
+    check: impl FnOnce(&C) -> Result<(), operands::OperandDefect>,
+) -> Option<Result<&C, (&C, Defect)>> {
+    if let Some(c) = readings.iter().find(|c| fits(c)) {
+        return Some(Ok(c));
+    }
+    let first = readings.first()?;
+    check(first).err().map(|d| Err((first, operand_defect(d))))
 }
 
 /// Whether a well-formed spelling is allowed: tables and forbid rules, then the
@@ -168,34 +165,92 @@ pub fn allowed(
     ptx: PtxVersion,
     target: Target,
 ) -> Result<(), Defect> {
-    if let Some(d) = refusal_defect(s) {
-        return Err(d);
+    let refusal = refusal_defect(s);
+    let chain = || s.chain();
+    allowed_by(refusal.as_ref(), &s.requiring_rules(), chain, &spec.targets, ptx, target)
+        .map_or(Ok(()), |d| Err(d.into_owned()))
+}
+
+/// [`allowed`] from what a reading keeps (the batch judge keeps each once): its
+/// table or forbid refusal, else the first of its requirement rules `requiring`
+/// that the module breaks, worded with its canonical `chain`.
+pub(crate) fn allowed_by<'d, C: AsRef<str>>(
+    refusal: Option<&'d Defect>,
+    requiring: &[&Rule],
+    chain: impl FnOnce() -> C,
+    model: &ptxvec_spec::TargetModel,
+    ptx: PtxVersion,
+    target: Target,
+) -> Option<std::borrow::Cow<'d, Defect>> {
+    if let Some(d) = refusal {
+        return Some(std::borrow::Cow::Borrowed(d));
     }
-    match s.unmet_rule(&spec.targets, ptx, target) {
-        Some(rule) => unmet_defect(rule, &s.chain(), ptx, target).map_or(Ok(()), Err),
-        None => Ok(()),
-    }
+    let rule = super::spelling::unmet_among(requiring, model, ptx, target)?;
+    unmet_defect(rule, chain().as_ref(), ptx, target).map(std::borrow::Cow::Owned)
 }
 
 /// The defect of a table or forbid rule that rules the spelling out in every module.
 pub fn refusal_defect(s: &Spelling<'_>) -> Option<Defect> {
     match s.refusal()? {
-        Refusal::Table(id) => Some(fail(
-            Kind::Invalid,
-            RuleId::Table(id.to_string()),
-            format!(
-                "`{}` is not among the combinations of table `{id}`",
-                s.chain()
-            ),
-        )),
-        Refusal::Forbidden(rule) => {
-            let reason = match &rule.effect {
-                Effect::Forbid(r) => r.as_str(),
-                Effect::Requires(_) | Effect::Removed(_) => "",
-            };
-            Some(fail(Kind::Invalid, RuleId::Spec(rule.id.clone()), reason.to_owned()))
-        }
+        Refusal::Table(id) => Some(table_defect(&s.chain(), id)),
+        Refusal::Forbidden(rule) => Some(forbid_defect(rule)),
     }
+}
+
+/// The defect of a chain that a combinations table `id` has no entry for, every
+/// reader's (a spelling's refusal, and a chain the table refuses across lines).
+pub(crate) fn table_defect(chain: &str, id: &str) -> Defect {
+    fail(
+        Kind::Invalid,
+        RuleId::Table(id.to_owned()),
+        format!("`{chain}` is not among the combinations of table `{id}`"),
+    )
+}
+
+/// The defect of a forbid rule that a chain meets: the rule's own reason.
+pub(crate) fn forbid_defect(rule: &Rule) -> Defect {
+    let reason = match &rule.effect {
+        Effect::Forbid(r) => r.as_str(),
+        Effect::Requires(_) | Effect::Removed(_) => "",
+    };
+    fail(Kind::Invalid, RuleId::Spec(rule.id.clone()), reason.to_owned())
+}
+
+/// The defect of a text that does not tokenize.
+pub(crate) fn parse_defect(e: &text::LexError) -> Defect {
+    fail(Kind::Malformed, SyntaxRule::Parse, e.to_string())
+}
+
+/// The defect of a guard (`@%r1`) that names a register of a class other than
+/// `.pred`; `None` for a predicate's.
+pub(crate) fn guard_defect(guard: &str) -> Option<Defect> {
+    text::guard_is_no_predicate(guard)
+        .then(|| fail(Kind::Invalid, OperandRule::Guard, format!("guard `{guard}` must be a predicate")))
+}
+
+/// The defect of operands that do not fit a reading.
+pub(crate) fn operand_defect(d: operands::OperandDefect) -> Defect {
+    fail(Kind::Invalid, d.rule, d.message)
+}
+
+/// A reading whose qualifiers are not in the document's order `chain`: the
+/// defect under [`Order::Strict`], else `None` and the warning added to `warnings`.
+pub(crate) fn out_of_order(chain: &str, order: Order, warnings: &mut Vec<String>) -> Option<Defect> {
+    let msg = ["qualifiers not in the document's order `", chain, "`"].concat();
+    if order == Order::Strict {
+        return Some(fail(Kind::Invalid, QualifierRule::Order, msg));
+    }
+    warnings.push(msg);
+    None
+}
+
+/// The defect of a qualifier that no position of any line of `instruction` takes.
+fn not_a_qualifier(q: Qualifier, instruction: &Instruction) -> Defect {
+    fail(
+        Kind::Invalid,
+        QualifierRule::NotAllowed,
+        format!("`{q}` is not a qualifier of {}", instruction.instruction),
+    )
 }
 
 /// The defect of a requirement rule that a module breaks (`chain`: the spelling's
@@ -298,80 +353,144 @@ impl<'s> Unread<'s> {
     }
 }
 
+/// An instruction's syntax lines as a chain's reading places qualifiers on them:
+/// the definition's sets ([`SetLines`]), or the batch judge's bit masks
+/// (`line_masks`). [`read_chain_by`] holds the reading's steps, their order and
+/// their defects once, for both.
+pub(crate) trait Lines<'s> {
+    /// What a chain's qualifiers are read from once, for every line (the masks'
+    /// set of them).
+    type Written;
+    /// The instruction.
+    fn instruction(&self) -> &'s Instruction;
+    /// Whether some position of some line takes `q`.
+    fn in_vocabulary(&self, q: Qualifier) -> bool;
+    /// `quals` as [`Lines::could_read_exactly`] asks them.
+    fn written(&self, quals: &[Qualifier]) -> Self::Written;
+    /// How many lines, in `Instruction::forms` order.
+    fn count(&self) -> usize;
+    /// Line `k`'s group and form.
+    fn line(&self, k: usize) -> (&'s SyntaxGroup, &'s Form);
+    /// A necessary condition for line `k` to read `quals` exactly: as many
+    /// positions as qualifiers at least, a position for each qualifier, and a
+    /// qualifier for each position the line always fills.
+    fn could_read_exactly(&self, k: usize, quals: &[Qualifier], written: &Self::Written) -> bool;
+    /// The placement of `quals` on line `k` (`placement::fit`, nothing widened).
+    fn place(&self, k: usize, quals: &[Qualifier]) -> Fit;
+    /// `across::table_refusal`: the first reading on a form of an across-lines
+    /// table, its positions widened by the table's columns, that the table refuses.
+    fn table_refusal(&self, quals: &[Qualifier]) -> Option<(&'s Table, Spelling<'s>)>;
+}
+
+/// The definition's [`Lines`]: the groups' sets, asked per qualifier.
+pub(crate) struct SetLines<'s> {
+    instruction: &'s Instruction,
+    forms: Vec<(&'s SyntaxGroup, &'s Form)>,
+}
+
+impl<'s> SetLines<'s> {
+    /// `instruction`'s lines.
+    pub(crate) fn of(instruction: &'s Instruction) -> SetLines<'s> {
+        SetLines { instruction, forms: instruction.forms().collect() }
+    }
+}
+
+impl<'s> Lines<'s> for SetLines<'s> {
+    type Written = ();
+
+    fn instruction(&self) -> &'s Instruction {
+        self.instruction
+    }
+
+    fn in_vocabulary(&self, q: Qualifier) -> bool {
+        self.forms.iter().any(|(g, f)| f.syntax.slots.iter().any(|slot| g.takes(slot, q)))
+    }
+
+    fn written(&self, _: &[Qualifier]) {}
+
+    fn count(&self) -> usize {
+        self.forms.len()
+    }
+
+    fn line(&self, k: usize) -> (&'s SyntaxGroup, &'s Form) {
+        self.forms[k]
+    }
+
+    fn could_read_exactly(&self, k: usize, quals: &[Qualifier], _: &()) -> bool {
+        let (group, form) = self.forms[k];
+        let slots = &form.syntax.slots;
+        quals.len() <= slots.len()
+            && quals.iter().all(|&q| slots.iter().any(|s| group.takes(s, q)))
+            && slots
+                .iter()
+                .filter(|s| !s.optional)
+                .all(|s| quals.iter().any(|&q| group.takes(s, q)))
+    }
+
+    fn place(&self, k: usize, quals: &[Qualifier]) -> Fit {
+        let (group, form) = self.forms[k];
+        fit(group, form, quals, &[])
+    }
+
+    fn table_refusal(&self, quals: &[Qualifier]) -> Option<(&'s Table, Spelling<'s>)> {
+        across::table_refusal(self.instruction, quals)
+    }
+}
+
 /// [`read_qualifiers`] before the operands are seen: the spellings, or why there
 /// are none.
 pub(crate) fn read_chain<'s>(
     instruction: &'s Instruction,
     quals: &[Qualifier],
 ) -> Result<Vec<(Spelling<'s>, bool)>, Unread<'s>> {
-    // Whether some position of some line takes `q`, without collecting every
-    // line's qualifiers (the batch judge reads tens of thousands of chains).
-    let in_vocabulary = |q: Qualifier| {
-        instruction
-            .forms()
-            .any(|(g, f)| f.syntax.slots.iter().any(|slot| g.takes(slot, q)))
-    };
-    if let Some(q) = quals.iter().find(|q| !in_vocabulary(**q)) {
-        return Err(Unread::Fixed((
-            fail(
-                Kind::Invalid,
-                QualifierRule::NotAllowed,
-                format!("`{q}` is not a qualifier of {}", instruction.instruction),
-            ),
-            None,
-        )));
+    read_chain_by(&SetLines::of(instruction), quals)
+}
+
+/// [`read_chain`] on `lines`: a qualifier no line takes; else the exact readings;
+/// else a table that refuses the chain across lines, a forbid rule that holds on
+/// every line, or the nearest lines by qualifiers, each with its defect.
+pub(crate) fn read_chain_by<'s, L: Lines<'s>>(
+    lines: &L,
+    quals: &[Qualifier],
+) -> Result<Vec<(Spelling<'s>, bool)>, Unread<'s>> {
+    let instruction = lines.instruction();
+    if let Some(&q) = quals.iter().find(|q| !lines.in_vocabulary(**q)) {
+        return Err(Unread::Fixed((not_a_qualifier(q, instruction), None)));
     }
     // Only the exact readings are kept from these fits: a line that cannot read
-    // the qualifiers exactly (one of them has no position there, or a position it
-    // must fill takes none of them) is not searched.
-    let fits: Vec<(&SyntaxGroup, &Form, Fit)> = instruction
-        .forms()
-        .filter(|(g, f)| could_read_exactly(g, f, quals))
-        .map(|(g, f)| (g, f, fit(g, f, quals, &[])))
-        .collect();
-    let exact: Vec<(Spelling<'s>, bool)> = fits
-        .iter()
-        .filter(|(_, f, fit)| fit.cost(f) == 0)
-        .map(|(g, f, fit)| {
-            let slots = fit.placed.iter().map(|p| p.map(|i| quals[i])).collect();
-            (
-                Spelling {
-                    instruction,
-                    group: g,
-                    form: f,
-                    slots,
-                },
-                in_order(&fit.placed),
-            )
-        })
-        .collect();
+    // the qualifiers exactly is not searched. The fits made are kept for the
+    // nearest lines when no line reads the qualifiers exactly.
+    let written = lines.written(quals);
+    let mut fits: Vec<Option<Fit>> = Vec::with_capacity(lines.count());
+    let mut exact = Vec::new();
+    for k in 0..lines.count() {
+        if !lines.could_read_exactly(k, quals, &written) {
+            fits.push(None);
+            continue;
+        }
+        let (group, form) = lines.line(k);
+        let placed = lines.place(k, quals);
+        if placed.cost(form) == 0 {
+            exact.push((Spelling::placed(instruction, group, form, &placed, quals), in_order(&placed.placed)));
+        }
+        fits.push(Some(placed));
+    }
     if !exact.is_empty() {
         return Ok(refused_last(exact));
     }
-    if let Some((table, s)) = across::table_refusal(instruction, quals) {
-        return Err(Unread::Fixed((
-            fail(
-                Kind::Invalid,
-                RuleId::Table(table.id.clone()),
-                format!(
-                    "`{}` is not among the combinations of table `{}`",
-                    s.chain(),
-                    table.id
-                ),
-            ),
-            Some(s.form.id.clone()),
-        )));
+    if let Some((table, s)) = lines.table_refusal(quals) {
+        return Err(Unread::Fixed((table_defect(&s.chain(), &table.id), Some(s.form.id.clone()))));
     }
     if let Some(rule) = across::forbidden(instruction, quals) {
-        let reason = match &rule.effect {
-            Effect::Forbid(r) => r.clone(),
-            Effect::Requires(_) | Effect::Removed(_) => String::new(),
-        };
-        return Err(Unread::Fixed((fail(Kind::Invalid, RuleId::Spec(rule.id.clone()), reason), None)));
+        return Err(Unread::Fixed((forbid_defect(rule), None)));
     }
-    let near = nearest_by_qualifiers(instruction, quals);
+    let all = fits.into_iter().enumerate().map(|(k, placed)| {
+        let (group, form) = lines.line(k);
+        Line::new(group, form, placed.unwrap_or_else(|| lines.place(k, quals)))
+    });
     Err(Unread::Nearest(
-        near.lines
+        nearest::nearest_of(all.collect())
+            .lines
             .into_iter()
             .map(|line| {
                 let d = line_defect(&line, quals);
@@ -393,19 +512,6 @@ pub(crate) fn refused_last<'s>(exact: Vec<(Spelling<'s>, bool)>) -> Vec<(Spellin
         return exact;
     }
     exact.into_iter().filter(|(s, _)| s.refusal().is_none()).collect()
-}
-
-/// A necessary condition for a syntax line to read `quals` exactly: as many
-/// positions as qualifiers at least, a position for each qualifier, and a qualifier
-/// for each position the line always fills.
-fn could_read_exactly(group: &SyntaxGroup, form: &Form, quals: &[Qualifier]) -> bool {
-    let slots = &form.syntax.slots;
-    quals.len() <= slots.len()
-        && quals.iter().all(|&q| slots.iter().any(|s| group.takes(s, q)))
-        && slots
-            .iter()
-            .filter(|s| !s.optional)
-            .all(|s| quals.iter().any(|&q| group.takes(s, q)))
 }
 
 /// The defect of a chain that writes a qualifier twice: the first written again.

@@ -2,9 +2,11 @@
 //! plain and widened by each combinations table's columns), computed once per batch
 //! index, so that reading a qualifier chain ([`InstructionMasks::read_chain`]) tests
 //! bits where the definition (`judge::read_chain`) asks the group's sets and
-//! builds the tables' columns for every chain. The steps, their order and the
-//! placements are the definition's: the batch judge reads tens of thousands of
-//! distinct chains on the explorer's stream, and this is most of its cost there.
+//! builds the tables' columns for every chain. The steps, their order, the
+//! placements and the defects are the definition's own: the masks are a
+//! `judge::Lines` that `judge::read_chain_by` reads, as it reads the definition's
+//! sets. The batch judge reads tens of thousands of distinct chains on the
+//! explorer's stream, and this is most of its cost there.
 
 use std::collections::BTreeSet;
 use std::sync::OnceLock;
@@ -13,11 +15,8 @@ use ptxvec_spec::model::{Form, SyntaxGroup, Table, TableKind};
 use ptxvec_spec::{Instruction, Qualifier, Spec};
 
 use super::across;
-use super::judge::Unread;
-use super::defect::{Kind, fail};
-use super::rule_id::{QualifierRule, RuleId};
-use super::nearest::{line_defect, Line};
-use super::placement::{fit_taking, in_order, Fit};
+use super::judge::{self, Lines, Unread};
+use super::placement::{fit_taking, Fit};
 use super::spelling::{Refusal, Spelling};
 
 /// A set of qualifiers, a bit each.
@@ -158,71 +157,55 @@ impl<'s> InstructionMasks<'s> {
     }
 
     /// `judge::read_chain`: the spellings the qualifiers read as exactly (each
-    /// with whether the order is the document's), or why none does.
+    /// with whether the order is the document's), or why none does; the
+    /// definition's steps and defects ([`judge::read_chain_by`]) on the masks.
     pub fn read_chain(&self, quals: &[Qualifier]) -> Result<Vec<(Spelling<'s>, bool)>, Unread<'s>> {
-        let instruction = self.instruction;
-        if let Some(q) = quals.iter().find(|&&q| self.vocabulary & bit(q) == 0) {
-            return Err(Unread::Fixed((
-                fail(
-                    Kind::Invalid,
-                    QualifierRule::NotAllowed,
-                    format!("`{q}` is not a qualifier of {}", instruction.instruction),
-                ),
-                None,
-            )));
-        }
-        let written = bits_of(quals);
-        // The plain placement on each line, kept for the nearest lines when no line
-        // reads the qualifiers exactly (the definition places them again).
-        let mut fits: Vec<Option<Fit>> = Vec::with_capacity(self.lines.len());
-        let mut exact = Vec::new();
-        for line in &self.lines {
-            if !line.could_read_exactly(quals.len(), written) {
-                fits.push(None);
-                continue;
-            }
-            let fit = line.positions.place(quals, line.takes.len());
-            if fit.cost(line.form) == 0 {
-                exact.push((self.spelling(line, &fit, quals), in_order(&fit.placed)));
-            }
-            fits.push(Some(fit));
-        }
-        if !exact.is_empty() {
-            return Ok(crate::syntax::judge::refused_last(exact));
-        }
-        if let Some(d) = self.table_refusal(quals) {
-            return Err(d);
-        }
-        if let Some(rule) = across::forbidden(instruction, quals) {
-            let reason = match &rule.effect {
-                ptxvec_spec::model::Effect::Forbid(r) => r.clone(),
-                _ => String::new(),
-            };
-            return Err(Unread::Fixed((fail(Kind::Invalid, RuleId::Spec(rule.id.clone()), reason), None)));
-        }
-        // `nearest::nearest_by_qualifiers`: the lines with the fewest qualifier
-        // defects, then the fewest qualifiers left over, in spec order.
-        let all: Vec<Line<'s>> = self
-            .lines
-            .iter()
-            .zip(fits)
-            .map(|(line, fit)| Line::new(line.group, line.form, fit.unwrap_or_else(|| line.positions.place(quals, line.takes.len()))))
-            .collect();
-        let key = |l: &Line<'_>| (l.fit.cost(l.form), l.fit.unplaced.len());
-        let best = all.iter().map(key).min();
-        Err(Unread::Nearest(
-            all.into_iter()
-                .filter(|l| Some(key(l)) == best)
-                .map(|line| {
-                    let d = line_defect(&line, quals);
-                    (line, d)
-                })
-                .collect(),
-        ))
+        judge::read_chain_by(self, quals)
+    }
+}
+
+impl<'s> Lines<'s> for InstructionMasks<'s> {
+    type Written = Bits;
+
+    fn instruction(&self) -> &'s Instruction {
+        self.instruction
     }
 
-    /// `across::table_refusal`'s defect, as `judge::read_chain` words it.
-    fn table_refusal(&self, quals: &[Qualifier]) -> Option<Unread<'s>> {
+    fn in_vocabulary(&self, q: Qualifier) -> bool {
+        self.vocabulary & bit(q) != 0
+    }
+
+    fn written(&self, quals: &[Qualifier]) -> Bits {
+        bits_of(quals)
+    }
+
+    fn count(&self) -> usize {
+        self.lines.len()
+    }
+
+    fn line(&self, k: usize) -> (&'s SyntaxGroup, &'s Form) {
+        (self.lines[k].group, self.lines[k].form)
+    }
+
+    /// `SetLines::could_read_exactly` on the masks: as many positions at least, a
+    /// position for each qualifier (none of `written` outside what the line
+    /// takes), and a qualifier for each position the line always fills.
+    fn could_read_exactly(&self, k: usize, quals: &[Qualifier], written: &Bits) -> bool {
+        let line = &self.lines[k];
+        let slots = &line.form.syntax.slots;
+        let taken = line.takes.iter().fold(0, |m, &t| m | t);
+        quals.len() <= slots.len()
+            && written & !taken == 0
+            && slots.iter().zip(&line.takes).all(|(s, &t)| s.optional || t & written != 0)
+    }
+
+    fn place(&self, k: usize, quals: &[Qualifier]) -> Fit {
+        let line = &self.lines[k];
+        line.positions.place(quals, line.takes.len())
+    }
+
+    /// `across::table_refusal` on the widened masks.
+    fn table_refusal(&self, quals: &[Qualifier]) -> Option<(&'s Table, Spelling<'s>)> {
         for t in &self.tables {
             for (k, widened) in &t.lines {
                 let line = &self.lines[*k];
@@ -230,45 +213,15 @@ impl<'s> InstructionMasks<'s> {
                 if placement.cost(line.form) != 0 {
                     continue;
                 }
-                let s = self.spelling(line, &placement, quals);
+                let s = Spelling::placed(self.instruction, line.group, line.form, &placement, quals);
                 if s.refusal() == Some(Refusal::Table(&t.table.id))
                     && *t.across.get_or_init(|| across::only_across(self.instruction, t.table))
                 {
-                    return Some(Unread::Fixed((
-                        fail(
-                            Kind::Invalid,
-                            RuleId::Table(t.table.id.clone()),
-                            format!("`{}` is not among the combinations of table `{}`", s.chain(), t.table.id),
-                        ),
-                        Some(s.form.id.clone()),
-                    )));
+                    return Some((t.table, s));
                 }
             }
         }
         None
-    }
-
-    /// The spelling a placement on `line` makes.
-    fn spelling(&self, line: &LineMasks<'s>, fit: &Fit, quals: &[Qualifier]) -> Spelling<'s> {
-        Spelling {
-            instruction: self.instruction,
-            group: line.group,
-            form: line.form,
-            slots: fit.placed.iter().map(|p| p.map(|i| quals[i])).collect(),
-        }
-    }
-}
-
-impl LineMasks<'_> {
-    /// `judge::could_read_exactly` for `count` qualifiers that make the set
-    /// `written`: as many positions at least, a position for each qualifier, and a
-    /// qualifier for each position the line always fills.
-    fn could_read_exactly(&self, count: usize, written: Bits) -> bool {
-        let slots = &self.form.syntax.slots;
-        let taken = self.takes.iter().fold(0, |m, &t| m | t);
-        count <= slots.len()
-            && written & !taken == 0
-            && slots.iter().zip(&self.takes).all(|(s, &t)| s.optional || t & written != 0)
     }
 }
 

@@ -134,10 +134,17 @@ pub fn nearest<'s>(
 /// what a qualifier chain reads as whatever is written after it (the batch judge
 /// keeps it per chain).
 pub fn nearest_by_qualifiers<'s>(instruction: &'s Instruction, quals: &[Qualifier]) -> Nearest<'s> {
-    let all: Vec<Line<'s>> = instruction
-        .forms()
-        .map(|(group, form)| Line::new(group, form, fit(group, form, quals, &[])))
-        .collect();
+    nearest_of(
+        instruction
+            .forms()
+            .map(|(group, form)| Line::new(group, form, fit(group, form, quals, &[])))
+            .collect(),
+    )
+}
+
+/// The nearest of `all`, a chain's placements on every line: the lines with the
+/// fewest qualifier defects, then the fewest qualifiers left over, in spec order.
+pub fn nearest_of(all: Vec<Line<'_>>) -> Nearest<'_> {
     let key = |l: &Line<'_>| (l.fit.cost(l.form), l.fit.unplaced.len());
     let Some(best) = all.iter().map(key).min() else {
         return Nearest {

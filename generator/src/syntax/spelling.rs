@@ -24,6 +24,19 @@ pub struct Spelling<'s> {
     pub slots: Vec<Option<Qualifier>>,
 }
 
+impl<'s> Spelling<'s> {
+    /// The spelling a placement of `quals` on a line makes.
+    pub fn placed(
+        instruction: &'s Instruction,
+        group: &'s SyntaxGroup,
+        form: &'s Form,
+        fit: &super::placement::Fit,
+        quals: &[Qualifier],
+    ) -> Spelling<'s> {
+        Spelling { instruction, group, form, slots: fit.placed.iter().map(|p| p.map(|i| quals[i])).collect() }
+    }
+}
+
 /// Why a well-formed spelling is not allowed, whatever the module.
 #[derive(Debug, Clone)]
 pub enum Refusal<'s> {
