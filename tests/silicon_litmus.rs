@@ -69,16 +69,25 @@ fn without_a_driver_silicon_litmus_exits_2_and_writes_nothing() {
     assert!(file_names(dir.path()).is_empty());
 }
 
-/// The recorded run: every outcome judged as the oracle judges it today, every
+/// The recorded runs: every outcome judged as the oracle judges it today, every
 /// test of the list present, and every forbidden outcome explained by the ledger.
+/// `litmus.json` is the default configuration's run; `litmus-stress/` holds runs
+/// under other stress, each gzipped as `silicon-litmus` wrote it.
 #[test]
 fn the_recorded_litmus_histograms_replay_against_the_oracle_and_the_ledger() {
-    let path = silicon_dir().join(evidence::FILE);
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let file = evidence::parse(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    assert_eq!(file.header.format, evidence::FORMAT);
-    assert_eq!(evidence::render(&file.header, &file.run, &file.tests), text, "{} does not render back", path.display());
-    assert!(file.run.instances >= 1_000_000, "issue 42 asks for 10^6 instances a test");
-    let problems = evidence::replay(&file, &litmus::cases().unwrap(), &evidence::ledgered(&spec()));
-    assert!(problems.is_empty(), "{}:\n{}", path.display(), problems.join("\n"));
+    let mut paths = vec![silicon_dir().join(evidence::FILE)];
+    let stress = silicon_dir().join("litmus-stress");
+    paths.extend(file_names(&stress).iter().map(|n| stress.join(n)));
+    assert!(paths.len() >= 2, "no run under other stress in {}", stress.display());
+    let cases = litmus::cases().unwrap();
+    let ledger = evidence::ledgered(&spec());
+    for path in paths {
+        let text = crate::support::vector_text(&path);
+        let file = evidence::parse(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        assert_eq!(file.header.format, evidence::FORMAT);
+        assert_eq!(evidence::render(&file.header, &file.run, &file.tests), text, "{} does not render back", path.display());
+        assert!(file.run.instances >= 1_000_000, "issue 42 asks for 10^6 instances a test");
+        let problems = evidence::replay(&file, &cases, &ledger);
+        assert!(problems.is_empty(), "{}:\n{}", path.display(), problems.join("\n"));
+    }
 }

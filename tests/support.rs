@@ -9,17 +9,16 @@ use ptxvec_spec::Spec;
 
 use crate::spec_root;
 
-/// The repository's root.
 /// A vector file's text, gzipped (`vectors/semantic/*.jsonl.gz`) or not.
 pub fn vector_text(path: impl AsRef<std::path::Path>) -> String {
     ptxvec_generator::io::gz::read_text(path.as_ref(), 1 << 30).unwrap()
 }
 
+/// The repository's root.
 pub fn repo_root() -> PathBuf {
     spec_root().join("..")
 }
 
-/// The committed vectors (index.json, semantic/, silicon/).
 /// The recorded clients' folders that hold `marker` (vectors/clients/*/runs.json for
 /// an engine, manifest.json for a compiler), in name order.
 pub fn client_folders(marker: &str) -> Vec<PathBuf> {
@@ -32,6 +31,7 @@ pub fn client_folders(marker: &str) -> Vec<PathBuf> {
     dirs
 }
 
+/// The committed vectors (index.json, semantic/, silicon/).
 pub fn vectors_root() -> PathBuf {
     repo_root().join("vectors")
 }
