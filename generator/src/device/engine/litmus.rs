@@ -84,7 +84,7 @@ pub fn run(args: &Args, out: &mut dyn std::io::Write) -> Result<Outcome> {
             args.runner.display()
         )));
     }
-    if args.instances == 0 || args.instances % GROUP != 0 || args.instances > MAX_INSTANCES {
+    if args.instances == 0 || !args.instances.is_multiple_of(GROUP) || args.instances > MAX_INSTANCES {
         return Err(Error::Usage(format!(
             "--instances {}: expected a multiple of {GROUP} from {GROUP} to {MAX_INSTANCES}",
             args.instances

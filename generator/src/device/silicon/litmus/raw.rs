@@ -77,7 +77,7 @@ pub fn module(
     target: &str,
 ) -> crate::error::Result<RawModule> {
     let bad = |why: String| crate::error::Error::Input(why);
-    if instances == 0 || instances % GROUP != 0 {
+    if instances == 0 || !instances.is_multiple_of(GROUP) {
         return Err(bad(format!("{instances} instances: expected a positive multiple of {GROUP}")));
     }
     let lay = emit::checked(test, opcodes)?;
