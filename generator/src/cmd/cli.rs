@@ -128,7 +128,10 @@ pub enum Command {
     /// that crashes the engine is found by bisecting and recorded; the rest still
     /// run. Exit 1 when a record crashed or the engine could not load a module.
     RunEngine(crate::device::engine::Args),
-    /// Runs the litmus tests on an engine through a runner: litmus-results.jsonl for `grade --litmus`.
+    /// Run the litmus tests on any CUDA engine through a runner program
+    /// (runner/README.md), one module per test: litmus-results.jsonl for `grade
+    /// --litmus`, and litmus-runs.json (the tests not run, by reason). Exit 1 when a
+    /// test did not run or an instance did not report.
     LitmusEngine(crate::device::engine::litmus::Args),
     /// Merge the folders of several run-engine calls (one per variant or group)
     /// into one, as one call over all their variants would have written it: the
