@@ -43,3 +43,4 @@ mod anywhere;
 mod schemas;
 mod litmus;
 mod litmus_compiled;
+mod litmus_engine;

@@ -128,6 +128,11 @@ pub enum Command {
     /// that crashes the engine is found by bisecting and recorded; the rest still
     /// run. Exit 1 when a record crashed or the engine could not load a module.
     RunEngine(crate::device::engine::Args),
+    /// Run the litmus tests on any CUDA engine through a runner program
+    /// (runner/README.md), one module per test: litmus-results.jsonl for `grade
+    /// --litmus`, and litmus-runs.json (the tests not run, by reason). Exit 1 when a
+    /// test did not run or an instance did not report.
+    LitmusEngine(crate::device::engine::litmus::Args),
     /// Merge the folders of several run-engine calls (one per variant or group)
     /// into one, as one call over all their variants would have written it: the
     /// raw buffers, and runs.json in index order. Exit 2 when two folders hold the
@@ -323,6 +328,7 @@ fn run(cli: &Cli, stdout: &mut crate::io::output::Stdout) -> Result<Outcome> {
         }
         Command::Silicon(args) => crate::device::silicon::vectors::run(args, &spec, cli.spec.as_deref(), stdout),
         Command::RunEngine(args) => crate::device::engine::run(args, &spec, stdout),
+        Command::LitmusEngine(args) => crate::device::engine::litmus::run(args, stdout),
         Command::MergeRuns(args) => crate::device::engine::merge::run(args, stdout),
         Command::SiliconSweep(args) => crate::sweep::gpu::run::<crate::sweep::gpu::bits16::Command>(args),
         Command::SiliconSweepWide(args) => crate::sweep::gpu::run::<crate::sweep::gpu::wide::Command>(args),

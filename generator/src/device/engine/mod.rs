@@ -10,6 +10,7 @@
 //! last records alone is taken as one the engine cannot load (the variant is not
 //! run, with the reason), rather than bisected record by record.
 
+pub mod litmus;
 pub mod merge;
 mod process;
 pub mod runner;
@@ -131,7 +132,7 @@ fn needs(s: &Suite) -> String {
 }
 
 /// A scratch folder for the modules, removed when dropped.
-struct Work(PathBuf);
+struct Work(pub(super) PathBuf);
 
 impl Work {
     fn new() -> Result<Work> {

@@ -90,7 +90,7 @@ impl Layout {
         self.regs.len() + self.locs.len()
     }
 
-    fn loc_slot(&self, l: Loc) -> usize {
+    pub(super) fn loc_slot(&self, l: Loc) -> usize {
         self.locs.iter().position(|&m| m == l).unwrap_or(0)
     }
 }
@@ -123,6 +123,13 @@ fn reg(t: usize, r: Reg) -> String {
 /// one for one or an opcode is not one word, or the test has more than
 /// [`MAX_THREADS`] threads.
 pub fn module(test: &Litmus, opcodes: &[Vec<String>]) -> crate::error::Result<String> {
+    let lay = checked(test, opcodes)?;
+    write_module(test, opcodes, &lay)
+}
+
+/// The layout of `test` once its thread count and opcodes are checked (see
+/// [`module`]).
+pub(super) fn checked(test: &Litmus, opcodes: &[Vec<String>]) -> crate::error::Result<Layout> {
     let lay = Layout::of(test);
     if lay.threads == 0 || lay.threads > MAX_THREADS {
         return Err(bad(format!("{} threads: a test runs 1 to {MAX_THREADS}", lay.threads)));
@@ -132,8 +139,26 @@ pub fn module(test: &Litmus, opcodes: &[Vec<String>]) -> crate::error::Result<St
     {
         return Err(bad("the opcodes do not match the events one for one".into()));
     }
-    write_module(test, opcodes, &lay)
+    Ok(lay)
 }
+
+/// How an instance's threads arrive at the racing start and poll its count: one
+/// statement each, on the arrival word `%s` (the poll into `%v`). Silicon's module
+/// spells them with `.relaxed.gpu`; the raw module with the older spellings that
+/// every engine's parser knows.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Start {
+    /// Adds 1 to `[%s]`.
+    pub arrive: &'static str,
+    /// Reads `[%s]` into `%v`.
+    pub poll: &'static str,
+}
+
+/// Silicon's racing start.
+const SILICON_START: Start = Start {
+    arrive: "red.relaxed.gpu.global.add.u32 [%s], 1",
+    poll: "ld.relaxed.gpu.global.u32 %v, [%s]",
+};
 
 // Every `writeln!` here writes to a String, which cannot fail.
 fn write_module(test: &Litmus, opcodes: &[Vec<String>], lay: &Layout) -> crate::error::Result<String> {
@@ -146,71 +171,17 @@ fn write_module(test: &Litmus, opcodes: &[Vec<String>], lay: &Layout) -> crate::
         t,
         ".visible .entry litmus(.param .u64 p_roles, .param .u64 p_locs, .param .u64 p_out, .param .u64 p_sync, .param .u64 p_scratch,\n\t.param .u32 p_inst, .param .u32 p_stride, .param .u32 p_lines, .param .u32 p_iters, .param .u32 p_seed)"
     );
-    if lay.cluster > 1 {
-        // A cluster size fixed in the entry: a plain launch runs it in clusters
-        // (E025's modules run the same way).
-        let _ = writeln!(t, ".reqnctapercluster {}, 1, 1", lay.cluster);
-    }
+    write_cluster(t, lay);
     let _ = writeln!(t, "{{");
-    let _ = writeln!(t, "\t.reg .pred %p<4>;");
-    let _ = writeln!(t, "\t.reg .b32 %role, %thr, %inst, %n, %stride, %w, %v, %spin, %i, %lines, %iters, %seed, %line, %lane;");
-    let _ = writeln!(t, "\t.reg .b64 %roles, %locs, %out, %sync, %scratch, %a, %o, %s;");
-    for l in 0..lay.locs.len() {
-        let _ = writeln!(t, "\t.reg .b64 %m{l};");
-    }
-    for (th, r) in &lay.regs {
-        let _ = writeln!(t, "\t.reg .b32 {};", reg(*th, *r));
-    }
+    write_decls(t, lay);
     // The thread's role.
     let _ = writeln!(t, "\tld.param.u64 %roles, [p_roles];\n\tcvta.to.global.u64 %roles, %roles;");
-    let _ = writeln!(t, "\tmov.u32 %w, %ctaid.x;\n\tmov.u32 %v, %ntid.x;\n\tmov.u32 %i, %tid.x;\n\tmad.lo.u32 %w, %w, %v, %i;");
-    let _ = writeln!(t, "\tmul.wide.u32 %a, %w, 4;\n\tadd.s64 %a, %roles, %a;\n\tld.global.u32 %role, [%a];");
-    let _ = writeln!(t, "\tsetp.eq.u32 %p0, %role, {STRESS};\n\t@%p0 bra STRESS;");
-    let _ = writeln!(t, "\tand.b32 %thr, %role, {};\n\tshr.u32 %inst, %role, {THREAD_BITS};", MAX_THREADS - 1);
+    write_role(t);
     let _ = writeln!(
         t,
         "\tld.param.u64 %locs, [p_locs];\n\tcvta.to.global.u64 %locs, %locs;\n\tld.param.u64 %out, [p_out];\n\tcvta.to.global.u64 %out, %out;\n\tld.param.u64 %sync, [p_sync];\n\tcvta.to.global.u64 %sync, %sync;\n\tld.param.u32 %n, [p_inst];\n\tld.param.u32 %stride, [p_stride];"
     );
-    // Each location's word for this instance: (l * instances + instance) * stride.
-    for l in 0..lay.locs.len() {
-        let _ = writeln!(
-            t,
-            "\tmad.lo.u32 %v, %n, {l}, %inst;\n\tmul.lo.u32 %v, %v, %stride;\n\tmul.wide.u32 %a, %v, 4;\n\tadd.s64 %m{l}, %locs, %a;"
-        );
-    }
-    // Arrive, then wait (boundedly) for the instance's other threads.
-    let _ = writeln!(t, "\tmul.wide.u32 %a, %inst, 4;\n\tadd.s64 %s, %sync, %a;\n\tred.relaxed.gpu.global.add.u32 [%s], 1;\n\tmov.u32 %spin, 0;");
-    let _ = writeln!(t, "WAIT:\n\tld.relaxed.gpu.global.u32 %v, [%s];\n\tsetp.ge.u32 %p1, %v, {};\n\t@%p1 bra GO;", lay.threads);
-    let _ = writeln!(t, "\tadd.u32 %spin, %spin, 1;\n\tsetp.lt.u32 %p2, %spin, {SPIN_LIMIT};\n\t@%p2 bra WAIT;");
-    let _ = writeln!(t, "GO:\n\tmul.wide.u32 %o, %inst, {};\n\tadd.s64 %o, %out, %o;", w * 4);
-    for th in 0..lay.threads {
-        let _ = writeln!(t, "\tsetp.eq.u32 %p0, %thr, {th};\n\t@%p0 bra THREAD{th};");
-    }
-    let _ = writeln!(t, "\tret;");
-    for (th, (thread, ops)) in test.threads.iter().zip(opcodes).enumerate() {
-        let _ = writeln!(t, "THREAD{th}:");
-        for (e, op) in thread.events.iter().zip(ops) {
-            check_opcode(op)?;
-            let operands = match e.op {
-                Op::Ld { loc, reg: r } => format!(" {}, [%m{}]", reg(th, r), lay.loc_slot(loc)),
-                Op::St { loc, val } => {
-                    let v = match val {
-                        Val::Const(c) => c.to_string(),
-                        Val::Reg(r) => reg(th, r),
-                    };
-                    format!(" [%m{}], {v}", lay.loc_slot(loc))
-                }
-                Op::Atom { loc, reg: r, rmw } => format!(" {}, [%m{}], {}", reg(th, r), lay.loc_slot(loc), operand(rmw)),
-                Op::Red { loc, rmw } => format!(" [%m{}], {}", lay.loc_slot(loc), operand(rmw)),
-                Op::Fence => String::new(),
-            };
-            let _ = writeln!(t, "\t{op}{operands};");
-        }
-        for (slot, (rt, r)) in lay.regs.iter().enumerate().filter(|(_, (rt, _))| *rt == th) {
-            let _ = writeln!(t, "\tst.global.u32 [%o+{}], {};", slot * 4, reg(*rt, *r));
-        }
-        let _ = writeln!(t, "\tret;");
-    }
+    write_body(t, test, opcodes, lay, SILICON_START, "ret;")?;
     // Memory stress: store and load on a few lines of scratch, each warp walking
     // them in its own order.
     let _ = writeln!(
@@ -248,6 +219,92 @@ fn write_module(test: &Litmus, opcodes: &[Vec<String>], lay: &Layout) -> crate::
     }
     let _ = writeln!(t, "\tmul.wide.u32 %a, %i, 4;\n\tadd.s64 %a, %sync, %a;\n\tst.global.u32 [%a], 0;\nEND:\n\tret;\n}}");
     Ok(text)
+}
+
+/// The entry's cluster size, where the test's CTAs share a cluster: fixed in the
+/// entry, so that a plain launch runs it in clusters (E025's modules run the same
+/// way).
+pub(super) fn write_cluster(t: &mut String, lay: &Layout) {
+    if lay.cluster > 1 {
+        let _ = writeln!(t, ".reqnctapercluster {}, 1, 1", lay.cluster);
+    }
+}
+
+/// The registers both entries use.
+pub(super) fn write_decls(t: &mut String, lay: &Layout) {
+    let _ = writeln!(t, "\t.reg .pred %p<4>;");
+    let _ = writeln!(t, "\t.reg .b32 %role, %thr, %inst, %n, %stride, %w, %v, %spin, %i, %lines, %iters, %seed, %line, %lane;");
+    let _ = writeln!(t, "\t.reg .b64 %roles, %locs, %out, %sync, %scratch, %a, %o, %s;");
+    for l in 0..lay.locs.len() {
+        let _ = writeln!(t, "\t.reg .b64 %m{l};");
+    }
+    for (th, r) in &lay.regs {
+        let _ = writeln!(t, "\t.reg .b32 {};", reg(*th, *r));
+    }
+}
+
+/// The thread's role from the table at `%roles`: a stress thread branches to
+/// `STRESS`; a test thread gets its thread `%thr` and instance `%inst` (and `%w`,
+/// its index in the grid).
+pub(super) fn write_role(t: &mut String) {
+    let _ = writeln!(t, "\tmov.u32 %w, %ctaid.x;\n\tmov.u32 %v, %ntid.x;\n\tmov.u32 %i, %tid.x;\n\tmad.lo.u32 %w, %w, %v, %i;");
+    let _ = writeln!(t, "\tmul.wide.u32 %a, %w, 4;\n\tadd.s64 %a, %roles, %a;\n\tld.global.u32 %role, [%a];");
+    let _ = writeln!(t, "\tsetp.eq.u32 %p0, %role, {STRESS};\n\t@%p0 bra STRESS;");
+    let _ = writeln!(t, "\tand.b32 %thr, %role, {};\n\tshr.u32 %inst, %role, {THREAD_BITS};", MAX_THREADS - 1);
+}
+
+/// A test thread's run, once `%locs`, `%out`, `%sync`, `%n` and `%stride` are
+/// set: its locations' words `%m<l>`, its output row `%o`, the racing start, then
+/// its events, its registers stored into the row, and `end`.
+pub(super) fn write_body(
+    t: &mut String,
+    test: &Litmus,
+    opcodes: &[Vec<String>],
+    lay: &Layout,
+    start: Start,
+    end: &str,
+) -> crate::error::Result<()> {
+    // Each location's word for this instance: (l * instances + instance) * stride.
+    for l in 0..lay.locs.len() {
+        let _ = writeln!(
+            t,
+            "\tmad.lo.u32 %v, %n, {l}, %inst;\n\tmul.lo.u32 %v, %v, %stride;\n\tmul.wide.u32 %a, %v, 4;\n\tadd.s64 %m{l}, %locs, %a;"
+        );
+    }
+    // Arrive, then wait (boundedly) for the instance's other threads.
+    let _ = writeln!(t, "\tmul.wide.u32 %a, %inst, 4;\n\tadd.s64 %s, %sync, %a;\n\t{};\n\tmov.u32 %spin, 0;", start.arrive);
+    let _ = writeln!(t, "WAIT:\n\t{};\n\tsetp.ge.u32 %p1, %v, {};\n\t@%p1 bra GO;", start.poll, lay.threads);
+    let _ = writeln!(t, "\tadd.u32 %spin, %spin, 1;\n\tsetp.lt.u32 %p2, %spin, {SPIN_LIMIT};\n\t@%p2 bra WAIT;");
+    let _ = writeln!(t, "GO:\n\tmul.wide.u32 %o, %inst, {};\n\tadd.s64 %o, %out, %o;", lay.width() * 4);
+    for th in 0..lay.threads {
+        let _ = writeln!(t, "\tsetp.eq.u32 %p0, %thr, {th};\n\t@%p0 bra THREAD{th};");
+    }
+    let _ = writeln!(t, "\tret;");
+    for (th, (thread, ops)) in test.threads.iter().zip(opcodes).enumerate() {
+        let _ = writeln!(t, "THREAD{th}:");
+        for (e, op) in thread.events.iter().zip(ops) {
+            check_opcode(op)?;
+            let operands = match e.op {
+                Op::Ld { loc, reg: r } => format!(" {}, [%m{}]", reg(th, r), lay.loc_slot(loc)),
+                Op::St { loc, val } => {
+                    let v = match val {
+                        Val::Const(c) => c.to_string(),
+                        Val::Reg(r) => reg(th, r),
+                    };
+                    format!(" [%m{}], {v}", lay.loc_slot(loc))
+                }
+                Op::Atom { loc, reg: r, rmw } => format!(" {}, [%m{}], {}", reg(th, r), lay.loc_slot(loc), operand(rmw)),
+                Op::Red { loc, rmw } => format!(" [%m{}], {}", lay.loc_slot(loc), operand(rmw)),
+                Op::Fence => String::new(),
+            };
+            let _ = writeln!(t, "\t{op}{operands};");
+        }
+        for (slot, (rt, r)) in lay.regs.iter().enumerate().filter(|(_, (rt, _))| *rt == th) {
+            let _ = writeln!(t, "\tst.global.u32 [%o+{}], {};", slot * 4, reg(*rt, *r));
+        }
+        let _ = writeln!(t, "\t{end}");
+    }
+    Ok(())
 }
 
 /// The operand of an `atom` or `red`: the added constant, or the exchanged one.

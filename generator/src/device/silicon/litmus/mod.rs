@@ -26,6 +26,7 @@ pub mod case;
 pub mod emit;
 pub mod evidence;
 pub mod plan;
+pub mod raw;
 
 use std::collections::{BTreeMap, HashMap};
 use std::ffi::OsString;
