@@ -13,10 +13,12 @@
 //! - `fence_acq_rel`, `fence_sc`: the `relaxed` accesses with `fence.acq_rel.S`
 //!   (`fence.sc.S`) between every two consecutive accesses of a thread;
 //! - `rmw_acq_rel`: each write an `atom.acq_rel.S.exch` of its value, each read an
-//!   `atom.acq_rel.S.add` of 0.
+//!   `atom.acq_rel.S.add` of 0;
+//! - `red_rel_acq`: each write a `red.release.S.add` of its value, each read an
+//!   `ld.acquire.S` (two writers to one location then sum, as 2+2W's and S's do).
 //!
 //! Every flavour but `weak` is taken at each scope S of `.cta`, `.cluster`, `.gpu`,
-//! `.sys`, and every flavour at each [`Placement`]: 8 × (5 × 4 + 1) × 3 = 504 tests.
+//! `.sys`, and every flavour at each [`Placement`]: 8 × (6 × 4 + 1) × 3 = 600 tests.
 //! Each test names one scope for all its operations: a test that mixed scopes would
 //! multiply the count without a shape that needs it. A test is spelled at the least
 //! `.version` and `.target` its operations and placement need ([`Requires`]).
@@ -112,12 +114,23 @@ pub enum Flavour {
     FenceSc,
     /// `atom.acq_rel.exch` writes, `atom.acq_rel.add` 0 reads.
     RmwAcqRel,
+    /// `red.release.add` writes (each adds its value to the location, which holds
+    /// 0 before the test, so a lone writer writes it), `ld.acquire` reads: what
+    /// `red`'s `.sem` and `.scope` mean, which its semantic vectors cannot say.
+    RedReleaseAcquire,
 }
 
 impl Flavour {
     /// Every flavour.
-    pub const ALL: [Flavour; 6] =
-        [Flavour::Weak, Flavour::Relaxed, Flavour::ReleaseAcquire, Flavour::FenceAcqRel, Flavour::FenceSc, Flavour::RmwAcqRel];
+    pub const ALL: [Flavour; 7] = [
+        Flavour::Weak,
+        Flavour::Relaxed,
+        Flavour::ReleaseAcquire,
+        Flavour::FenceAcqRel,
+        Flavour::FenceSc,
+        Flavour::RmwAcqRel,
+        Flavour::RedReleaseAcquire,
+    ];
 
     /// Its name in a test's id.
     pub fn name(self) -> &'static str {
@@ -128,6 +141,7 @@ impl Flavour {
             Flavour::FenceAcqRel => "fence_acq_rel",
             Flavour::FenceSc => "fence_sc",
             Flavour::RmwAcqRel => "rmw_acq_rel",
+            Flavour::RedReleaseAcquire => "red_rel_acq",
         }
     }
 
@@ -140,6 +154,7 @@ impl Flavour {
             Flavour::Weak => Event::st_weak(loc, Val::Const(v)),
             Flavour::ReleaseAcquire => Event::st(Sem::Release, scope, loc, Val::Const(v)),
             Flavour::RmwAcqRel => Event::atom(Sem::AcqRel, scope, loc, Flavour::WRITE_REG, Rmw::Exch(v)),
+            Flavour::RedReleaseAcquire => Event::red(Sem::Release, scope, loc, Rmw::Add(v)),
             Flavour::Relaxed | Flavour::FenceAcqRel | Flavour::FenceSc => Event::st(Sem::Relaxed, scope, loc, Val::Const(v)),
         }
     }
@@ -147,7 +162,7 @@ impl Flavour {
     fn read(self, scope: Scope, loc: Loc, reg: Reg) -> Event {
         match self {
             Flavour::Weak => Event::ld_weak(loc, reg),
-            Flavour::ReleaseAcquire => Event::ld(Sem::Acquire, scope, loc, reg),
+            Flavour::ReleaseAcquire | Flavour::RedReleaseAcquire => Event::ld(Sem::Acquire, scope, loc, reg),
             Flavour::RmwAcqRel => Event::atom(Sem::AcqRel, scope, loc, reg, Rmw::Add(0)),
             Flavour::Relaxed | Flavour::FenceAcqRel | Flavour::FenceSc => Event::ld(Sem::Relaxed, scope, loc, reg),
         }

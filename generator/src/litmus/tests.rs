@@ -10,14 +10,15 @@ use super::*;
 use crate::syntax::judge::{judge as judge_text, Order};
 
 #[test]
-fn the_selection_rule_gives_504_distinct_tests() {
-    // 8 shapes × (5 scoped flavours × 4 scopes + weak) × 3 placements.
+fn the_selection_rule_gives_600_distinct_tests() {
+    // 8 shapes × (6 scoped flavours × 4 scopes + weak) × 3 placements.
     let tests = generated();
-    assert_eq!(tests.len(), 8 * (5 * 4 + 1) * 3);
+    assert_eq!(tests.len(), 8 * (6 * 4 + 1) * 3);
     let ids: BTreeSet<&str> = tests.iter().map(|t| t.id.as_str()).collect();
     assert_eq!(ids.len(), tests.len(), "ids are unique");
     assert!(ids.contains("MP/rel_acq/gpu/other_ctas"));
     assert!(ids.contains("2+2W/weak/same_cta"));
+    assert!(ids.contains("MP/red_rel_acq/gpu/other_clusters"));
 }
 
 #[test]
@@ -81,8 +82,9 @@ fn every_spelling_is_legal_at_its_tests_version_and_target() {
             }
         }
     }
-    // Every atom spelling of `rmw_acq_rel`: two operations × four scopes.
-    assert_eq!(judged.len(), 8, "{judged:?}");
+    // Every atom spelling of `rmw_acq_rel` (two operations × four scopes) and every
+    // red spelling of `red_rel_acq` (one × four).
+    assert_eq!(judged.len(), 12, "{judged:?}");
 }
 
 #[test]
@@ -179,6 +181,26 @@ fn the_mp_record_of_release_acquire_is_as_worked_by_hand() {
     let forbidden: Vec<(u32, u32, Vec<String>)> =
         r.forbidden.iter().map(|f| (f.regs["1:r0"], f.regs["1:r1"], f.axioms.clone())).collect();
     assert_eq!(forbidden, [(1, 0, vec!["8.10.6 Causality".to_owned()])]);
+}
+
+#[test]
+fn red_release_is_a_release_only_within_its_scope() {
+    // MP whose writes are `red.release.add`s of 1 into locations holding 0, read by
+    // `ld.acquire`: a `red` with `.release` is a release operation (8.5, the
+    // release patterns of 8.9.3 take any write with release semantics), so at
+    // `.gpu` across CTAs the chapter's causality argument forbids flag 1 with data
+    // 0, as for `st.release`. At `.cta` across CTAs the two are not morally strong
+    // (8.9.2: each must be within the other's scope), nothing synchronizes, and
+    // the stale read is allowed: the difference between `red.release.gpu` and
+    // `red.release.cta` that one thread's semantic vectors cannot show.
+    let gpu = record::record(&shapes::test(Shape::Mp, Flavour::RedReleaseAcquire, ptxvec_oracle::model::Scope::Gpu, Placement::OtherCtas)).unwrap();
+    assert_eq!(gpu.threads[0].instructions, ["red.release.gpu.global.add.u32 [x], 1;", "red.release.gpu.global.add.u32 [y], 1;"]);
+    assert_eq!(gpu.threads[1].instructions, ["ld.acquire.gpu.global.u32 %r0, [y];", "ld.acquire.gpu.global.u32 %r1, [x];"]);
+    let stale = |regs: &std::collections::BTreeMap<String, u32>| (regs["1:r0"], regs["1:r1"]) == (1, 0);
+    assert!(gpu.forbidden.iter().any(|f| stale(&f.regs) && f.axioms == ["8.10.6 Causality"]), "{:?}", gpu.forbidden);
+    assert!(!gpu.allowed.iter().any(|a| stale(&a.regs)));
+    let cta = record::record(&shapes::test(Shape::Mp, Flavour::RedReleaseAcquire, ptxvec_oracle::model::Scope::Cta, Placement::OtherCtas)).unwrap();
+    assert!(cta.allowed.iter().any(|a| stale(&a.regs) && a.weak), "{:?}", cta.allowed);
 }
 
 #[test]
