@@ -6,7 +6,6 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use serde_json::json;
 
@@ -78,12 +77,7 @@ pub enum TestRun {
 /// Runs the subcommand: a line per test on `out`; findings where a test did not
 /// run or an instance did not report.
 pub fn run(args: &Args, out: &mut dyn std::io::Write) -> Result<Outcome> {
-    if !args.runner.is_file() {
-        return Err(Error::Usage(format!(
-            "--runner {}: no such program (build runner/ptxvec-runner.c: runner/README.md)",
-            args.runner.display()
-        )));
-    }
+    let runner = Runner::checked(&args.runner, &args.runner_args, args.timeout)?;
     if args.instances == 0 || !args.instances.is_multiple_of(GROUP) || args.instances > MAX_INSTANCES {
         return Err(Error::Usage(format!(
             "--instances {}: expected a multiple of {GROUP} from {GROUP} to {MAX_INSTANCES}",
@@ -95,11 +89,6 @@ pub fn run(args: &Args, out: &mut dyn std::io::Write) -> Result<Outcome> {
         return Err(Error::Usage(format!("--test {id}: no such litmus test (`ptxvec silicon-litmus --out . --list` lists them)")));
     }
     let chosen: Vec<&Generated> = all.iter().filter(|g| args.tests.is_empty() || args.tests.contains(&g.id)).collect();
-    let runner = Runner {
-        program: args.runner.clone(),
-        args: args.runner_args.iter().map(Into::into).collect(),
-        timeout: Duration::from_secs(args.timeout.max(1)),
-    };
     std::fs::create_dir_all(&args.out).map_err(|e| Error::io(&args.out, e))?;
     let work = Work::new()?;
     let mut runs = Vec::new();

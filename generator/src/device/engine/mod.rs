@@ -17,7 +17,6 @@ pub mod runner;
 mod runs;
 
 use std::path::PathBuf;
-use std::time::Duration;
 
 use ptxvec_spec::Spec;
 
@@ -62,20 +61,8 @@ pub struct Args {
 /// or a run failed.
 pub fn run(args: &Args, spec: &Spec, out: &mut dyn std::io::Write) -> Result<Outcome> {
     let cc = parse_cc(&args.cc)?;
-    // A runner that is not there would fail every call, and every variant would
-    // read as one the engine cannot load.
-    if !args.runner.is_file() {
-        return Err(Error::Usage(format!(
-            "--runner {}: no such program (build runner/ptxvec-runner.c: runner/README.md)",
-            args.runner.display()
-        )));
-    }
+    let runner = Runner::checked(&args.runner, &args.runner_args, args.timeout)?;
     let idx = args.select.entries()?;
-    let runner = Runner {
-        program: args.runner.clone(),
-        args: args.runner_args.iter().map(Into::into).collect(),
-        timeout: Duration::from_secs(args.timeout.max(1)),
-    };
     std::fs::create_dir_all(&args.out).map_err(|e| Error::io(&args.out, e))?;
     let work = Work::new()?;
     let mut file = RunsFile::new(&args.engine);

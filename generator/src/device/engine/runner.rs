@@ -28,6 +28,26 @@ pub struct Runner {
     pub timeout: Duration,
 }
 
+impl Runner {
+    /// The runner `program` with `args` before each module's, `timeout_s` seconds a
+    /// call (at least one). A program that is not there is a usage error here: it
+    /// would fail every call, and every module would read as one the engine cannot
+    /// load.
+    pub fn checked(program: &std::path::Path, args: &[String], timeout_s: u64) -> crate::error::Result<Runner> {
+        if !program.is_file() {
+            return Err(crate::error::Error::Usage(format!(
+                "--runner {}: no such program (build runner/ptxvec-runner.c: runner/README.md)",
+                program.display()
+            )));
+        }
+        Ok(Runner {
+            program: program.to_path_buf(),
+            args: args.iter().map(Into::into).collect(),
+            timeout: Duration::from_secs(timeout_s.max(1)),
+        })
+    }
+}
+
 /// One launch of a module's raw entry.
 #[derive(Debug, Clone, Copy)]
 pub struct Launch<'a> {
