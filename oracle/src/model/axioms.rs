@@ -101,7 +101,7 @@ pub fn fence_sc(exec: &Execution) -> bool {
 /// the check is kept so that the axiom stays stated when accesses get bytes.
 pub fn single_copy_atomicity(exec: &Execution) -> bool {
     same_loc_pairs(exec)
-        .filter(|&(r, w)| exec.ev(r).is_read() && exec.ev(w).is_write() && exec.ms.has(r, w))
+        .filter(|&(r, w)| exec.ev(r).takes_value() && exec.ev(w).is_write() && exec.ms.has(r, w))
         .all(|(r, w)| !(exec.choice.rf[r] == Some(Source::Write(w)) && exec.reads_before(r, w)))
 }
 
@@ -177,11 +177,14 @@ fn acyclic(set: &[usize], edge: impl Fn(usize, usize) -> bool) -> bool {
 /// R cannot read from W. If a write W precedes an overlapping read R in causality
 /// order, then for any byte accessed by both R and W, R cannot read from any write
 /// W' that precedes W in coherence order."
+///
+/// A `red`'s read is a read R here, as in communication order (8.8: it
+/// "conceptually perform[s] a strong read").
 pub fn causality(exec: &Execution) -> bool {
     same_loc_pairs(exec).all(|(x, y)| {
         let (a, b) = (exec.ev(x), exec.ev(y));
-        let first = !(a.is_read() && b.is_write() && exec.cause.has(x, y) && exec.choice.rf[x] == Some(Source::Write(y)));
-        let second = !(a.is_write() && b.is_read() && exec.cause.has(x, y) && exec.reads_before(y, x));
+        let first = !(a.takes_value() && b.is_write() && exec.cause.has(x, y) && exec.choice.rf[x] == Some(Source::Write(y)));
+        let second = !(a.is_write() && b.takes_value() && exec.cause.has(x, y) && exec.reads_before(y, x));
         first && second
     })
 }

@@ -300,8 +300,10 @@ impl<'a> Execution<'a> {
         let reads_from = |r: usize, w: usize| choice.rf[r] == Some(Source::Write(w));
         // 8.9.2: "R and W are morally strong and R reads the value written by W, or
         // For some atomic operation Z, W precedes Z and Z precedes R in observation
-        // order."
-        let mut obs = Rel::from_fn(n, |w, r| ev(r).is_read() && reads_from(r, w) && ms.has(w, r));
+        // order." A `red` is such a Z (Table 20: "atom or red"), and W can precede
+        // it only through the value it reads: its read counts here, as in
+        // communication order, though it forms no acquire pattern (8.11.1).
+        let mut obs = Rel::from_fn(n, |w, r| ev(r).takes_value() && reads_from(r, w) && ms.has(w, r));
         loop {
             let next = Rel::from_fn(n, |w, r| {
                 obs.has(w, r) || (0..n).any(|z| ev(z).is_atomic() && obs.has(w, z) && obs.has(z, r))
@@ -381,9 +383,11 @@ impl<'a> Execution<'a> {
         if a == b || x.loc() != y.loc() {
             return false;
         }
-        let rf = x.is_write() && y.is_read() && self.choice.rf[b] == Some(Source::Write(a));
+        // A `red`'s read is one here: it "conceptually perform[s] a strong read" (8.8),
+        // and without it a `red` could read a write after it in its own thread.
+        let rf = x.is_write() && y.takes_value() && self.choice.rf[b] == Some(Source::Write(a));
         let co = self.co.has(a, b);
-        let fr = x.is_read() && y.is_write() && self.reads_before(a, b);
+        let fr = x.takes_value() && y.is_write() && self.reads_before(a, b);
         rf || co || fr
     }
 

@@ -579,3 +579,54 @@ fn two_atomic_increments_end_at_two_in_every_interleaving() {
         sc.iter().map(|o| (o.reg(0, R0).unwrap_or(9), o.reg(1, R0).unwrap_or(9), o.mem(X))).collect();
     assert_eq!(got, [(0, 1, 2), (1, 0, 2)].into_iter().collect());
 }
+
+#[test]
+fn a_red_cannot_read_a_write_after_it_in_its_own_thread() {
+    // Thread 0: `red.relaxed.gpu.add [x], 1; st.relaxed.gpu [x], 5`; thread 1 reads
+    // x. A `red` "conceptually perform[s] a strong read as part of its
+    // read-modify-write sequence" (8.8), so its read takes part in communication
+    // order (8.9.7). Were it to read the 5 of the `st` after it, communication order
+    // (st to red) would contradict program order (red to st) between morally strong
+    // operations of one location (8.10.5), and the red would read from a write it
+    // precedes in causality order (8.10.6, first clause): thread 1 never sees 6.
+    let v = run(
+        OTHER_CTA,
+        vec![Event::red(Sem::Relaxed, Scope::Gpu, X, Rmw::Add(1)), Event::st(Sem::Relaxed, Scope::Gpu, X, one(5))],
+        vec![Event::ld(Sem::Relaxed, Scope::Gpu, X, R1)],
+    );
+    let six = |o: &Outcome| o.reg(1, R1) == Some(6);
+    assert!(v.forbids(six).is_some_and(|a| a.contains(&Axiom::ScPerLocation)), "{:?}", v.allowed);
+    for seen in [0, 1, 5] {
+        assert!(v.allows(|o| o.reg(1, R1) == Some(seen) && o.mem(X) == 5), "{seen}");
+    }
+}
+
+#[test]
+fn a_red_between_a_release_and_an_acquire_carries_the_synchronization() {
+    // 8.9.2: "A write W precedes a read R in observation order if [...] For some
+    // atomic operation Z, W precedes Z and Z precedes R in observation order", and
+    // a `red` is an atomic operation (Table 20). Thread 0 writes data, then
+    // `st.release.gpu [flag], 1`; thread 1 runs `red.relaxed.gpu.add [flag], 1`;
+    // thread 2 runs `ld.acquire.gpu [flag]` into r0, then reads data into r1, each
+    // in its own CTA. r0 == 2 means the red read the release's 1 and the acquire read
+    // the red's 2: the release precedes the acquire in observation order, so the
+    // release pattern synchronizes with the acquire pattern (8.9.4), the data write
+    // precedes the data read in causality order (8.9.5), and the read cannot return
+    // the initial 0 (8.10.6, second clause). The candidates that order the red
+    // before the release in coherence order while it reads the release's 1 fail
+    // first on 8.10.5 (communication order's rf and co form a cycle).
+    let place = |cta| Place::cta(0, cta);
+    let threads = vec![
+        Thread { place: place(0), events: vec![Event::st_weak(DATA, one(1)), Event::st(Sem::Release, Scope::Gpu, FLAG, one(1))] },
+        Thread { place: place(1), events: vec![Event::red(Sem::Relaxed, Scope::Gpu, FLAG, Rmw::Add(1))] },
+        Thread { place: place(2), events: vec![Event::ld(Sem::Acquire, Scope::Gpu, FLAG, R0), Event::ld_weak(DATA, R1)] },
+    ];
+    let v = judge(&Litmus { threads }).unwrap();
+    let read = |o: &Outcome| (o.reg(2, R0), o.reg(2, R1));
+    assert_eq!(v.forbids(|o| read(o) == (Some(2), Some(0))), axioms(&[Axiom::ScPerLocation, Axiom::Causality]));
+    assert!(v.allows(|o| read(o) == (Some(2), Some(1))));
+    // r0 == 1 need not be the release's 1: the red may read the initial 0 and write
+    // 1, and an acquire that reads it synchronizes with no release.
+    assert!(v.allows(|o| read(o) == (Some(1), Some(0))));
+    assert!(v.allows(|o| read(o) == (Some(1), Some(1))));
+}
