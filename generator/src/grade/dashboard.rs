@@ -7,8 +7,9 @@
 //! recorded compiler's modules linted, lint against ptxas's verdict, the illegal
 //! lines by rule); then the litmus tests on silicon, the engines and as the
 //! compilers compiled them ([`super::dashboard_litmus`]). Each cell is passed of
-//! graded and that rate, with what did not run apart, and links to the failures behind it, further down the same page, by
-//! class, each class with what it means (the client's explanation, the rule an
+//! graded and that rate, with what did not run apart, and links to the failures
+//! behind it, further down the same page, by class, each class with what it means
+//! (the client's explanation, the rule an
 //! illegal case breaks) and its examples folded. Every rule named is explained at
 //! the end as vectors/rules.json explains it; explanations are inline markdown,
 //! rendered. The matrices fit a 1,400-pixel window (fixed layout, names that

@@ -414,7 +414,7 @@ fn source_details(h: &mut String, s: &Graded) {
             }
             let _ = writeln!(
                 h,
-                "<tr class=\"fail\"><td class=\"fail\"><b>FAIL</b></td><td><code>{}</code><br><small>{} runs</small></td><td>{}</td><td><details class=\"group\"><summary>{} outcome(s)</summary><table>\n<tr><th>outcome</th><th>seen</th><th>why not allowed</th></tr>",
+                "<tr class=\"fail\"><td class=\"fail\"><b>FAIL</b></td><td><code>{}</code><br><small>{} runs</small></td><td>{}</td><td><details class=\"litmus\"><summary>{} outcome(s)</summary><table>\n<tr><th>outcome</th><th>seen</th><th>why not allowed</th></tr>",
                 escape(&g.id),
                 g.runs,
                 what.join(", "),
@@ -438,7 +438,7 @@ fn source_details(h: &mut String, s: &Graded) {
     if !s.not_run.is_empty() {
         let _ = writeln!(
             h,
-            "<details class=\"group\"><summary>{} tests not run, for {} reasons</summary>\n<table class=\"groups\">\n<tr><th>tests</th><th>reason</th><th>which</th></tr>",
+            "<details class=\"litmus\"><summary>{} tests not run, for {} reasons</summary>\n<table class=\"groups\">\n<tr><th>tests</th><th>reason</th><th>which</th></tr>",
             s.not_run_count(),
             s.not_run.len()
         );
@@ -544,7 +544,7 @@ fn compiler_details(h: &mut String, l: &Litmus, c: &CompilerReport) {
         let n: usize = not_judged.iter().map(|(_, t)| t.len()).sum();
         let _ = writeln!(
             h,
-            "<details class=\"group\"><summary>{n} tests not judged, for {} reasons</summary>\n<table class=\"groups\">\n<tr><th>tests</th><th>reason</th><th>which</th></tr>",
+            "<details class=\"litmus\"><summary>{n} tests not judged, for {} reasons</summary>\n<table class=\"groups\">\n<tr><th>tests</th><th>reason</th><th>which</th></tr>",
             not_judged.len()
         );
         for (reason, ids) in &not_judged {
