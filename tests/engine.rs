@@ -792,9 +792,7 @@ fn a_forbidden_litmus_outcome_makes_a_fail_row_on_the_dashboard() {
     let cc = clients.join("fixture-cc");
     std::fs::create_dir_all(cc.join("modules")).unwrap();
     let llvm = repo_root().join("vectors/clients/llvm-22.1.0");
-    for f in ["manifest.json"] {
-        std::fs::copy(llvm.join(f), cc.join(f)).unwrap();
-    }
+    std::fs::copy(llvm.join("manifest.json"), cc.join("manifest.json")).unwrap();
     for e in std::fs::read_dir(llvm.join("modules")).unwrap() {
         let p = e.unwrap().path();
         std::fs::copy(&p, cc.join("modules").join(p.file_name().unwrap())).unwrap();
@@ -822,4 +820,18 @@ fn a_forbidden_litmus_outcome_makes_a_fail_row_on_the_dashboard() {
     assert!(found > 0);
     assert_eq!(html.matches("<b>FAIL</b>: no ledger entry lists it").count(), found);
     assert!(summary.contains(&format!("{found} findings, {found} not in the errata ledger")), "{summary}");
+    // A bad line or a corrupt account is an input error at its place; the page is
+    // left as it was.
+    let results = engine.join("litmus-results.jsonl");
+    let good = std::fs::read_to_string(&results).unwrap();
+    std::fs::write(&results, format!("{good}{{\"id\": 7}}\n")).unwrap();
+    let o = ptxvec().current_dir(repo_root()).args(["grade", "--clients"]).arg(&clients).arg("--html").arg(&page).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains(&format!("{}:2:", results.display())), "{}", stderr(&o));
+    std::fs::write(&results, good).unwrap();
+    std::fs::write(engine.join("litmus-runs.json"), "{\"engine\": \"x\",\n \"ran\": 3}").unwrap();
+    let o = ptxvec().current_dir(repo_root()).args(["grade", "--clients"]).arg(&clients).arg("--html").arg(&page).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains(&format!("{}:2:", engine.join("litmus-runs.json").display())), "{}", stderr(&o));
+    assert_eq!(std::fs::read_to_string(&page).unwrap(), html);
 }
