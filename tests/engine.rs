@@ -647,7 +647,7 @@ fn the_dashboard_shows_what_did_not_run_apart_and_explains_every_rule() {
 
 /// The dashboard read at 1,400 pixels: laid out by headless Chromium in a window
 /// that wide, no part of the page, and no matrix, reaches past the window's right
-/// edge (the `vote` column was cut off). The page has no script; the test adds one
+/// edge (the `vote` column was cut off), nor do the litmus tables. The page has no script; the test adds one
 /// to a copy, which writes the measures into the DOM that Chromium dumps.
 #[test]
 #[cfg_attr(
@@ -658,7 +658,7 @@ fn the_dashboard_fits_a_1400_pixel_window() {
     let dir = tempfile::tempdir().unwrap();
     let (html, _) = dashboard(dir.path());
     let measure = "<script>var w=[window.innerWidth,document.documentElement.scrollWidth];\
-        document.querySelectorAll('table.matrix').forEach(function(t){w.push(Math.ceil(t.getBoundingClientRect().right))});\
+        document.querySelectorAll('table.matrix, table.litmus').forEach(function(t){w.push(Math.ceil(t.getBoundingClientRect().right))});\
         document.body.setAttribute('data-widths',w.join(','));</script></body>";
     let measured = dir.path().join("measured.html");
     std::fs::write(&measured, html.replace("</body>", measure)).unwrap();
@@ -678,8 +678,160 @@ fn the_dashboard_fits_a_1400_pixel_window() {
         .collect();
     let (window, rest) = widths.split_first().unwrap();
     assert_eq!(*window, 1400, "{widths:?}");
-    assert_eq!(rest.len(), 3, "the page and two matrices: {widths:?}");
+    assert_eq!(rest.len(), 5, "the page, two matrices and two litmus tables: {widths:?}");
     for w in rest {
         assert!(w <= window, "wider than the window: {widths:?} (window, page, matrices)");
     }
+}
+
+/// A summary line's numbers after the name: `{ran} ran, {pass} pass, {fail} fail;
+/// weak outcomes seen in {w} tests, untested in {u}; {n} not run`.
+fn litmus_line(ran: usize, pass: usize, fail: usize, weak: usize, untested: usize, not_run: usize) -> String {
+    format!("{ran} ran, {pass} pass, {fail} fail; weak outcomes seen in {weak} tests, untested in {untested}; {not_run} not run")
+}
+
+/// The dashboard's litmus section says what the recorded files say: silicon's
+/// rows (litmus.json and each stress configuration: tests that ran, that showed a
+/// forbidden outcome, a weak one, or allow one and showed none), each engine as
+/// `grade --litmus` grades its results with the tests its litmus-runs.json lists
+/// as not run, and each compiler's litmus.json summary, every finding shown with
+/// the ledger's erratum that lists it.
+#[test]
+fn the_dashboard_shows_the_litmus_results_as_the_files_say() {
+    let dir = tempfile::tempdir().unwrap();
+    let (html, summary) = dashboard(dir.path());
+    let litmus = &html[html.find("<h2 id=\"litmus\">").unwrap()..html.find("<h2>Failures</h2>").unwrap()];
+    let silicon = repo_root().join("vectors/silicon/sm_90");
+    let mut files = vec![("sm_90 silicon (NVIDIA H200)".to_owned(), std::fs::read_to_string(silicon.join("litmus.json")).unwrap())];
+    for e in std::fs::read_dir(silicon.join("litmus-stress")).unwrap() {
+        let p = e.unwrap().path();
+        let stem = p.file_name().unwrap().to_string_lossy().trim_end_matches(".json.gz").to_owned();
+        files.push((format!("sm_90 silicon, stress {stem}"), ptxvec_generator::io::gz::read_text(&p, 1 << 30).unwrap()));
+    }
+    assert!(files.len() >= 2, "litmus.json and the stress configuration");
+    for (name, text) in &files {
+        let doc: serde_json::Value = serde_json::from_str(text).unwrap();
+        let rows = doc["tests"].as_array().unwrap();
+        let ran: Vec<&serde_json::Value> = rows.iter().filter(|r| r["failed"].is_null()).collect();
+        let fail = ran.iter().filter(|r| r["forbidden_observed"].as_u64().unwrap() > 0).count();
+        let passing: Vec<_> = ran.iter().filter(|r| r["forbidden_observed"] == 0).collect();
+        let weak = passing.iter().filter(|r| r["weak_observed"].as_u64().unwrap() > 0).count();
+        let untested = passing.iter().filter(|r| r["weak_allowed"] == true && r["weak_observed"] == 0).count();
+        let line = litmus_line(ran.len(), ran.len() - fail, fail, weak, untested, rows.len() - ran.len());
+        assert!(summary.contains(&format!("  {name:<42} {line}")), "{name}: no `{line}` in\n{summary}");
+        assert!(litmus.contains(&format!("<tr><th>{name}<br>")), "{name}: no row");
+        assert!(weak > 100, "{name}: silicon shows weak outcomes in about 100 tests");
+    }
+    let engines = crate::support::client_folders("litmus-results.jsonl");
+    assert!(engines.len() >= 2, "GPGPU-Sim and gpuocelot: {engines:?}");
+    for e in &engines {
+        let name = e.file_name().unwrap().to_string_lossy().into_owned();
+        let o = ptxvec().args(["grade", "--litmus"]).arg(e.join("litmus-results.jsonl")).output().unwrap();
+        let text = stdout(&o);
+        let last = text.lines().last().unwrap();
+        let n: Vec<usize> = last.split(|c: char| !c.is_ascii_digit()).filter(|w| !w.is_empty()).map(|w| w.parse().unwrap()).collect();
+        let (graded, pass, fail) = (n[0], n[2], n[3]);
+        let weak = text.lines().filter(|l| l.starts_with("pass ") && l.contains("; weak seen: ")).count();
+        let untested = text.lines().filter(|l| l.starts_with("pass ") && l.contains("the weak case is untested")).count();
+        let runs: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(e.join("litmus-runs.json")).unwrap()).unwrap();
+        let not_run: usize = runs["not_run"].as_array().unwrap().iter().map(|g| g["tests"].as_array().unwrap().len()).sum();
+        assert_eq!(graded + not_run, n[1], "{name}: every test ran or is listed as not run");
+        let line = litmus_line(graded, pass, fail, weak, untested, not_run);
+        assert!(summary.contains(&format!("  {name:<42} {line}")), "{name}: no `{line}` in\n{summary}");
+        let row = if fail > 0 { format!("<tr class=\"fail\"><th>{name}<br>") } else { format!("<tr><th>{name}<br>") };
+        assert!(litmus.contains(&row), "{name}: no `{row}`");
+        assert_eq!(litmus.contains(&format!("<b>{fail} FAIL</b>")), fail > 0, "{name}");
+        assert_eq!(o.status.code(), Some(if fail > 0 { 1 } else { 0 }));
+    }
+    let ledger = spec().errata;
+    let compilers = crate::support::client_folders("litmus.json");
+    assert!(compilers.len() >= 3, "LLVM 19, LLVM 22 and nvcc 13.5: {compilers:?}");
+    let mut findings = 0;
+    for c in &compilers {
+        let name = c.file_name().unwrap().to_string_lossy().into_owned();
+        let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(c.join("litmus.json")).unwrap()).unwrap();
+        let s = &doc["summary"];
+        let (tests, judged, forbids, found) = (s["tests"].as_u64().unwrap(), s["judged"].as_u64().unwrap(), s["source_forbids"].as_u64().unwrap(), s["findings"].as_u64().unwrap());
+        let start = format!("  {name:<42} {tests} tests, {judged} judged, {forbids} where the source forbids an outcome: {} forbidden by the PTX too, {found} findings", forbids - found);
+        assert!(summary.contains(&start), "{name}: no `{start}` in\n{summary}");
+        assert!(summary.contains(&format!("; {} not judged", tests - judged)));
+        for t in doc["tests"].as_array().unwrap().iter().filter(|t| t["finding"] == true) {
+            let key = format!("litmus:{name}:{}", t["id"].as_str().unwrap());
+            let e = ledger.errata.iter().find(|e| e.disagreements.contains(&key)).unwrap_or_else(|| panic!("{key}: not in the ledger"));
+            let row = format!("<tr><td><code>{}</code></td>", t["id"].as_str().unwrap());
+            let at = litmus.find(&format!("id=\"{}\"", ptxvec_generator::grade::html::anchor("litmus-compiler", &name))).unwrap();
+            let shown = &litmus[at..];
+            let r = &shown[shown.find(&row).unwrap_or_else(|| panic!("{key}: no row"))..];
+            assert!(r[..r.find("</tr>").unwrap()].contains(&format!("<strong>{}</strong>", e.id)), "{key}: {} not shown", e.id);
+            findings += 1;
+        }
+    }
+    assert!(findings > 0, "LLVM's dropped seq_cst");
+    assert!(!litmus.contains("no ledger entry lists it"));
+}
+
+/// A results file with a forbidden outcome makes a FAIL row, the axiom the test's
+/// record names beside it; a compiler's finding the ledger does not list is marked
+/// FAIL; a test with no line and no account is counted as not run.
+#[test]
+fn a_forbidden_litmus_outcome_makes_a_fail_row_on_the_dashboard() {
+    let dir = tempfile::tempdir().unwrap();
+    let clients = dir.path().join("clients");
+    let engine = clients.join("fixture-engine");
+    std::fs::create_dir_all(&engine).unwrap();
+    // MP with release/acquire at .gpu across clusters: the stale read (flag 1,
+    // data 0) is forbidden.
+    let id = "MP/rel_acq/gpu/other_clusters";
+    std::fs::write(
+        engine.join("litmus-results.jsonl"),
+        format!("{{\"id\":\"{id}\",\"outcomes\":[{{\"regs\":{{\"1:r0\":1,\"1:r1\":0}},\"mem\":{{\"x\":1,\"y\":1}},\"count\":3}},{{\"regs\":{{\"1:r0\":1,\"1:r1\":1}},\"mem\":{{\"x\":1,\"y\":1}},\"count\":5}}]}}\n"),
+    )
+    .unwrap();
+    // A compiler whose findings no ledger entry lists: LLVM 22's report under
+    // another name.
+    let cc = clients.join("fixture-cc");
+    std::fs::create_dir_all(cc.join("modules")).unwrap();
+    let llvm = repo_root().join("vectors/clients/llvm-22.1.0");
+    std::fs::copy(llvm.join("manifest.json"), cc.join("manifest.json")).unwrap();
+    for e in std::fs::read_dir(llvm.join("modules")).unwrap() {
+        let p = e.unwrap().path();
+        std::fs::copy(&p, cc.join("modules").join(p.file_name().unwrap())).unwrap();
+    }
+    let report = std::fs::read_to_string(llvm.join("litmus.json")).unwrap().replace("\"compiler\": \"llvm-22.1.0\"", "\"compiler\": \"fixture-cc\"");
+    std::fs::write(cc.join("litmus.json"), &report).unwrap();
+    let page = dir.path().join("d.html");
+    let o = ptxvec().current_dir(repo_root()).args(["grade", "--clients"]).arg(&clients).arg("--html").arg(&page).output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let html = std::fs::read_to_string(&page).unwrap();
+    let summary = stdout(&o);
+    let tests = ptxvec_generator::grade::litmus::load(&repo_root().join("vectors")).unwrap();
+    let record = &tests[id];
+    let f = record.forbidden.iter().find(|f| f.regs["1:r0"] == 1 && f.regs["1:r1"] == 0).expect("the stale read is forbidden");
+    assert!(summary.contains(&format!("  {:<42} {}", "fixture-engine", litmus_line(1, 0, 1, 0, 0, tests.len() - 1))), "{summary}");
+    assert!(html.contains("<tr class=\"fail\"><th>fixture-engine<br>"));
+    assert!(html.contains("<b>1 FAIL</b>"));
+    let row = format!("<tr class=\"fail\"><td class=\"fail\"><b>FAIL</b></td><td><code>{id}</code><br><small>8 runs</small></td><td>1 forbidden</td>");
+    let at = html.find(&row).unwrap_or_else(|| panic!("no `{row}`"));
+    let detail = &html[at..at + html[at..].find("</table></details>").unwrap()];
+    assert!(detail.contains(&format!("forbidden: {}", f.axioms.join(", "))), "{detail}");
+    assert!(detail.contains("<td class=\"msg\">1:r0=1 1:r1=0 | x=1 y=1</td><td class=\"n\">3</td>"), "{detail}");
+    let doc: serde_json::Value = serde_json::from_str(&report).unwrap();
+    let found = doc["summary"]["findings"].as_u64().unwrap() as usize;
+    assert!(found > 0);
+    assert_eq!(html.matches("<b>FAIL</b>: no ledger entry lists it").count(), found);
+    assert!(summary.contains(&format!("{found} findings, {found} not in the errata ledger")), "{summary}");
+    // A bad line or a corrupt account is an input error at its place; the page is
+    // left as it was.
+    let results = engine.join("litmus-results.jsonl");
+    let good = std::fs::read_to_string(&results).unwrap();
+    std::fs::write(&results, format!("{good}{{\"id\": 7}}\n")).unwrap();
+    let o = ptxvec().current_dir(repo_root()).args(["grade", "--clients"]).arg(&clients).arg("--html").arg(&page).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains(&format!("{}:2:", results.display())), "{}", stderr(&o));
+    std::fs::write(&results, good).unwrap();
+    std::fs::write(engine.join("litmus-runs.json"), "{\"engine\": \"x\",\n \"ran\": 3}").unwrap();
+    let o = ptxvec().current_dir(repo_root()).args(["grade", "--clients"]).arg(&clients).arg("--html").arg(&page).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains(&format!("{}:2:", engine.join("litmus-runs.json").display())), "{}", stderr(&o));
+    assert_eq!(std::fs::read_to_string(&page).unwrap(), html);
 }

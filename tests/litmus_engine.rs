@@ -180,3 +180,54 @@ fn gpgpu_sims_litmus_run_grades_as_recorded() {
         Some("litmus: 16 of 600 tests graded, 16 pass, 0 fail; weak outcomes seen in 0 of the 16 passing tests that allow one")
     );
 }
+
+/// gpuocelot's recorded litmus run (vectors/clients/gpuocelot-b16039d/README.md):
+/// every test named once, as run or not, each refusal for the README's reason
+/// (`.reqnctapercluster` and the `.sem` qualifiers are syntax errors to its parser;
+/// its `ipdom` reconvergence throws "barrier deadlock" at a `ret` that part of a
+/// CTA reaches); the tests that ran are the `weak` ones across clusters, one CTA
+/// per test thread. It leaves `.global` variables without an initializer
+/// unzeroed, so instances go unreported and read values no store wrote: the grade
+/// shows impossible outcomes, never a forbidden one.
+#[test]
+fn gpuocelots_litmus_run_grades_as_recorded() {
+    let dir = repo_root().join("vectors/clients/gpuocelot-b16039d");
+    let runs: serde_json::Value = serde_json::from_slice(&std::fs::read(dir.join("litmus-runs.json")).unwrap()).unwrap();
+    assert_eq!(runs["engine"], "gpuocelot b16039d emulator");
+    let ran: Vec<String> = runs["ran"].as_array().unwrap().iter().map(|r| r["id"].as_str().unwrap().to_owned()).collect();
+    assert!(runs["ran"].as_array().unwrap().iter().any(|r| r["unreported"] != 0), "the unzeroed counts leave instances unreported");
+    let mut named: Vec<String> = ran.clone();
+    for g in runs["not_run"].as_array().unwrap() {
+        let reason = g["reason"].as_str().unwrap();
+        for t in g["tests"].as_array().unwrap() {
+            let t = t.as_str().unwrap();
+            if t.ends_with("/other_ctas") {
+                assert!(reason.contains("syntax error at `.reqnctapercluster"), "{t}: {reason}");
+            } else if t.contains("/weak/") {
+                assert!(t.ends_with("/same_cta") && reason.contains("barrier deadlock"), "{t}: {reason}");
+            } else {
+                let sem = [".relaxed.", ".acquire.", ".release.", ".acq_rel."];
+                assert!(reason.contains("syntax error at") && sem.iter().any(|s| reason.contains(s)), "{t}: {reason}");
+            }
+            named.push(t.to_owned());
+        }
+    }
+    named.sort();
+    let mut all: Vec<String> = generated().into_iter().map(|g| g.id).collect();
+    all.sort();
+    assert_eq!(named, all, "every test once, run or not");
+    let weak_across_clusters: Vec<String> =
+        all.iter().filter(|id| id.contains("/weak/") && id.ends_with("/other_clusters")).cloned().collect();
+    let mut ran_sorted = ran;
+    ran_sorted.sort();
+    assert_eq!(ran_sorted, weak_across_clusters);
+    let o = ptxvec().args(["grade", "--litmus"]).arg(dir.join("litmus-results.jsonl")).output().unwrap();
+    assert_exit(&o, 1);
+    let text = stdout(&o);
+    assert!(!text.contains("forbidden"), "{text}");
+    assert!(text.contains("FAIL MP/weak/other_clusters") && text.contains("  impossible "), "{text}");
+    assert_eq!(
+        text.lines().last(),
+        Some("litmus: 8 of 600 tests graded, 1 pass, 7 fail; weak outcomes seen in 0 of the 1 passing tests that allow one")
+    );
+}

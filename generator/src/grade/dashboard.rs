@@ -5,9 +5,11 @@
 //! buffers graded under the document's profile); where silicon departs from the
 //! document, and the errata ledger's entries that say why; then the compilers (each
 //! recorded compiler's modules linted, lint against ptxas's verdict, the illegal
-//! lines by rule). Each cell is passed of graded and that rate, with what did not
-//! run apart, and links to the failures behind it, further down the same page, by
-//! class, each class with what it means (the client's explanation, the rule an
+//! lines by rule); then the litmus tests on silicon, the engines and as the
+//! compilers compiled them ([`super::dashboard_litmus`]). Each cell is passed of
+//! graded and that rate, with what did not run apart, and links to the failures
+//! behind it, further down the same page, by class, each class with what it means
+//! (the client's explanation, the rule an
 //! illegal case breaks) and its examples folded. Every rule named is explained at
 //! the end as vectors/rules.json explains it; explanations are inline markdown,
 //! rendered. The matrices fit a 1,400-pixel window (fixed layout, names that
@@ -107,7 +109,7 @@ pub fn build(spec: &Spec, vectors: &Path, clients: &Path) -> Result<Dashboard> {
     let mut html = String::new();
     let _ = writeln!(
         html,
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>ptxvec conformance dashboard</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<h1>ptxvec conformance dashboard</h1>\n<p>Every recorded client under <code>{}</code>, graded against the vectors of this commit. Each cell: how many passed of those graded, and that rate; below it, apart, how many did not run (a variant the engine could not load, a case the client predates): they are neither passed nor failed, and a cell where some did not run is striped. A cell links to its failures below. Syntax: every case required. Semantics: the document's profile (<code>ptx-isa</code>); silicon's row is its evidence (<code>vectors/silicon/sm_90/vectors.json</code>), the reference: where it departs from the document, the errata ledger says why, and so does this page (<a href=\"#silicon\">Silicon against the document</a>). Every rule a failure names is explained at the end (<a href=\"#rules\">Rules named on this page</a>).</p>\n{LEGEND}",
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>ptxvec conformance dashboard</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<h1>ptxvec conformance dashboard</h1>\n<p>Every recorded client under <code>{}</code>, graded against the vectors of this commit. Each cell: how many passed of those graded, and that rate; below it, apart, how many did not run (a variant the engine could not load, a case the client predates): they are neither passed nor failed, and a cell where some did not run is striped. A cell links to its failures below. Syntax: every case required. Semantics: the document's profile (<code>ptx-isa</code>); silicon's row is its evidence (<code>vectors/silicon/sm_90/vectors.json</code>), the reference: where it departs from the document, the errata ledger says why, and so does this page (<a href=\"#silicon\">Silicon against the document</a>). Every rule a failure names is explained at the end (<a href=\"#rules\">Rules named on this page</a>). The litmus tests, on silicon, the engines and as the compilers compiled them, follow the compilers (<a href=\"#litmus\">Litmus tests</a>).</p>\n{LEGEND}",
         escape(&clients.display().to_string())
     );
     let mut summary = String::new();
@@ -115,6 +117,8 @@ pub fn build(spec: &Spec, vectors: &Path, clients: &Path) -> Result<Dashboard> {
     matrix(&mut html, &mut summary, "semantic", "Semantics: silicon and engines", &semantic_rows, &instructions);
     silicon_departures(&mut html, spec, &departures);
     compilers(&mut html, &mut summary, spec, &dirs, &mut rules)?;
+    let litmus = super::dashboard_litmus::load(spec, vectors, &dirs)?;
+    super::dashboard_litmus::render(&litmus, &mut html, &mut summary);
     html.push_str("<h2>Failures</h2>\n<p>Per client and instruction, the failures by class (the kinds of defect, slots left out; for an illegal syntax case accepted, its kind and rule), the largest first, each with what it means and a few examples, folded.</p>\n");
     for (section, rows) in [("syntax", &syntax_rows), ("semantic", &semantic_rows)] {
         for r in rows {
@@ -384,7 +388,9 @@ td.ledger{max-width:60em}td.ledger p{margin:0 0 0.4em}\
 details summary{cursor:pointer}\
 dl.rules dt{margin-top:0.6em;font-weight:bold}dl.rules dd{margin-left:2em}\
 blockquote{margin:0.3em 0 0 1em;padding-left:0.6em;border-left:3px solid #ccc;color:#444}\
-h3{margin-top:1.5em}";
+h3{margin-top:1.5em}\
+table.litmus{table-layout:fixed;width:100%}table.litmus th.source{width:45%}table.litmus th{overflow-wrap:anywhere}\
+span.fail,p.fail{color:#a00}tr.fail>th{background:#f4b6ae}td.fail{background:#f4b6ae;text-align:center}";
 
 fn name(dir: &Path) -> String {
     dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()

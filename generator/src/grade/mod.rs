@@ -14,6 +14,7 @@ pub mod conformance;
 pub mod conformance_compiler;
 pub mod conformance_semantic;
 pub mod dashboard;
+pub mod dashboard_litmus;
 pub mod failure;
 pub mod html;
 pub mod junit;
