@@ -336,6 +336,35 @@ fn check(t: &Test) -> std::result::Result<(), String> {
 mod tests {
     use super::*;
 
+    /// Message passing at `scope` and `placement`, its threads at `places`, with
+    /// `sources` and the optional `why_no_cuda` as written in the manifest.
+    fn mp(scope: &str, placement: &str, places: [(u8, u8, u8); 2], sources: &str, why: &str) -> Test {
+        let th = |k: usize, (g, c, t): (u8, u8, u8), observed: &str, ops: &str| {
+            format!(r#"{{"kernel": "k{k}", "place": {{"gpu": {g}, "cluster": {c}, "cta": {t}}}, "observed": {observed}, "ops": {ops}}}"#)
+        };
+        let t0 = th(0, places[0], "[]", r#"[{"op": "store", "loc": "flag", "value": 1, "order": "release"}]"#);
+        let t1 = th(1, places[1], r#"["r0"]"#, r#"[{"op": "load", "loc": "flag", "reg": "r0", "order": "acquire"}]"#);
+        let text = format!(
+            r#"{{"id": "t", "shape": "MP", "scope": "{scope}", "placement": "{placement}", "sources": {sources}, {why} "locations": ["data", "flag"], "observed_memory": [], "threads": [{t0}, {t1}]}}"#
+        );
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"))
+    }
+
+    /// A test has a CUDA C++ source or says why it has none, not both; its threads'
+    /// places are its placement's.
+    #[test]
+    fn sources_and_places_are_checked() {
+        let both = r#"{"cuda": "cuda/t.cu", "llvm": "llvm/t.ll"}"#;
+        let llvm = r#"{"llvm": "llvm/t.ll"}"#;
+        let why = r#""why_no_cuda": "no cluster scope in CUDA C++","#;
+        assert_eq!(check(&mp("block", "cta", [(0, 0, 0); 2], both, "")), Ok(()));
+        assert_eq!(check(&mp("cluster", "cluster", [(0, 0, 0), (0, 0, 1)], llvm, why)), Ok(()));
+        let err = |t: &Test| check(t).expect_err("refused");
+        assert!(err(&mp("cluster", "cluster", [(0, 0, 0), (0, 0, 1)], llvm, "")).contains("no CUDA C++ source and no `why_no_cuda`"));
+        assert!(err(&mp("block", "cta", [(0, 0, 0); 2], both, why)).contains("a CUDA C++ source and a `why_no_cuda`"));
+        assert!(err(&mp("block", "gpu", [(0, 0, 0); 2], both, "")).contains("not the placement Gpu's"));
+    }
+
     fn at(gpu: u8, cluster: u8, cta: u8) -> Place {
         Place { gpu, cluster, cta }
     }
