@@ -45,6 +45,26 @@ fn the_reports_are_current() {
     }
 }
 
+/// Each compiler's report holds every test of the manifest written in its language,
+/// in manifest order (a test a compiler's manifest.json lacks would otherwise go
+/// unjudged unseen): the LLVM folders every test, nvcc those with a CUDA C++ source,
+/// which are all but the cluster-scope ones (each saying why it has none).
+#[test]
+fn every_test_is_compiled_by_every_compiler_of_its_language() {
+    let m = tests();
+    for r in reports() {
+        let llvm = r.compiler.starts_with("llvm-");
+        let want: Vec<&str> = m.tests.iter().filter(|t| llvm || t.sources.cuda.is_some()).map(|t| t.id.as_str()).collect();
+        let got: Vec<&str> = r.tests.iter().map(|t| t.id.as_str()).collect();
+        assert_eq!(got, want, "{}", r.compiler);
+    }
+    for t in &m.tests {
+        let cluster = t.scope == manifest::ThreadScope::Cluster;
+        assert_eq!(t.sources.cuda.is_none(), cluster, "{}", t.id);
+        assert_eq!(t.why_no_cuda.as_deref().is_some_and(|w| w.contains("thread_scope") && w.contains("scopes.h")), cluster, "{}", t.id);
+    }
+}
+
 /// Every compiled test whose PTX allows what the source forbids is listed in
 /// spec/errata.yaml (kind compiler_vs_model), and every listed one is found.
 #[test]
