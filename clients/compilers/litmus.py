@@ -135,7 +135,9 @@ WHY_NO_CUDA = ("CUDA C++ has no cluster thread scope to write this test in: libc
                "thread_scope_system, _device, _block and _thread only "
                "(cuda/std/__atomic/scopes.h); its __thread_scope_cluster_tag is internal, "
                "no thread_scope value maps to it (__scope_enum_to_tag), and neither "
-               "cuda::atomic_ref nor cuda::atomic_thread_fence can name it")
+               "cuda::atomic_ref nor cuda::atomic_thread_fence can name it (a cast value, "
+               "cuda::atomic_ref<int, (cuda::thread_scope)3>, fails in nvcc 13.5: "
+               "class \"cuda::std::__4::__scope_enum_to_tag<3>\" has no member \"__tag\")")
 
 CXX_ORDER = {o: f"cuda::std::memory_order_{o}" for o in
              ["relaxed", "acquire", "release", "acq_rel", "seq_cst"]}
