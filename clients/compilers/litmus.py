@@ -13,7 +13,13 @@ A test is a classic shape (MP, SB, LB, IRIW, WRC, CoRR, 2+2W, and MP and SB with
 fences between the accesses, MP and SB with exchanges for stores (`+rmw`) and also
 fetch_adds of 0 for loads (`+rmws`)) at a choice of
 C++ memory orders, at one thread scope (block, device, system), for threads placed
-within that scope (one CTA; one CTA each on one GPU; one GPU each). Each thread is
+within that scope (one CTA; one CTA each on one GPU; one GPU each). Then the same
+tests with their threads outside their atomics' scope (`.across_ctas`: block scope, a
+CTA each on one GPU; `.across_gpus`: device scope, a GPU each), where the source
+forbids nothing (a heterogeneous race: libcu++'s memory model, "Data Races"); then,
+in LLVM IR only, the same tests at syncscope("cluster"), a CTA each in one cluster
+(`.cluster`) and a cluster each on one GPU (`.cluster.across_clusters`): CUDA C++ has
+no cluster scope to write them in (WHY_NO_CUDA, kept in each such test). Each thread is
 one kernel (`litmus_<test>_t<N>`) whose parameters are the shared locations, in the order
 of the manifest's `locations`, then one output pointer per register the thread
 observes, in the order of its `observed`. A location holds 0 at the start; a load
@@ -115,6 +121,24 @@ SCOPES = [("block", "cta", "cuda::thread_scope_block", 'syncscope("block") '),
           ("device", "gpu", "cuda::thread_scope_device", 'syncscope("device") '),
           ("system", "sys", "cuda::thread_scope_system", "")]
 
+# The tests whose threads are outside their scope: (scope, id suffix, placement, ...);
+# every TESTS entry once at each, after the tests above.
+OUTSIDE = [("block", "across_ctas", "gpu", "cuda::thread_scope_block", 'syncscope("block") '),
+           ("device", "across_gpus", "sys", "cuda::thread_scope_device", 'syncscope("device") ')]
+
+# Cluster scope, in LLVM IR only: (id suffix or None, placement); every TESTS entry at
+# each, after the outside tests.
+CLUSTER = [(None, "cluster"), ("across_clusters", "gpu")]
+CLUSTER_SYNCSCOPE = 'syncscope("cluster") '
+WHY_NO_CUDA = ("CUDA C++ has no cluster thread scope to write this test in: libcu++ 13.5 "
+               "(CCCL 3.5, nvidia-cuda-cccl 13.3.5.0.6) declares enum thread_scope with "
+               "thread_scope_system, _device, _block and _thread only "
+               "(cuda/std/__atomic/scopes.h); its __thread_scope_cluster_tag is internal, "
+               "no thread_scope value maps to it (__scope_enum_to_tag), and neither "
+               "cuda::atomic_ref nor cuda::atomic_thread_fence can name it (a cast value, "
+               "cuda::atomic_ref<int, (cuda::thread_scope)3>, fails in nvcc 13.5: "
+               "class \"cuda::std::__4::__scope_enum_to_tag<3>\" has no member \"__tag\")")
+
 CXX_ORDER = {o: f"cuda::std::memory_order_{o}" for o in
              ["relaxed", "acquire", "release", "acq_rel", "seq_cst"]}
 LL_ORDER = {"relaxed": "monotonic", "acquire": "acquire", "release": "release",
@@ -209,9 +233,10 @@ def manifest_threads(test, locs, threads, orders, placement):
                 mops.append({"op": "store", "loc": op[1], "value": op[2], "order": order(orders, op[3])})
             else:
                 mops.append({"op": "exchange", "loc": op[1], "value": op[2], "order": order(orders, op[3])})
-        # one CTA: all at CTA 0; one GPU: a CTA (and so a cluster of one) each; system:
-        # a GPU each.
-        place = {"cta": [0, 0, 0], "gpu": [0, t, 0], "sys": [t, 0, 0]}[placement]
+        # one CTA: all at CTA 0; one GPU: a CTA (and so a cluster of one) each; one
+        # cluster: a CTA each in cluster 0; system: a GPU each.
+        place = {"cta": [0, 0, 0], "gpu": [0, t, 0], "cluster": [0, 0, t],
+                 "sys": [t, 0, 0]}[placement]
         out.append({"kernel": f"litmus_{stem_of[test]}_t{t}",
                     "place": {"gpu": place[0], "cluster": place[1], "cta": place[2]},
                     "observed": [op[2] for op in ops if op[0] in ("ld", "fadd")],
@@ -222,24 +247,40 @@ def manifest_threads(test, locs, threads, orders, placement):
 stem_of = {}
 
 
+def add_test(tests, shape, name, orders, scope, suffix, placement, scope_t, sscope):
+    """Writes one test's sources (no CUDA C++ where `scope_t` is None) and appends its
+    manifest entry."""
+    locs, threads = SHAPES[shape]
+    test = f"{shape}.{name}.{scope}" + (f".{suffix}" if suffix else "")
+    stem_of[test] = stem(shape, name, scope) + (f"_{suffix}" if suffix else "")
+    s = stem_of[test]
+    files = [(f"llvm/litmus_{s}.ll", llvm_source(test, shape, locs, threads, orders, sscope))]
+    if scope_t is not None:
+        files.insert(0, (f"cuda/litmus_{s}.cu", cuda_source(test, shape, locs, threads, orders, scope_t)))
+    for path, text in files:
+        with open(os.path.join(HERE, path), "w") as f:
+            f.write(text)
+    entry = {"id": test, "shape": shape, "scope": scope, "placement": placement,
+             "sources": {("cuda" if path.startswith("cuda/") else "llvm"): path for path, _ in files},
+             "locations": locs,
+             "observed_memory": locs if shape == "2+2W" else [],
+             "threads": manifest_threads(test, locs, threads, orders, placement)}
+    if scope_t is None:
+        entry["why_no_cuda"] = WHY_NO_CUDA
+    tests.append(entry)
+
+
 def main():
     tests = []
     for shape, name, orders in TESTS:
-        locs, threads = SHAPES[shape]
         for scope, placement, scope_t, sscope in SCOPES:
-            test = f"{shape}.{name}.{scope}"
-            stem_of[test] = stem(shape, name, scope)
-            s = stem_of[test]
-            cu = cuda_source(test, shape, locs, threads, orders, scope_t)
-            ll = llvm_source(test, shape, locs, threads, orders, sscope)
-            for path, text in ((f"cuda/litmus_{s}.cu", cu), (f"llvm/litmus_{s}.ll", ll)):
-                with open(os.path.join(HERE, path), "w") as f:
-                    f.write(text)
-            tests.append({"id": test, "shape": shape, "scope": scope, "placement": placement,
-                          "sources": {"cuda": f"cuda/litmus_{s}.cu", "llvm": f"llvm/litmus_{s}.ll"},
-                          "locations": locs,
-                          "observed_memory": locs if shape == "2+2W" else [],
-                          "threads": manifest_threads(test, locs, threads, orders, placement)})
+            add_test(tests, shape, name, orders, scope, None, placement, scope_t, sscope)
+    for scope, suffix, placement, scope_t, sscope in OUTSIDE:
+        for shape, name, orders in TESTS:
+            add_test(tests, shape, name, orders, scope, suffix, placement, scope_t, sscope)
+    for suffix, placement in CLUSTER:
+        for shape, name, orders in TESTS:
+            add_test(tests, shape, name, orders, "cluster", suffix, placement, None, CLUSTER_SYNCSCOPE)
     doc = {"generated": "by clients/compilers/litmus.py; do not edit",
            "tests": tests}
     body = ",\n".join("  " + json.dumps(t, sort_keys=True) for t in tests)

@@ -4,13 +4,38 @@
 //!
 //! Each shape's forbidden outcome is the classic one, forbidden by the C++ memory
 //! model ([intro.races], [atomics.order], [atomics.fences], C++20) at the orders
-//! named below and allowed at weaker ones. CUDA C++ scopes the model: "the
-//! source's forbidding applies only when the threads are within the scope" (the
-//! CUDA C++ memory model is the C++ one with each atomic operation's effects
-//! limited to the threads of its `thread_scope`), so a test whose threads are not
-//! all within its scope forbids nothing. LLVM IR's model is C++'s for these orders
-//! (LangRef, "Memory Model for Concurrent Operations": monotonic is
-//! `memory_order_relaxed`, the others by their names), with syncscope for scope.
+//! named below and allowed at weaker ones.
+//!
+//! # Threads outside the scope
+//!
+//! CUDA C++ scopes the model. libcu++'s "Memory model" (NVIDIA CCCL,
+//! docs/libcudacxx/extended_api/memory_model.rst) relates threads by scope ("Each
+//! GPU thread is related to each other GPU thread in the same CUDA thread block by
+//! the block thread scope", "... in the same CUDA device and within the same memory
+//! synchronization domain by the device thread scope") and, under "Data Races",
+//! modifies [intro.races] p21: "The execution of a program contains a data race if
+//! it contains two potentially concurrent conflicting actions, at least one of which
+//! is not atomic at a scope that includes the thread that performed the other
+//! operation, and neither happens before the other [...] Any such data race results
+//! in undefined behavior." Its own example is a `thread_scope_block` release store
+//! in block 0 read by block 1: "causing the store and the load to not be `atomic`,
+//! and introducing a data-race". Every shape here has two threads access one
+//! location, one of them writing, with nothing ordering them but the atomics
+//! themselves; so a test whose threads are not all within its scope has undefined
+//! behavior, and the source forbids nothing ([`forbidden`] is `None`).
+//!
+//! LLVM IR's model is C++'s for these orders (LangRef, "Memory Model for Concurrent
+//! Operations": monotonic is `memory_order_relaxed`, the others by their names), with
+//! syncscope for scope: an atomic marked syncscope("<target-scope>") "synchronizes
+//! with and participates in the seq_cst total orderings of other operations running
+//! in the same target-specific synchronization scope" (LangRef, "Atomic Memory
+//! Ordering Constraints"). The NVPTX back end names its scopes after CUDA's
+//! (NVPTXISelDAGToDAG.cpp, `NVPTXScopes`: "" system, "block", "cluster", "device"),
+//! so an LLVM test is judged as the CUDA C++ one: outside its scope it forbids
+//! nothing. syncscope("cluster") is the one CUDA C++ cannot write (the manifest's
+//! `why_no_cuda`); its threads are "within" when they share a cluster (PTX ISA,
+//! Memory Consistency Model, "Scope", Table 21: `.cluster` is "The set of all
+//! threads executing in the same cluster as the current thread.").
 //!
 //! # The mapping
 //!
@@ -60,10 +85,12 @@ pub struct Forbidden {
 }
 
 /// The PTX scope a thread scope maps to (ABI page: `thread_scope_<scope>` →
-/// `.<scope>`: block `.cta`, device `.gpu`, system `.sys`).
+/// `.<scope>`: block `.cta`, device `.gpu`, system `.sys`; syncscope("cluster") is
+/// `.cluster`, as LLVM 22 emits it).
 pub fn ptx_scope(s: ThreadScope) -> Scope {
     match s {
         ThreadScope::Block => Scope::Cta,
+        ThreadScope::Cluster => Scope::Cluster,
         ThreadScope::Device => Scope::Gpu,
         ThreadScope::System => Scope::Sys,
     }
@@ -82,12 +109,15 @@ fn within_scope(test: &Test) -> bool {
     (0..test.threads.len()).all(|a| (0..test.threads.len()).all(|b| s.includes(place(test, a), place(test, b))))
 }
 
-/// The placement a scope's threads are expected to have; a check on the manifest.
+/// Whether the test's placement keeps its threads within its scope (and its
+/// threads' places agree): one CTA for block scope, one cluster for cluster scope,
+/// one GPU for device scope, anywhere for system scope.
 pub fn placement_within(test: &Test) -> bool {
     matches!(
         (test.scope, test.placement),
         (ThreadScope::Block, Placement::Cta)
-            | (ThreadScope::Device, Placement::Cta | Placement::Gpu)
+            | (ThreadScope::Cluster, Placement::Cta | Placement::Cluster)
+            | (ThreadScope::Device, Placement::Cta | Placement::Cluster | Placement::Gpu)
             | (ThreadScope::System, _)
     ) && within_scope(test)
 }

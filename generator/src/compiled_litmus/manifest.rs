@@ -31,6 +31,10 @@ pub struct Test {
     pub placement: Placement,
     /// The source in each language, relative to clients/compilers/.
     pub sources: Sources,
+    /// Why the test has no CUDA C++ source, where it has none (cluster scope:
+    /// libcu++ has no public `thread_scope` for it).
+    #[serde(default)]
+    pub why_no_cuda: Option<String>,
     /// The shared locations, in the order of each kernel's first parameters.
     pub locations: Vec<String>,
     /// The locations whose final value is observed.
@@ -84,12 +88,14 @@ pub enum Shape {
     TwoPlusTwoW,
 }
 
-/// A CUDA thread scope (LLVM's syncscope "block", "device", "" alike).
+/// A CUDA thread scope (LLVM's syncscope "block", "cluster", "device", "" alike).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ThreadScope {
     /// `thread_scope_block`, syncscope("block").
     Block,
+    /// syncscope("cluster"), which CUDA C++ cannot write (the test's `why_no_cuda`).
+    Cluster,
     /// `thread_scope_device`, syncscope("device").
     Device,
     /// `thread_scope_system`, the empty syncscope.
@@ -102,18 +108,41 @@ pub enum ThreadScope {
 pub enum Placement {
     /// All in one CTA.
     Cta,
-    /// A CTA each, on one GPU.
+    /// A CTA each, in one cluster.
+    Cluster,
+    /// A CTA each, on one GPU, in clusters of their own.
     Gpu,
     /// A GPU each.
     Sys,
+}
+
+impl Placement {
+    /// Whether `places` (one a thread) are this placement's: all one place; one
+    /// GPU and cluster, CTAs apart; one GPU, clusters apart; GPUs apart.
+    pub fn holds(self, places: &[Place]) -> bool {
+        let apart = |key: fn(&Place) -> u8| {
+            let mut seen: Vec<u8> = places.iter().map(key).collect();
+            seen.sort_unstable();
+            seen.dedup();
+            seen.len() == places.len()
+        };
+        let same = |key: fn(&Place) -> (u8, u8, u8)| places.windows(2).all(|w| key(&w[0]) == key(&w[1]));
+        match self {
+            Placement::Cta => same(|p| (p.gpu, p.cluster, p.cta)),
+            Placement::Cluster => same(|p| (p.gpu, p.cluster, 0)) && apart(|p| p.cta),
+            Placement::Gpu => same(|p| (p.gpu, 0, 0)) && apart(|p| p.cluster),
+            Placement::Sys => apart(|p| p.gpu),
+        }
+    }
 }
 
 /// A test's sources, relative to clients/compilers/.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Sources {
-    /// The CUDA C++ source.
-    pub cuda: String,
+    /// The CUDA C++ source, where the test can be written in CUDA C++.
+    #[serde(default)]
+    pub cuda: Option<String>,
     /// The LLVM IR source.
     pub llvm: String,
 }
@@ -263,6 +292,14 @@ fn check(t: &Test) -> std::result::Result<(), String> {
     if t.threads.is_empty() {
         return Err("no threads".to_owned());
     }
+    match (&t.sources.cuda, &t.why_no_cuda) {
+        (None, None) => return Err("no CUDA C++ source and no `why_no_cuda`".to_owned()),
+        (Some(_), Some(_)) => return Err("a CUDA C++ source and a `why_no_cuda`".to_owned()),
+        _ => {}
+    }
+    if !t.placement.holds(&t.threads.iter().map(|th| th.place).collect::<Vec<_>>()) {
+        return Err(format!("its threads' places are not the placement {:?}'s", t.placement));
+    }
     for m in &t.observed_memory {
         if !t.locations.contains(m) {
             return Err(format!("observed location {m} is not among its locations"));
@@ -293,4 +330,60 @@ fn check(t: &Test) -> std::result::Result<(), String> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Message passing at `scope` and `placement`, its threads at `places`, with
+    /// `sources` and the optional `why_no_cuda` as written in the manifest.
+    fn mp(scope: &str, placement: &str, places: [(u8, u8, u8); 2], sources: &str, why: &str) -> Test {
+        let th = |k: usize, (g, c, t): (u8, u8, u8), observed: &str, ops: &str| {
+            format!(r#"{{"kernel": "k{k}", "place": {{"gpu": {g}, "cluster": {c}, "cta": {t}}}, "observed": {observed}, "ops": {ops}}}"#)
+        };
+        let t0 = th(0, places[0], "[]", r#"[{"op": "store", "loc": "flag", "value": 1, "order": "release"}]"#);
+        let t1 = th(1, places[1], r#"["r0"]"#, r#"[{"op": "load", "loc": "flag", "reg": "r0", "order": "acquire"}]"#);
+        let text = format!(
+            r#"{{"id": "t", "shape": "MP", "scope": "{scope}", "placement": "{placement}", "sources": {sources}, {why} "locations": ["data", "flag"], "observed_memory": [], "threads": [{t0}, {t1}]}}"#
+        );
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"))
+    }
+
+    /// A test has a CUDA C++ source or says why it has none, not both; its threads'
+    /// places are its placement's.
+    #[test]
+    fn sources_and_places_are_checked() {
+        let both = r#"{"cuda": "cuda/t.cu", "llvm": "llvm/t.ll"}"#;
+        let llvm = r#"{"llvm": "llvm/t.ll"}"#;
+        let why = r#""why_no_cuda": "no cluster scope in CUDA C++","#;
+        assert_eq!(check(&mp("block", "cta", [(0, 0, 0); 2], both, "")), Ok(()));
+        assert_eq!(check(&mp("cluster", "cluster", [(0, 0, 0), (0, 0, 1)], llvm, why)), Ok(()));
+        let err = |t: &Test| check(t).expect_err("refused");
+        assert!(err(&mp("cluster", "cluster", [(0, 0, 0), (0, 0, 1)], llvm, "")).contains("no CUDA C++ source and no `why_no_cuda`"));
+        assert!(err(&mp("block", "cta", [(0, 0, 0); 2], both, why)).contains("a CUDA C++ source and a `why_no_cuda`"));
+        assert!(err(&mp("block", "gpu", [(0, 0, 0); 2], both, "")).contains("not the placement Gpu's"));
+    }
+
+    fn at(gpu: u8, cluster: u8, cta: u8) -> Place {
+        Place { gpu, cluster, cta }
+    }
+
+    /// Each placement holds its own places and not the others' (the manifest's
+    /// words: one CTA; a CTA each in one cluster; a cluster each on one GPU; a GPU
+    /// each).
+    #[test]
+    fn placements_hold_their_own_places() {
+        let cases = [
+            (Placement::Cta, [at(0, 0, 0), at(0, 0, 0)]),
+            (Placement::Cluster, [at(0, 0, 0), at(0, 0, 1)]),
+            (Placement::Gpu, [at(0, 0, 0), at(0, 1, 0)]),
+            (Placement::Sys, [at(0, 0, 0), at(1, 0, 0)]),
+        ];
+        for (p, places) in &cases {
+            for (q, _) in &cases {
+                assert_eq!(q.holds(places), p == q, "{q:?} on {p:?}'s places");
+            }
+        }
+    }
 }

@@ -400,7 +400,7 @@ mod tests {
     /// quoted in `read` and `sem_scope`).
     #[test]
     fn statements_map_to_events() {
-        let cases: [(&str, Event); 9] = [
+        let cases: [(&str, Event); 11] = [
             ("st.global.u32 [%rd1], 1;", Event::st_weak(Loc(0), Val::Const(1))),
             ("mov.u32 %r2, 1;\n\tst.relaxed.gpu.b32 [%rd1],%r2;", Event::st(Sem::Relaxed, Scope::Gpu, Loc(0), Val::Const(1))),
             ("st.volatile.global.u32 [%rd2], 1;", Event::st(Sem::Relaxed, Scope::Sys, Loc(1), Val::Const(1))),
@@ -410,6 +410,9 @@ mod tests {
             ("fence.sc.cta;", Event::fence(Sem::Sc, Scope::Cta)),
             ("membar.gl;", Event::fence(Sem::Sc, Scope::Gpu)),
             ("fence.gpu;", Event::fence(Sem::AcqRel, Scope::Gpu)),
+            // LLVM 22's syncscope("cluster").
+            ("st.release.cluster.global.b32 \t[%rd2], 1;", Event::st(Sem::Release, Scope::Cluster, Loc(1), Val::Const(1))),
+            ("fence.sc.cluster;", Event::fence(Sem::Sc, Scope::Cluster)),
         ];
         for (body, want) in cases {
             let k = read(&module(body), "k", 2).unwrap_or_else(|r| panic!("{body}: {r:?}"));

@@ -188,8 +188,9 @@ pub fn build(tests: &Manifest, dir: &Path) -> Result<Option<Report>> {
     let compiler = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let mut out = Vec::new();
     for t in &tests.tests {
-        let found = [&t.sources.cuda, &t.sources.llvm]
+        let found = [t.sources.cuda.as_ref(), Some(&t.sources.llvm)]
             .into_iter()
+            .flatten()
             .map(|s| format!("clients/compilers/{s}"))
             .find_map(|s| by_source.get(&s).map(|e| (s, e)));
         let Some((source, entry)) = found else { continue };
