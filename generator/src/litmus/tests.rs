@@ -10,15 +10,22 @@ use super::*;
 use crate::syntax::judge::{judge as judge_text, Order};
 
 #[test]
-fn the_selection_rule_gives_600_distinct_tests() {
-    // 8 shapes × (6 scoped flavours × 4 scopes + weak) × 3 placements.
+fn the_selection_rule_gives_1132_distinct_tests() {
+    // 4 placements × (10 shapes × (6 scoped flavours × 4 scopes + weak) + CoWW's
+    // 5 scoped flavours × 4 scopes + weak + Atomicity's 3 × 4 scopes).
     let tests = generated();
-    assert_eq!(tests.len(), 8 * (6 * 4 + 1) * 3);
+    assert_eq!(tests.len(), 4 * (10 * (6 * 4 + 1) + (5 * 4 + 1) + 3 * 4));
+    assert_eq!(tests.len(), 1132);
     let ids: BTreeSet<&str> = tests.iter().map(|t| t.id.as_str()).collect();
     assert_eq!(ids.len(), tests.len(), "ids are unique");
     assert!(ids.contains("MP/rel_acq/gpu/other_ctas"));
     assert!(ids.contains("2+2W/weak/same_cta"));
     assert!(ids.contains("MP/red_rel_acq/gpu/other_clusters"));
+    assert!(ids.contains("MP/weak/same_warp"));
+    assert!(ids.contains("Atomicity/red_rel_acq/cta/same_warp"));
+    assert!(!ids.contains("CoWW/red_rel_acq/gpu/same_cta"));
+    assert!(!ids.contains("Atomicity/weak/same_cta"));
+    assert!(!ids.contains("Atomicity/rel_acq/gpu/same_cta"));
 }
 
 #[test]
@@ -82,9 +89,10 @@ fn every_spelling_is_legal_at_its_tests_version_and_target() {
             }
         }
     }
-    // Every atom spelling of `rmw_acq_rel` (two operations × four scopes) and every
-    // red spelling of `red_rel_acq` (one × four).
-    assert_eq!(judged.len(), 12, "{judged:?}");
+    // Every atom spelling of `rmw_acq_rel` (two operations × four scopes), every
+    // red spelling of `red_rel_acq` (one × four), and Atomicity's relaxed add (one
+    // × four; its `acq_rel` add is `rmw_acq_rel`'s read).
+    assert_eq!(judged.len(), 16, "{judged:?}");
 }
 
 #[test]
@@ -124,7 +132,7 @@ fn every_test_is_judged_by_the_oracle_under_its_cap() {
         let v = judge(&t.litmus).unwrap_or_else(|e| panic!("{}: {e}", t.id));
         assert!(!v.allowed.is_empty(), "{}", t.id);
     }
-    let biggest = shapes::test(Shape::Iriw, Flavour::RmwAcqRel, ptxvec_oracle::model::Scope::Gpu, Placement::SameCta);
+    let biggest = shapes::test(Shape::Iriw, Flavour::RmwAcqRel, ptxvec_oracle::model::Scope::Gpu, Placement::SameCta).unwrap();
     let atoms = biggest.litmus.threads.iter().flat_map(|t| &t.events).filter(|e| matches!(e.op, Op::Atom { .. })).count();
     assert_eq!(atoms, 6);
     assert!(MAX_CANDIDATES > 3u128.pow(6) * 6 * 6);
@@ -168,7 +176,7 @@ fn the_mp_record_of_release_acquire_is_as_worked_by_hand() {
     // chapter's causality argument (8.10.6, Message Passing) forbids flag 1 with
     // data 0; every other pair of values some interleaving gives, so no outcome is
     // weak. Cluster placement: PTX ISA 7.8, sm_90.
-    let t = shapes::test(Shape::Mp, Flavour::ReleaseAcquire, ptxvec_oracle::model::Scope::Gpu, Placement::OtherCtas);
+    let t = shapes::test(Shape::Mp, Flavour::ReleaseAcquire, ptxvec_oracle::model::Scope::Gpu, Placement::OtherCtas).unwrap();
     let r = record::record(&t).unwrap();
     assert_eq!(r.id, "MP/rel_acq/gpu/other_ctas");
     assert_eq!((r.requires.ptx.as_str(), r.requires.target.as_str()), ("7.8", "sm_90"));
@@ -193,13 +201,13 @@ fn red_release_is_a_release_only_within_its_scope() {
     // (8.9.2: each must be within the other's scope), nothing synchronizes, and
     // the stale read is allowed: the difference between `red.release.gpu` and
     // `red.release.cta` that one thread's semantic vectors cannot show.
-    let gpu = record::record(&shapes::test(Shape::Mp, Flavour::RedReleaseAcquire, ptxvec_oracle::model::Scope::Gpu, Placement::OtherCtas)).unwrap();
+    let gpu = record::record(&shapes::test(Shape::Mp, Flavour::RedReleaseAcquire, ptxvec_oracle::model::Scope::Gpu, Placement::OtherCtas).unwrap()).unwrap();
     assert_eq!(gpu.threads[0].instructions, ["red.release.gpu.global.add.u32 [x], 1;", "red.release.gpu.global.add.u32 [y], 1;"]);
     assert_eq!(gpu.threads[1].instructions, ["ld.acquire.gpu.global.u32 %r0, [y];", "ld.acquire.gpu.global.u32 %r1, [x];"]);
     let stale = |regs: &std::collections::BTreeMap<String, u32>| (regs["1:r0"], regs["1:r1"]) == (1, 0);
     assert!(gpu.forbidden.iter().any(|f| stale(&f.regs) && f.axioms == ["8.10.6 Causality"]), "{:?}", gpu.forbidden);
     assert!(!gpu.allowed.iter().any(|a| stale(&a.regs)));
-    let cta = record::record(&shapes::test(Shape::Mp, Flavour::RedReleaseAcquire, ptxvec_oracle::model::Scope::Cta, Placement::OtherCtas)).unwrap();
+    let cta = record::record(&shapes::test(Shape::Mp, Flavour::RedReleaseAcquire, ptxvec_oracle::model::Scope::Cta, Placement::OtherCtas).unwrap()).unwrap();
     assert!(cta.allowed.iter().any(|a| stale(&a.regs) && a.weak), "{:?}", cta.allowed);
 }
 
@@ -208,7 +216,7 @@ fn the_sb_record_of_relaxed_accesses_has_one_weak_outcome() {
     // SB relaxed at .gpu: both loads missing is allowed (8.10.6: without fence.sc
     // "an execution is possible, where both R1 and R2 return the initial value")
     // and no interleaving gives it.
-    let t = shapes::test(Shape::Sb, Flavour::Relaxed, ptxvec_oracle::model::Scope::Gpu, Placement::OtherClusters);
+    let t = shapes::test(Shape::Sb, Flavour::Relaxed, ptxvec_oracle::model::Scope::Gpu, Placement::OtherClusters).unwrap();
     let r = record::record(&t).unwrap();
     let weak: Vec<(u32, u32)> = r.allowed.iter().filter(|a| a.weak).map(|a| (a.regs["0:r0"], a.regs["1:r0"])).collect();
     assert_eq!(weak, [(0, 0)]);

@@ -172,7 +172,8 @@ pub fn outcome_from(o: &Observed) -> Option<Outcome> {
 }
 
 /// Each thread of `case` in one line: where it runs, then its instructions with
-/// their operands (`t1 @ cluster 0 cta 1: ld.acquire.gpu.global.u32 r0, [m3]; ...`).
+/// their operands (`t1 @ gpu 0 cluster 0 cta 1: ld.acquire.gpu.global.u32 r0, [m3];
+/// ...`; `cta 0 warp 0` where the threads share a warp).
 pub fn program(case: &Case) -> Vec<String> {
     let operand = |rmw: Rmw| match rmw {
         Rmw::Add(k) | Rmw::Exch(k) => k,
@@ -200,7 +201,9 @@ pub fn program(case: &Case) -> Vec<String> {
                 })
                 .collect();
             let p = th.place;
-            format!("t{t} @ gpu {} cluster {} cta {}: {}", p.gpu, p.cluster, p.cta, body.join("; "))
+            // The model's place has no warp; a test in one warp says so.
+            let warp = if case.same_warp { " warp 0" } else { "" };
+            format!("t{t} @ gpu {} cluster {} cta {}{warp}: {}", p.gpu, p.cluster, p.cta, body.join("; "))
         })
         .collect()
 }
