@@ -37,8 +37,8 @@
 //!   would be `relaxed` again.
 //!
 //! Every flavour but `weak` is taken at each scope S of `.cta`, `.cluster`, `.gpu`,
-//! `.sys`, and every flavour at each [`Placement`]: (10 × (6 × 4 + 1) + (5 × 4 + 1)
-//! + 3 × 4) × 4 = 1,132 tests. Each test names one scope for all its operations: a
+//! `.sys`, and every flavour at each [`Placement`]: 4 placements × (10 shapes ×
+//! (6 × 4 + 1) plus CoWW's 5 × 4 + 1 plus Atomicity's 3 × 4) = 1,132 tests. Each test names one scope for all its operations: a
 //! test that mixed scopes would multiply the count without a shape that needs it. A
 //! test is spelled at the least `.version` and `.target` its operations and
 //! placement need ([`Requires`]). The largest candidate space is IRIW's with
