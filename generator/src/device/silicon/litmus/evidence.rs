@@ -391,6 +391,28 @@ mod tests {
         (parse(&text).unwrap(), cases)
     }
 
+    /// A test in one warp says so in its program (the oracle's places cannot);
+    /// its same-CTA twin's program reads as the recorded runs wrote it.
+    #[test]
+    fn a_same_warp_program_names_the_warp() {
+        let cases = super::super::cases().unwrap();
+        let program_of = |id: &str| program(cases.iter().find(|c| c.id == id).unwrap());
+        assert_eq!(
+            program_of("MP/weak/same_warp"),
+            [
+                "t0 @ gpu 0 cluster 0 cta 0 warp 0: st.global.u32 [x], 1; st.global.u32 [y], 1",
+                "t1 @ gpu 0 cluster 0 cta 0 warp 0: ld.global.u32 r0, [y]; ld.global.u32 r1, [x]",
+            ]
+        );
+        assert_eq!(
+            program_of("MP/weak/same_cta"),
+            [
+                "t0 @ gpu 0 cluster 0 cta 0: st.global.u32 [x], 1; st.global.u32 [y], 1",
+                "t1 @ gpu 0 cluster 0 cta 0: ld.global.u32 r0, [y]; ld.global.u32 r1, [x]",
+            ]
+        );
+    }
+
     #[test]
     fn allowed_outcomes_replay_clean_and_render_back_byte_for_byte() {
         let (f, cases) = file_with(&[((0, 0), 5), ((1, 1), 4), ((0, 1), 1)]);

@@ -8,8 +8,8 @@
 //! one test at once ("parallel testing"), each on locations of its own, a 128-byte
 //! line apart; which warp, lane and CTA runs which thread of which instance is
 //! drawn afresh for every launch from a seeded ChaCha generator ("thread
-//! randomization", [`plan`]), within the test's placement (one CTA, CTAs of one
-//! cluster, clusters); the warps no test thread takes store and load on a small
+//! randomization", [`plan`]), within the test's placement (one warp, one CTA, CTAs
+//! of one cluster, clusters); the warps no test thread takes store and load on a small
 //! scratch region meanwhile ("memory stress"); and an instance's threads wait for
 //! each other (boundedly) before they run, so that they race.
 //!
