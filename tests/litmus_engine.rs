@@ -209,6 +209,6 @@ fn gpgpu_sims_litmus_run_grades_as_recorded() {
     assert!(!text.contains("forbidden") && !text.contains("impossible"), "{text}");
     assert_eq!(
         text.lines().last(),
-        Some("litmus: 16 of 600 tests graded, 16 pass, 0 fail; weak outcomes seen in 0 of the 16 passing tests that allow one")
+        Some("litmus: 33 of 1132 tests graded, 33 pass, 0 fail; weak outcomes seen in 0 of the 30 passing tests that allow one")
     );
 }
