@@ -27,12 +27,13 @@
 //! - The eight classic shapes, CoWR and CoRW: all seven. With `red_rel_acq` a write
 //!   adds its value, and a location written by two threads ends with the sum, as
 //!   2+2W's and S's always did; CoWR's and CoRW's reads still tell the orders apart
-//!   (CoWR's read sees 1 or 3, CoRW's 0 or 2; 1 and 3 there are the read seeing its
-//!   own later add).
+//!   (CoWR's read sees 1 or 3, never 0 or 2, which would miss its own add; CoRW's
+//!   sees 0 or 2, never 1 or 3, which would hold its own later add).
 //! - CoWW: all but `red_rel_acq`, whose three adds end at 6 in every order: the
 //!   final value, all CoWW observes, would tell nothing.
 //! - Atomicity: `relaxed`, `rmw_acq_rel`, `red_rel_acq`, the flavours with an atomic
-//!   add. `weak` has none (`atom` without `.sem` is `.relaxed`, 9.7.13.5), `rel_acq`
+//!   add. `weak` has none (`atom` without `.sem` is strong: "If the `.sem` qualifier
+//!   is absent, `.relaxed` is assumed by default", 9.7.13.5), `rel_acq`
 //!   spells writes with `st`, and each thread has one access, so the fence flavours
 //!   would be `relaxed` again.
 //!
