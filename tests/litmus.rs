@@ -42,7 +42,7 @@ fn an_engine_that_saw_only_allowed_outcomes_passes_and_its_weak_ones_are_named()
         "pass MP/rel_acq/gpu/other_ctas (15 runs); no weak outcome allowed\n\
          pass SB/relaxed/gpu/other_clusters (10 runs); weak seen: 0:r0=0 1:r0=0 | x=1 y=1\n\
          pass SB/relaxed/gpu/same_cta (6 runs); no weak outcome seen (1 allowed): the weak case is untested\n\
-         litmus: 3 of 600 tests graded, 3 pass, 0 fail; weak outcomes seen in 1 of the 2 passing tests that allow one\n"
+         litmus: 3 of 1132 tests graded, 3 pass, 0 fail; weak outcomes seen in 1 of the 2 passing tests that allow one\n"
     );
 }
 
@@ -56,7 +56,7 @@ fn a_forbidden_outcome_fails_its_test_naming_the_axiom() {
     let out = stdout(&o);
     assert!(out.contains("FAIL MP/rel_acq/gpu/same_cta (10 runs)\n  forbidden 1:r0=1 1:r1=0 | x=1 y=1 seen 2 times: 8.10.6 Causality\n"), "{out}");
     assert!(out.contains("FAIL CoRR/relaxed/sys/other_ctas (1 runs)\n  impossible 1:r0=7 1:r1=7 | x=1 seen 1 times"), "{out}");
-    assert!(out.ends_with("2 of 600 tests graded, 0 pass, 2 fail; weak outcomes seen in 0 of the 0 passing tests that allow one\n"), "{out}");
+    assert!(out.ends_with("2 of 1132 tests graded, 0 pass, 2 fail; weak outcomes seen in 0 of the 0 passing tests that allow one\n"), "{out}");
 }
 
 #[test]

@@ -13,7 +13,14 @@ use ptxvec_generator::litmus::generated;
 use crate::support::{assert_exit, ptxvec, repo_root, stderr, stdout};
 
 /// Tests of every placement, with fences, release/acquire and read-modify-writes.
-const SOME: [&str; 4] = ["MP/weak/same_cta", "SB/rel_acq/gpu/other_ctas", "IRIW/fence_sc/sys/other_clusters", "2+2W/rmw_acq_rel/cluster/same_cta"];
+const SOME: [&str; 6] = [
+    "MP/weak/same_cta",
+    "SB/rel_acq/gpu/other_ctas",
+    "IRIW/fence_sc/sys/other_clusters",
+    "2+2W/rmw_acq_rel/cluster/same_cta",
+    "WRC/fence_sc/cta/same_warp",
+    "Atomicity/red_rel_acq/gpu/same_warp",
+];
 
 #[test]
 #[cfg_attr(not(ptxas), ignore = "needs ptxas: set PTXVEC_PTXAS (bash .ci/run does)")]
@@ -24,7 +31,8 @@ fn raw_litmus_modules_assemble_with_ptxas() {
     let mut failures = Vec::new();
     for (i, id) in SOME.iter().enumerate() {
         let g = all.iter().find(|g| g.id == *id).unwrap();
-        let m = raw::module(&g.litmus, &g.opcodes, 64, 42, &g.requires.ptx.to_string(), &g.requires.target()).unwrap();
+        let one_warp = g.placement == ptxvec_generator::litmus::Placement::SameWarp;
+        let m = raw::module(&g.litmus, &g.opcodes, one_warp, 64, 42, &g.requires.ptx.to_string(), &g.requires.target()).unwrap();
         if let Err(e) = ptxvec_generator::ptxas::assemble_module(&ptxas, "sm_90", &m.ptx, dir.path(), &format!("raw{i}")) {
             failures.push(format!("{id}: {e}"));
         }
@@ -39,18 +47,42 @@ fn raw_litmus_modules_assemble_with_ptxas() {
 fn a_raw_module_holds_its_role_table_and_launches_one_round() {
     let all = generated();
     let g = all.iter().find(|g| g.id == "IRIW/weak/same_cta").unwrap();
-    let m = raw::module(&g.litmus, &g.opcodes, 64, 42, "6.0", "sm_70").unwrap();
+    let m = raw::module(&g.litmus, &g.opcodes, false, 64, 42, "6.0", "sm_70").unwrap();
     assert_eq!((m.grid, m.block, m.instances), (2, 4 * 32, 64));
     assert!(m.ptx.contains(&format!(".global .align 4 .u32 ptxvec_roles[{}] = {{", 2 * 4 * 32)), "{}", m.ptx);
     assert!(m.ptx.contains(".visible .entry ptxvec_raw(.param .u64 p_out)"));
     let o = all.iter().find(|g| g.id == "IRIW/weak/other_clusters").unwrap();
-    let m = raw::module(&o.litmus, &o.opcodes, 64, 42, "6.0", "sm_70").unwrap();
+    let m = raw::module(&o.litmus, &o.opcodes, false, 64, 42, "6.0", "sm_70").unwrap();
     assert_eq!((m.grid, m.block), (2 * 4, 32));
     let c = all.iter().find(|g| g.id == "MP/weak/other_ctas").unwrap();
-    let m = raw::module(&c.litmus, &c.opcodes, 32, 42, "7.8", "sm_90").unwrap();
+    let m = raw::module(&c.litmus, &c.opcodes, false, 32, 42, "7.8", "sm_90").unwrap();
     assert!(m.ptx.lines().any(|l| l == ".reqnctapercluster 2, 1, 1"), "{}", m.ptx);
-    assert_eq!(raw::module(&c.litmus, &c.opcodes, 32, 42, "7.8", "sm_90").unwrap(), m, "one seed, one module");
-    assert!(raw::module(&c.litmus, &c.opcodes, 33, 42, "7.8", "sm_90").is_err());
+    assert_eq!(raw::module(&c.litmus, &c.opcodes, false, 32, 42, "7.8", "sm_90").unwrap(), m, "one seed, one module");
+    assert!(raw::module(&c.litmus, &c.opcodes, false, 33, 42, "7.8", "sm_90").is_err());
+}
+
+/// A test in one warp: WRC's 3 threads pack 10 instances a warp (32 / 3), so 64
+/// instances take 7 warps, one CTA each; the role table names each of the 64
+/// instances' 3 threads once, all three in one warp on lanes of their own, and
+/// nothing past instance 63.
+#[test]
+fn a_raw_module_in_one_warp_packs_a_warp_and_runs_its_count() {
+    let all = generated();
+    let g = all.iter().find(|g| g.id == "WRC/weak/same_warp").unwrap();
+    let m = raw::module(&g.litmus, &g.opcodes, true, 64, 42, "6.0", "sm_70").unwrap();
+    assert_eq!((m.grid, m.block, m.instances), (7, 32, 64));
+    let table = m.ptx.split("ptxvec_roles[224] = {").nth(1).unwrap().split('}').next().unwrap();
+    let roles: Vec<u32> = table.split(',').map(|w| w.trim().parse().unwrap()).collect();
+    assert_eq!(roles.len(), 7 * 32);
+    let mut seen = std::collections::BTreeMap::new();
+    for (g, &r) in roles.iter().enumerate().filter(|(_, &r)| r != u32::MAX) {
+        assert!(seen.insert((r >> 3, r & 7), g).is_none(), "role {r} twice");
+    }
+    assert_eq!(seen.len(), 64 * 3);
+    for i in 0..64 {
+        let warps: std::collections::BTreeSet<usize> = (0..3).map(|t| seen[&(i, t)] / 32).collect();
+        assert_eq!(warps.len(), 1, "instance {i} spans warps");
+    }
 }
 
 fn stand_in() -> PathBuf {
@@ -177,7 +209,7 @@ fn gpgpu_sims_litmus_run_grades_as_recorded() {
     assert!(!text.contains("forbidden") && !text.contains("impossible"), "{text}");
     assert_eq!(
         text.lines().last(),
-        Some("litmus: 16 of 600 tests graded, 16 pass, 0 fail; weak outcomes seen in 0 of the 16 passing tests that allow one")
+        Some("litmus: 33 of 1132 tests graded, 33 pass, 0 fail; weak outcomes seen in 0 of the 30 passing tests that allow one")
     );
 }
 

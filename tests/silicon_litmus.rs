@@ -19,7 +19,7 @@ fn every_litmus_module_assembles_with_ptxas() {
     let dir = tempfile::tempdir().unwrap();
     let modules = litmus::modules(&litmus::cases().unwrap()).unwrap();
     assert!(!modules.is_empty());
-    // Some 600 ptxas runs, on rayon's pool. PTXVEC_SHARD=K/N (.ci/run's daily share)
+    // Some 1,100 ptxas runs, on rayon's pool. PTXVEC_SHARD=K/N (.ci/run's daily share)
     // takes the modules i % N == K; unset, every module.
     let shard = crate::support::shard(modules.len() as u64);
     let failures: Vec<String> = modules

@@ -9,7 +9,9 @@
 //! its qualifiers and without operands (`atom.acq_rel.gpu.global.add.u32`,
 //! `fence.sc.cta`, `ld.global.u32`): a runner appends the operands. Every access is
 //! to `.global` memory and 32 bits wide; every location holds 0 before the test.
-//! [`Placement`] says where each thread runs; [`Requires`] the `.version` and
+//! [`Placement`] says where each thread runs (`same_warp`: in one warp, which
+//! the oracle's places cannot say, so a runner reads it from the placement and the
+//! record from each thread's `lane`); [`Requires`] the `.version` and
 //! `.target` to emit. [`record::record`] gives a test's record: its allowed
 //! outcomes (each marked weak when no sequentially consistent interleaving gives
 //! it) and its forbidden ones with their axioms, as vectors/litmus.jsonl.gz holds

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use ptxvec_oracle::model::{self, judge, Event, Op, Val};
 
 use super::spelling::scope_word;
-use super::{mem_key, outcome_keys, reg_key, Generated, Placement};
+use super::{mem_key, outcome_keys, reg_key, Generated};
 
 /// The chapter the outcomes come from.
 pub const SOURCE: &str = "PTX ISA 9.1, 8 Memory Consistency Model (8.9 Ordering of memory operations, 8.10 Axioms)";
@@ -20,13 +20,15 @@ pub const SOURCE: &str = "PTX ISA 9.1, 8 Memory Consistency Model (8.9 Ordering 
 pub struct Record {
     /// `MP/rel_acq/gpu/other_ctas`.
     pub id: String,
-    /// `MP`, `SB`, `LB`, `IRIW`, `WRC`, `CoRR`, `2+2W`, `S`.
+    /// `MP`, `SB`, `LB`, `IRIW`, `WRC`, `CoRR`, `2+2W`, `S`, `CoWR`, `CoWW`,
+    /// `CoRW`, `Atomicity`.
     pub shape: String,
-    /// `weak`, `relaxed`, `rel_acq`, `fence_acq_rel`, `fence_sc`, `rmw_acq_rel`.
+    /// `weak`, `relaxed`, `rel_acq`, `fence_acq_rel`, `fence_sc`, `rmw_acq_rel`,
+    /// `red_rel_acq`.
     pub flavour: String,
     /// The scope of every strong operation (`.gpu`); `null` for `weak`.
     pub scope: Option<String>,
-    /// `same_cta`, `other_ctas`, `other_clusters`.
+    /// `same_warp`, `same_cta`, `other_ctas`, `other_clusters`.
     pub placement: String,
     /// The `.version` and `.target` to emit.
     pub requires: Requires,
@@ -64,6 +66,11 @@ pub struct ThreadRecord {
     pub cta: u8,
     /// The warp, in that CTA.
     pub warp: u8,
+    /// The lane, in that warp: given only where the test's threads share a warp
+    /// (`same_warp`), each its own. A runner may deal the lanes at random; what it
+    /// keeps is that the threads share a warp and none shares a lane.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lane: Option<u8>,
     /// Its instructions in program order, operands written as the chapter's litmus
     /// tests write them: `%rN` for register `N`, `[x]` for location `x`.
     pub instructions: Vec<String>,
@@ -139,7 +146,8 @@ pub fn record(test: &Generated) -> Result<Record, model::Unsupported> {
         .map(|(i, (t, ops))| ThreadRecord {
             cluster: t.place.cluster,
             cta: t.place.cta,
-            warp: if test.placement == Placement::SameCta { u8::try_from(i).unwrap_or(u8::MAX) } else { 0 },
+            warp: test.placement.warp(i),
+            lane: test.placement.lane(i),
             instructions: t.events.iter().zip(ops).map(|(e, op)| instruction(op, e)).collect(),
         })
         .collect();

@@ -111,7 +111,8 @@ pub fn run(args: &Args, out: &mut dyn std::io::Write) -> Result<Outcome> {
 
 /// Emits, runs and decodes one test.
 fn run_test(runner: &Runner, work: &Path, g: &Generated, instances: u32, seed: u64) -> Result<TestRun> {
-    let m = match raw::module(&g.litmus, &g.opcodes, instances, seed, &g.requires.ptx.to_string(), &g.requires.target()) {
+    let one_warp = g.placement == crate::litmus::Placement::SameWarp;
+    let m = match raw::module(&g.litmus, &g.opcodes, one_warp, instances, seed, &g.requires.ptx.to_string(), &g.requires.target()) {
         Ok(m) => m,
         Err(e) => return Ok(TestRun::NotRun(format!("cannot emit its module: {e}"))),
     };

@@ -15,4 +15,14 @@ pub struct Case {
     pub test: Litmus,
     /// Each event's opcode, by thread then event.
     pub opcodes: Vec<Vec<String>>,
+    /// The test's threads share one warp (the `same_warp` placement), which the
+    /// oracle's places cannot say: to the model they share a CTA.
+    pub same_warp: bool,
+}
+
+impl Case {
+    /// Where its threads run, for [`super::plan`].
+    pub fn placement(&self) -> Result<super::plan::Placement, String> {
+        super::plan::Placement::of(&self.test, self.same_warp)
+    }
 }

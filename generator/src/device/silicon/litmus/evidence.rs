@@ -172,7 +172,8 @@ pub fn outcome_from(o: &Observed) -> Option<Outcome> {
 }
 
 /// Each thread of `case` in one line: where it runs, then its instructions with
-/// their operands (`t1 @ cluster 0 cta 1: ld.acquire.gpu.global.u32 r0, [m3]; ...`).
+/// their operands (`t1 @ gpu 0 cluster 0 cta 1: ld.acquire.gpu.global.u32 r0, [m3];
+/// ...`; `cta 0 warp 0` where the threads share a warp).
 pub fn program(case: &Case) -> Vec<String> {
     let operand = |rmw: Rmw| match rmw {
         Rmw::Add(k) | Rmw::Exch(k) => k,
@@ -200,7 +201,9 @@ pub fn program(case: &Case) -> Vec<String> {
                 })
                 .collect();
             let p = th.place;
-            format!("t{t} @ gpu {} cluster {} cta {}: {}", p.gpu, p.cluster, p.cta, body.join("; "))
+            // The model's place has no warp; a test in one warp says so.
+            let warp = if case.same_warp { " warp 0" } else { "" };
+            format!("t{t} @ gpu {} cluster {} cta {}{warp}: {}", p.gpu, p.cluster, p.cta, body.join("; "))
         })
         .collect()
 }
@@ -386,6 +389,28 @@ mod tests {
         };
         let text = render(&h100(FORMAT), &run, &rows);
         (parse(&text).unwrap(), cases)
+    }
+
+    /// A test in one warp says so in its program (the oracle's places cannot);
+    /// its same-CTA twin's program reads as the recorded runs wrote it.
+    #[test]
+    fn a_same_warp_program_names_the_warp() {
+        let cases = super::super::cases().unwrap();
+        let program_of = |id: &str| program(cases.iter().find(|c| c.id == id).unwrap());
+        assert_eq!(
+            program_of("MP/weak/same_warp"),
+            [
+                "t0 @ gpu 0 cluster 0 cta 0 warp 0: st.global.u32 [x], 1; st.global.u32 [y], 1",
+                "t1 @ gpu 0 cluster 0 cta 0 warp 0: ld.global.u32 r0, [y]; ld.global.u32 r1, [x]",
+            ]
+        );
+        assert_eq!(
+            program_of("MP/weak/same_cta"),
+            [
+                "t0 @ gpu 0 cluster 0 cta 0: st.global.u32 [x], 1; st.global.u32 [y], 1",
+                "t1 @ gpu 0 cluster 0 cta 0: ld.global.u32 r0, [y]; ld.global.u32 r1, [x]",
+            ]
+        );
     }
 
     #[test]

@@ -8,8 +8,8 @@
 //! one test at once ("parallel testing"), each on locations of its own, a 128-byte
 //! line apart; which warp, lane and CTA runs which thread of which instance is
 //! drawn afresh for every launch from a seeded ChaCha generator ("thread
-//! randomization", [`plan`]), within the test's placement (one CTA, CTAs of one
-//! cluster, clusters); the warps no test thread takes store and load on a small
+//! randomization", [`plan`]), within the test's placement (one warp, one CTA, CTAs
+//! of one cluster, clusters); the warps no test thread takes store and load on a small
 //! scratch region meanwhile ("memory stress"); and an instance's threads wait for
 //! each other (boundedly) before they run, so that they race.
 //!
@@ -293,7 +293,7 @@ fn id_hash(id: &str) -> u64 {
 fn run_test(args: &Args, dev: &Device, sms: u32, c: &Case) -> Result<TestRun> {
     let started = Instant::now();
     let lay = emit::Layout::of(&c.test);
-    let placement = plan::Placement::of(&c.test).map_err(Error::Input)?;
+    let placement = c.placement().map_err(Error::Input)?;
     let k = placement.cluster_size();
     let grid = plan::Grid { ctas: (sms * args.ctas_per_sm / k).max(1) * k, warps: BLOCK / 32, test_warps: BLOCK / 32 - args.stress_warps };
     let instances = grid.instances(&placement);
@@ -351,7 +351,7 @@ pub fn modules(cases: &[Case]) -> Result<Vec<(String, String)>> {
 pub fn cases() -> Result<Vec<Case>> {
     Ok(crate::litmus::generated()
         .into_iter()
-        .map(|g| Case { id: g.id, test: g.litmus, opcodes: g.opcodes })
+        .map(|g| Case { same_warp: g.placement == crate::litmus::Placement::SameWarp, id: g.id, test: g.litmus, opcodes: g.opcodes })
         .collect())
 }
 

@@ -34,7 +34,10 @@ use super::plan::{self, Grid, Placement};
 pub const ENTRY: &str = crate::device::selfcheck::emit::RAW;
 /// Words between two copies of a location: each on a 128-byte line of its own.
 pub const STRIDE: u32 = 32;
-/// Instances come in groups of a warp's 32 lanes (the plan deals warps).
+/// Instances come in groups of a warp's 32 lanes (the plan deals warps); `--instances`
+/// is a multiple of it. A test in one warp packs fewer a warp (`32 / n` for `n`
+/// threads): its module deals enough warps for the instances and leaves the
+/// instances past them unrun (their roles stress, which here returns).
 pub const GROUP: u32 = 32;
 
 /// The raw module's racing start.
@@ -67,10 +70,12 @@ impl RawModule {
 
 /// The raw module of `test` (with `opcodes` as [`emit::module`] takes them) that
 /// runs `instances` instances (a positive multiple of [`GROUP`]) with the role
-/// table drawn by `seed`, in a module of `.version version` and `.target target`.
+/// table drawn by `seed`, in a module of `.version version` and `.target target`;
+/// with every test thread of an instance in one warp where `one_warp`.
 pub fn module(
     test: &Litmus,
     opcodes: &[Vec<String>],
+    one_warp: bool,
     instances: u32,
     seed: u64,
     version: &str,
@@ -81,15 +86,21 @@ pub fn module(
         return Err(bad(format!("{instances} instances: expected a positive multiple of {GROUP}")));
     }
     let lay = emit::checked(test, opcodes)?;
-    let p = Placement::of(test).map_err(bad)?;
+    let p = Placement::of(test, one_warp).map_err(bad)?;
     let k = p.cluster_size().max(1);
-    // One round: every CTA gives the fullest test CTA's count of warps, and each
-    // group of 32 instances gets clusters of its own.
-    let warps = p.fullest_cta().max(1);
-    let ctas = (instances / GROUP) * p.clusters.len() as u32 * k;
+    // One round: every CTA gives a group's count of warps, and each group of
+    // instances gets clusters of its own.
+    let warps = p.warps_per_group().max(1);
+    let groups = instances.div_ceil(p.per_group());
+    let ctas = groups * p.clusters.len() as u32 * k;
     let grid = Grid { ctas, warps, test_warps: warps };
-    debug_assert_eq!(grid.instances(&p), instances);
-    let roles = plan::roles(&p, &grid, &mut rand_chacha::ChaCha8Rng::seed_from_u64(seed));
+    debug_assert!(grid.instances(&p) >= instances);
+    let mut roles = plan::roles(&p, &grid, &mut rand_chacha::ChaCha8Rng::seed_from_u64(seed));
+    // A last group packed short of a whole warp's worth: its instances past the
+    // count do not run.
+    for r in roles.iter_mut().filter(|r| **r != emit::STRESS && (**r >> emit::THREAD_BITS) >= instances) {
+        *r = emit::STRESS;
+    }
     let ptx = write(test, opcodes, &lay, &roles, instances, version, target)?;
     Ok(RawModule { ptx, grid: ctas, block: warps * 32, instances, layout: lay })
 }
