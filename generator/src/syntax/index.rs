@@ -34,8 +34,7 @@ use super::illegal::CHECK_PTXAS;
 use super::judge::{self, Judgement, Order};
 use super::line_masks::Masks;
 use super::text::{self, InstrText, LexError};
-use super::verdict::{self, InModule, Placed};
-pub use super::verdict::{Candidate, Chain, Verdict};
+use super::verdict::{self, Chain, InModule, Placed, Verdict};
 use super::word_key::{self, ByWord};
 
 /// The most chains the index keeps; past it, it starts over (a stream of
@@ -498,9 +497,7 @@ impl<'s> Index<'s> {
         order: Order,
     ) -> Judgement {
         match self.parsed(text, tokens, ptx, target, order) {
-            Ok(parsed) => self.with_chain(tokens.chain, |chain| {
-                self.verdict(chain, parsed, ptx, target, order).into_judgement()
-            }),
+            Ok(parsed) => self.with_chain(tokens.chain, |chain| self.verdict(chain, parsed, order).into_judgement()),
             Err(j) => j,
         }
     }
@@ -511,8 +508,8 @@ impl<'s> Index<'s> {
     pub fn is_legal(&self, text: &str, ptx: PtxVersion, target: Target) -> bool {
         let tokens = Tokens::of(text);
         match self.parsed(text, &tokens, ptx, target, Order::Lenient) {
-            Ok(parsed) => self.with_reading(tokens.chain, &parsed.words, |r| {
-                self.verdict(&r.chain, parsed, ptx, target, Order::Lenient).defect.is_none()
+            Ok(parsed) => self.with_reading(tokens.chain, &parsed.tokens.words, |r| {
+                self.verdict(&r.chain, parsed, Order::Lenient).defect.is_none()
             }),
             Err(j) => j.legal(),
         }
@@ -537,7 +534,8 @@ impl<'s> Index<'s> {
             return self.is_legal(&departure::render(t), ptx, target);
         }
         let chain = t.words.join(".");
-        self.with_reading(&chain, &t.words, |r| self.verdict(&r.chain, t, ptx, target, Order::Lenient).defect.is_none())
+        let parsed = Parsed { tokens: t, ptx, target };
+        self.with_reading(&chain, &t.words, |r| self.verdict(&r.chain, parsed, Order::Lenient).defect.is_none())
     }
 
     /// The tokens [`Index::verdict`] judges, or the verdict when the steps before the
@@ -553,13 +551,13 @@ impl<'s> Index<'s> {
         ptx: PtxVersion,
         target: Target,
         order: Order,
-    ) -> Result<&'t InstrText<&'a str>, Judgement> {
+    ) -> Result<Parsed<'t, 'a>, Judgement> {
         let definition = || judge::judge(self.spec, text, ptx, target, order);
         if !self.module_allowed(ptx, target) || (!tokens.ended && !text.trim_end().ends_with(';')) {
             return Err(definition());
         }
         match &tokens.parsed {
-            Ok(parsed) => Ok(parsed),
+            Ok(parsed) => Ok(Parsed { tokens: parsed, ptx, target }),
             // A comment-free text that does not tokenize: the definition's first
             // defect, from the same tokenizer.
             Err(e) if tokens.exact => Err(Judgement::unparsed(judge::parse_defect(e))),
@@ -570,22 +568,28 @@ impl<'s> Index<'s> {
     /// [`judge::judge`]'s steps from the chain's words on ([`verdict::verdict`],
     /// the definition's own), with the chain's reading kept: the verdict on a
     /// text that [`Index::parsed`] reads as `parsed`.
-    pub fn verdict<'a>(
-        &self,
-        chain: &'a Chain<'s>,
-        parsed: &InstrText<&str>,
-        ptx: PtxVersion,
-        target: Target,
-        order: Order,
-    ) -> Verdict<'a> {
+    pub fn verdict<'a>(&self, chain: &'a Chain<'s>, parsed: Parsed<'_, '_>, order: Order) -> Verdict<'a> {
         let module = InModule {
             model: &self.spec.targets,
-            ptx,
-            target,
-            allowed: self.module_allowed(ptx, target),
+            ptx: parsed.ptx,
+            target: parsed.target,
+            allowed: true,
         };
-        verdict::verdict(chain, parsed.guard, &parsed.operands, &module, order)
+        verdict::verdict(chain, parsed.tokens.guard, &parsed.tokens.operands, &module, order)
     }
+}
+
+/// A text's tokens as [`Index::parsed`] lets them through to [`Index::verdict`],
+/// with the module they are judged in: one the target model allows, so that the
+/// verdict's module step does not look it up again (that second lookup was a
+/// hundred instructions a line, about 1% of `check-syntax -`'s under callgrind).
+#[derive(Debug, Clone, Copy)]
+pub struct Parsed<'t, 'a> {
+    /// The tokens.
+    pub tokens: &'t InstrText<&'a str>,
+    /// The module's `.version` and `.target`, allowed.
+    ptx: PtxVersion,
+    target: Target,
 }
 
 /// The readings freed on the workers: tens of thousands of them, each a few
