@@ -20,7 +20,8 @@ use crate::io::output::write_error;
 use crate::io::batch::flat_json::{self, Value};
 use crate::io::batch::{self, json, Answers, InputLine};
 use crate::syntax::context;
-use crate::syntax::index::{Index, Tokens, Verdict};
+use crate::syntax::index::{Index, Tokens};
+use crate::syntax::verdict::Verdict;
 use crate::syntax::departure::{self, Prediction};
 use crate::syntax::illegal::CHECK_PTXAS;
 use crate::syntax::rule_id::RuleId;
@@ -370,14 +371,14 @@ impl Line<'_> {
     fn answer(&self, index: &Index<'_>, text: &str, tokens: &Tokens<'_>, buf: &mut Vec<u8>) {
         let (ptx, target, order) = (self.ptx, self.target, self.order);
         match index.parsed(text, tokens, ptx, target, order) {
-            Ok(parsed) => index.with_reading(tokens.chain, &parsed.words, |r| {
-                let v = index.verdict(&r.chain, parsed, ptx, target, order);
+            Ok(parsed) => index.with_reading(tokens.chain, &parsed.tokens.words, |r| {
+                let v = index.verdict(&r.chain, parsed, order);
                 if self.not_covered(index, text, v.defect.as_deref(), buf) {
                     return;
                 }
                 let departures = &r.departures;
                 let module = crate::syntax::context::Module { ptx, target };
-                let predicted = departure::predict_from(departures, parsed, module, v.defect.as_deref(), &|t, m| {
+                let predicted = departure::predict_from(departures, parsed.tokens, module, v.defect.as_deref(), &|t, m| {
                     index.is_legal_tokens(t, m.ptx, m.target)
                 });
                 self.write(&v, predicted, buf);

@@ -4,42 +4,37 @@
 //! Most of a verdict's cost is placing the qualifiers onto the syntax lines
 //! (`judge::read_chain`); it depends only on the words before the operands
 //! (`red.relaxed.gpu.global.add.u32`), not on the operands, the guard or the
-//! module. The [`Index`] keeps each chain's reading: its instruction, the
-//! spellings it can be read as (with their operand positions, their table and
+//! module. The [`Index`] keeps each chain's reading ([`Chain`]): its instruction,
+//! the spellings it can be read as (with their operand positions, their table and
 //! forbid refusal, their requirement rules), or why none reads it: a defect of
 //! the chain alone, or its nearest syntax lines by qualifiers with the defect each
 //! names, among which the text's operands choose (`judge::Unread`). A verdict is
-//! then the judge's remaining steps on one line: the guard, the operands, the
-//! order and the module's rules.
+//! then the judge's remaining steps on one line, on the kept reading:
+//! [`verdict::verdict`], the very steps the definition takes on the chain it
+//! reads afresh.
 //!
-//! Texts that fail the general statement grammar (no parse, no `;`, an unknown
-//! mnemonic or qualifier word, a repeated qualifier), a module the target model
-//! refuses and a guard that is no predicate go to [`judge::judge`] whole: its
-//! checks before the placement are cheap, and it names their defects.
-//!
-//! [`judge::judge`] stays the definition: the differential test
-//! (`tests/batch_fast_path.rs`) holds this path to its answers on every syntax and
-//! semantic vector, in both orders.
+//! What differs from the definition is how a text gets there: the tokenizer of
+//! the common shape ([`common_text`]), the qualifiers placed by bit masks
+//! ([`Masks`]), and the texts handed to [`judge::judge`] whole (a text with a
+//! comment outside the common shape, one without its `;`, a module the target
+//! model refuses): [`Index::parsed`]. The differential test
+//! (`tests/batch_fast_path.rs`) holds this path to the definition's answers on
+//! every syntax and semantic vector, in both orders.
 
-use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use rayon::prelude::*;
 
-use ptxvec_spec::model::Rule;
 use ptxvec_spec::{Departure, Erratum, Instruction, PtxVersion, Qualifier, Spec, Target};
 
 use super::common_text;
 use super::departure;
 use super::illegal::CHECK_PTXAS;
-use super::judge::{self, Judgement, Order, Unread};
-use super::defect::Defect;
+use super::judge::{self, Judgement, Order};
 use super::line_masks::Masks;
-use super::needs::Needs;
-use super::operands::{self, Position};
-use super::spelling::Spelling;
 use super::text::{self, InstrText, LexError};
+use super::verdict::{self, Chain, InModule, Placed, Verdict};
 use super::word_key::{self, ByWord};
 
 /// The most chains the index keeps; past it, it starts over (a stream of
@@ -53,144 +48,12 @@ pub const MAX_CHAINS: usize = 1 << 17;
 /// Longer chains are read for each line, never kept.
 pub const MAX_CHAIN_BYTES: usize = 256;
 
-/// One way a chain's qualifiers are read, with what the judge asks of it.
-#[derive(Debug)]
-pub struct Candidate<'s> {
-    /// The spelling.
-    pub spelling: Spelling<'s>,
-    /// Whether the qualifiers are written in the document's order.
-    pub in_order: bool,
-    /// The spelling's operand positions.
-    positions: Vec<Position<'s>>,
-    // The rest is asked only of a reading whose operands fit (most explorer
-    // chains are read for a line or two whose operands do not), so each is made
-    // when first asked.
-    /// Its canonical chain, for messages.
-    chain: OnceLock<String>,
-    /// The defect of a table or forbid rule that refuses it in every module.
-    refusal: OnceLock<Option<Defect>>,
-    /// Its requirement rules, in file order.
-    requiring: OnceLock<Vec<&'s Rule>>,
-    /// What all of them need at once: asked by `eval` alone.
-    needs: OnceLock<Needs>,
-}
-
-impl<'s> Candidate<'s> {
-    /// What the spelling's requirement rules need at once, under `model` (the
-    /// spec's target model).
-    pub fn needs(&self, model: &ptxvec_spec::TargetModel) -> &Needs {
-        self.needs.get_or_init(|| self.spelling.needs(model))
-    }
-
-    /// The spelling's canonical chain.
-    fn chain(&self) -> &str {
-        self.chain.get_or_init(|| self.spelling.chain())
-    }
-
-    /// The defect of a table or forbid rule that refuses the spelling in every
-    /// module.
-    fn refusal(&self) -> Option<&Defect> {
-        self.refusal.get_or_init(|| judge::refusal_defect(&self.spelling)).as_ref()
-    }
-
-    /// The spelling's requirement rules, in file order.
-    fn requiring(&self) -> &[&'s Rule] {
-        self.requiring.get_or_init(|| self.spelling.requiring_rules())
-    }
-}
-
-/// What a qualifier chain reads as, whatever the operands, guard and module.
-pub enum Chain<'s> {
-    /// Decided before any qualifier is placed, whatever the operands: no
-    /// instruction ptxvec covers or a word that is no PTX qualifier (a malformed
-    /// defect, `instruction` `None`), or a chain of a covered instruction without
-    /// its `.sync` or with a qualifier written twice (invalid, once the guard is
-    /// seen to be a predicate).
-    Unplaced {
-        /// The instruction, where the chain names one.
-        instruction: Option<&'s Instruction>,
-        /// The defect.
-        defect: Defect,
-    },
-    /// The instruction, its qualifiers, and the spellings they read as (in the
-    /// judge's order), or why none.
-    Instruction {
-        /// The instruction.
-        instruction: &'s Instruction,
-        /// The qualifiers, as written.
-        quals: Vec<Qualifier>,
-        /// The readings, or why there are none.
-        qualifiers: Result<Vec<Candidate<'s>>, Unread<'s>>,
-    },
-}
-
-impl<'s> Chain<'s> {
-    /// Reads a chain (`red.global.add.u32`) as [`judge::judge`] does, its
-    /// qualifiers placed by `masks` (the spec's syntax lines as bit masks).
-    pub fn read(spec: &'s Spec, masks: &Masks<'s>, chain: &str) -> Chain<'s> {
-        Chain::read_with(spec, masks, &words_of(chain), |_| ())
-    }
-
-    /// [`Chain::read`] of the chain whose words are `words`, telling `words_are`
-    /// what they spell once its instruction is known.
-    fn read_with(
-        spec: &'s Spec,
-        masks: &Masks<'s>,
-        words: &[&str],
-        words_are: impl FnOnce(&judge::Head<'s>),
-    ) -> Chain<'s> {
-        let head = match judge::head_of(spec, words) {
-            Ok(head) => head,
-            Err(defect) => {
-                return Chain::Unplaced {
-                    instruction: None,
-                    defect,
-                }
-            }
-        };
-        words_are(&head);
-        let (instruction, quals, moved) = (head.instruction, head.quals, head.moved);
-        // The definition's order: a missing `.sync` before a repeated qualifier.
-        if let Some(defect) = head.missing.or_else(|| judge::repeated(&quals)) {
-            return Chain::Unplaced {
-                instruction: Some(instruction),
-                defect,
-            };
-        }
-        let read = match masks.of(instruction) {
-            Some(m) => m.read_chain(&quals),
-            None => judge::read_chain(instruction, &quals),
-        };
-        let qualifiers = read.map(|readings| {
-            readings
-                .into_iter()
-                .map(|(spelling, in_order)| Candidate {
-                    positions: operands::positions(&spelling),
-                    chain: OnceLock::new(),
-                    refusal: OnceLock::new(),
-                    requiring: OnceLock::new(),
-                    needs: OnceLock::new(),
-                    spelling,
-                    in_order: in_order && !moved,
-                })
-                .collect()
-        });
-        Chain::Instruction {
-            instruction,
-            quals,
-            qualifiers,
-        }
-    }
-
-    /// The spelling the chain is read as first, if it fits a syntax line exactly:
-    /// [`judge::reading`]'s answer.
-    pub fn reading(&self) -> Option<&Candidate<'s>> {
-        match self {
-            Chain::Instruction {
-                qualifiers: Ok(c), ..
-            } => c.first(),
-            _ => None,
-        }
+/// A chain's qualifiers placed by `masks` (the spec's syntax lines as bit masks):
+/// `judge::read_chain`'s answer, by the definition's steps on the masks.
+fn placed<'s>(masks: &Masks<'s>, instruction: &'s Instruction, quals: &[Qualifier]) -> Placed<'s> {
+    match masks.of(instruction) {
+        Some(m) => m.read_chain(quals),
+        None => judge::read_chain(instruction, quals),
     }
 }
 
@@ -209,11 +72,12 @@ pub struct Read<'s> {
 impl<'s> Read<'s> {
     /// Reads the chain of `words` ([`Chain::read`]) and its departures.
     fn new(spec: &'s Spec, masks: &Masks<'s>, words: &[&str]) -> Read<'s> {
-        let mut departures = Vec::new();
-        let chain = Chain::read_with(spec, masks, words, |head| {
-            departures =
-                departure::word_departures(spec, &head.instruction.instruction, CHECK_PTXAS, &head.words);
-        });
+        let head = judge::head_of(spec, words);
+        let departures = head.as_ref().map_or_else(
+            |_| Vec::new(),
+            |head| departure::word_departures(spec, &head.instruction.instruction, CHECK_PTXAS, &head.words),
+        );
+        let chain = Chain::of_head(head, |instruction, quals| placed(masks, instruction, quals));
         Read { chain, departures }
     }
 }
@@ -431,9 +295,11 @@ impl<'s> Index<'s> {
         }
     }
 
-    /// Reads `chain` ([`Chain::read`]).
+    /// Reads `chain` (`red.global.add.u32`) as the definition does, its
+    /// qualifiers placed by the masks.
     fn read(&self, chain: &str) -> Chain<'s> {
-        Chain::read(self.spec, self.masks(), chain)
+        let masks = self.masks();
+        Chain::read(self.spec, &words_of(chain), |instruction, quals| placed(masks, instruction, quals))
     }
 
     /// Reads the chain of `words` and its departures ([`Read::new`]).
@@ -631,9 +497,7 @@ impl<'s> Index<'s> {
         order: Order,
     ) -> Judgement {
         match self.parsed(text, tokens, ptx, target, order) {
-            Ok(parsed) => self.with_chain(tokens.chain, |chain| {
-                self.verdict(chain, parsed, ptx, target, order).into_judgement()
-            }),
+            Ok(parsed) => self.with_chain(tokens.chain, |chain| self.verdict(chain, parsed, order).into_judgement()),
             Err(j) => j,
         }
     }
@@ -644,8 +508,8 @@ impl<'s> Index<'s> {
     pub fn is_legal(&self, text: &str, ptx: PtxVersion, target: Target) -> bool {
         let tokens = Tokens::of(text);
         match self.parsed(text, &tokens, ptx, target, Order::Lenient) {
-            Ok(parsed) => self.with_reading(tokens.chain, &parsed.words, |r| {
-                self.verdict(&r.chain, parsed, ptx, target, Order::Lenient).defect.is_none()
+            Ok(parsed) => self.with_reading(tokens.chain, &parsed.tokens.words, |r| {
+                self.verdict(&r.chain, parsed, Order::Lenient).defect.is_none()
             }),
             Err(j) => j.legal(),
         }
@@ -670,7 +534,8 @@ impl<'s> Index<'s> {
             return self.is_legal(&departure::render(t), ptx, target);
         }
         let chain = t.words.join(".");
-        self.with_reading(&chain, &t.words, |r| self.verdict(&r.chain, t, ptx, target, Order::Lenient).defect.is_none())
+        let parsed = Parsed { tokens: t, ptx, target };
+        self.with_reading(&chain, &t.words, |r| self.verdict(&r.chain, parsed, Order::Lenient).defect.is_none())
     }
 
     /// The tokens [`Index::verdict`] judges, or the verdict when the steps before the
@@ -686,102 +551,45 @@ impl<'s> Index<'s> {
         ptx: PtxVersion,
         target: Target,
         order: Order,
-    ) -> Result<&'t InstrText<&'a str>, Judgement> {
+    ) -> Result<Parsed<'t, 'a>, Judgement> {
         let definition = || judge::judge(self.spec, text, ptx, target, order);
         if !self.module_allowed(ptx, target) || (!tokens.ended && !text.trim_end().ends_with(';')) {
             return Err(definition());
         }
         match &tokens.parsed {
-            Ok(parsed) => Ok(parsed),
+            Ok(parsed) => Ok(Parsed { tokens: parsed, ptx, target }),
             // A comment-free text that does not tokenize: the definition's first
             // defect, from the same tokenizer.
-            Err(e) if tokens.exact => Err(Judgement {
-                instruction: None,
-                form: None,
-                defect: Some(judge::parse_defect(e)),
-                warnings: Vec::new(),
-            }),
+            Err(e) if tokens.exact => Err(Judgement::unparsed(judge::parse_defect(e))),
             Err(_) => Err(definition()),
         }
     }
 
-    /// [`judge::judge`]'s steps from the chain's words on, with the chain's reading
-    /// kept: the verdict on a text that [`Index::parsed`] reads as `parsed`.
-    pub fn verdict<'a>(
-        &self,
-        chain: &'a Chain<'s>,
-        parsed: &InstrText<&str>,
-        ptx: PtxVersion,
-        target: Target,
-        order: Order,
-    ) -> Verdict<'a> {
-        let mut j = Verdict::default();
-        // The definition's defect for a guard that is no predicate, named once the
-        // chain names its instruction.
-        let guard_defect = || parsed.guard.and_then(judge::guard_defect).map(Cow::Owned);
-        let (instruction, quals, qualifiers) = match chain {
-            Chain::Unplaced {
-                instruction: None,
-                defect,
-            } => {
-                j.defect = Some(Cow::Borrowed(defect));
-                return j;
-            }
-            Chain::Unplaced {
-                instruction: Some(instruction),
-                defect,
-            } => {
-                j.instruction = Some(Cow::Borrowed(&instruction.instruction));
-                j.defect = Some(guard_defect().unwrap_or(Cow::Borrowed(defect)));
-                return j;
-            }
-            Chain::Instruction {
-                instruction,
-                quals,
-                qualifiers,
-            } => (instruction, quals, qualifiers),
+    /// [`judge::judge`]'s steps from the chain's words on ([`verdict::verdict`],
+    /// the definition's own), with the chain's reading kept: the verdict on a
+    /// text that [`Index::parsed`] reads as `parsed`.
+    pub fn verdict<'a>(&self, chain: &'a Chain<'s>, parsed: Parsed<'_, '_>, order: Order) -> Verdict<'a> {
+        let module = InModule {
+            model: &self.spec.targets,
+            ptx: parsed.ptx,
+            target: parsed.target,
+            allowed: true,
         };
-        j.instruction = Some(Cow::Borrowed(&instruction.instruction));
-        if let Some(d) = guard_defect() {
-            j.defect = Some(d);
-            return j;
-        }
-        let candidates = match qualifiers {
-            Ok(c) => c,
-            Err(unread) => {
-                let (defect, form) = unread.defect_ref(instruction, quals, &parsed.operands);
-                j.form = form.map(Cow::Borrowed);
-                j.defect = Some(defect);
-                return j;
-            }
-        };
-        // `operands::fits` first: only the defect kept is worded.
-        let fits = |c: &Candidate<'s>| operands::fits(&c.spelling, &c.positions, &parsed.operands);
-        let check = |c: &Candidate<'s>| operands::check_at(&c.spelling, &c.positions, &parsed.operands);
-        match judge::choose(candidates, fits, check) {
-            Some(Ok(c)) => {
-                j.form = Some(Cow::Borrowed(&c.spelling.form.id));
-                if !c.in_order {
-                    if let Some(d) = judge::out_of_order(c.chain(), order, &mut j.warnings) {
-                        j.defect = Some(Cow::Owned(d));
-                        return j;
-                    }
-                }
-                j.defect = self.allowed(c, ptx, target);
-            }
-            Some(Err((c, d))) => {
-                j.form = Some(Cow::Borrowed(&c.spelling.form.id));
-                j.defect = Some(Cow::Owned(d));
-            }
-            None => {}
-        }
-        j
+        verdict::verdict(chain, parsed.tokens.guard, &parsed.tokens.operands, &module, order)
     }
+}
 
-    /// [`judge::allowed`] from what the candidate keeps.
-    fn allowed<'a>(&self, c: &'a Candidate<'s>, ptx: PtxVersion, target: Target) -> Option<Cow<'a, Defect>> {
-        judge::allowed_by(c.refusal(), c.requiring(), || c.chain(), &self.spec.targets, ptx, target)
-    }
+/// A text's tokens as [`Index::parsed`] lets them through to [`Index::verdict`],
+/// with the module they are judged in: one the target model allows, so that the
+/// verdict's module step does not look it up again (that second lookup was a
+/// hundred instructions a line, about 1% of `check-syntax -`'s under callgrind).
+#[derive(Debug, Clone, Copy)]
+pub struct Parsed<'t, 'a> {
+    /// The tokens.
+    pub tokens: &'t InstrText<&'a str>,
+    /// The module's `.version` and `.target`, allowed.
+    ptx: PtxVersion,
+    target: Target,
 }
 
 /// The readings freed on the workers: tens of thousands of them, each a few
@@ -790,44 +598,6 @@ impl Drop for Index<'_> {
     fn drop(&mut self) {
         let chains: Vec<KeptRead<'_>> = self.chains.drain().collect();
         chains.into_par_iter().for_each(drop);
-    }
-}
-
-/// A verdict as [`Index::verdict`] gives it: [`Judgement`]'s fields, borrowed from
-/// the chain's reading where they come from it, so that a batch answer copies no
-/// string on its way out.
-#[derive(Debug, Default)]
-pub struct Verdict<'a> {
-    /// The instruction's name, once the mnemonic is known.
-    pub instruction: Option<Cow<'a, str>>,
-    /// The syntax line it was read as, once one is chosen.
-    pub form: Option<Cow<'a, str>>,
-    /// `None` when legal.
-    pub defect: Option<Cow<'a, Defect>>,
-    /// Legal but worth saying: a non-canonical qualifier order.
-    pub warnings: Vec<String>,
-}
-
-impl Verdict<'_> {
-    /// The same verdict, owned.
-    pub fn into_judgement(self) -> Judgement {
-        Judgement {
-            instruction: self.instruction.map(Cow::into_owned),
-            form: self.form.map(Cow::into_owned),
-            defect: self.defect.map(Cow::into_owned),
-            warnings: self.warnings,
-        }
-    }
-}
-
-impl From<Judgement> for Verdict<'static> {
-    fn from(j: Judgement) -> Self {
-        Verdict {
-            instruction: j.instruction.map(Cow::Owned),
-            form: j.form.map(Cow::Owned),
-            defect: j.defect.map(Cow::Owned),
-            warnings: j.warnings,
-        }
     }
 }
 

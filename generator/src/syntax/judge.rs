@@ -18,12 +18,13 @@ use ptxvec_spec::{Instruction, Mnemonic, PtxVersion, Qualifier, Spec, Target};
 use super::across;
 use super::chain_words::ChainWords;
 use super::defect::{fail, Defect, Kind};
-use super::rule_id::{ModuleRule, OperandRule, QualifierRule, RuleId, SyntaxRule};
+use super::rule_id::{OperandRule, QualifierRule, RuleId, SyntaxRule};
 use super::nearest::{self, line_defect, operands_fit, Line};
 use super::operands;
 use super::placement::{fit, in_order, Fit};
 use super::spelling::{Refusal, Spelling};
 use super::text;
+use super::verdict::{verdict, Chain, InModule};
 use super::word_key::{self, ByWord};
 
 /// The verdict on one text.
@@ -44,6 +45,17 @@ impl Judgement {
     pub fn legal(&self) -> bool {
         self.defect.is_none()
     }
+
+    /// The verdict on a text the general statement grammar refuses before its
+    /// chain names an instruction: `defect` alone.
+    pub(crate) fn unparsed(defect: Defect) -> Judgement {
+        Judgement {
+            instruction: None,
+            form: None,
+            defect: Some(defect),
+            warnings: Vec::new(),
+        }
+    }
 }
 
 /// How strictly qualifier order is held.
@@ -58,12 +70,6 @@ pub enum Order {
 
 /// Judges one instruction text in a module of `.version ptx` and `.target target`.
 pub fn judge(spec: &Spec, text: &str, ptx: PtxVersion, target: Target, order: Order) -> Judgement {
-    let mut j = Judgement {
-        instruction: None,
-        form: None,
-        defect: None,
-        warnings: Vec::new(),
-    };
     // Malformed first: the general statement grammar (docs/formats.md, "Malformed
     // and invalid"), which holds for every instruction. Only a text that parses
     // under it is judged against the instruction's own rules.
@@ -71,122 +77,27 @@ pub fn judge(spec: &Spec, text: &str, ptx: PtxVersion, target: Target, order: Or
     let uncommented = text::uncommented(text);
     let parsed = match uncommented.as_deref().map_err(Clone::clone).and_then(text::tokenize) {
         Ok(p) => p,
-        Err(e) => {
-            j.defect = Some(parse_defect(&e));
-            return j;
-        }
+        Err(e) => return Judgement::unparsed(parse_defect(&e)),
     };
     // PTX ISA 4.3 (Statements): "Statements begin with an optional label and end with
     // a semicolon." ptxas 13.5 without it: "Parsing error near 'ret': syntax error".
     if !uncommented.as_deref().is_ok_and(|t| t.trim_end().ends_with(';')) {
-        j.defect = Some(fail(
+        return Judgement::unparsed(fail(
             Kind::Malformed,
             SyntaxRule::Semicolon,
             "expected `;` at the end of the instruction: every PTX statement ends with one",
         ));
-        return j;
     }
-    let head = match head_of(spec, &parsed.words) {
-        Ok(found) => found,
-        Err(d) => {
-            j.defect = Some(d);
-            return j;
-        }
+    // The rest is the batch judge's steps too (`verdict::verdict`), on the chain
+    // read afresh here, its qualifiers placed on the groups' sets.
+    let chain = Chain::read(spec, &parsed.words, read_chain);
+    let module = InModule {
+        model: &spec.targets,
+        ptx,
+        target,
+        allowed: spec.targets.check_version(ptx, target).is_ok(),
     };
-    let (instruction, quals) = (head.instruction, head.quals);
-    j.instruction = Some(instruction.instruction.clone());
-    // Well-formed from here: every defect below is invalid.
-    if let Err(e) = spec.targets.check_version(ptx, target) {
-        j.defect = Some(fail(Kind::Invalid, ModuleRule::Target, e.to_string()));
-        return j;
-    }
-    if let Some(d) = parsed.guard.as_deref().and_then(guard_defect) {
-        j.defect = Some(d);
-        return j;
-    }
-    if let Some(d) = head.missing {
-        j.defect = Some(d);
-        return j;
-    }
-    if let Some(d) = repeated(&quals) {
-        j.defect = Some(d);
-        return j;
-    }
-    match read_qualifiers(instruction, &quals, &parsed.operands) {
-        Err(d) => {
-            j.form = d.1;
-            j.defect = Some(d.0);
-        }
-        Ok(candidates) => {
-            let check = |(s, _): &(Spelling<'_>, bool)| operands::check(s, &parsed.operands);
-            match choose(&candidates, |c| check(c).is_ok(), check) {
-                Some(Ok((spelling, in_order))) => {
-                    j.form = Some(spelling.form.id.clone());
-                    if !in_order || head.moved {
-                        if let Some(d) = out_of_order(&spelling.chain(), order, &mut j.warnings) {
-                            j.defect = Some(d);
-                            return j;
-                        }
-                    }
-                    j.defect = allowed(spec, spelling, ptx, target).err();
-                }
-                Some(Err(((spelling, _), d))) => {
-                    j.form = Some(spelling.form.id.clone());
-                    j.defect = Some(d);
-                }
-                None => {}
-            }
-        }
-    }
-    j
-}
-
-/// The reading a text's operands choose among a chain's exact readings, in the
-/// judge's order: the first whose operands they fit, else the first reading with
-/// the defect `check` finds in its operands (worded only then); `None` where
-/// there is no reading.
-pub(crate) fn choose<C>(
-    readings: &[C],
-    fits: impl Fn(&C) -> bool,
-    check: impl FnOnce(&C) -> Result<(), operands::OperandDefect>,
-) -> Option<Result<&C, (&C, Defect)>> {
-    if let Some(c) = readings.iter().find(|c| fits(c)) {
-        return Some(Ok(c));
-    }
-    let first = readings.first()?;
-    check(first).err().map(|d| Err((first, operand_defect(d))))
-}
-
-/// Whether a well-formed spelling is allowed: tables and forbid rules, then the
-/// version and target rules in file order.
-pub fn allowed(
-    spec: &Spec,
-    s: &Spelling<'_>,
-    ptx: PtxVersion,
-    target: Target,
-) -> Result<(), Defect> {
-    let refusal = refusal_defect(s);
-    let chain = || s.chain();
-    allowed_by(refusal.as_ref(), &s.requiring_rules(), chain, &spec.targets, ptx, target)
-        .map_or(Ok(()), |d| Err(d.into_owned()))
-}
-
-/// [`allowed`] from what a reading keeps (the batch judge keeps each once): its
-/// table or forbid refusal, else the first of its requirement rules `requiring`
-/// that the module breaks, worded with its canonical `chain`.
-pub(crate) fn allowed_by<'d, C: AsRef<str>>(
-    refusal: Option<&'d Defect>,
-    requiring: &[&Rule],
-    chain: impl FnOnce() -> C,
-    model: &ptxvec_spec::TargetModel,
-    ptx: PtxVersion,
-    target: Target,
-) -> Option<std::borrow::Cow<'d, Defect>> {
-    if let Some(d) = refusal {
-        return Some(std::borrow::Cow::Borrowed(d));
-    }
-    let rule = super::spelling::unmet_among(requiring, model, ptx, target)?;
-    unmet_defect(rule, chain().as_ref(), ptx, target).map(std::borrow::Cow::Owned)
+    verdict(&chain, parsed.guard.as_deref(), &parsed.operands, &module, order).into_judgement()
 }
 
 /// The defect of a table or forbid rule that rules the spelling out in every module.
@@ -231,17 +142,6 @@ pub(crate) fn guard_defect(guard: &str) -> Option<Defect> {
 /// The defect of operands that do not fit a reading.
 pub(crate) fn operand_defect(d: operands::OperandDefect) -> Defect {
     fail(Kind::Invalid, d.rule, d.message)
-}
-
-/// A reading whose qualifiers are not in the document's order `chain`: the
-/// defect under [`Order::Strict`], else `None` and the warning added to `warnings`.
-pub(crate) fn out_of_order(chain: &str, order: Order, warnings: &mut Vec<String>) -> Option<Defect> {
-    let msg = ["qualifiers not in the document's order `", chain, "`"].concat();
-    if order == Order::Strict {
-        return Some(fail(Kind::Invalid, QualifierRule::Order, msg));
-    }
-    warnings.push(msg);
-    None
 }
 
 /// The defect of a qualifier that no position of any line of `instruction` takes.

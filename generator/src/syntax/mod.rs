@@ -26,4 +26,5 @@ pub mod rules;
 pub mod spelling;
 pub mod text;
 pub mod vectors;
+pub mod verdict;
 pub mod word_key;
