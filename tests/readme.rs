@@ -349,3 +349,59 @@ fn the_check_syntax_page_shows_its_example_as_check_syntax_says_it() {
         "docs/commands/check-syntax.md: the example's answer is stale; check-syntax now says:\n{said}"
     );
 }
+
+/// The class layouts a row of a records table gives (`| `class` | ... |`): each
+/// instruction it names, with the number of classes of the layout that follows its
+/// name (a backticked `[a, b, c]` holds 3, a backticked string is one class), in
+/// order. A layout that follows no name (the memory records') names nothing.
+fn class_layouts(row: &str, names: &std::collections::BTreeSet<String>) -> Vec<(String, usize)> {
+    let mut out = Vec::new();
+    let mut pending: Vec<String> = Vec::new();
+    for word in row.split('`').skip(1).step_by(2) {
+        if names.contains(word) {
+            pending.push(word.to_owned());
+            continue;
+        }
+        let classes = match word.strip_prefix('[').and_then(|w| w.strip_suffix(']')) {
+            Some(items) => items.split(',').count(),
+            None if word.starts_with('"') => 1,
+            None => continue,
+        };
+        out.extend(pending.drain(..).map(|n| (n, classes)));
+    }
+    out
+}
+
+/// docs/formats.md's table of a record's keys says, for each warp instruction, the
+/// input classes its records name: as many as its family's shape declares
+/// (`WarpShape::classes`, which vectors/schema.json holds the records to), and for
+/// every warp instruction.
+#[test]
+fn the_formats_page_gives_each_warp_instructions_classes() {
+    use ptxvec_generator::record::Shape;
+    let spec = ptxvec_spec::Spec::load(&crate::spec_root()).unwrap();
+    let mut want = std::collections::BTreeMap::<String, std::collections::BTreeSet<usize>>::new();
+    for v in ptxvec_generator::vectors::semantic::variants(&spec) {
+        if let Shape::Warp(w) = v.semantics.shape() {
+            want.entry(v.spelling.instruction.instruction.clone()).or_default().insert(w.classes);
+        }
+    }
+    let page = read(&repo_root().join("docs/formats.md"));
+    let row = page.lines().find(|l| l.starts_with("| `class` |")).expect("docs/formats.md: a `class` row");
+    let names = want.keys().cloned().collect();
+    let mut got = std::collections::BTreeMap::<String, std::collections::BTreeSet<usize>>::new();
+    for (name, classes) in class_layouts(row, &names) {
+        got.entry(name).or_default().insert(classes);
+    }
+    assert_eq!(got, want, "docs/formats.md, the `class` row: each warp instruction's classes");
+}
+
+#[test]
+fn class_layouts_are_read_after_the_names_they_follow() {
+    let names = ["a.sync", "b", "c"].into_iter().map(str::to_owned).collect();
+    let row = "| `class` | Memory: `\"<m> <o>\"`. `a.sync`, `b`: `[x, y (z), w]` (the other `b`: `[\"full\", v]`). `c`: one string, `\"s\"` or `\"t\"` |";
+    assert_eq!(
+        class_layouts(row, &names),
+        [("a.sync", 3), ("b", 3), ("b", 2), ("c", 1)].map(|(n, c)| (n.to_owned(), c))
+    );
+}
