@@ -156,13 +156,13 @@ fn reader_takes(spec: &ptxvec_spec::Spec, variant: &str, line: &str) -> Result<(
 }
 
 /// A warp record off its family's declared shape (`WarpShape`: which sources, each
-/// once for the warp or once per lane, their widths, the lanes, `p`) is refused by
-/// vectors/schema.json, whose warp rules `generate` writes from those shapes, and by
-/// the reader (the schema alone holds its classes and id); the records it was
+/// once for the warp or once per lane, their widths, the lanes, `p`), or a memory
+/// record off its slots (`MemoryShape`), is refused by vectors/schema.json, whose
+/// rules `generate` writes from those shapes, and by the reader (the schema alone holds its classes and id); the records it was
 /// edited from are taken by both. The schema is checked by
 /// vectors/validate_schemas.py (Python's jsonschema, as CI runs it).
 #[test]
-fn a_warp_record_off_its_declared_shape_is_refused_by_the_schema_and_the_reader() {
+fn a_record_off_its_declared_shape_is_refused_by_the_schema_and_the_reader() {
     let lanes = |v: &str, n: usize| Value::Array(vec![Value::from(v); n]);
     let cases = [
         // A source per lane given once, and one for the warp (or the CTA) per lane.
@@ -213,19 +213,34 @@ fn a_warp_record_off_its_declared_shape_is_refused_by_the_schema_and_the_reader(
             r["expect"]["ptx-isa"].as_object_mut().unwrap().remove("p");
         }),
     ];
+    // Memory records off their family's slots (`MemoryShape`): an element too many,
+    // a value wider than its slot, a slot or an output the layout lacks, `.cas`'s
+    // swap missing.
+    let memory = [
+        edited("red.add.u32", |r| r["inputs"]["operand"] = Value::from(vec!["0x00000001"; 2])),
+        edited("red.add.u32", |r| r["inputs"]["mem"][0] = "0x0000000100000000".into()),
+        edited("red.add.noftz.f16x2", |r| r["inputs"]["operand"] = Value::from(vec!["0x3c00"; 1])),
+        edited("red.add.f32", |r| r["inputs"]["swap"] = r["inputs"]["operand"].clone()),
+        edited("red.add.f32", |r| r["expect"]["ptx-isa"]["d"] = r["expect"]["ptx-isa"]["mem"].clone()),
+        edited("atom.cas.b32", |r| {
+            r["inputs"].as_object_mut().unwrap().remove("swap");
+        }),
+        edited("atom.cas.b128", |r| r["expect"]["ptx-isa"]["mem"] = Value::from(vec!["0x0000000000000000"; 1])),
+    ];
     // What the schema says and the reader leaves to it: a record's classes, one
-    // per catalog its family draws from; its id, one of a warp variant's.
+    // per catalog its family draws from; its id, one of a variant's.
     let schema_only = [
         edited("redux.sync.add.u32", |r| r["class"].as_array_mut().unwrap().truncate(2)),
         edited("vote.ballot.b32", |r| r["class"] = Value::from(vec!["full"])),
         edited("redux.sync.add.u32", |r| r["id"] = "redux.sync.add.u33#0".into()),
+        edited("red.add.u32", |r| r["id"] = "red.add.u33#0".into()),
     ];
     let spec = spec();
     let dir = tempfile::tempdir().unwrap();
     let mut valid = String::new();
     let mut invalid = String::new();
     let mut seen = BTreeSet::new();
-    for (variant, record) in &cases {
+    for (variant, record) in cases.iter().chain(&memory) {
         if seen.insert(variant.clone()) {
             let line = first_record(variant).to_string();
             reader_takes(&spec, variant, &line).unwrap_or_else(|e| panic!("{variant}: the reader refuses the committed record: {e}"));
@@ -251,6 +266,6 @@ fn a_warp_record_off_its_declared_shape_is_refused_by_the_schema_and_the_reader(
         .expect("python3 runs vectors/validate_schemas.py (it needs jsonschema: pip install jsonschema)");
     let said = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     // The cases by line, to name the one the schema took.
-    let named: Vec<String> = cases.iter().chain(&schema_only).enumerate().map(|(n, (v, _))| format!("invalid.jsonl:{}: {v}", n + 1)).collect();
+    let named: Vec<String> = cases.iter().chain(&memory).chain(&schema_only).enumerate().map(|(n, (v, _))| format!("invalid.jsonl:{}: {v}", n + 1)).collect();
     assert_eq!(out.status.code(), Some(0), "{said}\ncases: {named:#?}");
 }

@@ -1,7 +1,7 @@
 //! The JSON Schemas whose lists come from the spec: vectors/lint.schema.json (the
 //! instructions a diagnostic names, the rules) and vectors/schema.json (the
-//! instructions a record's id opens with, the memory ones, and the warp records'
-//! shapes). Each is a template written by hand, the shapes, with placeholders for
+//! instructions a record's id opens with, the memory ones, the variants' ids, and
+//! the memory and warp records' shapes). Each is a template written by hand, the shapes, with placeholders for
 //! the lists, which `generate` fills: a new instruction or rule is in them without
 //! an edit.
 //!
@@ -9,9 +9,12 @@
 //! indentation, or `@name` inside a string, an alternation of regular expressions
 //! (`red|red\.async`) or a list in words; the properties `"@input"` and
 //! `"@inputs"` are written once per memory input slot the families declare
-//! (`operand`/`operands`, `swap`/`swaps`); the array item `"@warp-rules"` is
-//! written as one rule per shape of the warp families' records (`warp`).
+//! (`operand`/`operands`, `swap`/`swaps`); the array items `"@memory-rules"` and
+//! `"@warp-rules"` are written as one rule per layout of the memory families'
+//! slots (`memory`) and per shape of the warp families' records (`warp`).
 
+mod json;
+mod memory;
 mod warp;
 
 use ptxvec_spec::Spec;
@@ -73,8 +76,8 @@ fn lint(spec: &Spec) -> String {
 
 /// vectors/schema.json: the mnemonics the variants' ids open with, those of the
 /// memory instructions (as patterns, and in words), the memory input slots' keys,
-/// the warp variants' ids (a warp record's id is one of them), and a rule per
-/// shape of the warp records.
+/// the variants' ids (a record's id is one of them), and a rule per layout of the
+/// memory records and per shape of the warp records.
 fn records(variants: &[Variant<'_>]) -> String {
     let mut mnemonics = Vec::new();
     let mut memory = Vec::new();
@@ -98,17 +101,19 @@ fn records(variants: &[Variant<'_>]) -> String {
         &[
             ("mnemonics", patterns(&mnemonics)),
             ("memory-names", memory.join(", ")),
+            ("memory-ids", memory::ids(variants).join("|")),
             ("memory", patterns(&memory)),
             ("warp-ids", warp::ids(variants).join("|")),
         ],
     );
+    let filled = each_value(&filled, "memory-rules", &memory::rules(variants, &inputs));
     each_value(&filled, "warp-rules", &warp::rules(variants))
 }
 
 /// `template` with the array item `"@name"` (a line of its own, with or without
 /// its comma) written as `values`, one after another at its indentation; the
 /// last keeps the placeholder's comma.
-fn each_value(template: &str, name: &str, values: &[warp::Json]) -> String {
+fn each_value(template: &str, name: &str, values: &[json::Json]) -> String {
     let placeholder = format!("\"@{name}\"");
     let mut out = String::with_capacity(template.len() * 2);
     for line in template.split_inclusive('\n') {
@@ -208,12 +213,29 @@ fn fill(template: &str, arrays: &[(&str, &Vec<String>)], strings: &[(&str, Strin
                 for (name, text) in strings {
                     // Inside a JSON string: escaped as JSON escapes it, without its quotes.
                     let escaped = json(text);
-                    l = l.replace(&format!("@{name}"), &escaped[1..escaped.len() - 1]);
+                    l = replace_name(&l, name, &escaped[1..escaped.len() - 1]);
                 }
                 out.push_str(&l);
             }
         }
     }
+    out
+}
+
+/// `line` with each `@name` that is the whole name (not the head of a longer one,
+/// `@memory` of `@memory-ids`) replaced by `text`.
+fn replace_name(line: &str, name: &str, text: &str) -> String {
+    let placeholder = format!("@{name}");
+    let mut out = String::with_capacity(line.len());
+    let mut rest = line;
+    while let Some(at) = rest.find(&placeholder) {
+        let after = &rest[at + placeholder.len()..];
+        let whole = !after.starts_with(|c: char| c.is_ascii_alphanumeric() || c == '-');
+        out.push_str(&rest[..at]);
+        out.push_str(if whole { text } else { &placeholder });
+        rest = after;
+    }
+    out.push_str(rest);
     out
 }
 
@@ -229,6 +251,9 @@ mod tests {
         for (name, text) in files(&spec, &crate::vectors::semantic::variants(&spec)) {
             assert!(!text.contains("\"@") && !text.contains("(@") && !text.contains(" @"), "{name}: a placeholder is left");
             let json: serde_json::Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
+            // A rule placeholder is written as rules, not clobbered into a string.
+            let rules = json["allOf"].as_array().map_or(&[][..], |a| a.as_slice());
+            assert!(rules.iter().all(serde_json::Value::is_object), "{name}: an allOf item is no rule");
             let mut refs = Vec::new();
             references(&json, &mut refs);
             for r in refs {
@@ -256,7 +281,7 @@ mod tests {
 
     #[test]
     fn a_value_placeholder_is_written_once_per_value_keeping_its_comma() {
-        let values = [warp::Json::Count(1), warp::Json::Array(vec![warp::Json::False])];
+        let values = [json::Json::Count(1), json::Json::Array(vec![json::Json::False])];
         let template = "[\n  \"@v\",\n  3\n]\n";
         assert_eq!(each_value(template, "v", &values), "[\n  1,\n  [\n    false\n  ],\n  3\n]\n");
         let last = "[\n  \"@v\"\n]\n";
@@ -273,6 +298,11 @@ mod tests {
         let more = template.replace("    \"x\": 2\n  }\n}", "    \"x\": 2\n  },\n  \"z\": 3\n}");
         let got = each_input(&more, &names[..1]);
         assert!(got.contains("\"operands\": {\n    \"x\": 2\n  },\n  \"z\": 3"), "{got}");
+    }
+
+    #[test]
+    fn a_name_is_replaced_only_where_it_is_whole() {
+        assert_eq!(replace_name("\"^(@m)\\.\", \"@m-ids\", \"@m\"", "m", "x"), "\"^(x)\\.\", \"@m-ids\", \"x\"");
     }
 
     #[test]
