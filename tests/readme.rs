@@ -232,44 +232,91 @@ fn every_relative_link_points_at_a_file() {
     assert!(broken.is_empty(), "broken links:\n{}", broken.join("\n"));
 }
 
+/// A marked list of instructions: the line it opens on, the kind its marker names
+/// (`""` for every instruction), and the instructions it names.
+type Listed = (usize, String, std::collections::BTreeSet<String>);
+
 /// The instructions a marked list names (`<!-- instructions -->` ... `<!--
-/// /instructions -->`, across lines): every backticked word (the non-sync `vote` and
-/// `shfl` are instructions of their own), with the line the list opens on.
-fn listed_instructions(text: &str) -> Vec<(usize, std::collections::BTreeSet<String>)> {
-    const OPEN: &str = "<!-- instructions -->";
+/// /instructions -->`, across lines; `<!-- instructions: memory -->` or `<!--
+/// instructions: warp -->` for those whose records are memory or warp records):
+/// every backticked word (the non-sync `vote` and `shfl` are instructions of their
+/// own), with the line the list opens on.
+fn listed_instructions(text: &str) -> Vec<Listed> {
+    const OPEN: &str = "<!-- instructions";
     const CLOSE: &str = "<!-- /instructions -->";
     let mut out = Vec::new();
     let mut rest = text;
     while let Some(start) = rest.find(OPEN) {
         let line = text.len() - rest.len() + start;
-        let body = &rest[start + OPEN.len()..];
+        let marker = &rest[start + OPEN.len()..];
+        let shut = marker.find("-->").unwrap_or_else(|| panic!("a marker at byte {line} is not closed"));
+        let kind = marker[..shut].trim().trim_start_matches(':').trim().to_owned();
+        let body = &marker[shut + "-->".len()..];
         let end = body.find(CLOSE).unwrap_or_else(|| panic!("an instruction list opened at byte {line} is not closed"));
         let names = body[..end].split('`').skip(1).step_by(2).map(str::to_owned).collect();
-        out.push((text[..line].matches('\n').count() + 1, names));
+        out.push((text[..line].matches('\n').count() + 1, kind, names));
         rest = &body[end + CLOSE.len()..];
     }
     out
 }
 
-/// Every list of the instructions in the README and docs/ is marked, and names
-/// exactly the spec's instructions: a new instruction's file cannot be left out of
-/// the words a reader takes the project's scope from.
+/// The spec's instructions a marker's kind names: every one (`""`), or those whose
+/// variants' records are memory records (`memory`) or warp records (`warp`), as
+/// their families declare (`Shape`).
+fn instructions_of(spec: &ptxvec_spec::Spec, kind: &str) -> std::collections::BTreeSet<String> {
+    use ptxvec_generator::record::Shape;
+    if kind.is_empty() {
+        return spec.instructions.iter().map(|f| f.instruction.instruction.clone()).collect();
+    }
+    ptxvec_generator::vectors::semantic::variants(spec)
+        .iter()
+        .filter(|v| match (kind, v.semantics.shape()) {
+            ("memory", Shape::Memory(_)) | ("warp", Shape::Warp(_)) => true,
+            ("memory" | "warp", _) => false,
+            _ => panic!("`<!-- instructions: {kind} -->`: the kinds are memory and warp"),
+        })
+        .map(|v| v.spelling.instruction.instruction.clone())
+        .collect()
+}
+
+/// Every list of the instructions in the README, vectors/README.md and docs/ is
+/// marked, and names exactly the spec's instructions of its kind: a new
+/// instruction's file cannot be left out of the words a reader takes the project's
+/// scope from, nor out of the page that says what its records hold.
 #[test]
 fn every_marked_instruction_list_names_the_specs_instructions() {
     let spec = ptxvec_spec::Spec::load(&crate::spec_root()).unwrap();
-    let want: std::collections::BTreeSet<String> =
-        spec.instructions.iter().map(|f| f.instruction.instruction.clone()).collect();
     let root = repo_root();
-    let mut files = vec![root.join("README.md")];
+    let mut files = vec![root.join("README.md"), root.join("vectors/README.md")];
     files.extend(markdown_files(&root.join("docs")));
-    let mut lists = 0;
+    let mut kinds = std::collections::BTreeMap::<String, usize>::new();
     for f in files {
-        for (line, names) in listed_instructions(&read(&f)) {
-            lists += 1;
-            assert_eq!(names, want, "{}:{line}: the marked list of instructions", f.display());
+        for (line, kind, names) in listed_instructions(&read(&f)) {
+            *kinds.entry(kind.clone()).or_default() += 1;
+            assert_eq!(names, instructions_of(&spec, &kind), "{}:{line}: the marked list of {kind} instructions", f.display());
         }
     }
-    assert!(lists >= 2, "the README's and docs/formats.md's lists are marked: {lists} found");
+    assert!(kinds.get("").is_some_and(|&n| n >= 2), "the README's and docs/formats.md's lists are marked: {kinds:?}");
+    // docs/formats.md's sections on memory and on warp records open with the
+    // instructions whose records they describe.
+    let formats = listed_instructions(&read(&root.join("docs/formats.md")));
+    for kind in ["memory", "warp"] {
+        assert!(
+            formats.iter().any(|(_, k, _)| k == kind),
+            "docs/formats.md: the {kind} records' list of instructions is marked `<!-- instructions: {kind} -->`"
+        );
+    }
+}
+
+/// The kinds split the spec's instructions: each is a memory or a warp instruction.
+#[test]
+fn the_memory_and_warp_instructions_are_the_specs() {
+    let spec = ptxvec_spec::Spec::load(&crate::spec_root()).unwrap();
+    let (memory, warp) = (instructions_of(&spec, "memory"), instructions_of(&spec, "warp"));
+    assert!(memory.is_disjoint(&warp), "{memory:?} {warp:?}");
+    assert_eq!(&memory | &warp, instructions_of(&spec, ""));
+    // The document's own words: red is a memory reduction, vote a warp vote.
+    assert!(memory.contains("red") && warp.contains("vote.sync"));
 }
 
 #[test]
@@ -278,7 +325,10 @@ fn an_instruction_list_is_read_between_its_markers() {
     let got = listed_instructions(text);
     assert_eq!(got.len(), 1);
     assert_eq!(got[0].0, 2);
-    assert_eq!(got[0].1, ["atom", "red", "vote"].into_iter().map(str::to_owned).collect());
+    assert_eq!(got[0].1, "");
+    assert_eq!(got[0].2, ["atom", "red", "vote"].into_iter().map(str::to_owned).collect());
+    let kinded = listed_instructions("x\n<!-- instructions: warp -->`vote`<!-- /instructions -->\n");
+    assert_eq!((kinded[0].0, kinded[0].1.as_str()), (2, "warp"));
 }
 
 /// The check-syntax page's example of a statement not covered shows what
@@ -297,5 +347,61 @@ fn the_check_syntax_page_shows_its_example_as_check_syntax_says_it() {
     assert!(
         page.lines().any(|l| l == said),
         "docs/commands/check-syntax.md: the example's answer is stale; check-syntax now says:\n{said}"
+    );
+}
+
+/// The class layouts a row of a records table gives (`| `class` | ... |`): each
+/// instruction it names, with the number of classes of the layout that follows its
+/// name (a backticked `[a, b, c]` holds 3, a backticked string is one class), in
+/// order. A layout that follows no name (the memory records') names nothing.
+fn class_layouts(row: &str, names: &std::collections::BTreeSet<String>) -> Vec<(String, usize)> {
+    let mut out = Vec::new();
+    let mut pending: Vec<String> = Vec::new();
+    for word in row.split('`').skip(1).step_by(2) {
+        if names.contains(word) {
+            pending.push(word.to_owned());
+            continue;
+        }
+        let classes = match word.strip_prefix('[').and_then(|w| w.strip_suffix(']')) {
+            Some(items) => items.split(',').count(),
+            None if word.starts_with('"') => 1,
+            None => continue,
+        };
+        out.extend(pending.drain(..).map(|n| (n, classes)));
+    }
+    out
+}
+
+/// docs/formats.md's table of a record's keys says, for each warp instruction, the
+/// input classes its records name: as many as its family's shape declares
+/// (`WarpShape::classes`, which vectors/schema.json holds the records to), and for
+/// every warp instruction.
+#[test]
+fn the_formats_page_gives_each_warp_instructions_classes() {
+    use ptxvec_generator::record::Shape;
+    let spec = ptxvec_spec::Spec::load(&crate::spec_root()).unwrap();
+    let mut want = std::collections::BTreeMap::<String, std::collections::BTreeSet<usize>>::new();
+    for v in ptxvec_generator::vectors::semantic::variants(&spec) {
+        if let Shape::Warp(w) = v.semantics.shape() {
+            want.entry(v.spelling.instruction.instruction.clone()).or_default().insert(w.classes);
+        }
+    }
+    let page = read(&repo_root().join("docs/formats.md"));
+    let row = page.lines().find(|l| l.starts_with("| `class` |")).expect("docs/formats.md: a `class` row");
+    let names = want.keys().cloned().collect();
+    let mut got = std::collections::BTreeMap::<String, std::collections::BTreeSet<usize>>::new();
+    for (name, classes) in class_layouts(row, &names) {
+        got.entry(name).or_default().insert(classes);
+    }
+    assert_eq!(got, want, "docs/formats.md, the `class` row: each warp instruction's classes");
+}
+
+#[test]
+fn class_layouts_are_read_after_the_names_they_follow() {
+    let names = ["a.sync", "b", "c"].into_iter().map(str::to_owned).collect();
+    let row = "| `class` | Memory: `\"<m> <o>\"`. `a.sync`, `b`: `[x, y (z), w]` (the other `b`: `[\"full\", v]`). `c`: one string, `\"s\"` or `\"t\"` |";
+    assert_eq!(
+        class_layouts(row, &names),
+        [("a.sync", 3), ("b", 3), ("b", 2), ("c", 1)].map(|(n, c)| (n.to_owned(), c))
     );
 }

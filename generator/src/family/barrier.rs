@@ -159,6 +159,8 @@ impl Family for BarrierRed {
             d,
             p: false,
             float: None,
+            // The threads that arrive, the predicates, the thread count, the barrier.
+            classes: 4,
         })
     }
 

@@ -23,6 +23,8 @@ impl Family for Elect {
     fn shape(self) -> Shape {
         Shape::Warp(WarpShape {
             p: true,
+            // The membermask's and the executing set's.
+            classes: 2,
             ..WarpShape::collective(None, Field::Bits(32))
         })
     }

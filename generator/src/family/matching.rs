@@ -34,6 +34,8 @@ impl Family for Match {
         let a = Field::Bits(if self.wide { 64 } else { 32 });
         Shape::Warp(WarpShape {
             p: self.all,
+            // The membermask's, the executing set's and the values' pattern.
+            classes: 3,
             ..WarpShape::collective(Some(a), Field::Bits(32))
         })
     }

@@ -59,6 +59,8 @@ impl Family for Redux {
                 Redux::Int(_) => None,
                 Redux::F32(_) => Some(Format::F32),
             },
+            // The membermask's, the executing set's and the values' pattern.
+            classes: 3,
             ..WarpShape::collective(Some(b32), b32)
         })
     }

@@ -52,6 +52,9 @@ impl Family for Vote {
         };
         Shape::Warp(WarpShape {
             membermask: self.members == Members::Membermask,
+            // The membermask's, the executing set's and the predicates' pattern
+            // (the non-sync `vote` names the first two as well: its lanes, all).
+            classes: 3,
             ..WarpShape::collective(Some(Field::Pred), d)
         })
     }

@@ -308,7 +308,7 @@ impl TryFrom<InputFields> for Inputs {
             let Some(mem) = f.mem else {
                 return Err(match f.slots.first() {
                     Some((key, _)) => format!("\"{key}\" without \"mem\""),
-                    None => "expected \"mem\" and \"operand\" (red, cp.reduce.async.bulk) or \"executing\" (warp instructions)".to_owned(),
+                    None => "expected \"mem\" and \"operand\" (a memory instruction) or \"executing\" (a warp instruction)".to_owned(),
                 });
             };
             let (mut one, mut per_thread) = (Vec::new(), Vec::new());
@@ -1037,6 +1037,7 @@ mod tests {
             d: Field::Bits(32),
             p: false,
             float: None,
+            classes: 1,
         });
         let per_lane_a = read(&format!(r#"{{"executing":"0x1","a":{},"c":{}}}"#, lanes("0x00000000"), lanes("0x1")));
         let e = per_lane_a.fit(bar).unwrap_err().to_string();

@@ -293,19 +293,27 @@ pub struct WarpShape {
     pub p: bool,
     /// The float format of `d` (`redux.sync` `.f32`).
     pub float: Option<Format>,
+    /// The input classes a record names (`class`): one per catalog its inputs are
+    /// drawn from (the membermask's, the executing set's, the values' pattern...).
+    pub classes: usize,
 }
 
 impl WarpShape {
-    /// The sources the records hold, by key, in the order `a`, `b`, `c`.
-    pub fn sources(self) -> impl Iterator<Item = (&'static str, Source)> {
+    /// Every source key a warp record may hold, `a`, `b`, `c`, with the source the
+    /// shape holds under it, if any.
+    pub fn every_source(self) -> [(&'static str, Option<Source>); 3] {
         [("a", self.a), ("b", self.b), ("c", self.c)]
-            .into_iter()
-            .filter_map(|(k, s)| Some((k, s?)))
     }
 
-    /// One warp, no membermask, no source, `d` a 32-bit pattern per lane: what a
-    /// family's shape spreads (`..WarpShape::ONE_WARP`) for the fields it does not
-    /// state, so that a field added here costs no family that keeps its default.
+    /// The sources the records hold, by key, in the order `a`, `b`, `c`.
+    pub fn sources(self) -> impl Iterator<Item = (&'static str, Source)> {
+        self.every_source().into_iter().filter_map(|(k, s)| Some((k, s?)))
+    }
+
+    /// One warp, no membermask, no source, `d` a 32-bit pattern per lane, one input
+    /// class: what a family's shape spreads (`..WarpShape::ONE_WARP`) for the fields
+    /// it does not state, so that a field added here costs no family that keeps its
+    /// default.
     pub const ONE_WARP: WarpShape = WarpShape {
         warps: 1,
         membermask: false,
@@ -315,6 +323,7 @@ impl WarpShape {
         d: Field::Bits(32),
         p: false,
         float: None,
+        classes: 1,
     };
 
     /// The threads of a record: lanes of its warps, warp after warp.

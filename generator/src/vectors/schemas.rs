@@ -1,19 +1,24 @@
 //! The JSON Schemas whose lists come from the spec: vectors/lint.schema.json (the
 //! instructions a diagnostic names, the rules) and vectors/schema.json (the
-//! instructions a record's id opens with, the memory ones, the variants that write
-//! `d|p`). Each is a template written by hand, the shapes, with placeholders for
+//! instructions a record's id opens with, the memory ones, the variants' ids, and
+//! the memory and warp records' shapes). Each is a template written by hand, the shapes, with placeholders for
 //! the lists, which `generate` fills: a new instruction or rule is in them without
 //! an edit.
 //!
 //! A placeholder is `["@name"]`, an array written one item a line at its
 //! indentation, or `@name` inside a string, an alternation of regular expressions
-//! (`red|red\.async`); the properties `"@input"` and `"@inputs"` are written once
-//! per memory input slot the families declare (`operand`/`operands`,
-//! `swap`/`swaps`).
+//! (`red|red\.async`) or a list in words; the properties `"@input"` and
+//! `"@inputs"` are written once per memory input slot the families declare
+//! (`operand`/`operands`, `swap`/`swaps`); the array items `"@memory-rules"` and
+//! `"@warp-rules"` are written as one rule per layout of the memory families'
+//! slots (`memory`) and per shape of the warp families' records (`warp`).
+
+mod json;
+mod memory;
+mod warp;
 
 use ptxvec_spec::Spec;
 
-use crate::record::Out;
 use crate::syntax::rules;
 use crate::vectors::semantic::Variant;
 
@@ -70,34 +75,64 @@ fn lint(spec: &Spec) -> String {
 }
 
 /// vectors/schema.json: the mnemonics the variants' ids open with, those of the
-/// memory instructions, the variants whose records hold `p`, and the memory
-/// input slots' keys.
+/// memory instructions (as patterns, and in words), the memory input slots' keys,
+/// the variants' ids (a record's id is one of them), and a rule per layout of the
+/// memory records and per shape of the warp records.
 fn records(variants: &[Variant<'_>]) -> String {
     let mut mnemonics = Vec::new();
     let mut memory = Vec::new();
-    let mut pairs = Vec::new();
     let mut inputs = Vec::new();
     for v in variants {
-        let m = regex_escape(v.spelling.form.syntax.mnemonic.spelling());
-        let shape = v.semantics.shape();
-        if let crate::record::Shape::Memory(slots) = shape {
+        let m = v.spelling.form.syntax.mnemonic.spelling().to_owned();
+        if let crate::record::Shape::Memory(slots) = v.semantics.shape() {
             memory.push(m.clone());
             inputs.extend(slots.inputs().map(|x| x.name.to_owned()));
         }
-        if shape.written(v.pair).outputs().iter().any(|o| o.out == Out::P) {
-            pairs.push(regex_escape(&v.id));
-        }
         mnemonics.push(m);
     }
-    for list in [&mut mnemonics, &mut memory, &mut pairs, &mut inputs] {
+    for list in [&mut mnemonics, &mut memory, &mut inputs] {
         list.sort();
         list.dedup();
     }
-    fill(
+    let patterns = |list: &[String]| list.iter().map(|m| regex_escape(m)).collect::<Vec<_>>().join("|");
+    let filled = fill(
         &each_input(RECORD_TEMPLATE, &inputs),
         &[],
-        &[("mnemonics", mnemonics.join("|")), ("memory", memory.join("|")), ("pairs", pairs.join("|"))],
-    )
+        &[
+            ("mnemonics", patterns(&mnemonics)),
+            ("memory-names", memory.join(", ")),
+            ("memory-ids", memory::ids(variants).join("|")),
+            ("memory", patterns(&memory)),
+            ("warp-ids", warp::ids(variants).join("|")),
+        ],
+    );
+    let filled = each_value(&filled, "memory-rules", &memory::rules(variants, &inputs));
+    each_value(&filled, "warp-rules", &warp::rules(variants))
+}
+
+/// `template` with the array item `"@name"` (a line of its own, with or without
+/// its comma) written as `values`, one after another at its indentation; the
+/// last keeps the placeholder's comma.
+fn each_value(template: &str, name: &str, values: &[json::Json]) -> String {
+    let placeholder = format!("\"@{name}\"");
+    let mut out = String::with_capacity(template.len() * 2);
+    for line in template.split_inclusive('\n') {
+        let item = line.trim();
+        if item.trim_end_matches(',') != placeholder {
+            out.push_str(line);
+            continue;
+        }
+        let indent = line.len() - line.trim_start().len();
+        for (i, v) in values.iter().enumerate() {
+            out.push_str(&line[..indent]);
+            v.write(indent, &mut out);
+            if i + 1 < values.len() || item.ends_with(',') {
+                out.push(',');
+            }
+            out.push('\n');
+        }
+    }
+    out
 }
 
 /// `template` with each group of two properties `"@input": {…}` and
@@ -178,7 +213,7 @@ fn fill(template: &str, arrays: &[(&str, &Vec<String>)], strings: &[(&str, Strin
                 for (name, text) in strings {
                     // Inside a JSON string: escaped as JSON escapes it, without its quotes.
                     let escaped = json(text);
-                    l = l.replace(&format!("@{name}"), &escaped[1..escaped.len() - 1]);
+                    l = replace_name(&l, name, &escaped[1..escaped.len() - 1]);
                 }
                 out.push_str(&l);
             }
@@ -187,18 +222,70 @@ fn fill(template: &str, arrays: &[(&str, &Vec<String>)], strings: &[(&str, Strin
     out
 }
 
+/// `line` with each `@name` that is the whole name (not the head of a longer one,
+/// `@memory` of `@memory-ids`) replaced by `text`.
+fn replace_name(line: &str, name: &str, text: &str) -> String {
+    let placeholder = format!("@{name}");
+    let mut out = String::with_capacity(line.len());
+    let mut rest = line;
+    while let Some(at) = rest.find(&placeholder) {
+        let after = &rest[at + placeholder.len()..];
+        let whole = !after.starts_with(|c: char| c.is_ascii_alphanumeric() || c == '-');
+        out.push_str(&rest[..at]);
+        out.push_str(if whole { text } else { &placeholder });
+        rest = after;
+    }
+    out.push_str(rest);
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// Every placeholder is filled, and the files are JSON.
+    /// Every placeholder is filled, the files are JSON, and each of their
+    /// references names a definition of the file.
     #[test]
     fn the_schemas_are_filled_and_parse() {
         let spec = crate::repo_spec();
         for (name, text) in files(&spec, &crate::vectors::semantic::variants(&spec)) {
-            assert!(!text.contains("\"@") && !text.contains("(@"), "{name}: a placeholder is left");
-            serde_json::from_str::<serde_json::Value>(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert!(!text.contains("\"@") && !text.contains("(@") && !text.contains(" @"), "{name}: a placeholder is left");
+            let json: serde_json::Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
+            // A rule placeholder is written as rules, not clobbered into a string.
+            let rules = json["allOf"].as_array().map_or(&[][..], |a| a.as_slice());
+            assert!(rules.iter().all(serde_json::Value::is_object), "{name}: an allOf item is no rule");
+            let mut refs = Vec::new();
+            references(&json, &mut refs);
+            for r in refs {
+                let def = r.strip_prefix("#/$defs/").unwrap_or_else(|| panic!("{name}: {r}"));
+                assert!(json["$defs"].get(def).is_some(), "{name}: {r} names no definition");
+            }
         }
+    }
+
+    /// Every `$ref` in `v`.
+    fn references(v: &serde_json::Value, out: &mut Vec<String>) {
+        match v {
+            serde_json::Value::Object(m) => {
+                for (k, x) in m {
+                    match (k.as_str(), x) {
+                        ("$ref", serde_json::Value::String(r)) => out.push(r.clone()),
+                        _ => references(x, out),
+                    }
+                }
+            }
+            serde_json::Value::Array(a) => a.iter().for_each(|x| references(x, out)),
+            _ => {}
+        }
+    }
+
+    #[test]
+    fn a_value_placeholder_is_written_once_per_value_keeping_its_comma() {
+        let values = [json::Json::Count(1), json::Json::Array(vec![json::Json::False])];
+        let template = "[\n  \"@v\",\n  3\n]\n";
+        assert_eq!(each_value(template, "v", &values), "[\n  1,\n  [\n    false\n  ],\n  3\n]\n");
+        let last = "[\n  \"@v\"\n]\n";
+        assert_eq!(each_value(last, "v", &values[..1]), "[\n  1\n]\n");
     }
 
     #[test]
@@ -211,6 +298,11 @@ mod tests {
         let more = template.replace("    \"x\": 2\n  }\n}", "    \"x\": 2\n  },\n  \"z\": 3\n}");
         let got = each_input(&more, &names[..1]);
         assert!(got.contains("\"operands\": {\n    \"x\": 2\n  },\n  \"z\": 3"), "{got}");
+    }
+
+    #[test]
+    fn a_name_is_replaced_only_where_it_is_whole() {
+        assert_eq!(replace_name("\"^(@m)\\.\", \"@m-ids\", \"@m\"", "m", "x"), "\"^(x)\\.\", \"@m-ids\", \"x\"");
     }
 
     #[test]

@@ -13,23 +13,7 @@ use crate::record::Record;
 /// generate fails rather than export it.
 pub fn records(v: &Variant<'_>, seed: u64, count: usize) -> crate::error::Result<Vec<Record>> {
     use crate::error::Context;
-    let (text, negated) = (v.text(), v.negated_text());
-    let [optional, optional_negated] = v.optional_texts();
-    let at = Sampling {
-        id: &v.id,
-        text: &text,
-        negated: &negated,
-        optional: [&optional, &optional_negated],
-        seed,
-        count,
-    };
-    let drafts = v.semantics.drafts(&at);
-    let drafts = if v.writes_d_alone() {
-        d_only_sample(drafts)
-    } else {
-        drafts
-    };
-    drafts
+    drafts(v, seed, count)
         .into_iter()
         .enumerate()
         .map(|(n, d)| {
@@ -50,6 +34,27 @@ pub fn records(v: &Variant<'_>, seed: u64, count: usize) -> crate::error::Result
             })
         })
         .collect()
+}
+
+/// A variant's records before their expectations, in their order: its family's
+/// drafts, sampled for a twin that writes `d` alone.
+fn drafts(v: &Variant<'_>, seed: u64, count: usize) -> Vec<Draft> {
+    let (text, negated) = (v.text(), v.negated_text());
+    let [optional, optional_negated] = v.optional_texts();
+    let at = Sampling {
+        id: &v.id,
+        text: &text,
+        negated: &negated,
+        optional: [&optional, &optional_negated],
+        seed,
+        count,
+    };
+    let drafts = v.semantics.drafts(&at);
+    if v.writes_d_alone() {
+        d_only_sample(drafts)
+    } else {
+        drafts
+    }
 }
 
 /// Every [`D_ONLY_STRIDE`]-th record of a variant's twin that writes `d` alone,
@@ -73,3 +78,27 @@ fn d_only_sample(drafts: Vec<Draft>) -> Vec<Draft> {
 /// One record in this many of the `|p` variant goes to its twin that writes `d`
 /// alone (besides the first of each class).
 pub const D_ONLY_STRIDE: usize = 8;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::Shape;
+
+    /// Every record of a warp variant names as many input classes as its shape
+    /// declares (vectors/schema.json holds the records to that number).
+    #[test]
+    fn a_warp_record_names_the_classes_its_shape_declares() {
+        let spec = crate::repo_spec();
+        let mut warp = 0;
+        for v in super::super::variants(&spec) {
+            let Shape::Warp(shape) = v.semantics.shape() else { continue };
+            warp += 1;
+            let drafts = drafts(&v, super::super::DEFAULT_SEED, super::super::DEFAULT_COUNT);
+            assert!(!drafts.is_empty(), "{}", v.id);
+            for d in drafts {
+                assert_eq!(d.class.len(), shape.classes, "{}: {:?}", v.id, d.class);
+            }
+        }
+        assert!(warp > 10, "{warp} warp variants");
+    }
+}
