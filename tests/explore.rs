@@ -7,7 +7,8 @@ use std::process::Command;
 
 use ptxvec_generator::syntax::context::Module;
 use ptxvec_generator::syntax::departure::predict;
-use ptxvec_generator::syntax::judge::{judge, Order};
+use ptxvec_generator::syntax::judge::Order;
+use ptxvec_generator::syntax::definition::judge;
 use ptxvec_spec::Spec;
 
 use crate::spec_root;

@@ -28,9 +28,21 @@ fn assembles(
     target: Target,
     dir: &std::path::Path,
 ) -> (bool, String) {
-    let file = dir.join(format!("{target}_{version}.ptx"));
+    declares(ptxas, version, target, "", dir)
+}
+
+/// Whether ptxas assembles a kernel whose body is `body` at this `.version` and
+/// `.target`.
+fn declares(
+    ptxas: &PathBuf,
+    version: &str,
+    target: Target,
+    body: &str,
+    dir: &std::path::Path,
+) -> (bool, String) {
+    let file = dir.join(format!("{target}_{version}_{}.ptx", body.len()));
     let text = format!(
-        ".version {version}\n.target {target}\n.address_size 64\n.visible .entry k() {{ ret; }}\n"
+        ".version {version}\n.target {target}\n.address_size 64\n.visible .entry k() {{ {body} ret; }}\n"
     );
     std::fs::write(&file, text).expect("write ptx");
     let out = Command::new(ptxas)
@@ -96,4 +108,39 @@ fn first_versions_agree_with_ptxas() {
     assert!(checked >= 35, "only {checked} targets compared with ptxas");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     println!("{checked} targets: first .version agrees with ptxas");
+}
+
+/// The register-class table's first versions (`syntax::text::CLASSES`, `since`):
+/// on sm_90, ptxas 13.5 declares each class at sm_90's first `.version` or at the
+/// class's own first one, whichever is later, and refuses it at the version below
+/// a class's own.
+#[test]
+#[cfg_attr(
+    not(ptxas),
+    ignore = "needs ptxas: set PTXVEC_PTXAS and PTXVEC_PTXAS_CU12 (bash .ci/run does)"
+)]
+fn register_classes_are_declared_from_their_first_version() {
+    use ptxvec_generator::syntax::text::CLASSES;
+    let cu13 = ptxas::from_env("PTXVEC_PTXAS").unwrap_or_else(|e| panic!("{e}"));
+    let spec = Spec::load(&spec_root()).unwrap_or_else(|e| panic!("{e}"));
+    let sm_90: Target = "sm_90".parse().expect("target");
+    let first = spec.targets.targets.iter().find(|t| t.name == sm_90).expect("sm_90 in the model").ptx;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut failures = Vec::new();
+    for row in &CLASSES {
+        let body = format!(".reg {} %x;", row.declared.spelling());
+        let from = row.since.map_or(first, |v| v.max(first)).to_string();
+        let (ok, msg) = declares(&cu13, &from, sm_90, &body, dir.path());
+        if !ok {
+            failures.push(format!("{}: refused at .version {from}:\n{msg}", row.prefix));
+        }
+        if let Some(since) = row.since {
+            let i = VERSIONS.iter().position(|v| *v == since.to_string()).expect("a PTX ISA version");
+            let (ok, _) = declares(&cu13, VERSIONS[i - 1], sm_90, &body, dir.path());
+            if ok {
+                failures.push(format!("{}: declared at .version {}, below its {since}", row.prefix, VERSIONS[i - 1]));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

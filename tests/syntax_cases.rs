@@ -4,7 +4,8 @@
 use std::collections::BTreeSet;
 
 use ptxvec_generator::syntax::case::Verdict;
-use ptxvec_generator::syntax::judge::{judge, Order};
+use ptxvec_generator::syntax::judge::Order;
+use ptxvec_generator::syntax::definition::judge;
 use ptxvec_generator::syntax::defect::Kind;
 use ptxvec_generator::syntax::vectors;
 use ptxvec_spec::model::{Effect, TableKind};

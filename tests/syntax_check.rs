@@ -3,7 +3,8 @@
 //! examples, the ledger entry that cites ptxas), never from our own output.
 
 
-use ptxvec_generator::syntax::judge::{judge, Order};
+use ptxvec_generator::syntax::judge::Order;
+use ptxvec_generator::syntax::definition::judge;
 use ptxvec_spec::Spec;
 
 use crate::spec_root;

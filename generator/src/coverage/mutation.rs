@@ -14,7 +14,8 @@ use ptxvec_spec::{Instruction, PtxVersion, Spec, Target, Variant};
 use crate::io::progress::Progress;
 use crate::error::Result;
 use crate::syntax::case::{Case, Verdict};
-use crate::syntax::judge::{judge, Order};
+use crate::syntax::judge::Order;
+use crate::syntax::definition::judge;
 
 /// One mutant: the element it mutates, the operator, and the mutated instruction.
 pub struct Mutant {

@@ -7,7 +7,8 @@ use ptxvec_oracle::model::{judge, Loc, Op, Reg, MAX_CANDIDATES};
 use ptxvec_spec::Target;
 
 use super::*;
-use crate::syntax::judge::{judge as judge_text, Order};
+use crate::syntax::judge::Order;
+use crate::syntax::definition::judge as judge_text;
 
 #[test]
 fn the_selection_rule_gives_1132_distinct_tests() {

@@ -18,7 +18,8 @@ use crate::io::progress::Progress;
 use crate::ptxas::{self, Outcome, Ptxas};
 use crate::syntax::case::{Case, Verdict};
 use crate::syntax::context::{self, Module};
-use crate::syntax::judge::{judge, reading, Order};
+use crate::syntax::judge::{reading, Order};
+use crate::syntax::definition::judge;
 use crate::syntax::needs::Need;
 
 /// One question put to ptxas.

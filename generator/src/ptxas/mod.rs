@@ -227,6 +227,20 @@ pub fn run(ptxas: &Ptxas, spec: &Spec, module: Module, texts: &[&str], dir: &Pat
         return Vec::new();
     }
     let m = wrap(spec, module, texts);
+    // A text that needs a register class the module's `.version` cannot declare
+    // (the table's `since`: `.b128` below PTX ISA 8.3) makes ptxas refuse the whole
+    // module at its declaration. Such texts are each run alone, and the others
+    // together, rather than found by halving.
+    if texts.len() > 1 && m.late.contains(&true) && m.late.contains(&false) {
+        let (late, timely): (Vec<usize>, Vec<usize>) = (0..texts.len()).partition(|&i| m.late[i]);
+        let batch: Vec<&str> = timely.iter().map(|&i| texts[i]).collect();
+        let mut out: Vec<(usize, Outcome)> = timely.into_iter().zip(run(ptxas, spec, module, &batch, dir)).collect();
+        for i in late {
+            out.extend(run(ptxas, spec, module, &texts[i..=i], dir).into_iter().map(|o| (i, o)));
+        }
+        out.sort_by_key(|(i, _)| *i);
+        return out.into_iter().map(|(_, o)| o).collect();
+    }
     let file = dir.join(format!("m{}_{}.ptx", std::process::id(), unique()));
     if let Err(e) = std::fs::write(&file, &m.text) {
         return vec![Outcome::Unverifiable(format!("{}: {e}", file.display())); texts.len()];

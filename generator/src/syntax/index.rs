@@ -1,4 +1,4 @@
-//! The judge for batch commands: [`judge::judge`]'s verdicts, with what they take
+//! The judge for batch commands: [`definition::judge`](super::definition::judge)'s verdicts, with what they take
 //! from the qualifier chain alone read once per distinct chain.
 //!
 //! Most of a verdict's cost is placing the qualifiers onto the syntax lines
@@ -15,7 +15,7 @@
 //!
 //! What differs from the definition is how a text gets there: the tokenizer of
 //! the common shape ([`common_text`]), the qualifiers placed by bit masks
-//! ([`Masks`]), and the texts handed to [`judge::judge`] whole (a text with a
+//! ([`Masks`]), and the texts handed to [`definition::judge`](super::definition::judge) whole (a text with a
 //! comment outside the common shape, one without its `;`, a module the target
 //! model refuses): [`Index::parsed`]. The differential test
 //! (`tests/batch_fast_path.rs`) holds this path to the definition's answers on
@@ -103,7 +103,7 @@ pub struct Tokens<'t> {
 impl<'t> Tokens<'t> {
     /// Tokenizes `text`. A text with a comment or whitespace inside its chain
     /// (`redux.sync .add.u32`) has no tokens here: its chain is no slice of it, and
-    /// the definition ([`judge::judge`]) reads it; so does a text with a comment
+    /// the definition ([`definition::judge`](super::definition::judge)) reads it; so does a text with a comment
     /// that is not of the common shape ([`common_text`]).
     pub fn of(text: &'t str) -> Tokens<'t> {
         let definition = || Tokens {
@@ -485,7 +485,7 @@ impl<'s> Index<'s> {
         }
     }
 
-    /// [`judge::judge`]'s verdict on `text` (whose tokens are `tokens`) in a module
+    /// [`definition::judge`](super::definition::judge)'s verdict on `text` (whose tokens are `tokens`) in a module
     /// of `.version ptx` and `.target target`, the same steps in the same order,
     /// with the chain's reading taken from the index.
     pub fn judge(
@@ -539,7 +539,7 @@ impl<'s> Index<'s> {
     }
 
     /// The tokens [`Index::verdict`] judges, or the verdict when the steps before the
-    /// chain's reading decide it: the definition's (`judge::judge`), which names
+    /// chain's reading decide it: the definition's (`definition::judge`), which names
     /// their defects in its order.
     // The verdict is returned whole, not boxed: it is built once per line that
     // takes this way out, and boxing would add an allocation to each.
@@ -552,7 +552,7 @@ impl<'s> Index<'s> {
         target: Target,
         order: Order,
     ) -> Result<Parsed<'t, 'a>, Judgement> {
-        let definition = || judge::judge(self.spec, text, ptx, target, order);
+        let definition = || super::definition::judge(self.spec, text, ptx, target, order);
         if !self.module_allowed(ptx, target) || (!tokens.ended && !text.trim_end().ends_with(';')) {
             return Err(definition());
         }
@@ -565,7 +565,7 @@ impl<'s> Index<'s> {
         }
     }
 
-    /// [`judge::judge`]'s steps from the chain's words on ([`verdict::verdict`],
+    /// [`definition::judge`](super::definition::judge)'s steps from the chain's words on ([`verdict::verdict`],
     /// the definition's own), with the chain's reading kept: the verdict on a
     /// text that [`Index::parsed`] reads as `parsed`.
     pub fn verdict<'a>(&self, chain: &'a Chain<'s>, parsed: Parsed<'_, '_>, order: Order) -> Verdict<'a> {
@@ -727,7 +727,7 @@ mod tests {
             for text in texts {
                 for (ptx, target) in [("8.6", "sm_90"), ("8.6", "sm_100a"), ("6.0", "sm_30"), ("6.0", "sm_90")] {
                     for order in [Order::Lenient, Order::Strict] {
-                        let want = judge::judge(&spec, text, v(ptx), t(target), order);
+                        let want = crate::syntax::definition::judge(&spec, text, v(ptx), t(target), order);
                         let got = index.judge(text, &Tokens::of(text), v(ptx), t(target), order);
                         assert_eq!(got, want, "{text} at {ptx} {target} {order:?}, held: {fill}");
                     }

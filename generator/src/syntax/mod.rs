@@ -1,9 +1,10 @@
 //! Legality: which instruction texts are legal in which module, and why not.
 //!
 //! `spelling` and `needs` read the spec's rules and tables; `legal` and `illegal`
-//! enumerate the syntax vectors; `text`, `operands`, `nearest` and `judge` make up
-//! `check-syntax`, and `index` keeps the judge's reading of each qualifier chain for
-//! the batch commands; `context` picks the modules a case is judged in.
+//! enumerate the syntax vectors; `text`, `operands`, `nearest`, `judge` and `verdict`
+//! make up `check-syntax` (`definition::judge` judges one text), and `index` keeps
+//! the judge's reading of each qualifier chain for the batch commands; `context`
+//! picks the modules a case is judged in.
 
 pub mod across;
 pub mod case;
@@ -11,6 +12,7 @@ pub mod chain_words;
 pub mod common_text;
 pub mod context;
 pub mod defect;
+pub mod definition;
 pub mod departure;
 pub mod illegal;
 pub mod index;

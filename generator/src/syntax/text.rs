@@ -13,7 +13,7 @@
 
 use std::fmt;
 
-use ptxvec_spec::Qualifier;
+use ptxvec_spec::{PtxVersion, Qualifier};
 
 /// What a register's prefix says about its declared type, under the naming that
 /// `emit-ptx` declares: `%r` .b32, `%rd` .b64, `%f` .f32, `%fd` .f64, `%h` .b16, `%p` .pred.
@@ -53,6 +53,10 @@ pub struct ClassRow {
     /// The bit types whose operands take it where float registers are allowed (not
     /// where the operand takes integer registers only, `int_registers`).
     pub fits_as_bits: &'static [Qualifier],
+    /// The first PTX ISA version that declares it, where that is later than every
+    /// version the target model knows: ptxas refuses the `.reg` line below it
+    /// (`tests/ptxas_targets.rs` holds each to ptxas 13.5).
+    pub since: Option<PtxVersion>,
 }
 
 /// Every register class, prefix order (ptxas 13.5 for the fits: a `.b` type takes
@@ -61,14 +65,16 @@ pub struct ClassRow {
 pub const CLASSES: [ClassRow; 7] = {
     use Qualifier as Q;
     [
-        ClassRow { class: RegClass::B32, prefix: "%r", example: "%r9", declared: Q::B32, fits: &[Q::B32, Q::U32, Q::S32, Q::F32, Q::F16x2, Q::Bf16x2], fits_as_bits: &[] },
-        ClassRow { class: RegClass::B64, prefix: "%rd", example: "%rd9", declared: Q::B64, fits: &[Q::B64, Q::U64, Q::S64, Q::F64], fits_as_bits: &[] },
-        ClassRow { class: RegClass::F32, prefix: "%f", example: "%f9", declared: Q::F32, fits: &[Q::F32], fits_as_bits: &[Q::B32] },
-        ClassRow { class: RegClass::F64, prefix: "%fd", example: "%fd9", declared: Q::F64, fits: &[Q::F64], fits_as_bits: &[Q::B64] },
-        ClassRow { class: RegClass::B16, prefix: "%h", example: "%h9", declared: Q::B16, fits: &[Q::B16, Q::U16, Q::S16, Q::F16, Q::Bf16], fits_as_bits: &[] },
-        ClassRow { class: RegClass::Pred, prefix: "%p", example: "%p9", declared: Q::Pred, fits: &[Q::Pred], fits_as_bits: &[] },
-        // `.b128`: atom's `.cas.b128` and `.exch.b128`, PTX ISA 8.3 on.
-        ClassRow { class: RegClass::B128, prefix: "%q", example: "%q9", declared: Q::B128, fits: &[Q::B128], fits_as_bits: &[] },
+        ClassRow { class: RegClass::B32, prefix: "%r", example: "%r9", declared: Q::B32, fits: &[Q::B32, Q::U32, Q::S32, Q::F32, Q::F16x2, Q::Bf16x2], fits_as_bits: &[], since: None },
+        ClassRow { class: RegClass::B64, prefix: "%rd", example: "%rd9", declared: Q::B64, fits: &[Q::B64, Q::U64, Q::S64, Q::F64], fits_as_bits: &[], since: None },
+        ClassRow { class: RegClass::F32, prefix: "%f", example: "%f9", declared: Q::F32, fits: &[Q::F32], fits_as_bits: &[Q::B32], since: None },
+        ClassRow { class: RegClass::F64, prefix: "%fd", example: "%fd9", declared: Q::F64, fits: &[Q::F64], fits_as_bits: &[Q::B64], since: None },
+        ClassRow { class: RegClass::B16, prefix: "%h", example: "%h9", declared: Q::B16, fits: &[Q::B16, Q::U16, Q::S16, Q::F16, Q::Bf16], fits_as_bits: &[], since: None },
+        ClassRow { class: RegClass::Pred, prefix: "%p", example: "%p9", declared: Q::Pred, fits: &[Q::Pred], fits_as_bits: &[], since: None },
+        // `.b128`: atom's `.cas.b128` and `.exch.b128`. PTX ISA 9.1, 9.7.13.5 (PTX
+        // ISA Notes): "Support for `.b128` type introduced in PTX ISA version 8.3";
+        // ptxas 13.5 refuses the declaration below it.
+        ClassRow { class: RegClass::B128, prefix: "%q", example: "%q9", declared: Q::B128, fits: &[Q::B128], fits_as_bits: &[], since: Some(PtxVersion::new(8, 3)) },
     ]
 };
 
@@ -105,6 +111,16 @@ impl RegClass {
     /// The PTX type `emit-ptx` declares registers of this class with.
     pub const fn declared_type(self) -> &'static str {
         self.row().declared.spelling()
+    }
+
+    /// The class `emit-ptx` declares with type `ty` (`".b128"`), if any.
+    pub fn of_declared(ty: &str) -> Option<RegClass> {
+        CLASSES.iter().find(|r| r.declared.spelling() == ty).map(|r| r.class)
+    }
+
+    /// Whether a module of `.version ptx` may declare it.
+    pub fn declared_at(self, ptx: PtxVersion) -> bool {
+        self.row().since.is_none_or(|v| ptx >= v)
     }
 
     /// Whether a register of this class may stand where type `t` is expected;

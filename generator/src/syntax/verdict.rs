@@ -1,7 +1,7 @@
-//! A verdict from a qualifier chain's reading: [`judge::judge`]'s steps after the
+//! A verdict from a qualifier chain's reading: [`definition::judge`](super::definition::judge)'s steps after the
 //! general statement grammar, written once.
 //!
-//! The definition ([`judge::judge`]) reads each text's chain afresh, its
+//! The definition ([`definition::judge`](super::definition::judge)) reads each text's chain afresh, its
 //! qualifiers placed on the groups' sets (`judge::read_chain`); the batch judge
 //! ([`super::index::Index`]) keeps each distinct chain's reading, its qualifiers
 //! placed by the bit masks, and judges every text of that chain on it. Both make

@@ -26,7 +26,8 @@ use crate::ptxas::Ptxas;
 use crate::syntax::case::Case;
 use crate::syntax::context::{self, Module};
 use crate::syntax::departure::{self, Prediction};
-use crate::syntax::judge::{judge, Judgement, Order};
+use crate::syntax::judge::{Judgement, Order};
+use crate::syntax::definition::judge;
 use crate::syntax::vectors;
 
 use self::cache::{Cache, Kept};
