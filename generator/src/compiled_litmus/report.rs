@@ -272,6 +272,7 @@ pub fn event_text(e: &Event, locs: &[String]) -> String {
         Op::Atom { loc: l, reg, rmw: r } => format!("atom{q} r{} <- {}", reg.0, rmw(r).replace("..", &loc(l))),
         Op::Red { loc: l, rmw: r } => format!("red{q} {}", rmw(r).replace("..", &loc(l))),
         Op::Fence => format!("fence{q}"),
+        Op::AliasFence => "fence.proxy.alias".to_owned(),
     }
 }
 

@@ -124,7 +124,7 @@ pub fn instruction(opcode: &str, event: &Event) -> String {
         Op::St { loc, val } => format!("{opcode} [{}], {};", mem_key(loc), value(val)),
         Op::Atom { loc, reg, rmw } => format!("{opcode} %r{}, [{}], {};", reg.0, mem_key(loc), operand(rmw)),
         Op::Red { loc, rmw } => format!("{opcode} [{}], {};", mem_key(loc), operand(rmw)),
-        Op::Fence => format!("{opcode};"),
+        Op::Fence | Op::AliasFence => format!("{opcode};"),
     }
 }
 

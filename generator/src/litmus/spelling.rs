@@ -96,8 +96,12 @@ fn rmw_words(rmw: Rmw) -> &'static str {
 /// `ld.acquire.gpu.global.u32`, `st.global.u32`, `atom.acq_rel.sys.global.exch.b32`,
 /// `red.release.cta.global.add.u32`, `fence.sc.cluster`. `None` for what PTX cannot
 /// spell (a `red.exch`, a weak fence, a `.sc` memory operation: the model refuses
-/// the last two as well).
+/// the last two as well), and for what the runners cannot place: an access through
+/// a virtual alias, or `fence.proxy.alias` (every location has one address there).
 pub fn opcode(event: &Event) -> Option<String> {
+    if event.alias != 0 || event.op == Op::AliasFence {
+        return None;
+    }
     let sem_scope = match (event.sem, event.scope) {
         (Sem::Weak, None) => String::new(),
         (Sem::Weak, Some(_)) | (_, None) => return None,
@@ -170,6 +174,15 @@ mod tests {
         ] {
             assert_eq!(opcode(&event), None, "{event:?}");
         }
+    }
+
+    /// The runners give a location one address, so an access through an alias and
+    /// the fence between aliases are not generated.
+    #[test]
+    fn aliases_have_no_opcode() {
+        assert_eq!(opcode(&Event::ld_weak(X, R).via(1)), None);
+        assert_eq!(opcode(&Event::alias_fence()), None);
+        assert_eq!(opcode(&Event::ld_weak(X, R)).as_deref(), Some("ld.global.u32"));
     }
 
     #[test]

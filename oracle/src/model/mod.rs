@@ -18,12 +18,15 @@
 //! # What is modelled
 //!
 //! `ld`, `st`, `atom` and `red` (add and exchange) and `fence`, each with its `.sem` (or
-//! `.weak`) and `.scope`, on the generic proxy, every access the same size, so that
+//! `.weak`) and `.scope`, on the generic proxy, accesses through virtual aliases of a
+//! location and `fence.proxy.alias` between them (8.6, 8.9.5), every access the same
+//! size, so that
 //! any two accesses to one location "overlap completely" (8.7) and none overlap
 //! partially: the programs have no mixed-size data-races, for which "The axioms in
 //! the memory consistency model do not apply" (8.7.2). Every location starts at 0,
 //! as in each of the chapter's litmus tests. Not modelled yet: barriers and the other synchronizing instructions of 8.9.4 besides `fence.sc`
-//! and release/acquire patterns, proxies and aliases (8.6), `.volatile` and `.mmio`,
+//! and release/acquire patterns, proxies other than the generic one and aliases
+//! (8.6: texture, surface, constant, async), `.volatile` and `.mmio`,
 //! state spaces (8.3), and control dependencies (a thread's program is straight
 //! line code).
 //!
@@ -37,8 +40,9 @@
 //! operation as base causality order; No Thin Air as acyclic reads-from plus data
 //! dependencies ([`axioms::no_thin_air`]); Sequential Consistency Per Location
 //! checked on every pairwise morally strong set; and `red`, not a read operation
-//! (Table 20), constrained by the Atomicity axiom alone among the axioms that speak
-//! of what is read.
+//! (Table 20) and so in no acquire pattern, whose read ("atomic reductions
+//! conceptually perform a strong read", 8.8) takes part in observation order,
+//! communication order and Causality like a read's.
 //!
 //! [`sc`] gives the outcomes of sequentially consistent interleavings: an allowed
 //! outcome outside them is *weak*.
@@ -207,6 +211,11 @@ pub enum Op {
     },
     /// `fence` (a "memory fence operation", Table 20).
     Fence,
+    /// `fence.proxy.alias`: the proxy fence that orders accesses through virtual
+    /// aliases of one location (8.6: "since using distinct virtual addresses
+    /// behaves as if using different proxies, they require a proxy fence to
+    /// establish memory ordering"). It has neither `.sem` nor `.scope`.
+    AliasFence,
 }
 
 /// One operation of a thread: what it does, its qualifier and its scope (`None`
@@ -219,49 +228,63 @@ pub struct Event {
     pub sem: Sem,
     /// Its scope.
     pub scope: Option<Scope>,
+    /// Which of its location's virtual addresses a memory operation goes through:
+    /// 0 unless a test gives the location aliases ("// These addresses are
+    /// aliases", 8.10.6, Litmus Test: CoWR). Every alias is the same memory.
+    pub alias: u8,
 }
 
 impl Event {
     /// `ld.weak [loc]` into `reg`.
     pub fn ld_weak(loc: Loc, reg: Reg) -> Event {
-        Event { op: Op::Ld { loc, reg }, sem: Sem::Weak, scope: None }
+        Event { op: Op::Ld { loc, reg }, sem: Sem::Weak, scope: None, alias: 0 }
     }
 
     /// `ld.sem.scope [loc]` into `reg`.
     pub fn ld(sem: Sem, scope: Scope, loc: Loc, reg: Reg) -> Event {
-        Event { op: Op::Ld { loc, reg }, sem, scope: Some(scope) }
+        Event { op: Op::Ld { loc, reg }, sem, scope: Some(scope), alias: 0 }
     }
 
     /// `st.weak [loc], val`.
     pub fn st_weak(loc: Loc, val: Val) -> Event {
-        Event { op: Op::St { loc, val }, sem: Sem::Weak, scope: None }
+        Event { op: Op::St { loc, val }, sem: Sem::Weak, scope: None, alias: 0 }
     }
 
     /// `st.sem.scope [loc], val`.
     pub fn st(sem: Sem, scope: Scope, loc: Loc, val: Val) -> Event {
-        Event { op: Op::St { loc, val }, sem, scope: Some(scope) }
+        Event { op: Op::St { loc, val }, sem, scope: Some(scope), alias: 0 }
     }
 
     /// `atom.sem.scope.op reg, [loc]`.
     pub fn atom(sem: Sem, scope: Scope, loc: Loc, reg: Reg, rmw: Rmw) -> Event {
-        Event { op: Op::Atom { loc, reg, rmw }, sem, scope: Some(scope) }
+        Event { op: Op::Atom { loc, reg, rmw }, sem, scope: Some(scope), alias: 0 }
     }
 
     /// `red.sem.scope.op [loc]`.
     pub fn red(sem: Sem, scope: Scope, loc: Loc, rmw: Rmw) -> Event {
-        Event { op: Op::Red { loc, rmw }, sem, scope: Some(scope) }
+        Event { op: Op::Red { loc, rmw }, sem, scope: Some(scope), alias: 0 }
     }
 
     /// `fence.sem.scope`.
     pub fn fence(sem: Sem, scope: Scope) -> Event {
-        Event { op: Op::Fence, sem, scope: Some(scope) }
+        Event { op: Op::Fence, sem, scope: Some(scope), alias: 0 }
+    }
+
+    /// `fence.proxy.alias`.
+    pub fn alias_fence() -> Event {
+        Event { op: Op::AliasFence, sem: Sem::Weak, scope: None, alias: 0 }
+    }
+
+    /// The same memory operation through its location's virtual address `alias`.
+    pub fn via(self, alias: u8) -> Event {
+        Event { alias, ..self }
     }
 
     /// The location a memory operation accesses; `None` for a fence.
     pub fn loc(&self) -> Option<Loc> {
         match self.op {
             Op::Ld { loc, .. } | Op::St { loc, .. } | Op::Atom { loc, .. } | Op::Red { loc, .. } => Some(loc),
-            Op::Fence => None,
+            Op::Fence | Op::AliasFence => None,
         }
     }
 
@@ -297,9 +320,11 @@ impl Event {
         self.sem != Sem::Weak
     }
 
+
     /// Why this operation is not one PTX can spell, if it is not.
     fn unsupported(&self) -> Option<Unsupported> {
         let ok = match (self.op, self.sem) {
+            (Op::AliasFence, s) => s == Sem::Weak,
             (_, Sem::Weak) => matches!(self.op, Op::Ld { .. } | Op::St { .. }),
             (Op::Fence, s) => s != Sem::Relaxed,
             (_, Sem::Sc) => false,

@@ -44,7 +44,7 @@ impl Ev {
     pub fn event_reg(&self) -> Option<Reg> {
         match self.event.op {
             Op::Ld { reg, .. } | Op::Atom { reg, .. } => Some(reg),
-            Op::St { .. } | Op::Red { .. } | Op::Fence => None,
+            Op::St { .. } | Op::Red { .. } | Op::Fence | Op::AliasFence => None,
         }
     }
 }
@@ -423,17 +423,19 @@ impl<'a> Execution<'a> {
 /// operation is strong and specifies a scope that includes the thread executing the
 /// other operation. Both operations are performed via the same proxy. If both are
 /// memory operations, then they overlap completely." Every modelled operation uses
-/// the generic proxy, and two accesses overlap (completely) iff they are to one
+/// the generic proxy, but accesses through two virtual aliases of a location count
+/// as different proxies (8.6: "using distinct virtual addresses behaves as if using
+/// different proxies"); two accesses overlap (completely) iff they are to one
 /// location.
 pub fn morally_strong(a: &Ev, b: &Ev) -> bool {
     let same_thread = a.thread == b.thread;
     let includes = |x: &Ev, y: &Ev| x.event.is_strong() && x.event.scope.is_some_and(|s| s.includes(x.place, y.place));
     let scoped = includes(a, b) && includes(b, a);
-    let overlap = match (a.event.loc(), b.event.loc()) {
-        (Some(l), Some(m)) => l == m,
-        _ => true,
+    let (overlap, same_proxy) = match (a.event.loc(), b.event.loc()) {
+        (Some(l), Some(m)) => (l == m, a.event.alias == b.event.alias),
+        _ => (true, true),
     };
-    (same_thread || scoped) && overlap
+    (same_thread || scoped) && overlap && same_proxy
 }
 
 /// 8.9.4, the synchronizing operations modelled: "A `fence.sc` operation X
@@ -495,17 +497,21 @@ fn synchronizes(events: &[Ev], po: &Rel, ms: &Rel, obs: &Rel, fsc: &Rel) -> Rel 
 
 /// 8.9.5, causality order: "X precedes Y in proxy-preserved base causality order,
 /// or For some operation Z, X precedes Z in observation order, and Z precedes Y in
-/// proxy-preserved base causality order." With the generic proxy only and no
-/// aliases, proxy-preserved base causality order relates two memory operations that
-/// base causality order relates and that "are performed to the same address, using
-/// the generic proxy". The chapter defines it only for memory operations, yet the
-/// Fence-SC axiom asks for causality order between fences: between two operations
-/// of which one is a fence, it is read as base causality order.
+/// proxy-preserved base causality order." With the generic proxy only,
+/// proxy-preserved base causality order relates two memory operations that base
+/// causality order relates and that "are performed to the same address, using the
+/// generic proxy", or that are aliases of one location with "an alias proxy fence
+/// along the base causality path from X to Y" (`fence.proxy.alias`; 8.10.6, CoWR:
+/// "Virtual aliases require an alias proxy fence along the synchronization path").
+/// The chapter defines it only for memory operations, yet the Fence-SC axiom asks
+/// for causality order between fences: between two operations of which one is a
+/// fence, it is read as base causality order.
 fn causality(events: &[Ev], bc: &Rel, obs: &Rel) -> Rel {
     let n = events.len();
-    let loc = |i: usize| events[i].event.loc();
-    let ppbc = |a: usize, b: usize| match (loc(a), loc(b)) {
-        (Some(l), Some(m)) => l == m && bc.has(a, b),
+    let ev = |i: usize| &events[i].event;
+    let fenced = |a: usize, b: usize| (0..n).any(|f| ev(f).op == Op::AliasFence && bc.has(a, f) && bc.has(f, b));
+    let ppbc = |a: usize, b: usize| match (ev(a).loc(), ev(b).loc()) {
+        (Some(l), Some(m)) => l == m && bc.has(a, b) && (ev(a).alias == ev(b).alias || fenced(a, b)),
         _ => bc.has(a, b),
     };
     Rel::from_fn(n, |x, y| ppbc(x, y) || (0..n).any(|z| obs.has(x, z) && ppbc(z, y)))
@@ -546,7 +552,7 @@ fn values(events: &[Ev], choice: &Choice) -> Vec<Option<(Option<u32>, Option<u32
                     }
                 }
                 Op::Atom { rmw, .. } | Op::Red { rmw, .. } => read.map(|old| Rmw::apply(rmw, old)),
-                Op::Ld { .. } | Op::Fence => None,
+                Op::Ld { .. } | Op::Fence | Op::AliasFence => None,
             };
             out[i] = Some((read, write));
             progress = true;

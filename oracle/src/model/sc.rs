@@ -67,7 +67,7 @@ fn step(state: &mut Outcome, t: usize, op: Op) {
             let old = mem(state, loc);
             state.mem.insert(loc, Rmw::apply(rmw, old));
         }
-        Op::Fence => {}
+        Op::Fence | Op::AliasFence => {}
     }
 }
 

@@ -295,7 +295,7 @@ pub(super) fn write_body(
                 }
                 Op::Atom { loc, reg: r, rmw } => format!(" {}, [%m{}], {}", reg(th, r), lay.loc_slot(loc), operand(rmw)),
                 Op::Red { loc, rmw } => format!(" [%m{}], {}", lay.loc_slot(loc), operand(rmw)),
-                Op::Fence => String::new(),
+                Op::Fence | Op::AliasFence => String::new(),
             };
             let _ = writeln!(t, "\t{op}{operands};");
         }

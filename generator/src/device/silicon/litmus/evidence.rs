@@ -195,7 +195,7 @@ pub fn program(case: &Case) -> Vec<String> {
                         Op::St { loc, val: Val::Reg(r) } => format!(" [{}], r{}", loc_name(loc), r.0),
                         Op::Atom { loc, reg, rmw } => format!(" r{}, [{}], {}", reg.0, loc_name(loc), operand(rmw)),
                         Op::Red { loc, rmw } => format!(" [{}], {}", loc_name(loc), operand(rmw)),
-                        Op::Fence => String::new(),
+                        Op::Fence | Op::AliasFence => String::new(),
                     };
                     format!("{op}{args}")
                 })
