@@ -173,6 +173,28 @@ fn bad_arguments_exit_2() {
     assert!(!out.exists(), "nothing written on bad input");
 }
 
+/// A recorded `litmus-runs.json`'s account: `check(test, reason)` for each test not
+/// run, then the tests that ran and every generated test, each sorted, after
+/// asserting that the account names every test once, as run or not.
+fn account(runs: &serde_json::Value, check: impl Fn(&str, &str)) -> (Vec<String>, Vec<String>) {
+    let mut ran: Vec<String> = runs["ran"].as_array().unwrap().iter().map(|r| r["id"].as_str().unwrap().to_owned()).collect();
+    let mut named: Vec<String> = ran.clone();
+    for g in runs["not_run"].as_array().unwrap() {
+        let reason = g["reason"].as_str().unwrap();
+        for t in g["tests"].as_array().unwrap() {
+            let t = t.as_str().unwrap();
+            check(t, reason);
+            named.push(t.to_owned());
+        }
+    }
+    named.sort();
+    let mut all: Vec<String> = generated().into_iter().map(|g| g.id).collect();
+    all.sort();
+    assert_eq!(named, all, "every test once, run or not");
+    ran.sort();
+    (ran, all)
+}
+
 /// GPGPU-Sim's recorded litmus run: the account names every test once, as run or
 /// not; the tests that ran are the `weak` ones outside a cluster (the README: its
 /// parser knows no `.sem` qualifier nor `.reqnctapercluster`); no outcome is
@@ -181,28 +203,15 @@ fn bad_arguments_exit_2() {
 fn gpgpu_sims_litmus_run_grades_as_recorded() {
     let dir = repo_root().join("vectors/clients/gpgpu-sim-667834c");
     let runs: serde_json::Value = serde_json::from_slice(&std::fs::read(dir.join("litmus-runs.json")).unwrap()).unwrap();
-    let ran: Vec<String> = runs["ran"].as_array().unwrap().iter().map(|r| r["id"].as_str().unwrap().to_owned()).collect();
     assert!(runs["ran"].as_array().unwrap().iter().all(|r| r["unreported"] == 0));
-    let mut named: Vec<String> = ran.clone();
-    for g in runs["not_run"].as_array().unwrap() {
-        let reason = g["reason"].as_str().unwrap();
-        for t in g["tests"].as_array().unwrap() {
-            let t = t.as_str().unwrap();
-            if t.ends_with("/other_ctas") {
-                assert!(reason.contains("Syntax error"), "{t}: {reason}");
-            }
-            named.push(t.to_owned());
+    let (ran, all) = account(&runs, |t, reason| {
+        if t.ends_with("/other_ctas") {
+            assert!(reason.contains("Syntax error"), "{t}: {reason}");
         }
-    }
-    named.sort();
-    let mut all: Vec<String> = generated().into_iter().map(|g| g.id).collect();
-    all.sort();
-    assert_eq!(named, all, "every test once, run or not");
+    });
     let weak_outside_clusters: Vec<String> =
         all.iter().filter(|id| id.contains("/weak/") && !id.ends_with("/other_ctas")).cloned().collect();
-    let mut ran_sorted = ran;
-    ran_sorted.sort();
-    assert_eq!(ran_sorted, weak_outside_clusters);
+    assert_eq!(ran, weak_outside_clusters);
     let o = ptxvec().args(["grade", "--litmus"]).arg(dir.join("litmus-results.jsonl")).output().unwrap();
     assert_exit(&o, 0);
     let text = stdout(&o);
@@ -226,34 +235,21 @@ fn gpuocelots_litmus_run_grades_as_recorded() {
     let dir = repo_root().join("vectors/clients/gpuocelot-b16039d");
     let runs: serde_json::Value = serde_json::from_slice(&std::fs::read(dir.join("litmus-runs.json")).unwrap()).unwrap();
     assert_eq!(runs["engine"], "gpuocelot b16039d emulator");
-    let ran: Vec<String> = runs["ran"].as_array().unwrap().iter().map(|r| r["id"].as_str().unwrap().to_owned()).collect();
     assert!(runs["ran"].as_array().unwrap().iter().any(|r| r["unreported"] != 0), "the unzeroed counts leave instances unreported");
-    let mut named: Vec<String> = ran.clone();
-    for g in runs["not_run"].as_array().unwrap() {
-        let reason = g["reason"].as_str().unwrap();
-        for t in g["tests"].as_array().unwrap() {
-            let t = t.as_str().unwrap();
-            if t.ends_with("/other_ctas") {
-                assert!(reason.contains("syntax error at `.reqnctapercluster"), "{t}: {reason}");
-            } else if t.contains("/weak/") {
-                let one_cta = t.ends_with("/same_cta") || t.ends_with("/same_warp");
-                assert!(one_cta && reason.contains("barrier deadlock"), "{t}: {reason}");
-            } else {
-                let sem = [".relaxed.", ".acquire.", ".release.", ".acq_rel."];
-                assert!(reason.contains("syntax error at") && sem.iter().any(|s| reason.contains(s)), "{t}: {reason}");
-            }
-            named.push(t.to_owned());
+    let (ran, all) = account(&runs, |t, reason| {
+        if t.ends_with("/other_ctas") {
+            assert!(reason.contains("syntax error at `.reqnctapercluster"), "{t}: {reason}");
+        } else if t.contains("/weak/") {
+            let one_cta = t.ends_with("/same_cta") || t.ends_with("/same_warp");
+            assert!(one_cta && reason.contains("barrier deadlock"), "{t}: {reason}");
+        } else {
+            let sem = [".relaxed.", ".acquire.", ".release.", ".acq_rel."];
+            assert!(reason.contains("syntax error at") && sem.iter().any(|s| reason.contains(s)), "{t}: {reason}");
         }
-    }
-    named.sort();
-    let mut all: Vec<String> = generated().into_iter().map(|g| g.id).collect();
-    all.sort();
-    assert_eq!(named, all, "every test once, run or not");
+    });
     let weak_across_clusters: Vec<String> =
         all.iter().filter(|id| id.contains("/weak/") && id.ends_with("/other_clusters")).cloned().collect();
-    let mut ran_sorted = ran;
-    ran_sorted.sort();
-    assert_eq!(ran_sorted, weak_across_clusters);
+    assert_eq!(ran, weak_across_clusters);
     let o = ptxvec().args(["grade", "--litmus"]).arg(dir.join("litmus-results.jsonl")).output().unwrap();
     assert_exit(&o, 1);
     let text = stdout(&o);

@@ -436,23 +436,28 @@ fn source_details(h: &mut String, s: &Graded) {
         h.push_str("</table>\n");
     }
     if !s.not_run.is_empty() {
+        by_reason(h, "not run", s.not_run_count(), &s.not_run);
+    }
+}
+
+/// A folded table of tests grouped by `reason`: `n` tests `what` (not run, not
+/// judged), each reason with its count and ids.
+fn by_reason(h: &mut String, what: &str, n: usize, groups: &[(String, Vec<String>)]) {
+    let _ = writeln!(
+        h,
+        "<details class=\"litmus\"><summary>{n} tests {what}, for {} reasons</summary>\n<table class=\"groups\">\n<tr><th>tests</th><th>reason</th><th>which</th></tr>",
+        groups.len()
+    );
+    for (reason, ids) in groups {
         let _ = writeln!(
             h,
-            "<details class=\"litmus\"><summary>{} tests not run, for {} reasons</summary>\n<table class=\"groups\">\n<tr><th>tests</th><th>reason</th><th>which</th></tr>",
-            s.not_run_count(),
-            s.not_run.len()
+            "<tr><td class=\"n\">{}</td><td class=\"msg\">{}</td><td class=\"msg\">{}</td></tr>",
+            ids.len(),
+            escape(reason),
+            escape(&ids.join(" "))
         );
-        for (reason, ids) in &s.not_run {
-            let _ = writeln!(
-                h,
-                "<tr><td class=\"n\">{}</td><td class=\"msg\">{}</td><td class=\"msg\">{}</td></tr>",
-                ids.len(),
-                escape(reason),
-                escape(&ids.join(" "))
-            );
-        }
-        h.push_str("</table></details>\n");
     }
+    h.push_str("</table></details>\n");
 }
 
 /// The compilers' reports: per compiler, what was judged, and each finding with the
@@ -542,21 +547,7 @@ fn compiler_details(h: &mut String, l: &Litmus, c: &CompilerReport) {
     }
     if !not_judged.is_empty() {
         let n: usize = not_judged.iter().map(|(_, t)| t.len()).sum();
-        let _ = writeln!(
-            h,
-            "<details class=\"litmus\"><summary>{n} tests not judged, for {} reasons</summary>\n<table class=\"groups\">\n<tr><th>tests</th><th>reason</th><th>which</th></tr>",
-            not_judged.len()
-        );
-        for (reason, ids) in &not_judged {
-            let _ = writeln!(
-                h,
-                "<tr><td class=\"n\">{}</td><td class=\"msg\">{}</td><td class=\"msg\">{}</td></tr>",
-                ids.len(),
-                escape(reason),
-                escape(&ids.join(" "))
-            );
-        }
-        h.push_str("</table></details>\n");
+        by_reason(h, "not judged", n, &not_judged);
     }
 }
 

@@ -174,6 +174,42 @@ fn each_input(template: &str, names: &[String]) -> String {
     out
 }
 
+/// The variants grouped by `shape` (those it gives `None` left out), each group's
+/// ids sorted; the groups in the order their first variant comes in `variants`.
+/// The memory and warp rules are one per group.
+fn group_by<K: PartialEq>(variants: &[Variant<'_>], shape: impl Fn(&Variant<'_>) -> Option<K>) -> Vec<(K, Vec<String>)> {
+    let mut groups: Vec<(K, Vec<String>)> = Vec::new();
+    for v in variants {
+        let Some(key) = shape(v) else { continue };
+        match groups.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, ids)) => ids.push(v.id.clone()),
+            None => groups.push((key, vec![v.id.clone()])),
+        }
+    }
+    for (_, ids) in &mut groups {
+        ids.sort();
+        ids.dedup();
+    }
+    groups
+}
+
+/// Every id of `groups`, as a pattern, sorted.
+fn id_patterns<K>(groups: Vec<(K, Vec<String>)>) -> Vec<String> {
+    let mut ids: Vec<String> = groups.into_iter().flat_map(|(_, ids)| ids).map(|i| regex_escape(&i)).collect();
+    ids.sort();
+    ids
+}
+
+/// A rule of `allOf`: `then` holds the records whose id is one of `ids`.
+fn rule_for_ids(ids: &[String], then: json::Json) -> json::Json {
+    use json::{object, string};
+    let ids: Vec<String> = ids.iter().map(|i| regex_escape(i)).collect();
+    object(vec![
+        ("if", object(vec![("properties", object(vec![("id", object(vec![("pattern", string(format!("^({})#", ids.join("|"))))]))]))])),
+        ("then", then),
+    ])
+}
+
 /// `text` with its regular-expression characters escaped (ids and mnemonics hold
 /// `.` and `:`; `:` needs none).
 fn regex_escape(text: &str) -> String {

@@ -9,7 +9,6 @@ use crate::record::{Dir, Field, MemoryShape, Shape};
 use crate::vectors::semantic::Variant;
 
 use super::json::{object, output, string, value, Json};
-use super::regex_escape;
 
 /// What the schema says of a memory shape: its elements, and each slot's key,
 /// direction and element width, in the family's order (the float formats and the
@@ -29,54 +28,24 @@ impl Layout {
     }
 }
 
-/// The memory variants grouped by layout, each group's ids sorted; the groups in
-/// the order their first variant comes in `variants`.
+/// The memory variants grouped by layout (see `group_by`).
 fn groups(variants: &[Variant<'_>]) -> Vec<(Layout, Vec<String>)> {
-    let mut groups: Vec<(Layout, Vec<String>)> = Vec::new();
-    for v in variants {
-        let Shape::Memory(m) = v.semantics.shape() else {
-            continue;
-        };
-        let layout = Layout::of(&m);
-        match groups.iter_mut().find(|(l, _)| *l == layout) {
-            Some((_, ids)) => ids.push(v.id.clone()),
-            None => groups.push((layout, vec![v.id.clone()])),
-        }
-    }
-    for (_, ids) in &mut groups {
-        ids.sort();
-        ids.dedup();
-    }
-    groups
+    super::group_by(variants, |v| match v.semantics.shape() {
+        Shape::Memory(m) => Some(Layout::of(&m)),
+        Shape::Warp(_) => None,
+    })
 }
 
 /// Every memory variant's id, as a pattern, sorted.
 pub(super) fn ids(variants: &[Variant<'_>]) -> Vec<String> {
-    let mut ids: Vec<String> = groups(variants).into_iter().flat_map(|(_, ids)| ids).map(|i| regex_escape(&i)).collect();
-    ids.sort();
-    ids
+    super::id_patterns(groups(variants))
 }
 
 /// The memory rules: one per layout of [`groups`], an `if` on the ids of its
 /// variants and a `then` that holds their records to it. `inputs` are the input
 /// slots' keys of every memory variant, which a layout without them refuses.
 pub(super) fn rules(variants: &[Variant<'_>], inputs: &[String]) -> Vec<Json> {
-    groups(variants)
-        .into_iter()
-        .map(|(layout, ids)| {
-            let ids: Vec<String> = ids.iter().map(|i| regex_escape(i)).collect();
-            object(vec![
-                (
-                    "if",
-                    object(vec![(
-                        "properties",
-                        object(vec![("id", object(vec![("pattern", string(format!("^({})#", ids.join("|"))))]))]),
-                    )]),
-                ),
-                ("then", rule(&layout, inputs)),
-            ])
-        })
-        .collect()
+    groups(variants).into_iter().map(|(layout, ids)| super::rule_for_ids(&ids, rule(&layout, inputs))).collect()
 }
 
 /// `n` of `items`, no more, no fewer.

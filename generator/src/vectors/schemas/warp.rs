@@ -8,57 +8,27 @@ use crate::record::{Field, Per, Shape, Source, WarpShape};
 use crate::vectors::semantic::Variant;
 
 use super::json::{object, string, value, Json};
-use super::regex_escape;
 
 /// The warp variants grouped by the shape of their records as their texts write
 /// them (`p` only where the text writes `d|p`), each group's ids sorted; the groups
 /// in the order their first variant comes in `variants`. The float format is no
 /// part of a record's shape on the page (a float is a bit pattern there).
 pub(super) fn groups(variants: &[Variant<'_>]) -> Vec<(WarpShape, Vec<String>)> {
-    let mut groups: Vec<(WarpShape, Vec<String>)> = Vec::new();
-    for v in variants {
-        let Shape::Warp(w) = v.semantics.shape().written(v.pair) else {
-            continue;
-        };
-        let w = WarpShape { float: None, ..w };
-        match groups.iter_mut().find(|(s, _)| *s == w) {
-            Some((_, ids)) => ids.push(v.id.clone()),
-            None => groups.push((w, vec![v.id.clone()])),
-        }
-    }
-    for (_, ids) in &mut groups {
-        ids.sort();
-        ids.dedup();
-    }
-    groups
+    super::group_by(variants, |v| match v.semantics.shape().written(v.pair) {
+        Shape::Warp(w) => Some(WarpShape { float: None, ..w }),
+        Shape::Memory(_) => None,
+    })
 }
 
 /// Every warp variant's id, as a pattern, sorted.
 pub(super) fn ids(variants: &[Variant<'_>]) -> Vec<String> {
-    let mut ids: Vec<String> = groups(variants).into_iter().flat_map(|(_, ids)| ids).map(|i| regex_escape(&i)).collect();
-    ids.sort();
-    ids
+    super::id_patterns(groups(variants))
 }
 
 /// The rules of the warp block: one per group of [`groups`], an `if` on the ids
 /// of its variants and a `then` that holds their records to its shape.
 pub(super) fn rules(variants: &[Variant<'_>]) -> Vec<Json> {
-    groups(variants)
-        .into_iter()
-        .map(|(shape, ids)| {
-            let ids: Vec<String> = ids.iter().map(|i| regex_escape(i)).collect();
-            object(vec![
-                (
-                    "if",
-                    object(vec![(
-                        "properties",
-                        object(vec![("id", object(vec![("pattern", string(format!("^({})#", ids.join("|"))))]))]),
-                    )]),
-                ),
-                ("then", rule(shape)),
-            ])
-        })
-        .collect()
+    groups(variants).into_iter().map(|(shape, ids)| super::rule_for_ids(&ids, rule(shape))).collect()
 }
 
 /// What a record of `shape` holds, as a schema.
