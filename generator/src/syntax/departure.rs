@@ -253,7 +253,8 @@ fn operands_may_change<S>(d: &Departure, operands: &[Operand<S>]) -> bool {
 /// operand of another shape, count or class, an address ptxas 12.9 faults on
 /// before it refuses it (E054), a combination a table leaves out
 /// (atom's four-operand line, E042), a rule of the instruction (`shared_cta`'s
-/// target, E036).
+/// target, E036), a value its set leaves out (red.async's `.relaxed` where the set
+/// holds `.release`, E059).
 fn departing(rule: &RuleId) -> bool {
     matches!(
         rule,
@@ -264,6 +265,7 @@ fn departing(rule: &RuleId) -> bool {
         )
             | RuleId::Table(_)
             | RuleId::Spec(_)
+            | RuleId::Set(_)
     )
 }
 
