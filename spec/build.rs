@@ -11,7 +11,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 /// The files at the spec's top level that the loader reads.
-const TOP: [&str; 2] = ["targets.yaml", "errata.yaml"];
+const TOP: [&str; 3] = ["targets.yaml", "errata.yaml", "qualifiers.yaml"];
 
 /// The folders whose files the loader reads (not their subfolders: it reads
 /// neither folder recursively).

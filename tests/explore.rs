@@ -359,9 +359,8 @@ fn check_syntax_reports_each_ledgered_departure() {
 fn the_recorded_exploration_has_no_unexplained_disagreement() {
     let spec = crate::support::spec();
     for r in ptxvec_generator::ptxas::explore::RECORDED {
-        let name = |m| spec.instructions.iter().find(|f| f.instruction.mnemonic == m).map(|f| f.instruction.instruction.clone());
-        let as_of = name(r.as_of).unwrap_or_else(|| panic!("{:?}: no such instruction in the spec", r.as_of));
-        let (n, seed, as_of) = (r.n, r.seed, as_of.as_str());
+        assert!(spec.instruction(r.as_of).is_some(), "{:?}: no such instruction in the spec", r.as_of);
+        let (n, seed, as_of) = (r.n, r.seed, r.as_of);
         let out = ptxvec(&["audit-syntax", "--explore", &n.to_string(), "--seed", &seed.to_string(), "--as-of", as_of, "--offline"], None);
         let text = String::from_utf8_lossy(&out.stdout);
         assert_eq!(out.status.code(), Some(0), "{text}{}", String::from_utf8_lossy(&out.stderr));

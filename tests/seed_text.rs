@@ -131,6 +131,8 @@ fn logical_lines(block: &[&str], continues: impl Fn(&str) -> bool) -> Vec<String
 }
 
 fn syntax_block(block: &[&str], groups: &mut Vec<SeedGroup>) {
+    // The spec declares the mnemonics `prefix_of` knows.
+    crate::support::spec();
     // Syntax lines and sets both wrap onto indented lines.
     let logical = logical_lines(block, |_| true);
     let mut current = SeedGroup::default();

@@ -436,7 +436,9 @@ fn snapshots_of_one_record_per_variant_class() {
         let stem = name
             .trim_start_matches("semantic/")
             .trim_end_matches(".jsonl.gz");
-        // The longest mnemonic the stem starts with (`vote.sync.all...` is vote.sync's).
+        // The longest mnemonic the stem starts with (`vote.sync.all...` is vote.sync's),
+        // of those the spec declares.
+        crate::support::spec();
         let instruction = ptxvec_spec::Mnemonic::prefix_of(stem)
             .unwrap_or_else(|| panic!("{name}: no snapshot takes this instruction"))
             .spelling();

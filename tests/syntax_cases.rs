@@ -300,12 +300,14 @@ fn general_grammar(text: &str) -> bool {
     let (chain, operands) = body.split_once(char::is_whitespace).unwrap_or((body, ""));
     // An opcode with its infix written (`bar.cta.red`) is the opcode too.
     let words: Vec<&str> = chain.split('.').collect();
-    let Some(skip) = ptxvec_spec::Mnemonic::ALL.iter().filter_map(|m| m.opcode_in(&words)).max() else {
+    static MNEMONICS: std::sync::OnceLock<Vec<ptxvec_spec::Mnemonic>> = std::sync::OnceLock::new();
+    let mnemonics = MNEMONICS.get_or_init(|| crate::support::spec().instructions.iter().map(|f| f.instruction.mnemonic).collect());
+    let Some(skip) = mnemonics.iter().filter_map(|m| m.opcode_in(&words)).max() else {
         return false;
     };
     let words_ok = words[skip..]
         .iter()
-        .all(|w| ptxvec_spec::Qualifier::ALL.iter().any(|q| q.spelling()[1..] == **w));
+        .all(|w| ptxvec_spec::Qualifier::from_word(w).is_some());
     if !words_ok || operands.contains(';') {
         return false;
     }

@@ -20,10 +20,11 @@ fn every_verdict_agrees_with_ptxas_or_is_in_the_ledger() {
         ptxas_cu12: Some(ptxas::from_env("PTXVEC_PTXAS_CU12").unwrap_or_else(|e| panic!("{e}"))),
         jobs: 2,
         results: None,
+        instructions: Vec::new(),
         explore: Default::default(),
     };
     let tools = tools(&spec, &args).unwrap_or_else(|e| panic!("{e}"));
-    let a = audit(&spec, &tools, 2).unwrap();
+    let a = audit(&spec, &tools, 2, &[]).unwrap();
     println!("{}", a.report);
     assert!(
         a.unexplained.is_empty() && a.stale.is_empty(),

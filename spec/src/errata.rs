@@ -124,6 +124,10 @@ pub struct Reading {
     /// what it does with that text whatever the written one's defect.
     #[serde(default)]
     pub read_as: Option<TextRead>,
+    /// The module's `.target` is read as this one: a rule ptxas checks against
+    /// the architecture it assembles for (`-arch`) rather than the module's.
+    #[serde(default)]
+    pub read_target: Option<crate::Target>,
 }
 
 /// A condition of a [`Reading`] on one written operand.
@@ -285,6 +289,7 @@ impl Reading {
             || self.read_operand.is_some()
             || self.read_elements.is_some()
             || self.read_as.is_some()
+            || self.read_target.is_some()
     }
 }
 

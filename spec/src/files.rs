@@ -61,6 +61,15 @@ impl Files<'_> {
         }
     }
 
+    /// Whether the spec holds a file at `path` (anything there: reading it says
+    /// what is wrong with it).
+    pub(crate) fn exists(&self, path: &Path) -> bool {
+        match self {
+            Files::Folder(_) => fs::symlink_metadata(path).is_ok(),
+            Files::Embedded => embedded().any(|(p, _)| p == path),
+        }
+    }
+
     /// Reads a spec file as text, within the caps: a regular file, no larger than
     /// [`limits::MAX_FILE_BYTES`], UTF-8, and no line longer than
     /// [`limits::MAX_LINE_BYTES`].

@@ -13,6 +13,7 @@ pub mod errata;
 pub mod error;
 pub mod files;
 pub mod limits;
+pub mod mnemonic;
 pub mod model;
 pub mod qualifier;
 pub mod source;
@@ -94,6 +95,14 @@ impl Spec {
         let seed_ids: BTreeSet<String> = seeds.keys().cloned().collect();
 
         let targets = load_checked(files, &root.join("targets.yaml"), &mut errors, validate::targets).0;
+        // The shared vocabulary is optional: a spec whose instructions use only the
+        // qualifiers code names, or declare their own, needs none.
+        let vocabulary_path = root.join("qualifiers.yaml");
+        if files.exists(&vocabulary_path) {
+            if let Some(text) = read(files, &vocabulary_path, &mut errors) {
+                declare_vocabulary(&vocabulary_path, &text, &mut errors);
+            }
+        }
         let errata_path = root.join("errata.yaml");
         let (ledger, errata_text): (Option<Ledger>, _) =
             load_checked(files, &errata_path, &mut errors, |_| Vec::new());
@@ -116,7 +125,8 @@ impl Spec {
                         unverifiable.note(&path, None);
                         continue;
                     };
-                    match yaml::from_str::<Instruction>(&path, &text) {
+                    let own = declare_header(&path, &text, &mut errors);
+                    match template::reading_for(own, || yaml::from_str::<Instruction>(&path, &text)) {
                         Err(e) => {
                             errors.extend(e);
                             unverifiable.note(&path, yaml::instruction_name(&text));
@@ -202,7 +212,8 @@ impl Spec {
                     errata: &errata,
                     targets: &self.targets,
                 };
-                checked::<Instruction>(path, &text, &mut errors, |i| validate::instruction(i, &cx));
+                let own = declare_header(path, &text, &mut errors);
+                template::reading_for(own, || checked::<Instruction>(path, &text, &mut errors, |i| validate::instruction(i, &cx)));
             }
             FileKind::Targets => {
                 checked::<TargetModel>(path, &text, &mut errors, validate::targets);
@@ -257,6 +268,79 @@ impl Unverifiable {
     fn covers(&self, name: &str) -> bool {
         self.all || self.names.contains(name)
     }
+}
+
+/// The shared vocabulary (`spec/qualifiers.yaml`): every row interned, before any
+/// instruction file is read, since a syntax line's `.name` is a placeholder exactly
+/// when the vocabulary has no `.name`.
+fn declare_vocabulary(path: &Path, text: &str, errors: &mut Vec<SpecError>) {
+    /// The file's shape.
+    #[derive(serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Vocabulary {
+        qualifiers: Vec<qualifier::Declaration>,
+    }
+    match yaml::from_str::<Vocabulary>(path, text) {
+        Err(e) => errors.extend(e),
+        Ok(v) => {
+            let problems = v
+                .qualifiers
+                .iter()
+                .enumerate()
+                .filter_map(|(i, d)| d.declare().err().map(|e| (format!("qualifiers[{i}]"), e.to_string())))
+                .collect();
+            report(path, text, problems, errors);
+        }
+    }
+}
+
+/// What an instruction file declares before it is read: its own qualifiers, then
+/// its mnemonic with its opcode and infix, which it returns. A file whose head does
+/// not read is left to the full read, which reports where.
+fn declare_header(path: &Path, text: &str, errors: &mut Vec<SpecError>) -> Option<mnemonic::Mnemonic> {
+    /// The head of an instruction file; every other key is the full read's.
+    #[derive(serde::Deserialize)]
+    struct Head {
+        mnemonic: Option<String>,
+        #[serde(default)]
+        opcode: Option<HeadOpcode>,
+        #[serde(default)]
+        infix: Option<HeadInfix>,
+        #[serde(default)]
+        qualifiers: Vec<qualifier::Declaration>,
+    }
+    #[derive(serde::Deserialize)]
+    struct HeadOpcode {
+        words: String,
+    }
+    #[derive(serde::Deserialize)]
+    struct HeadInfix {
+        qualifier: String,
+    }
+    let Some(head) = yaml::loose::<Head>(text) else { return None };
+    let mut problems = Vec::new();
+    for (i, d) in head.qualifiers.iter().enumerate() {
+        if let Err(e) = d.declare() {
+            problems.push((format!("qualifiers[{i}]"), e.to_string()));
+        }
+    }
+    let mut own = None;
+    if let Some(m) = &head.mnemonic {
+        let infix = match head.infix.as_ref().map(|i| i.qualifier.parse::<Qualifier>()) {
+            None => Ok(None),
+            Some(Ok(q)) => Ok(Some(q)),
+            Some(Err(e)) => Err(("infix.qualifier".to_owned(), e.to_string())),
+        };
+        match infix {
+            Err(p) => problems.push(p),
+            Ok(infix) => match mnemonic::Mnemonic::declare(m, head.opcode.as_ref().map(|o| o.words.as_str()), infix) {
+                Ok(m) => own = Some(m),
+                Err(e) => problems.push(("mnemonic".to_owned(), e.to_string())),
+            },
+        }
+    }
+    report(path, text, problems, errors);
+    own
 }
 
 fn read(files: Files<'_>, path: &Path, errors: &mut Vec<SpecError>) -> Option<String> {
@@ -387,6 +471,7 @@ mod tests {
         let mut on_disk = vec![
             root.join("targets.yaml"),
             root.join("errata.yaml"),
+            root.join("qualifiers.yaml"),
         ];
         for folder in ["instructions", "seeds"] {
             for entry in fs::read_dir(root.join(folder)).unwrap() {

@@ -22,8 +22,20 @@ pub struct Instruction {
     pub instruction: String,
     /// What its syntax lines start with.
     pub mnemonic: Mnemonic,
+    /// The words ptxas reads as the opcode, where they are not the mnemonic
+    /// ([`crate::mnemonic::MnemonicInfo::opcode`]), with the evidence.
+    #[serde(default)]
+    pub opcode: Option<OpcodeWords>,
+    /// A qualifier ptxas reads inside the opcode, after its first word
+    /// ([`crate::mnemonic::MnemonicInfo::infix`]), with the evidence.
+    #[serde(default)]
+    pub infix: Option<Infix>,
     /// One line on what it does, from the doc.
     pub summary: String,
+    /// The qualifier spellings this instruction alone uses, beyond the shared
+    /// vocabulary (`spec/qualifiers.yaml`).
+    #[serde(default)]
+    pub qualifiers: Vec<crate::qualifier::Declaration>,
     /// The documents it is encoded from.
     pub sources: Vec<Source>,
     /// The syntax blocks: syntax lines with the sets their placeholders draw from.
@@ -40,6 +52,26 @@ pub struct Instruction {
     /// The doc's own examples, verbatim.
     #[serde(default)]
     pub examples: Vec<Example>,
+}
+
+/// The words ptxas reads as an instruction's opcode.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OpcodeWords {
+    /// The opcode: the mnemonic's first words (`redux` of `redux.sync`).
+    pub words: String,
+    /// What shows it (ptxas's messages).
+    pub source: Source,
+}
+
+/// A qualifier ptxas reads inside an instruction's opcode.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Infix {
+    /// The qualifier (`.cta` of `bar{.cta}.red`).
+    pub qualifier: Qualifier,
+    /// What shows it.
+    pub source: Source,
 }
 
 /// Syntax lines and the sets that follow them in the doc: `.op = { .add, ... }`.
@@ -61,6 +93,11 @@ impl SyntaxGroup {
             Some(mask) => mask.has(q),
             None => self.mask_of(&slot.token).has(q),
         }
+    }
+
+    /// What a position of one of this group's lines takes, as one mask.
+    pub fn mask(&self, slot: &Slot) -> QualMask {
+        slot.takes.unwrap_or_else(|| self.mask_of(&slot.token))
     }
 
     /// What a position with this token takes, as one mask (empty for a placeholder

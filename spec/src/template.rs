@@ -4,198 +4,40 @@
 //! reads as: the mnemonic `red`; then qualifier positions in canonical order, each
 //! either a placeholder (`.op`, named by a set such as `.op = {.add, ...}`) or a fixed
 //! qualifier (`.noftz`), optional when written in braces; then the operands.
-//! A `.name` is a placeholder exactly when `name` is not a known qualifier.
+//! A `.name` is a placeholder exactly when `name` is not a qualifier of the
+//! vocabulary ([`crate::qualifier`]); the mnemonic is one the loader declared.
 
 use std::fmt;
 
 use crate::qualifier::{QualMask, Qualifier};
 
-/// The mnemonics of the covered instructions: what a syntax line starts with.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Mnemonic {
-    /// `red`
-    Red,
-    /// `redux.sync`
-    ReduxSync,
-    /// `vote.sync`
-    VoteSync,
-    /// `shfl.sync`
-    ShflSync,
-    /// `match` (the doc writes `match.any.sync`, so `.sync` is a qualifier here)
-    Match,
-    /// `activemask`
-    Activemask,
-    /// `cp.reduce.async.bulk`
-    CpReduceAsyncBulk,
-    /// `vote` without `.sync` (deprecated at PTX ISA 6.0, removed for sm_70 and
-    /// later at 6.4)
-    Vote,
-    /// `shfl` without `.sync` (as `vote`)
-    Shfl,
-    /// `atom`
-    Atom,
-    /// `elect.sync`
-    ElectSync,
-    /// `bar.red`, and `bar.cta.red` ([`Mnemonic::infix`])
-    BarRed,
-    /// `barrier.red`, and `barrier.cta.red`
-    BarrierRed,
-    /// `red.async`
-    RedAsync,
+pub use crate::mnemonic::Mnemonic;
+
+thread_local! {
+    /// The mnemonic of the instruction file being read, if any: its syntax lines
+    /// start with it ([`reading_for`]).
+    static OWN: std::cell::Cell<Option<Mnemonic>> = const { std::cell::Cell::new(None) };
 }
 
-impl Mnemonic {
-    /// Every mnemonic, in the order the instructions were added: a new one goes
-    /// last, since a recorded exploration walks the instructions up to the newest
-    /// it had (`audit-syntax --as-of`).
-    pub const ALL: &'static [Mnemonic] = &[
-        Mnemonic::Red,
-        Mnemonic::ReduxSync,
-        Mnemonic::VoteSync,
-        Mnemonic::ShflSync,
-        Mnemonic::Match,
-        Mnemonic::Activemask,
-        Mnemonic::CpReduceAsyncBulk,
-        Mnemonic::Vote,
-        Mnemonic::Shfl,
-        Mnemonic::Atom,
-        Mnemonic::ElectSync,
-        Mnemonic::BarRed,
-        Mnemonic::BarrierRed,
-        Mnemonic::RedAsync,
-    ];
-
-    /// The PTX spelling.
-    pub const fn spelling(self) -> &'static str {
-        match self {
-            Mnemonic::Red => "red",
-            Mnemonic::ReduxSync => "redux.sync",
-            Mnemonic::VoteSync => "vote.sync",
-            Mnemonic::ShflSync => "shfl.sync",
-            Mnemonic::Match => "match",
-            Mnemonic::Activemask => "activemask",
-            Mnemonic::CpReduceAsyncBulk => "cp.reduce.async.bulk",
-            Mnemonic::Vote => "vote",
-            Mnemonic::Shfl => "shfl",
-            Mnemonic::Atom => "atom",
-            Mnemonic::ElectSync => "elect.sync",
-            Mnemonic::BarRed => "bar.red",
-            Mnemonic::BarrierRed => "barrier.red",
-            Mnemonic::RedAsync => "red.async",
-        }
-    }
-
-    /// The words ptxas reads as the opcode: the spelling up to the words that may
-    /// stand anywhere among the qualifiers. ptxas 13.5 takes the `.sync` of
-    /// `redux.sync`, `vote.sync` and `shfl.sync` at any position of the chain
-    /// (`redux.add.sync.u32`, `shfl.up.b32.sync`, `vote.all.sync.pred`: accepted, every
-    /// permutation tried), and refuses a chain without it (`redux.add.u32`:
-    /// ".sync modifier required for instruction 'redux'"); `cp.reduce.async.bulk` is
-    /// one word to it (`cp.async.bulk.reduce...`: "Unknown modifier '.reduce'");
-    /// `elect.sync` is `elect` with its `.sync` (`elect %r1|%p2, 0xffffffff;`:
-    /// ".sync modifier required for instruction 'elect'").
-    pub const fn opcode(self) -> &'static str {
-        match self {
-            Mnemonic::ReduxSync => "redux",
-            Mnemonic::VoteSync => "vote",
-            Mnemonic::ShflSync => "shfl",
-            Mnemonic::ElectSync => "elect",
-            m => m.spelling(),
-        }
-    }
-
-    /// A qualifier ptxas reads inside the opcode, after its first word, where the
-    /// document writes it in braces: `bar{.cta}.red` is `bar.red` or `bar.cta.red`.
-    /// ptxas 13.5 names the four opcodes in its messages ("Illegal modifier '.and'
-    /// for instruction 'barrier.cta'", "Feature 'bar.cta.red' requires PTX ISA
-    /// .version 7.8"), refuses the `.cta` after `.red` ("Illegal modifier '.cta' for
-    /// instruction 'bar.red'") and a `.red` anywhere but right after them ("Unknown
-    /// modifier '.red'"). A spelling holds it as its first qualifier.
-    pub const fn infix(self) -> Option<Qualifier> {
-        match self {
-            Mnemonic::BarRed | Mnemonic::BarrierRed => Some(Qualifier::Cta),
-            _ => None,
-        }
-    }
-
-    /// How many of a chain's words (`bar`, `cta`, `red`, `popc`) its opcode takes
-    /// as written, the infix included; `None` when the chain does not open with it.
-    pub fn opcode_in<S: AsRef<str>>(self, words: &[S]) -> Option<usize> {
-        let infix_written = self
-            .infix()
-            .is_some_and(|q| words.get(1).map(AsRef::as_ref) == Some(&q.spelling()[1..]));
-        let mut at = 0;
-        for (k, w) in self.opcode().split('.').enumerate() {
-            if k == 1 && infix_written {
-                at += 1;
-            }
-            if words.get(at).map(AsRef::as_ref) != Some(w) {
-                return None;
-            }
-            at += 1;
-        }
-        Some(at)
-    }
-
-    /// The chain of the qualifiers spelled `quals` (`.cta`, `.popc`, in canonical
-    /// order; a mutant's may be no qualifier) after the mnemonic: its infix, if the
-    /// first of them, in its place (`bar.cta.red.popc.u32`).
-    pub fn chain<S: AsRef<str>>(self, quals: &[S]) -> String {
-        let mut s = String::with_capacity(32);
-        let rest = match (self.infix(), quals.first()) {
-            (Some(i), Some(q)) if q.as_ref() == i.spelling() => {
-                let (first, after) = self.spelling().split_once('.').unwrap_or((self.spelling(), ""));
-                s.push_str(first);
-                s.push_str(i.spelling());
-                s.push('.');
-                s.push_str(after);
-                &quals[1..]
-            }
-            _ => {
-                s.push_str(self.spelling());
-                quals
-            }
-        };
-        for q in rest {
-            s.push_str(q.as_ref());
-        }
-        s
-    }
-
-    /// The mnemonic that `text` starts with: the longest one that ends at a `.`,
-    /// `{`, whitespace or the end (so `redux.sync.add` is not `red`).
-    pub fn prefix_of(text: &str) -> Option<Mnemonic> {
-        Mnemonic::ALL
-            .iter()
-            .copied()
-            .filter(|m| {
-                text.strip_prefix(m.spelling()).is_some_and(|rest| {
-                    rest.is_empty()
-                        || rest.starts_with(['.', '{'])
-                        || rest.starts_with(char::is_whitespace)
-                })
-            })
-            .max_by_key(|m| m.spelling().len())
-    }
+/// Runs `read` with the syntax lines it parses held to the mnemonic `own` (the
+/// instruction file's): a line that starts otherwise is an error that names it.
+/// `None`: a line may start with any declared mnemonic.
+pub(crate) fn reading_for<T>(own: Option<Mnemonic>, read: impl FnOnce() -> T) -> T {
+    let before = OWN.with(|o| o.replace(own));
+    let out = read();
+    OWN.with(|o| o.set(before));
+    out
 }
 
-impl fmt::Display for Mnemonic {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.spelling())
-    }
+/// The mnemonic of the instruction file being read, if any.
+pub(crate) fn own() -> Option<Mnemonic> {
+    OWN.with(std::cell::Cell::get)
 }
 
-impl<'de> serde::Deserialize<'de> for Mnemonic {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let s = String::deserialize(d)?;
-        Mnemonic::ALL.iter().copied().find(|m| m.spelling() == s).ok_or_else(|| {
-            let known: Vec<&str> = Mnemonic::ALL.iter().map(|m| m.spelling()).collect();
-            serde::de::Error::custom(format_args!(
-                "unknown mnemonic `{s}` (expected one of {})",
-                known.join(", ")
-            ))
-        })
-    }
+/// Whether `text` starts with `m`, ending at a `.`, `{`, `;`, whitespace or the end.
+fn starts_with_mnemonic(text: &str, m: Mnemonic) -> bool {
+    text.strip_prefix(m.spelling())
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with(['.', '{', ';']) || rest.starts_with(char::is_whitespace))
 }
 
 /// What stands at one qualifier position.
@@ -300,7 +142,9 @@ impl Template {
             offset,
         };
         // `bar{.cta}.red`: the infix in braces, its first position.
-        let braced = Mnemonic::ALL.iter().find_map(|&m| {
+        let own = OWN.with(std::cell::Cell::get);
+        let candidates = own.map_or_else(Mnemonic::all, |m| vec![m]);
+        let braced = candidates.iter().copied().find_map(|m| {
             let i = m.infix()?;
             let (first, after) = m.spelling().split_once('.')?;
             let written = format!("{first}{{{}}}.{after}", i.spelling());
@@ -317,10 +161,14 @@ impl Template {
                 }],
             ),
             None => {
-                let m = Mnemonic::prefix_of(text).ok_or_else(|| {
-                    let known: Vec<&str> = Mnemonic::ALL.iter().map(|m| m.spelling()).collect();
-                    err(format!("expected one of the covered mnemonics ({})", known.join(", ")), 0)
-                })?;
+                let m = match own {
+                    Some(m) if starts_with_mnemonic(text, m) => m,
+                    Some(m) => return Err(err(format!("expected the file's mnemonic `{m}`"), 0)),
+                    None => Mnemonic::prefix_of(text).ok_or_else(|| {
+                        let known: Vec<&str> = Mnemonic::all().into_iter().map(|m| m.spelling()).collect();
+                        err(format!("expected one of the declared mnemonics ({})", known.join(", ")), 0)
+                    })?,
+                };
                 (m, m.spelling().len(), Vec::new())
             }
         };
@@ -356,7 +204,8 @@ impl Template {
                 break;
             }
         }
-        if !p.rest().is_empty() && !p.rest().starts_with(char::is_whitespace) {
+        // `ret{.uni};`: a line of no operand may end right after its chain.
+        if !p.rest().is_empty() && !p.rest().starts_with(char::is_whitespace) && !p.rest().starts_with(';') {
             return Err(err(
                 "expected `.qualifier`, `{.qualifier}` or whitespace".into(),
                 p.at,
@@ -519,6 +368,20 @@ impl fmt::Display for Template {
 mod tests {
     use super::*;
 
+    /// The spec's mnemonic spelled `s`, the embedded spec loaded (which declares
+    /// every one).
+    fn m(s: &str) -> Mnemonic {
+        loaded();
+        Mnemonic::lookup(s).unwrap()
+    }
+
+    fn loaded() {
+        static SPEC: std::sync::OnceLock<()> = std::sync::OnceLock::new();
+        SPEC.get_or_init(|| {
+            crate::Spec::embedded().unwrap();
+        });
+    }
+
     fn ph(name: &str, optional: bool) -> Slot {
         Slot {
             takes: None,
@@ -536,6 +399,7 @@ mod tests {
 
     #[test]
     fn red_scalar_line_from_seed_001() {
+        loaded();
         let t = Template::parse(
             "red{.sem}{.scope}{.space}.op{.level::cache_hint}.type [a], b{, cache-policy};",
         )
@@ -558,6 +422,7 @@ mod tests {
 
     #[test]
     fn a_line_holds_at_most_the_capped_positions() {
+        loaded();
         let line = |n: usize| format!("red{}.u32 [a], b;", ".op".repeat(n - 1));
         assert_eq!(Template::parse(&line(crate::limits::MAX_SLOTS)).unwrap().slots.len(), crate::limits::MAX_SLOTS);
         let e = Template::parse(&line(crate::limits::MAX_SLOTS + 1)).unwrap_err();
@@ -567,9 +432,10 @@ mod tests {
     /// A line of no covered instruction names every one the spec knows.
     #[test]
     fn an_unknown_mnemonic_lists_the_known_ones() {
+        loaded();
         let e = Template::parse("add.s32 d, a, b;").unwrap_err();
         assert_eq!(e.offset, 0);
-        for m in Mnemonic::ALL {
+        for m in Mnemonic::all() {
             assert!(e.message.contains(m.spelling()), "{m:?} not in {}", e.message);
         }
     }
@@ -580,28 +446,30 @@ mod tests {
     /// '.red'"), so the `.cta` stands inside the opcode, and a spelling holds it first.
     #[test]
     fn an_infix_stands_inside_the_opcode() {
+        loaded();
         let t = Template::parse("bar{.cta}.red.popc.u32 d, a{, b}, {!}c;").unwrap();
-        assert_eq!(t.mnemonic, Mnemonic::BarRed);
+        assert_eq!(t.mnemonic, m("bar.red"));
         assert_eq!(t.slots, vec![fixed(Qualifier::Cta, true), fixed(Qualifier::Popc, false), fixed(Qualifier::U32, false)]);
         assert!(t.operands[2].optional && t.operands[3].negatable);
         let t = Template::parse("barrier{.cta}.red.op{.aligned}.pred p, a{, b}, {!}c;").unwrap();
-        assert_eq!(t.mnemonic, Mnemonic::BarrierRed);
+        assert_eq!(t.mnemonic, m("barrier.red"));
         let words = |s: &str| s.split('.').map(str::to_owned).collect::<Vec<_>>();
-        assert_eq!(Mnemonic::BarRed.opcode_in(&words("bar.red.popc.u32")), Some(2));
-        assert_eq!(Mnemonic::BarRed.opcode_in(&words("bar.cta.red.popc.u32")), Some(3));
-        assert_eq!(Mnemonic::BarRed.opcode_in(&words("bar.popc.red.u32")), None);
-        assert_eq!(Mnemonic::BarRed.opcode_in(&words("bar.sync")), None);
-        assert_eq!(Mnemonic::BarRed.opcode_in(&words("barrier.red.popc")), None);
-        assert_eq!(Mnemonic::BarrierRed.opcode_in(&words("barrier.cta.red.and")), Some(3));
+        assert_eq!(m("bar.red").opcode_in(&words("bar.red.popc.u32")), Some(2));
+        assert_eq!(m("bar.red").opcode_in(&words("bar.cta.red.popc.u32")), Some(3));
+        assert_eq!(m("bar.red").opcode_in(&words("bar.popc.red.u32")), None);
+        assert_eq!(m("bar.red").opcode_in(&words("bar.sync")), None);
+        assert_eq!(m("bar.red").opcode_in(&words("barrier.red.popc")), None);
+        assert_eq!(m("barrier.red").opcode_in(&words("barrier.cta.red.and")), Some(3));
         // redux.sync's opcode is `redux`: its `.sync` may stand anywhere.
-        assert_eq!(Mnemonic::ReduxSync.opcode_in(&words("redux.sync.add")), Some(1));
-        assert_eq!(Mnemonic::BarRed.chain(&[Qualifier::Cta, Qualifier::Popc, Qualifier::U32]), "bar.cta.red.popc.u32");
-        assert_eq!(Mnemonic::BarRed.chain(&[Qualifier::Popc, Qualifier::Cta]), "bar.red.popc.cta");
-        assert_eq!(Mnemonic::Red.chain(&[Qualifier::Cta, Qualifier::Add]), "red.cta.add");
+        assert_eq!(m("redux.sync").opcode_in(&words("redux.sync.add")), Some(1));
+        assert_eq!(m("bar.red").chain(&[Qualifier::Cta, Qualifier::Popc, Qualifier::U32]), "bar.cta.red.popc.u32");
+        assert_eq!(m("bar.red").chain(&[Qualifier::Popc, Qualifier::Cta]), "bar.red.popc.cta");
+        assert_eq!(m("red").chain(&[Qualifier::Cta, Qualifier::Add]), "red.cta.add");
     }
 
     #[test]
     fn fixed_qualifiers_pairs_and_negation() {
+        loaded();
         let t = Template::parse("redux.sync.op{.abs}{.NaN}.f32 dst, src, membermask;").unwrap();
         assert_eq!(
             t.slots,
@@ -622,6 +490,7 @@ mod tests {
 
     #[test]
     fn a_line_without_semicolon_and_an_optional_operand_without_comma_before_it() {
+        loaded();
         let t = Template::parse("cp.reduce.async.bulk.dst.src.completion_mechanism{.level::cache_hint}.redOp.type [dstMem], [srcMem], size{, cache-policy}")
         .unwrap();
         assert_eq!(
@@ -643,6 +512,7 @@ mod tests {
 
     #[test]
     fn the_doc_typos_do_not_parse() {
+        loaded();
         // seed 000 writes `{.abs.}`; seed 001 writes `. vec_16_bit`.
         for line in [
             "redux.sync.op{.abs.}{.NaN}.f32 dst, src, membermask;",
@@ -654,17 +524,17 @@ mod tests {
         }
         assert_eq!(
             Mnemonic::prefix_of("redux.sync.add"),
-            Some(Mnemonic::ReduxSync)
+            Some(m("redux.sync"))
         );
-        assert_eq!(Mnemonic::prefix_of("red.add"), Some(Mnemonic::Red));
+        assert_eq!(Mnemonic::prefix_of("red.add"), Some(m("red")));
         assert_eq!(Mnemonic::prefix_of("reduce"), None);
         assert_eq!(
             Mnemonic::prefix_of("atom.global.cas.b128"),
-            Some(Mnemonic::Atom)
+            Some(m("atom"))
         );
         assert_eq!(Mnemonic::prefix_of("atomic"), None);
-        assert_eq!(Mnemonic::ReduxSync.opcode(), "redux");
-        assert_eq!(Mnemonic::Match.opcode(), "match");
-        assert_eq!(Mnemonic::CpReduceAsyncBulk.opcode(), "cp.reduce.async.bulk");
+        assert_eq!(m("redux.sync").opcode(), "redux");
+        assert_eq!(m("match").opcode(), "match");
+        assert_eq!(m("cp.reduce.async.bulk").opcode(), "cp.reduce.async.bulk");
     }
 }

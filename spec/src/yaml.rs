@@ -149,6 +149,15 @@ pub(crate) fn from_str<T: DeserializeOwned>(path: &Path, text: &str) -> Result<T
     }
 }
 
+/// A file's text read as `T` when the guard passes, else `None`: the loose read of
+/// an instruction file's head before the full one ([`crate::Spec::load`]).
+pub(crate) fn loose<T: DeserializeOwned>(text: &str) -> Option<T> {
+    if guard(Path::new(""), text).fatal {
+        return None;
+    }
+    serde_yaml::from_str::<T>(text).ok()
+}
+
 /// The `instruction:` of a file that did not load, if the rest of it is readable
 /// enough to say (the guard passes and the key is a string).
 pub(crate) fn instruction_name(text: &str) -> Option<String> {

@@ -318,7 +318,7 @@ fn run(cli: &Cli, stdout: &mut crate::io::output::Stdout) -> Result<Outcome> {
         }
         Command::AuditSyntax(args) => {
             let tools = crate::ptxas::audit::tools(&spec, args)?;
-            let a = crate::ptxas::audit::audit(&spec, &tools, args.jobs)?;
+            let a = crate::ptxas::audit::audit(&spec, &tools, args.jobs, &args.instructions)?;
             write!(stdout, "{}", a.report).map_err(write_error)?;
             if let Some(dir) = &args.results {
                 let (path, n) = crate::ptxas::audit::write_results(&spec, &a.findings, dir)?;

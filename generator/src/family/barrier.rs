@@ -22,7 +22,7 @@
 use ptxvec_oracle::barrier::{bar_red, Reduction, Thread};
 use ptxvec_oracle::profile::Profile;
 use ptxvec_oracle::warp::WARP_SIZE;
-use ptxvec_spec::{Mnemonic, Qualifier};
+use ptxvec_spec::Qualifier;
 
 use super::collective;
 use super::{catalog, Draft, Execution, Family, NotComputed, Quals, Sampling};
@@ -139,7 +139,7 @@ impl Family for BarrierRed {
         } else {
             return Err(q.missing("barrier reduction"));
         };
-        let aligned = s.form.syntax.mnemonic == Mnemonic::BarRed || q.has(Qualifier::Aligned);
+        let aligned = s.form.syntax.mnemonic.spelling() == "bar.red" || q.has(Qualifier::Aligned);
         Ok(BarrierRed { op, aligned })
     }
 

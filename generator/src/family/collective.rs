@@ -24,8 +24,8 @@ pub enum Members {
 impl Members {
     /// Who takes part in spelling `s` of a family whose non-sync form is spelled
     /// with `non_sync` (the mnemonic without `.sync`).
-    pub fn of(s: &crate::syntax::spelling::Spelling<'_>, non_sync: ptxvec_spec::Mnemonic) -> Members {
-        if s.form.syntax.mnemonic == non_sync {
+    pub fn of(s: &crate::syntax::spelling::Spelling<'_>, non_sync: &str) -> Members {
+        if s.form.syntax.mnemonic.spelling() == non_sync {
             Members::Active
         } else {
             Members::Membermask

@@ -17,9 +17,9 @@ use crate::syntax::spelling::Spelling;
 
 impl Family for Reduction {
     fn read(s: &Spelling<'_>) -> std::result::Result<Reduction, NotComputed> {
-        let engine = match s.form.syntax.mnemonic {
-            ptxvec_spec::Mnemonic::Red => Engine::RED,
-            ptxvec_spec::Mnemonic::RedAsync => Engine::ASYNC_REDUCE,
+        let engine = match s.form.syntax.mnemonic.spelling() {
+            "red" => Engine::RED,
+            "red.async" => Engine::ASYNC_REDUCE,
             _ => Engine::BULK_REDUCE,
         };
         reduction(s, engine)

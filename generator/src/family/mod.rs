@@ -5,8 +5,8 @@
 //! The families are listed once, in the table at [`families!`]'s call below, in
 //! the manner of wasmparser's `for_each_operator!`: the table makes the
 //! [`Semantics`] enum (one arm per family), decides a spelling's family by its
-//! mnemonic (an exhaustive match: a new `Mnemonic` does not compile until a family
-//! claims it) and dispatches every question to the family. Nothing else matches on
+//! mnemonic (an instruction no family claims has syntax vectors alone) and
+//! dispatches every question to the family. Nothing else matches on
 //! a family. A new instruction is its YAML, its oracle module, its family module
 //! here and its line in the table (README, "Adding an instruction").
 
@@ -60,11 +60,12 @@ pub trait Family: Copy + Eq + Ord + std::hash::Hash + std::fmt::Debug {
     }
 }
 
-/// The table of families: `Arm(Type) for Mnemonic | Mnemonic;`. It makes the
+/// The table of families: `Arm(Type) for "mnemonic" | "mnemonic";`. It makes the
 /// [`Semantics`] enum, [`of`] and the dispatch, so that a family is matched here
-/// and nowhere else.
+/// and nowhere else. An instruction no family claims is of the syntax tier: its
+/// vectors, judge, explorer walks, coverage and lint come from its YAML alone.
 macro_rules! families {
-    ($($(#[$doc:meta])* $arm:ident($family:ty) for $($mnemonic:ident)|+;)*) => {
+    ($($(#[$doc:meta])* $arm:ident($family:ty) for $($mnemonic:literal)|+;)*) => {
         /// One executable variant, as the oracle computes it: its family's own value.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
         pub enum Semantics {
@@ -74,9 +75,16 @@ macro_rules! families {
         /// What a spelling computes: its family by its mnemonic, then the
         /// family's reading of its qualifiers.
         pub fn of(s: &Spelling<'_>) -> std::result::Result<Semantics, NotComputed> {
-            match s.form.syntax.mnemonic {
-                $($(Mnemonic::$mnemonic)|+ => <$family as Family>::read(s).map(Semantics::$arm),)*
+            match s.form.syntax.mnemonic.spelling() {
+                $($($mnemonic)|+ => <$family as Family>::read(s).map(Semantics::$arm),)*
+                _ => Err(NotComputed { spelling: s.chain(), what: "semantic family" }),
             }
+        }
+
+        /// Whether a family claims the mnemonic: its instruction has semantic
+        /// vectors (the `semantics` tier), not only syntax ones.
+        pub fn claims(m: Mnemonic) -> bool {
+            matches!(m.spelling(), $($($mnemonic)|+)|*)
         }
 
         impl Semantics {
@@ -110,23 +118,23 @@ macro_rules! families {
 
 families! {
     /// `red`, `cp.reduce.async.bulk` and `red.async`: memory reductions.
-    Memory(ptxvec_oracle::memory::Reduction) for Red | CpReduceAsyncBulk | RedAsync;
+    Memory(ptxvec_oracle::memory::Reduction) for "red" | "cp.reduce.async.bulk" | "red.async";
     /// `atom`: memory reductions that return the old value, `.exch` and `.cas`.
-    Atom(ptxvec_oracle::memory::atom::Atom) for Atom;
+    Atom(ptxvec_oracle::memory::atom::Atom) for "atom";
     /// `redux.sync`.
-    Redux(redux::Redux) for ReduxSync;
+    Redux(redux::Redux) for "redux.sync";
     /// `vote.sync` and the non-sync `vote`.
-    Vote(vote::Vote) for VoteSync | Vote;
+    Vote(vote::Vote) for "vote.sync" | "vote";
     /// `shfl.sync` and the non-sync `shfl`.
-    Shfl(shfl::Shfl) for ShflSync | Shfl;
+    Shfl(shfl::Shfl) for "shfl.sync" | "shfl";
     /// `match.{any,all}.sync`.
-    Match(matching::Match) for Match;
+    Match(matching::Match) for "match";
     /// `activemask`.
-    Activemask(activemask::Activemask) for Activemask;
+    Activemask(activemask::Activemask) for "activemask";
     /// `elect.sync`.
-    Elect(elect::Elect) for ElectSync;
+    Elect(elect::Elect) for "elect.sync";
     /// `bar.red` and `barrier.red`.
-    Barrier(barrier::BarrierRed) for BarRed | BarrierRed;
+    Barrier(barrier::BarrierRed) for "bar.red" | "barrier.red";
 }
 
 /// What a text computing `semantics` expects of `inputs` (fitted to its shape)

@@ -33,7 +33,7 @@ impl Family for Shfl {
         };
         Ok(Shfl {
             mode,
-            members: Members::of(s, ptxvec_spec::Mnemonic::Shfl),
+            members: Members::of(s, "shfl"),
         })
     }
 

@@ -41,7 +41,7 @@ impl Family for Vote {
         };
         Ok(Vote {
             poll,
-            members: Members::of(s, ptxvec_spec::Mnemonic::Vote),
+            members: Members::of(s, "vote"),
         })
     }
 

@@ -62,6 +62,8 @@ pub enum Class<'t> {
 /// The covered instructions' opcode words, as the spec holds them.
 pub struct Covered {
     mnemonics: Vec<Mnemonic>,
+    /// The [`NEIGHBOURS`] the spec does not hold (one it holds is covered).
+    neighbours: Vec<&'static Neighbour>,
     /// Their opcodes' first words (`bar`, `cp`, ...).
     first: Vec<&'static str>,
 }
@@ -70,13 +72,10 @@ impl Covered {
     /// The opcodes of every instruction of `spec` ([`Mnemonic::opcode`]: the words
     /// ptxas reads as the opcode, so `vote.any.sync.pred` is `vote`'s).
     pub fn of(spec: &Spec) -> Covered {
-        let mnemonics: Vec<Mnemonic> = Mnemonic::ALL
-            .iter()
-            .copied()
-            .filter(|m| spec.instructions.iter().any(|f| f.instruction.mnemonic == *m))
-            .collect();
+        let mnemonics: Vec<Mnemonic> = spec.instructions.iter().map(|f| f.instruction.mnemonic).collect();
         let first = mnemonics.iter().filter_map(|m| m.opcode().split('.').next()).collect();
-        Covered { mnemonics, first }
+        let neighbours = NEIGHBOURS.iter().filter(|n| !mnemonics.iter().any(|m| m.spelling() == n.name)).collect();
+        Covered { mnemonics, neighbours, first }
     }
 
     /// The key `lint` counts `text` under when `text` is one instruction statement
@@ -106,7 +105,8 @@ impl Covered {
             let mut it = chain.split('.').map(str::trim);
             words.iter().all(|w| it.next() == Some(w))
         };
-        if let Some(n) = NEIGHBOURS
+        if let Some(n) = self
+            .neighbours
             .iter()
             .filter(|n| starts(n.words))
             .max_by_key(|n| n.words.len())

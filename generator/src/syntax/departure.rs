@@ -158,6 +158,9 @@ fn read_steps<'t>(steps: &'t [Reading], t: &InstrText<&'t str>, module: Module) 
             }
             continue;
         }
+        if let Some(target) = r.read_target {
+            read_in.target = target;
+        }
         out.words.retain(|w| !r.drop.iter().any(|q| word(*q) == *w));
         drop_repeats(&mut out.words, |w| r.drop_repeats.iter().any(|q| word(*q) == w));
         for w in &mut out.words {
@@ -228,7 +231,8 @@ fn words_may_change(d: &Departure, words: &ChainWords<'_>) -> bool {
             || r.address
             || r.read_operand.is_some()
             || r.read_elements.is_some()
-            || r.read_as.is_some();
+            || r.read_as.is_some()
+            || r.read_target.is_some();
         r.with.iter().chain(&r.once).all(|set| set.iter().any(|q| has(*q)))
             && !r.without.iter().any(|q| has(*q))
             && changes

@@ -127,7 +127,7 @@ pub fn illegal_cases(spec: &Spec, instruction: &Instruction) -> Vec<Case> {
             }
         }
         if first_form {
-            foreign_mutants(instruction, base, &vocabulary, &mut muts);
+            foreign_mutants(spec, instruction, base, &vocabulary, &mut muts);
             first_form = false;
         }
         // Only qualifier mutations change the chain; operand mutations (also those on
@@ -427,8 +427,41 @@ fn change_mutant(
     }
 }
 
+/// How many qualifiers of each kind the foreign mutants put to an instruction: the
+/// most any kind of the first 14 instructions had (17 types), so that every kind
+/// shows while the illegal cases grow linearly with the instructions, not with
+/// instructions times the vocabulary.
+pub const FOREIGN_PER_KIND: usize = 17;
+
+/// The qualifiers the foreign mutants draw on: per kind, the first
+/// [`FOREIGN_PER_KIND`] in vocabulary order of those code names and those some
+/// instruction of the spec takes ([`known_vocabulary`]).
+pub fn foreign_pool(spec: &Spec) -> Vec<Qualifier> {
+    let mut per_kind: std::collections::BTreeMap<ptxvec_spec::QualKind, usize> = std::collections::BTreeMap::new();
+    known_vocabulary(spec)
+        .into_iter()
+        .filter(|q| {
+            let n = per_kind.entry(q.kind()).or_default();
+            *n += 1;
+            *n <= FOREIGN_PER_KIND
+        })
+        .collect()
+}
+
+/// The spec's vocabulary in its order: the qualifiers code names, and every one an
+/// instruction of `spec` takes (not those another spec loaded in the same process
+/// declared).
+pub fn known_vocabulary(spec: &Spec) -> Vec<Qualifier> {
+    let used: BTreeSet<Qualifier> = spec
+        .instructions
+        .iter()
+        .flat_map(|f| f.instruction.forms().flat_map(|(g, form)| form.possible_qualifiers(g)))
+        .collect();
+    Qualifier::all().into_iter().filter(|q| q.named_in_code() || used.contains(q)).collect()
+}
+
 /// Qualifiers PTX knows but the instruction does not take, and module-level defects.
-fn foreign_mutants(instruction: &Instruction, base: &Legal<'_>, vocabulary: &BTreeSet<Qualifier>, out: &mut Vec<Mutant>) {
+fn foreign_mutants(spec: &Spec, instruction: &Instruction, base: &Legal<'_>, vocabulary: &BTreeSet<Qualifier>, out: &mut Vec<Mutant>) {
     let s = &base.spelling;
     let quals = spelled(s);
     let ops = operands::render(s, Style::Registers);
@@ -436,13 +469,13 @@ fn foreign_mutants(instruction: &Instruction, base: &Legal<'_>, vocabulary: &BTr
     // `vote` into `vote.sync`, which ptxas reads it as) is no foreign qualifier.
     let mnemonic = s.form.syntax.mnemonic;
     let renames = |q: &Qualifier| {
-        ptxvec_spec::Mnemonic::ALL.iter().any(|&m| {
+        spec.instructions.iter().map(|f| f.instruction.mnemonic).any(|m| {
             m != mnemonic
                 && m.opcode() == mnemonic.opcode()
                 && m.spelling().split('.').skip(m.opcode().split('.').count()).any(|own| format!(".{own}") == q.spelling())
         })
     };
-    for foreign in Qualifier::ALL.iter().filter(|q| !vocabulary.contains(q) && !renames(q)) {
+    for foreign in foreign_pool(spec).iter().filter(|q| !vocabulary.contains(q) && !renames(q)) {
         let mut q = quals.clone();
         let at = q.len().saturating_sub(1);
         q.insert(at, foreign.spelling().to_owned());

@@ -420,7 +420,11 @@ pub(crate) struct Head<'s> {
 /// its qualifiers, or the malformed defect: no covered opcode, or a word that is
 /// no PTX qualifier.
 pub(crate) fn head_of<'s, S: AsRef<str>>(spec: &'s Spec, words: &[S]) -> Result<Head<'s>, Defect> {
-    let opens = |m: &MnemonicWords| m.mnemonic.opcode_in(words).is_some();
+    // The rows of this spec's mnemonics only: another spec loaded in the process
+    // may read a spelling otherwise (a row of its own).
+    let opens = |m: &MnemonicWords| {
+        m.mnemonic.opcode_in(words).is_some() && spec.instructions.iter().any(|f| f.instruction.mnemonic == m.mnemonic)
+    };
     // Where two mnemonics share the opcode (`vote.sync` and `vote`), the one whose
     // own words (`.sync`) are written anywhere in the chain reads it; a chain
     // without them is the bare one's (ptxas 13.5 reads `vote.all.pred` as the
@@ -430,7 +434,8 @@ pub(crate) fn head_of<'s, S: AsRef<str>>(spec: &'s Spec, words: &[S]) -> Result<
             .iter()
             .all(|(own, _)| words.iter().skip(m.opcode.len()).any(|w| w.as_ref() == *own))
     };
-    let Some(m) = mnemonic_words()
+    let table = mnemonic_words();
+    let Some(m) = table
         .iter()
         .filter(|m| opens(m))
         .max_by_key(|m| (m.mnemonic.opcode().len(), written(m), m.mnemonic.spelling().len()))
@@ -533,14 +538,15 @@ struct MnemonicWords {
     own: Vec<(&'static str, Option<Qualifier>)>,
 }
 
-/// Every mnemonic's words, in [`Mnemonic::ALL`]'s order (the batch judge reads
-/// tens of thousands of chains: the words are split once, not per chain).
-fn mnemonic_words() -> &'static [MnemonicWords] {
-    static WORDS: std::sync::OnceLock<Vec<MnemonicWords>> = std::sync::OnceLock::new();
-    WORDS.get_or_init(|| {
-        Mnemonic::ALL
-            .iter()
-            .map(|&mnemonic| {
+/// Every declared mnemonic's words, in declaration order (the batch judge reads
+/// tens of thousands of chains: the words are split once, not per chain; made
+/// again when a spec declares more).
+fn mnemonic_words() -> std::sync::Arc<Vec<MnemonicWords>> {
+    static WORDS: super::declared::Declared<Vec<MnemonicWords>> = super::declared::Declared::new();
+    WORDS.get(Mnemonic::count(), || {
+        Mnemonic::all()
+            .into_iter()
+            .map(|mnemonic| {
                 let opcode: Vec<&'static str> = mnemonic.opcode().split('.').collect();
                 let own = mnemonic
                     .spelling()
@@ -564,15 +570,15 @@ fn mnemonic_words() -> &'static [MnemonicWords] {
 /// ([`word_key`]) rather than a search of the words (every word of every chain
 /// read is looked up); the few longer words by `from_word`.
 fn qualifier_of(word: &str) -> Option<Qualifier> {
-    static BY_KEY: std::sync::OnceLock<ByWord<Qualifier>> = std::sync::OnceLock::new();
+    static BY_KEY: super::declared::Declared<ByWord<Qualifier>> = super::declared::Declared::new();
     let Some(key) = word_key::key(word) else {
         return Qualifier::from_word(word);
     };
     BY_KEY
-        .get_or_init(|| {
-            Qualifier::ALL
-                .iter()
-                .filter_map(|&q| Some((word_key::key(&q.spelling()[1..])?, q)))
+        .get(Qualifier::count(), || {
+            Qualifier::all()
+                .into_iter()
+                .filter_map(|q| Some((word_key::key(&q.spelling()[1..])?, q)))
                 .collect()
         })
         .get(&key)
@@ -602,7 +608,7 @@ mod tests {
     /// every qualifier's word (the long ones too), and words of no qualifier.
     #[test]
     fn words_are_looked_up_as_from_word_does() {
-        let mut words: Vec<String> = Qualifier::ALL.iter().map(|q| q.spelling()[1..].to_owned()).collect();
+        let mut words: Vec<String> = Qualifier::all().iter().map(|q| q.spelling()[1..].to_owned()).collect();
         assert!(words.iter().any(|w| w.len() > 15), "a word longer than a key");
         let more: Vec<String> = words
             .iter()

@@ -12,6 +12,7 @@ use std::collections::BTreeSet;
 use std::sync::OnceLock;
 
 use ptxvec_spec::model::{Form, SyntaxGroup, Table, TableKind};
+use ptxvec_spec::qualifier::QualMask;
 use ptxvec_spec::{Instruction, Qualifier, Spec};
 
 use super::across;
@@ -20,19 +21,11 @@ use super::placement::{fit_taking, Fit};
 use super::spelling::{Refusal, Spelling};
 
 /// A set of qualifiers, a bit each.
-type Bits = u64;
-
-// Every qualifier has a bit.
-const _: () = assert!(Qualifier::ALL.len() <= Bits::BITS as usize);
-
-/// `q`'s bit.
-fn bit(q: Qualifier) -> Bits {
-    1 << (q as u32)
-}
+type Bits = QualMask;
 
 /// The qualifiers of `qs` as one set.
 fn bits_of<'q>(qs: impl IntoIterator<Item = &'q Qualifier>) -> Bits {
-    qs.into_iter().fold(0, |m, &q| m | bit(q))
+    qs.into_iter().copied().collect()
 }
 
 /// Every instruction's masks, in spec order.
@@ -75,23 +68,25 @@ struct LineMasks<'s> {
     positions: Positions,
 }
 
-/// Per qualifier (by its number), the positions that take it, a bit each.
-struct Positions(Vec<u64>);
+/// Per qualifier some position takes, the positions that take it, a bit each, in
+/// qualifier order (a qualifier no position takes has none).
+struct Positions(Vec<(Qualifier, u64)>);
 
 impl Positions {
     /// From what each position takes.
     fn of(takes: &[Bits]) -> Positions {
+        let every = takes.iter().fold(QualMask::EMPTY, |m, t| m.union(t));
         Positions(
-            Qualifier::ALL
+            every
                 .iter()
-                .map(|&q| takes.iter().take(ptxvec_spec::limits::MAX_SLOTS).enumerate().filter(|(_, &t)| t & bit(q) != 0).fold(0, |m, (k, _)| m | 1 << k))
+                .map(|q| (q, takes.iter().take(ptxvec_spec::limits::MAX_SLOTS).enumerate().filter(|(_, t)| t.has(q)).fold(0, |m, (k, _)| m | 1 << k)))
                 .collect(),
         )
     }
 
     /// The placement of `quals` onto these positions.
     fn place(&self, quals: &[Qualifier], count: usize) -> Fit {
-        fit_taking(quals, count, |q| self.0[q as usize])
+        fit_taking(quals, count, |q| self.0.binary_search_by_key(&q, |&(x, _)| x).map_or(0, |i| self.0[i].1))
     }
 }
 
@@ -117,7 +112,7 @@ impl<'s> InstructionMasks<'s> {
                     .syntax
                     .slots
                     .iter()
-                    .map(|slot| bits_of(Qualifier::ALL.iter().filter(|&&q| group.takes(slot, q))))
+                    .map(|slot| group.mask(slot))
                     .collect();
                 LineMasks {
                     group,
@@ -133,8 +128,8 @@ impl<'s> InstructionMasks<'s> {
             .filter(|t| t.kind == TableKind::Combinations)
             .map(|table| {
                 let columns: Vec<Bits> = across::columns(table).iter().map(|c: &BTreeSet<Qualifier>| bits_of(c)).collect();
-                let widened = |takes: Bits| {
-                    columns.iter().filter(|&&c| c & takes != 0).fold(takes, |m, &c| m | c)
+                let widened = |takes: &Bits| {
+                    columns.iter().filter(|c| c.meets(takes)).fold(*takes, |m, c| m.union(c))
                 };
                 TableMasks {
                     table,
@@ -142,7 +137,7 @@ impl<'s> InstructionMasks<'s> {
                         .iter()
                         .enumerate()
                         .filter(|(_, l)| table.forms.contains(&l.form.id))
-                        .map(|(k, l)| (k, Positions::of(&l.takes.iter().map(|&t| widened(t)).collect::<Vec<_>>())))
+                        .map(|(k, l)| (k, Positions::of(&l.takes.iter().map(widened).collect::<Vec<_>>())))
                         .collect(),
                     across: OnceLock::new(),
                 }
@@ -150,7 +145,7 @@ impl<'s> InstructionMasks<'s> {
             .collect();
         InstructionMasks {
             instruction,
-            vocabulary: lines.iter().flat_map(|l| &l.takes).fold(0, |m, &t| m | t),
+            vocabulary: lines.iter().flat_map(|l| &l.takes).fold(QualMask::EMPTY, |m, t| m.union(t)),
             lines,
             tables,
         }
@@ -172,7 +167,7 @@ impl<'s> Lines<'s> for InstructionMasks<'s> {
     }
 
     fn in_vocabulary(&self, q: Qualifier) -> bool {
-        self.vocabulary & bit(q) != 0
+        self.vocabulary.has(q)
     }
 
     fn written(&self, quals: &[Qualifier]) -> Bits {
@@ -193,10 +188,10 @@ impl<'s> Lines<'s> for InstructionMasks<'s> {
     fn could_read_exactly(&self, k: usize, quals: &[Qualifier], written: &Bits) -> bool {
         let line = &self.lines[k];
         let slots = &line.form.syntax.slots;
-        let taken = line.takes.iter().fold(0, |m, &t| m | t);
+        let taken = line.takes.iter().fold(QualMask::EMPTY, |m, t| m.union(t));
         quals.len() <= slots.len()
-            && written & !taken == 0
-            && slots.iter().zip(&line.takes).all(|(s, &t)| s.optional || t & written != 0)
+            && written.within(&taken)
+            && slots.iter().zip(&line.takes).all(|(s, t)| s.optional || t.meets(written))
     }
 
     fn place(&self, k: usize, quals: &[Qualifier]) -> Fit {
@@ -238,7 +233,7 @@ mod tests {
     fn chains_read_as_the_definition_reads_them() {
         let spec = spec();
         let masks = Masks::new(&spec);
-        let every: Vec<Qualifier> = Qualifier::ALL.to_vec();
+        let every: Vec<Qualifier> = crate::syntax::illegal::foreign_pool(&spec);
         let mut checked = 0;
         for f in &spec.instructions {
             let instruction = &f.instruction;

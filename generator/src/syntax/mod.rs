@@ -11,6 +11,7 @@ pub mod case;
 pub mod chain_words;
 pub mod common_text;
 pub mod context;
+pub mod declared;
 pub mod defect;
 pub mod definition;
 pub mod departure;

@@ -109,7 +109,7 @@ impl RegClass {
     }
 
     /// The PTX type `emit-ptx` declares registers of this class with.
-    pub const fn declared_type(self) -> &'static str {
+    pub fn declared_type(self) -> &'static str {
         self.row().declared.spelling()
     }
 

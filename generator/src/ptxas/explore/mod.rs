@@ -18,7 +18,7 @@ use std::path::PathBuf;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use ptxvec_spec::{Mnemonic, Qualifier, Spec};
+use ptxvec_spec::{Qualifier, Spec};
 
 use crate::ptxas::differential::{self, Check};
 use crate::error::{Error, Result};
@@ -43,22 +43,43 @@ pub struct Recorded {
     pub seed: u64,
     /// How many texts.
     pub n: usize,
-    /// The newest instruction it walks: it walks the instructions of
-    /// `Mnemonic::ALL` up to this one, those the spec had when it was recorded, so
-    /// that an instruction added later changes none of its texts (`--as-of`).
-    pub as_of: Mnemonic,
+    /// The newest instruction it walks: it walks the instructions of [`ADDED`] up
+    /// to this one, those the spec had when it was recorded, so that an instruction
+    /// added later changes none of its texts (`--as-of`).
+    pub as_of: &'static str,
 }
+
+/// The instructions the recorded explorations walk, in the order they were added
+/// to the spec: a record of what each exploration saw, not a list of what is
+/// judged (every instruction of the spec is). An exploration as of an instruction
+/// not in it walks every instruction.
+pub const ADDED: &[&str] = &[
+    "red",
+    "redux.sync",
+    "vote.sync",
+    "shfl.sync",
+    "match.sync",
+    "activemask",
+    "cp.reduce.async.bulk",
+    "vote",
+    "shfl",
+    "atom",
+    "elect.sync",
+    "bar.red",
+    "barrier.red",
+    "red.async",
+];
 
 /// The recorded explorations.
 pub const RECORDED: &[Recorded] = &[
-    Recorded { seed: 22, n: 100_000, as_of: Mnemonic::Atom },
-    Recorded { seed: 2026, n: 40_000, as_of: Mnemonic::Atom },
-    Recorded { seed: 13, n: 40_000, as_of: Mnemonic::Atom },
-    Recorded { seed: 100, n: 40_000, as_of: Mnemonic::Atom },
-    Recorded { seed: 2026112901, n: 100_000, as_of: Mnemonic::Atom },
-    Recorded { seed: 2026112811, n: 40_000, as_of: Mnemonic::ElectSync },
-    Recorded { seed: 2026112914, n: 40_000, as_of: Mnemonic::BarrierRed },
-    Recorded { seed: 2026112916, n: 40_000, as_of: Mnemonic::RedAsync },
+    Recorded { seed: 22, n: 100_000, as_of: "atom" },
+    Recorded { seed: 2026, n: 40_000, as_of: "atom" },
+    Recorded { seed: 13, n: 40_000, as_of: "atom" },
+    Recorded { seed: 100, n: 40_000, as_of: "atom" },
+    Recorded { seed: 2026112901, n: 100_000, as_of: "atom" },
+    Recorded { seed: 2026112811, n: 40_000, as_of: "elect.sync" },
+    Recorded { seed: 2026112914, n: 40_000, as_of: "barrier.red" },
+    Recorded { seed: 2026112916, n: 40_000, as_of: "red.async" },
 ];
 
 /// Per ledger entry, the texts of the recorded explorations on which ptxas departs
@@ -72,7 +93,7 @@ pub fn recorded_departures(spec: &Spec, cache: &std::path::Path) -> Result<BTree
     // those up to its `as_of`).
     let cases = cases(spec, None);
     let recorded = RECORDED.iter().flat_map(|r| {
-        let texts = texts_among(spec, &tools, (r.n, r.seed, Some(r.as_of)), &cases);
+        let texts = texts_among(spec, &tools, (r.n, r.seed, added_at(r.as_of)), &cases);
         probes_of(spec, &tools, texts, &cache)
     });
     for p in recorded {
@@ -116,29 +137,34 @@ pub struct Args {
     pub requests: bool,
     /// Walk only the instructions of the spec up to this one (an instruction's
     /// name, as `spec` lists them) in the order they were added
-    /// (`Mnemonic::ALL`): a recorded exploration replays so after instructions are
+    /// ([`ADDED`]): a recorded exploration replays so after instructions are
     /// added (explore/README.md).
     #[arg(long, value_name = "INSTRUCTION", requires = "explore")]
     pub as_of: Option<String>,
 }
 
 impl Args {
-    /// The newest instruction `--as-of` names, by its mnemonic; a name the spec
-    /// does not have is a usage error.
-    pub fn as_of(&self, spec: &Spec) -> Result<Option<Mnemonic>> {
+    /// The newest instruction `--as-of` names, by its place in [`ADDED`] (`None`:
+    /// every instruction); a name the spec does not have is a usage error.
+    pub fn as_of(&self, spec: &Spec) -> Result<Option<usize>> {
         let Some(name) = &self.as_of else { return Ok(None) };
         let found = spec.instructions.iter().find(|f| f.instruction.instruction == *name);
-        found.map(|f| Some(f.instruction.mnemonic)).ok_or_else(|| {
+        found.map(|f| added_at(&f.instruction.instruction)).ok_or_else(|| {
             let known: Vec<&str> = spec.instructions.iter().map(|f| f.instruction.instruction.as_str()).collect();
             Error::Usage(format!("--as-of {name}: no such instruction (expected one of {})", known.join(", ")))
         })
     }
 }
 
-/// Whether an exploration as of `as_of` walks instruction `m` (every one for `None`).
-fn walks_instruction(m: Mnemonic, as_of: Option<Mnemonic>) -> bool {
-    let at = |m: Mnemonic| Mnemonic::ALL.iter().position(|x| *x == m);
-    as_of.is_none_or(|newest| at(m) <= at(newest))
+/// An instruction's place in [`ADDED`]; `None` for one added after it.
+fn added_at(name: &str) -> Option<usize> {
+    ADDED.iter().position(|a| *a == name)
+}
+
+/// Whether an exploration as of `as_of` (a place in [`ADDED`]; `None`: every
+/// instruction) walks the instruction named `name`.
+fn walks_instruction(name: &str, as_of: Option<usize>) -> bool {
+    as_of.is_none_or(|newest| added_at(name).is_some_and(|at| at <= newest))
 }
 
 impl Default for Args {
@@ -289,11 +315,11 @@ pub fn texts(spec: &Spec, tools: &[Ptxas], walk: Walk) -> Vec<(Walked, String, M
 
 /// The syntax cases of the instructions walked as of `as_of`, each with its
 /// instruction's index in the spec: where the walks start.
-fn cases(spec: &Spec, as_of: Option<Mnemonic>) -> Vec<(usize, Case)> {
+fn cases(spec: &Spec, as_of: Option<usize>) -> Vec<(usize, Case)> {
     spec.instructions
         .iter()
         .enumerate()
-        .filter(|(_, f)| walks_instruction(f.instruction.mnemonic, as_of))
+        .filter(|(_, f)| walks_instruction(&f.instruction.instruction, as_of))
         .flat_map(|(i, f)| vectors::cases(spec, &f.instruction).into_iter().map(move |c| (i, c)))
         .collect()
 }
@@ -301,7 +327,7 @@ fn cases(spec: &Spec, as_of: Option<Mnemonic>) -> Vec<(usize, Case)> {
 /// [`texts`], from `cases` (at least those of the instructions walked, in spec
 /// order): the explorations that share them make them once.
 fn texts_among(spec: &Spec, tools: &[Ptxas], (n, seed, as_of): Walk, cases: &[(usize, Case)]) -> Vec<(Walked, String, Module)> {
-    let starts = walk::starts(spec, cases, |i| walks_instruction(i.mnemonic, as_of));
+    let starts = walk::starts(spec, cases, |i| walks_instruction(&i.instruction, as_of));
     let all = modules(spec, tools);
     // The modules come from a stream of their own, so that the texts of a seed do
     // not depend on how modules are chosen.
@@ -320,25 +346,24 @@ fn texts_among(spec: &Spec, tools: &[Ptxas], (n, seed, as_of): Walk, cases: &[(u
 /// those that only instructions after `as_of` take (`bar.red`'s `.popc`), so that
 /// a recorded exploration's choices do not shift when an instruction brings new
 /// qualifiers.
-fn foreign_pool(spec: &Spec, as_of: Option<Mnemonic>) -> Vec<Qualifier> {
+fn foreign_pool(spec: &Spec, as_of: Option<usize>) -> Vec<Qualifier> {
     let vocabulary = |walked: bool| -> std::collections::BTreeSet<Qualifier> {
         spec.instructions
             .iter()
-            .filter(|f| walks_instruction(f.instruction.mnemonic, as_of) == walked)
+            .filter(|f| walks_instruction(&f.instruction.instruction, as_of) == walked)
             .flat_map(|f| f.instruction.forms().flat_map(|(g, form)| form.possible_qualifiers(g)))
             .collect()
     };
     let (walked, later) = (vocabulary(true), vocabulary(false));
-    Qualifier::ALL
-        .iter()
-        .copied()
+    crate::syntax::illegal::known_vocabulary(spec)
+        .into_iter()
         .filter(|q| walked.contains(q) || !later.contains(q))
         .collect()
 }
 
 /// Which walks: how many texts, their seed, and the newest instruction walked
 /// (`None`: every one; [`Recorded::as_of`]).
-pub type Walk = (usize, u64, Option<Mnemonic>);
+pub type Walk = (usize, u64, Option<usize>);
 
 /// The explored texts, judged by us, with the ptxas verdicts the cache holds.
 pub fn probes(spec: &Spec, tools: &[Ptxas], walk: Walk, cache: &Cache) -> Vec<Probe> {

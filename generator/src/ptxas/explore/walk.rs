@@ -466,11 +466,11 @@ mod tests {
             .flat_map(|(i, f)| crate::syntax::vectors::cases(&spec, &f.instruction).into_iter().map(move |c| (i, c)))
             .collect();
         let s = starts(&spec, &cases, |_| true);
-        let a = walks(&s, 3000, 7, Qualifier::ALL);
-        let b = walks(&s, 3000, 7, Qualifier::ALL);
+        let a = walks(&s, 3000, 7, &Qualifier::all());
+        let b = walks(&s, 3000, 7, &Qualifier::all());
         assert_eq!(a.len(), 3000);
         assert!(a.iter().zip(&b).all(|(x, y)| x.text == y.text && x.steps == y.steps));
-        assert_ne!(walks(&s, 50, 8, Qualifier::ALL).iter().map(|w| &w.text).collect::<Vec<_>>(), a[..50].iter().map(|w| &w.text).collect::<Vec<_>>());
+        assert_ne!(walks(&s, 50, 8, &Qualifier::all()).iter().map(|w| &w.text).collect::<Vec<_>>(), a[..50].iter().map(|w| &w.text).collect::<Vec<_>>());
         for k in Step::ALL {
             assert!(a.iter().any(|w| w.steps.contains(k)), "{k:?} never taken");
         }
