@@ -78,6 +78,10 @@ fn a_bad_spec_folder_exits_2_with_its_location() {
         spec.join("errata.yaml"),
     );
     copy(
+        repo_root().join("spec/qualifiers.yaml"),
+        spec.join("qualifiers.yaml"),
+    );
+    copy(
         repo_root().join("tests/fixtures/spec/invalid/unknown_qualifier.yaml"),
         spec.join("instructions/fixture.yaml"),
     );

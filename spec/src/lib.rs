@@ -126,7 +126,7 @@ impl Spec {
                         continue;
                     };
                     let own = declare_header(&path, &text, &mut errors);
-                    match template::reading_for(own, || yaml::from_str::<Instruction>(&path, &text)) {
+                    match mnemonic::reading_for(own, || yaml::from_str::<Instruction>(&path, &text)) {
                         Err(e) => {
                             errors.extend(e);
                             unverifiable.note(&path, yaml::instruction_name(&text));
@@ -213,7 +213,7 @@ impl Spec {
                     targets: &self.targets,
                 };
                 let own = declare_header(path, &text, &mut errors);
-                template::reading_for(own, || checked::<Instruction>(path, &text, &mut errors, |i| validate::instruction(i, &cx)));
+                mnemonic::reading_for(own, || checked::<Instruction>(path, &text, &mut errors, |i| validate::instruction(i, &cx)));
             }
             FileKind::Targets => {
                 checked::<TargetModel>(path, &text, &mut errors, validate::targets);

@@ -37,6 +37,27 @@ pub struct MnemonicInfo {
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Mnemonic(u16);
 
+thread_local! {
+    /// The mnemonic of the instruction file being read, if any: its syntax lines
+    /// start with it ([`reading_for`]).
+    static OWN: std::cell::Cell<Option<Mnemonic>> = const { std::cell::Cell::new(None) };
+}
+
+/// Runs `read` with the syntax lines it parses held to the mnemonic `own` (the
+/// instruction file's): a line that starts otherwise is an error that names it.
+/// `None`: a line may start with any declared mnemonic.
+pub(crate) fn reading_for<T>(own: Option<Mnemonic>, read: impl FnOnce() -> T) -> T {
+    let before = OWN.with(|o| o.replace(own));
+    let out = read();
+    OWN.with(|o| o.set(before));
+    out
+}
+
+/// The mnemonic of the instruction file being read, if any.
+pub(crate) fn own() -> Option<Mnemonic> {
+    OWN.with(std::cell::Cell::get)
+}
+
 static ROWS: [OnceLock<MnemonicInfo>; CAPACITY] = [const { OnceLock::new() }; CAPACITY];
 
 /// The empty row a number no declaration made would read (none is handed out).
@@ -224,7 +245,7 @@ impl<'de> serde::Deserialize<'de> for Mnemonic {
     /// file ([`crate::Spec::load`]), and this is that row.
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let s = String::deserialize(d)?;
-        crate::template::own()
+        own()
             .filter(|m| m.spelling() == s)
             .or_else(|| Mnemonic::lookup(&s)).ok_or_else(|| serde::de::Error::custom(format_args!("unknown mnemonic `{s}` (expected lower-case words of letters and digits joined by `.`)")))
     }

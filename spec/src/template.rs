@@ -12,27 +12,7 @@ use std::fmt;
 use crate::qualifier::{QualMask, Qualifier};
 
 pub use crate::mnemonic::Mnemonic;
-
-thread_local! {
-    /// The mnemonic of the instruction file being read, if any: its syntax lines
-    /// start with it ([`reading_for`]).
-    static OWN: std::cell::Cell<Option<Mnemonic>> = const { std::cell::Cell::new(None) };
-}
-
-/// Runs `read` with the syntax lines it parses held to the mnemonic `own` (the
-/// instruction file's): a line that starts otherwise is an error that names it.
-/// `None`: a line may start with any declared mnemonic.
-pub(crate) fn reading_for<T>(own: Option<Mnemonic>, read: impl FnOnce() -> T) -> T {
-    let before = OWN.with(|o| o.replace(own));
-    let out = read();
-    OWN.with(|o| o.set(before));
-    out
-}
-
-/// The mnemonic of the instruction file being read, if any.
-pub(crate) fn own() -> Option<Mnemonic> {
-    OWN.with(std::cell::Cell::get)
-}
+use crate::mnemonic::own;
 
 /// Whether `text` starts with `m`, ending at a `.`, `{`, `;`, whitespace or the end.
 fn starts_with_mnemonic(text: &str, m: Mnemonic) -> bool {
@@ -142,7 +122,7 @@ impl Template {
             offset,
         };
         // `bar{.cta}.red`: the infix in braces, its first position.
-        let own = OWN.with(std::cell::Cell::get);
+        let own = own();
         let candidates = own.map_or_else(Mnemonic::all, |m| vec![m]);
         let braced = candidates.iter().copied().find_map(|m| {
             let i = m.infix()?;
