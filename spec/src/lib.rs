@@ -317,7 +317,10 @@ fn declare_header(path: &Path, text: &str, errors: &mut Vec<SpecError>) -> Optio
     struct HeadInfix {
         qualifier: String,
     }
-    let Some(head) = yaml::loose::<Head>(text) else { return None };
+    // The head's keys alone, at the top level with their indented lines: a few
+    // lines to parse where the whole file is read once, after this (one call's
+    // start-up reads every file of the spec).
+    let Some(head) = yaml::loose::<Head>(&head_text(text)).or_else(|| yaml::loose::<Head>(text)) else { return None };
     let mut problems = Vec::new();
     for (i, d) in head.qualifiers.iter().enumerate() {
         if let Err(e) = d.declare() {
@@ -341,6 +344,26 @@ fn declare_header(path: &Path, text: &str, errors: &mut Vec<SpecError>) -> Optio
     }
     report(path, text, problems, errors);
     own
+}
+
+/// The lines of a file's top-level `mnemonic`, `opcode`, `infix` and `qualifiers`
+/// keys, each with the indented lines under it.
+fn head_text(text: &str) -> String {
+    const KEYS: [&str; 4] = ["mnemonic:", "opcode:", "infix:", "qualifiers:"];
+    let mut out = String::new();
+    let mut keep = false;
+    for line in text.lines() {
+        let top = !line.starts_with([' ', '\t', '#', '-']) && !line.trim().is_empty();
+        // A sequence written at the top level belongs to the key above it.
+        if top {
+            keep = KEYS.iter().any(|k| line.starts_with(k));
+        }
+        if keep {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    out
 }
 
 fn read(files: Files<'_>, path: &Path, errors: &mut Vec<SpecError>) -> Option<String> {
